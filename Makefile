@@ -1,0 +1,109 @@
+# uir's developer commands. `make demo` and `make test` install what is
+# missing (Debian packages, .venv, an editable build) and then run; both are
+# idempotent, and a second run with nothing changed compiles nothing.
+
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+ASAN_VENV ?= .venv-asan
+# Persistent CMake build trees; {wheel_tag} keeps Python versions apart.
+BUILD_DIR ?= build/{wheel_tag}
+ASAN_BUILD_DIR ?= build/asan-{wheel_tag}
+PYTEST_ARGS ?=
+
+export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
+
+# Everything the C++ build reads; any change to these reinstalls the extension.
+CORE_INPUTS := CMakeLists.txt pyproject.toml $(shell find csrc -type f 2>/dev/null)
+
+SYSTEM_STAMP := build/.system-deps
+DEPS_STAMP := $(VENV)/.uir-deps
+BUILD_STAMP := $(VENV)/.uir-build
+ASAN_STAMP := $(ASAN_VENV)/.uir-build
+
+.PHONY: all demo test bench asan lint format system-deps build clean distclean help
+
+all: test
+
+help:
+	@echo "make demo    install what is missing, build, run 'uir demo'"
+	@echo "make test    install what is missing, build, run the test suite"
+	@echo "make bench   run benchmarks/ (uir beside NumPy)"
+	@echo "make asan    build with ASan+UBSan in $(ASAN_VENV) and run the tests there"
+	@echo "make lint    ruff and clang-format checks"
+	@echo "make format  apply ruff format and clang-format"
+
+demo: $(BUILD_STAMP)
+	$(VENV)/bin/uir demo
+
+test: $(BUILD_STAMP)
+	$(VENV)/bin/python -m pytest $(PYTEST_ARGS)
+
+bench: $(BUILD_STAMP)
+	$(VENV)/bin/python benchmarks/run.py
+
+build: $(BUILD_STAMP)
+
+system-deps: $(SYSTEM_STAMP)
+
+# Re-checked whenever the script changes; the script itself is a no-op when
+# every package is present.
+$(SYSTEM_STAMP): tools/install_system_deps.sh
+	tools/install_system_deps.sh
+	@mkdir -p $(@D) && touch $@
+
+$(VENV)/bin/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(DEPS_STAMP): pyproject.toml tools/python_deps.py | $(VENV)/bin/python
+	$(VENV)/bin/python -m pip install -q --upgrade pip
+	$(VENV)/bin/python -m pip install -q $$($(VENV)/bin/python tools/python_deps.py)
+	@touch $@
+
+# Editable install: Python files are used from uir/ in place; the extension is
+# built in $(BUILD_DIR), which persists, so only changed C++ recompiles.
+$(BUILD_STAMP): $(SYSTEM_STAMP) $(DEPS_STAMP) $(CORE_INPUTS)
+	$(VENV)/bin/python -m pip install -q --no-build-isolation --no-deps \
+	    -Cbuild-dir=$(BUILD_DIR) -e .
+	@touch $@
+
+# The same build with AddressSanitizer and UndefinedBehaviorSanitizer, in its
+# own venv. Python itself is not instrumented, so the ASan runtime is preloaded
+# and leak checking is off (the interpreter keeps objects alive at exit).
+$(ASAN_VENV)/bin/python:
+	$(PYTHON) -m venv $(ASAN_VENV)
+
+$(ASAN_STAMP): $(SYSTEM_STAMP) $(CORE_INPUTS) | $(ASAN_VENV)/bin/python
+	$(ASAN_VENV)/bin/python -m pip install -q --upgrade pip
+	$(ASAN_VENV)/bin/python -m pip install -q $$($(ASAN_VENV)/bin/python tools/python_deps.py)
+	PATH=$(CURDIR)/$(ASAN_VENV)/bin:$$PATH $(ASAN_VENV)/bin/python -m pip install -q \
+	    --no-build-isolation --no-deps -Cbuild-dir=$(ASAN_BUILD_DIR) \
+	    -Ccmake.build-type=Debug -Ccmake.define.UIR_SANITIZE=ON -e .
+	@touch $@
+
+asan: $(ASAN_STAMP)
+	PATH=$(CURDIR)/$(ASAN_VENV)/bin:$$PATH \
+	LD_PRELOAD="$$(g++ -print-file-name=libasan.so) $$(g++ -print-file-name=libubsan.so)" \
+	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:strict_init_order=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	    $(ASAN_VENV)/bin/python -m pytest -p no:cacheprovider $(PYTEST_ARGS)
+
+lint: $(DEPS_STAMP)
+	$(VENV)/bin/ruff check uir tests benchmarks tools
+	$(VENV)/bin/ruff format --check uir tests benchmarks tools
+	@if command -v clang-format-19 >/dev/null; then \
+	  find csrc -name '*.h' -o -name '*.cc' | xargs clang-format-19 --dry-run --Werror; \
+	else echo "clang-format-19 not installed: apt-get install clang-format-19"; fi
+
+format: $(DEPS_STAMP)
+	$(VENV)/bin/ruff format uir tests benchmarks tools
+	$(VENV)/bin/ruff check --fix uir tests benchmarks tools
+	@if command -v clang-format-19 >/dev/null; then \
+	  find csrc -name '*.h' -o -name '*.cc' | xargs clang-format-19 -i; \
+	else echo "clang-format-19 not installed: apt-get install clang-format-19"; fi
+
+clean:
+	rm -rf build $(BUILD_STAMP) $(ASAN_STAMP)
+
+distclean: clean
+	rm -rf $(VENV) $(ASAN_VENV)

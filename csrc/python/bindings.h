@@ -1,0 +1,15 @@
+// The Bind<Area> functions that module.cc calls, one per file of this folder.
+#ifndef UIR_PYTHON_BINDINGS_H_
+#define UIR_PYTHON_BINDINGS_H_
+
+#include <pybind11/pybind11.h>
+
+namespace uir::python {
+
+void BindSupport(pybind11::module_& m);  // error translation; `support` submodule
+void BindRuntime(pybind11::module_& m);  // `runtime` submodule
+void BindCodegen(pybind11::module_& m);  // `codegen` submodule
+
+}  // namespace uir::python
+
+#endif  // UIR_PYTHON_BINDINGS_H_

@@ -1,0 +1,10 @@
+// The extension module uir._core: binds each area in dependency order.
+#include "python/bindings.h"
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "uir's C++ core. Private: use the `uir` package.";
+  m.attr("__version__") = UIR_VERSION;
+  uir::python::BindSupport(m);
+  uir::python::BindRuntime(m);
+  uir::python::BindCodegen(m);
+}

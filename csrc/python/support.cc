@@ -1,0 +1,81 @@
+// Translates uir's C++ errors into the Python classes of uir._src.errors.
+#include <pybind11/pybind11.h>
+
+#include "python/bindings.h"
+#include "support/error.h"
+
+namespace py = pybind11;
+
+namespace uir::python {
+namespace {
+
+const char* PythonClassName(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::kParse:
+      return "ParseError";
+    case ErrorKind::kVerify:
+      return "VerifyError";
+    case ErrorKind::kTrace:
+      return "TraceError";
+    case ErrorKind::kShape:
+      return "ShapeError";
+    case ErrorKind::kCustomCall:
+      return "CustomCallError";
+    case ErrorKind::kInternal:
+      return "InternalError";
+  }
+  return "InternalError";
+}
+
+// Raises the Python class for `e`, with its structured fields as keyword
+// arguments. Runs with the GIL held, inside pybind11's translator.
+void RaisePythonError(const Error& e) {
+  try {
+    py::object cls = py::module_::import("uir._src.errors").attr(PythonClassName(e.kind()));
+    py::dict kwargs;
+    if (const auto* parse = dynamic_cast<const ParseError*>(&e)) {
+      const SourceLocation& loc = parse->location();
+      kwargs["line"] = loc.line;
+      kwargs["column"] = loc.column;
+      kwargs["file"] = loc.file.empty() ? py::none() : py::object(py::str(loc.file));
+    } else if (const auto* verify = dynamic_cast<const VerifyError*>(&e)) {
+      kwargs["instruction"] = verify->instruction();
+    } else if (const auto* custom = dynamic_cast<const CustomCallError*>(&e)) {
+      kwargs["target"] = custom->target();
+    }
+    py::object instance = cls(py::str(e.what()), **kwargs);
+    PyErr_SetObject(cls.ptr(), instance.ptr());
+  } catch (py::error_already_set& failure) {
+    // The error classes could not be built (uir._src.errors missing or
+    // broken): report the original message rather than lose it.
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  }
+}
+
+}  // namespace
+
+void BindSupport(py::module_& m) {
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const Error& e) {
+      RaisePythonError(e);
+    }
+  });
+
+  py::module_ sm = m.def_submodule("support", "Errors and other support code.");
+  sm.def(
+      "throw_for_testing",
+      [](const std::string& kind, const std::string& message) {
+        for (ErrorKind k : {ErrorKind::kParse, ErrorKind::kVerify, ErrorKind::kTrace,
+                            ErrorKind::kShape, ErrorKind::kCustomCall, ErrorKind::kInternal}) {
+          if (ErrorKindName(k) == kind) ThrowErrorForTesting(k, message);
+        }
+        throw py::value_error("unknown error kind '" + kind + "'");
+      },
+      py::arg("kind"), py::arg("message"),
+      "Throws the C++ error of `kind` (parse, verify, trace, shape, custom_call, internal) "
+      "with `message`, so tests can check how it reaches Python.");
+}
+
+}  // namespace uir::python

@@ -1,0 +1,60 @@
+// ParallelFor on a oneTBB task arena sized by NumThreads().
+#include "runtime/thread_pool.h"
+
+#include <cstdlib>
+#include <string>
+
+#include "support/error.h"
+#include "tbb/blocked_range.h"
+#include "tbb/info.h"
+#include "tbb/parallel_for.h"
+#include "tbb/task_arena.h"
+
+namespace uir::runtime {
+namespace {
+
+int ThreadsFromEnvironment() {
+  const char* text = std::getenv("UIR_NUM_THREADS");
+  if (text == nullptr || *text == '\0') return 0;
+  char* end = nullptr;
+  long value = std::strtol(text, &end, 10);
+  if (*end != '\0' || value <= 0 || value > 4096) {
+    throw UserError(ErrorKind::kParse, "UIR_NUM_THREADS must be a positive integer, got '" +
+                                           std::string(text) + "'");
+  }
+  return static_cast<int>(value);
+}
+
+tbb::task_arena& Arena() {
+  // Leaked on purpose: destroying an arena during interpreter shutdown, while
+  // TBB's own globals may already be gone, is a known source of crashes.
+  static tbb::task_arena* arena = new tbb::task_arena(NumThreads());
+  return *arena;
+}
+
+}  // namespace
+
+int NumThreads() {
+  static const int threads = [] {
+    int n = ThreadsFromEnvironment();
+    return n > 0 ? n : tbb::info::default_concurrency();
+  }();
+  return threads;
+}
+
+void ParallelFor(int64_t n, int64_t grain, ChunkFn fn, void* ctx) {
+  UIR_CHECK(grain >= 1) << "ParallelFor grain must be >= 1, got " << grain;
+  if (n <= 0) return;
+  if (n <= grain || NumThreads() == 1) {
+    fn(ctx, 0, n);
+    return;
+  }
+  // oneTBB cancels the other chunks and rethrows the first exception on this
+  // thread, which is the contract above.
+  Arena().execute([&] {
+    tbb::parallel_for(tbb::blocked_range<int64_t>(0, n, grain),
+                      [&](const tbb::blocked_range<int64_t>& r) { fn(ctx, r.begin(), r.end()); });
+  });
+}
+
+}  // namespace uir::runtime

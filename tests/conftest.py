@@ -1,0 +1,37 @@
+"""Shared helpers for the test suite."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+
+def _run_python(code: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """Runs `code` in a fresh interpreter (for process-wide state: environment
+    variables read once, libraries loaded into the process)."""
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=full_env,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="session")
+def run_python():
+    """The function `run_python(code, env=None)`: runs code in a fresh interpreter."""
+    return _run_python
+
+
+@pytest.fixture(scope="session")
+def smoke_kernel():
+    from uir import _core
+
+    return _core.codegen.SmokeAddKernel(3)

@@ -1,0 +1,33 @@
+"""ParallelFor: every index once, exceptions from workers reach the caller."""
+
+from __future__ import annotations
+
+import pytest
+
+import uir
+from uir import _core
+
+
+@pytest.mark.parametrize(
+    ("n", "grain"),
+    [(0, 1), (1, 1), (10, 3), (1000, 1), (100_003, 64), (1 << 20, 1 << 15), (5, 100)],
+)
+def test_parallel_for_visits_every_index_once(n, grain):
+    assert _core.runtime.parallel_sum_for_testing(n, grain) == n * (n - 1) // 2
+
+
+def test_parallel_for_negative_count_does_nothing():
+    assert _core.runtime.parallel_sum_for_testing(-5, 1) == 0
+
+
+@pytest.mark.parametrize("throw_at", [0, 4_999, 99_999])
+def test_exception_in_a_worker_reaches_the_caller(throw_at):
+    with pytest.raises(uir.InternalError, match=f"reached {throw_at}"):
+        _core.runtime.parallel_sum_for_testing(100_000, 16, throw_at)
+    # The pool still works afterwards.
+    assert _core.runtime.parallel_sum_for_testing(1000, 10) == 499_500
+
+
+def test_bad_grain_is_an_internal_error_not_a_crash():
+    with pytest.raises(uir.InternalError, match="grain must be >= 1"):
+        _core.runtime.parallel_sum_for_testing(10, 0)

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs the Debian packages uir builds against when any is missing; a no-op
+# when all are there. Used by `make demo` and `make test`.
+set -euo pipefail
+
+packages=(
+  g++                 # the C++20 compiler
+  llvm-19-dev         # LLVM 19 headers, static libraries and its CMake package
+  llvm-19-tools       # FileCheck, for the golden-text tests
+  libzstd-dev         # LLVM's CMake package links these compression libraries
+  zlib1g-dev
+  libtbb-dev          # oneTBB: the worker thread pool
+  ccache              # optional, but makes rebuilds after a clean build cheap
+)
+# Debian's own python3 needs its venv module and headers as separate packages.
+if [[ "$(command -v python3 || true)" == /usr/bin/python3 ]]; then
+  packages+=(python3-venv python3-dev)
+fi
+
+if ! command -v dpkg-query >/dev/null 2>&1; then
+  echo "uir: no dpkg here; install LLVM 19, oneTBB and a C++20 compiler by hand (README.md, 'Without apt')." >&2
+  exit 0
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+echo "uir: installing Debian packages: ${missing[*]}"
+sudo=()
+if [[ $(id -u) -ne 0 ]]; then
+  if command -v sudo >/dev/null 2>&1; then
+    sudo=(sudo)
+  else
+    echo "uir: need root (or sudo) to run: apt-get install ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -qq
+"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

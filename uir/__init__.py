@@ -1,0 +1,31 @@
+"""uir: a tensor compiler from array programs and XLA's HLO to machine code.
+
+The public names are re-exported here; the implementation lives in uir._src
+and the C++ core in uir._core.
+"""
+
+from uir import _core
+from uir._src.errors import (
+    CustomCallError,
+    Error,
+    InternalError,
+    ParseError,
+    ShapeError,
+    TraceError,
+    VerifyError,
+)
+from uir._src.info import info
+
+__version__: str = _core.__version__
+
+__all__ = [
+    "CustomCallError",
+    "Error",
+    "InternalError",
+    "ParseError",
+    "ShapeError",
+    "TraceError",
+    "VerifyError",
+    "__version__",
+    "info",
+]

@@ -1,0 +1,1 @@
+"""uir's implementation. Nothing here is public API; see the `uir` package."""

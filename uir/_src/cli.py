@@ -1,0 +1,73 @@
+"""The `uir` command line (also `python -m uir`). One subcommand per job."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from uir._src import errors
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
+    return value
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="uir",
+        description="uir: a tensor compiler from array programs and XLA's HLO to machine code.",
+    )
+    parser.add_argument("--version", action="store_true", help="print the version and exit")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    demo = sub.add_parser("demo", help="run uir's main job on a bundled example")
+    demo.add_argument(
+        "--size",
+        type=_positive_int,
+        default=1 << 22,
+        help="elements per array in the JIT check (default: %(default)s)",
+    )
+    demo.set_defaults(handler=_run_demo)
+
+    info = sub.add_parser("info", help="print what uir was built with and sees of the host")
+    info.set_defaults(handler=_run_info)
+    return parser
+
+
+def _run_demo(args: argparse.Namespace) -> int:
+    from uir._src import demo
+
+    return demo.run(size=args.size)
+
+
+def _run_info(args: argparse.Namespace) -> int:
+    from uir._src import demo
+
+    demo.print_info()
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _build_parser()
+    args = parser.parse_args(argv)
+    if args.version:
+        from uir import __version__
+
+        print(f"uir {__version__}")
+        return 0
+    if args.command is None:
+        parser.print_help()
+        return 2
+    try:
+        return int(args.handler(args))
+    except errors.Error as e:
+        # A user error is a message, not a traceback.
+        print(f"uir: {type(e).__name__}: {e}", file=sys.stderr)
+        return 1

@@ -1,0 +1,63 @@
+"""uir's exception classes. The C++ core raises these (csrc/python/support.cc)."""
+
+from __future__ import annotations
+
+
+class Error(Exception):
+    """Base of every error uir raises on purpose."""
+
+
+class ParseError(Error, ValueError):
+    """Malformed text (HLO, iGraph, flags). ``line`` and ``column`` are 1-based."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        line: int | None = None,
+        column: int | None = None,
+        file: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.line = line
+        self.column = column
+        self.file = file
+
+
+class VerifyError(Error, ValueError):
+    """A program that breaks an IR invariant; ``instruction`` names where."""
+
+    def __init__(self, message: str, *, instruction: str | None = None) -> None:
+        super().__init__(message)
+        self.instruction = instruction
+
+
+class TraceError(Error, TypeError):
+    """A Python function that cannot be traced; the message names the operation and shapes."""
+
+
+class ShapeError(Error, ValueError):
+    """Operands whose shapes or element types do not fit an operation."""
+
+
+class CustomCallError(Error, RuntimeError):
+    """A custom-call target that reported a failure; ``target`` names it."""
+
+    def __init__(self, message: str, *, target: str | None = None) -> None:
+        super().__init__(message)
+        self.target = target
+
+
+class InternalError(Error, RuntimeError):
+    """A bug in uir itself."""
+
+
+__all__ = [
+    "CustomCallError",
+    "Error",
+    "InternalError",
+    "ParseError",
+    "ShapeError",
+    "TraceError",
+    "VerifyError",
+]
