@@ -65,6 +65,7 @@ $(DEPS_STAMP): pyproject.toml tools/python_deps.py | $(VENV)/bin/python
 $(BUILD_STAMP): $(SYSTEM_STAMP) $(DEPS_STAMP) $(CORE_INPUTS)
 	$(VENV)/bin/python -m pip install -q --no-build-isolation --no-deps \
 	    -Cbuild-dir=$(BUILD_DIR) -e .
+	@ln -sf "$$(ls build/cp*/compile_commands.json | head -1)" compile_commands.json
 	@touch $@
 
 # The same build with AddressSanitizer and UndefinedBehaviorSanitizer, in its
@@ -88,19 +89,23 @@ asan: $(ASAN_STAMP)
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	    $(ASAN_VENV)/bin/python -m pytest -p no:cacheprovider $(PYTEST_ARGS)
 
-lint: $(DEPS_STAMP)
+CXX_FILES = $$(find csrc -name '*.h' -o -name '*.cc')
+
+# clang-tidy reads the compile commands of the persistent build.
+lint: $(BUILD_STAMP)
+	tools/install_system_deps.sh clang-format-19 clang-tidy-19
 	$(VENV)/bin/ruff check uir tests benchmarks tools
 	$(VENV)/bin/ruff format --check uir tests benchmarks tools
-	@if command -v clang-format-19 >/dev/null; then \
-	  find csrc -name '*.h' -o -name '*.cc' | xargs clang-format-19 --dry-run --Werror; \
-	else echo "clang-format-19 not installed: apt-get install clang-format-19"; fi
+	clang-format-19 --dry-run --Werror $(CXX_FILES)
+	run-clang-tidy-19 -quiet -p "$$(dirname "$$(ls build/cp*/compile_commands.json | head -1)")" \
+	    '$(CURDIR)/csrc/.*[.]cc$$'
+
 
 format: $(DEPS_STAMP)
+	tools/install_system_deps.sh clang-format-19
 	$(VENV)/bin/ruff format uir tests benchmarks tools
 	$(VENV)/bin/ruff check --fix uir tests benchmarks tools
-	@if command -v clang-format-19 >/dev/null; then \
-	  find csrc -name '*.h' -o -name '*.cc' | xargs clang-format-19 -i; \
-	else echo "clang-format-19 not installed: apt-get install clang-format-19"; fi
+	clang-format-19 -i $(CXX_FILES)
 
 clean:
 	rm -rf build $(BUILD_STAMP) $(ASAN_STAMP)

@@ -12,7 +12,11 @@ import uir
 
 def _uir(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "uir", *args], capture_output=True, text=True, timeout=300, check=False
+        [sys.executable, "-m", "uir", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
 
 

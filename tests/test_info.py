@@ -6,6 +6,7 @@ import importlib.metadata
 import platform
 
 import pytest
+
 import uir
 
 

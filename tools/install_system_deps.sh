@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages uir builds against when any is missing; a no-op
-# when all are there. Used by `make demo` and `make test`.
+# when all are there. Used by `make demo` and `make test`. Extra package names
+# given as arguments are installed too (`make lint` asks for clang-format-19).
 set -euo pipefail
 
 packages=(
@@ -11,7 +12,9 @@ packages=(
   zlib1g-dev
   libtbb-dev          # oneTBB: the worker thread pool
   ccache              # optional, but makes rebuilds after a clean build cheap
+  clang-format-19     # the C++ format check of the test suite
 )
+packages+=("$@")
 # Debian's own python3 needs its venv module and headers as separate packages.
 if [[ "$(command -v python3 || true)" == /usr/bin/python3 ]]; then
   packages+=(python3-venv python3-dev)

@@ -40,9 +40,9 @@ void Optimize(llvm::Module& module, llvm::TargetMachine& tm, int level) {
   builder.registerFunctionAnalyses(fam);
   builder.registerLoopAnalyses(lam);
   builder.crossRegisterProxies(lam, fam, cgam, mam);
-  llvm::ModulePassManager pipeline = level == 0
-                                         ? builder.buildO0DefaultPipeline(llvm::OptimizationLevel::O0)
-                                         : builder.buildPerModuleDefaultPipeline(ToLlvmLevel(level));
+  llvm::ModulePassManager pipeline =
+      level == 0 ? builder.buildO0DefaultPipeline(llvm::OptimizationLevel::O0)
+                 : builder.buildPerModuleDefaultPipeline(ToLlvmLevel(level));
   pipeline.run(module, mam);
 }
 
@@ -56,9 +56,9 @@ Jit::Jit(JitOptions options) : options_(options), impl_(std::make_unique<Impl>()
   jtmb.setCodeGenOptLevel(options_.opt_level == 0 ? llvm::CodeGenOptLevel::None
                                                   : llvm::CodeGenOptLevel::Aggressive);
   impl_->target_machine = UnwrapLlvm(jtmb.createTargetMachine(), "creating the target machine");
-  impl_->lljit = UnwrapLlvm(
-      llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(jtmb)).create(),
-      "creating the JIT");
+  impl_->lljit =
+      UnwrapLlvm(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(jtmb)).create(),
+                 "creating the JIT");
 }
 
 Jit::~Jit() = default;
@@ -80,9 +80,9 @@ std::string AddModule(Jit& jit, std::unique_ptr<llvm::Module> module,
       << "generated LLVM IR does not verify: " << problems;
   Optimize(*module, *impl.target_machine, jit.options().opt_level);
   std::string ir = keep_ir ? PrintModule(*module) : std::string();
-  CheckLlvm(impl.lljit->addIRModule(
-                llvm::orc::ThreadSafeModule(std::move(module), std::move(context))),
-            "adding a module to the JIT");
+  CheckLlvm(
+      impl.lljit->addIRModule(llvm::orc::ThreadSafeModule(std::move(module), std::move(context))),
+      "adding a module to the JIT");
   return ir;
 }
 

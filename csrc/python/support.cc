@@ -55,7 +55,8 @@ void RaisePythonError(const Error& e) {
 }  // namespace
 
 void BindSupport(py::module_& m) {
-  py::register_exception_translator([](std::exception_ptr p) {
+  // pybind11 requires a plain function taking the exception_ptr by value.
+  py::register_exception_translator([](std::exception_ptr p) {  // NOLINT(performance-*)
     try {
       if (p) std::rethrow_exception(p);
     } catch (const Error& e) {

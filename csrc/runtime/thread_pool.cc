@@ -19,8 +19,8 @@ int ThreadsFromEnvironment() {
   char* end = nullptr;
   long value = std::strtol(text, &end, 10);
   if (*end != '\0' || value <= 0 || value > 4096) {
-    throw UserError(ErrorKind::kParse, "UIR_NUM_THREADS must be a positive integer, got '" +
-                                           std::string(text) + "'");
+    throw UserError(ErrorKind::kParse,
+                    "UIR_NUM_THREADS must be a positive integer, got '" + std::string(text) + "'");
   }
   return static_cast<int>(value);
 }

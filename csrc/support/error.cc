@@ -46,8 +46,8 @@ ParseError::ParseError(SourceLocation loc, std::string_view message, std::string
       message_(message) {}
 
 VerifyError::VerifyError(std::string_view instruction, std::string_view message)
-    : UserError(ErrorKind::kVerify,
-                "verification failed at %" + std::string(instruction) + ": " + std::string(message)),
+    : UserError(ErrorKind::kVerify, "verification failed at %" + std::string(instruction) + ": " +
+                                        std::string(message)),
       instruction_(instruction) {}
 
 CustomCallError::CustomCallError(std::string_view target, std::string_view message)
@@ -76,8 +76,7 @@ void ThrowErrorForTesting(ErrorKind kind, const std::string& message) {
 namespace internal {
 
 CheckMessage::CheckMessage(const char* file, int line, const char* condition) {
-  stream_ << "internal error at " << file << ":" << line << ": check failed: " << condition
-          << " ";
+  stream_ << "internal error at " << file << ":" << line << ": check failed: " << condition << " ";
 }
 
 void CheckThrower::operator&(const CheckMessage& message) const {

@@ -26,8 +26,7 @@ std::string_view ErrorKindName(ErrorKind kind);
 // Base of every error uir raises. what() is the full message, ready to print.
 class Error : public std::runtime_error {
  public:
-  Error(ErrorKind kind, std::string message)
-      : std::runtime_error(std::move(message)), kind_(kind) {}
+  Error(ErrorKind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
   ErrorKind kind() const { return kind_; }
 
  private:
@@ -78,13 +77,13 @@ class VerifyError : public UserError {
 // A Python function that cannot be traced; the message names the operation and shapes.
 class TraceError : public UserError {
  public:
-  explicit TraceError(std::string message) : UserError(ErrorKind::kTrace, std::move(message)) {}
+  explicit TraceError(const std::string& message) : UserError(ErrorKind::kTrace, message) {}
 };
 
 // Operand shapes that do not fit an operation.
 class ShapeError : public UserError {
  public:
-  explicit ShapeError(std::string message) : UserError(ErrorKind::kShape, std::move(message)) {}
+  explicit ShapeError(const std::string& message) : UserError(ErrorKind::kShape, message) {}
 };
 
 // A custom-call target that failed; the message is the target's own.
@@ -100,7 +99,7 @@ class CustomCallError : public UserError {
 // A bug in uir: a broken internal invariant. Raised by UIR_CHECK.
 class InternalError : public Error {
  public:
-  explicit InternalError(std::string message) : Error(ErrorKind::kInternal, std::move(message)) {}
+  explicit InternalError(const std::string& message) : Error(ErrorKind::kInternal, message) {}
 };
 
 // Throws the error of `kind` with `message`; the test suite uses this to check
@@ -133,10 +132,9 @@ struct CheckThrower {
 
 // UIR_CHECK(cond) << "context"; throws uir::InternalError when `cond` is false.
 // Used for invariants that only a uir bug can break; never compiled out.
-#define UIR_CHECK(cond)                                      \
-  if (cond) {                                                \
-  } else /* NOLINT(readability/braces) */                    \
-    ::uir::internal::CheckThrower() &                        \
-        ::uir::internal::CheckMessage(__FILE__, __LINE__, #cond)
+#define UIR_CHECK(cond)                   \
+  if (cond) {                             \
+  } else /* NOLINT(readability/braces) */ \
+    ::uir::internal::CheckThrower() & ::uir::internal::CheckMessage(__FILE__, __LINE__, #cond)
 
 #endif  // UIR_SUPPORT_ERROR_H_

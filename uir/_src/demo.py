@@ -72,7 +72,9 @@ def _stage_jit(size: int) -> bool:
     t_uir = _best_time(lambda: kernel(a, b))
     t_np = _best_time(lambda: np.add(a, b))
     gbs = 3 * a.nbytes / 1e9
-    print(f"  uir   {t_uir * 1e3:8.3f} ms  {gbs / t_uir:6.1f} GB/s  ({_core.runtime.num_threads()} threads)")
+    print(
+        f"  uir   {t_uir * 1e3:8.3f} ms  {gbs / t_uir:6.1f} GB/s  ({_core.runtime.num_threads()} threads)"
+    )
     print(f"  numpy {t_np * 1e3:8.3f} ms  {gbs / t_np:6.1f} GB/s  (1 thread)")
     return ok
 
