@@ -5,6 +5,7 @@ PYBIND11_MODULE(_core, m) {
   m.doc() = "uir's C++ core. Private: use the `uir` package.";
   m.attr("__version__") = UIR_VERSION;
   uir::python::BindSupport(m);
+  uir::python::BindHlo(m);
   uir::python::BindRuntime(m);
   uir::python::BindCodegen(m);
 }

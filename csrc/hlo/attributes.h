@@ -1,0 +1,211 @@
+// Typed instruction attributes: the value types, the attribute table
+// (attribute.def) and the small sorted map instructions keep them in.
+#ifndef UIR_HLO_ATTRIBUTES_H_
+#define UIR_HLO_ATTRIBUTES_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "hlo/literal.h"
+#include "hlo/shape.h"
+
+namespace uir::hlo {
+
+class HloComputation;
+
+enum class AttrKey : uint8_t {
+#define UIR_ATTRIBUTE(e, name, kind) e,
+#include "hlo/attribute.def"
+#undef UIR_ATTRIBUTE
+};
+
+// How an attribute's value is written and stored.
+enum class AttrKind : uint8_t {
+  kInt,                 // 3
+  kBool,                // true
+  kFloat,               // 0.001
+  kString,              // "text"
+  kIdentifier,          // GT, kLoop, API_VERSION_TYPED_FFI (validated per attribute)
+  kRaw,                 // a {...} block kept as written
+  kIntList,             // {1,0}
+  kIntListList,         // {{0,1},{1,2}}
+  kBoolList,            // {true,false}
+  kComputation,         // %name
+  kComputationList,     // {%a, %b}
+  kSliceRanges,         // {[0:4:2], [1:3]}
+  kPadding,             // 0_0x1_2_1
+  kWindow,              // {size=3x3 stride=2x2 pad=1_1x1_1}
+  kDimLabels,           // b01f_01io->b01f
+  kPrecisionList,       // {default,high}
+  kShape,               // f32[2]
+  kShapeList,           // {f32[2]{0}, s32[]}
+  kAliasing,            // {{0}: (1, {}), {1}: (0, {})}
+  kLiteral,             // s32[] 1
+  kReplicaGroups,       // {{0,1},{2,3}} or [2,2]<=[4]
+  kSharding,            // {replicated}, {devices=[2,1]0,1}, {{...}, {...}}
+  kFrontendAttributes,  // {key="value", other={raw}}
+  kMetadata,            // {op_type="Add" op_name="x" source_line=3}
+  kBackendConfig,       // "text" or {raw block}
+};
+
+std::string_view AttrName(AttrKey key);
+std::optional<AttrKey> AttrKeyFromName(std::string_view name);
+AttrKind AttrKindOf(AttrKey key);
+// The identifiers a kIdentifier attribute accepts, or empty if any identifier.
+const std::vector<std::string_view>& AllowedIdentifiers(AttrKey key);
+
+struct SliceRange {
+  int64_t start = 0;
+  int64_t limit = 0;
+  int64_t stride = 1;
+  bool operator==(const SliceRange&) const = default;
+};
+
+struct PaddingDim {
+  int64_t low = 0;
+  int64_t high = 0;
+  int64_t interior = 0;
+  bool operator==(const PaddingDim&) const = default;
+};
+using PaddingConfig = std::vector<PaddingDim>;
+
+struct WindowDim {
+  int64_t size = 1;
+  int64_t stride = 1;
+  int64_t padding_low = 0;
+  int64_t padding_high = 0;
+  int64_t base_dilation = 1;    // lhs_dilate
+  int64_t window_dilation = 1;  // rhs_dilate
+  bool window_reversal = false;
+  bool operator==(const WindowDim&) const = default;
+};
+struct Window {
+  std::vector<WindowDim> dimensions;
+  bool operator==(const Window&) const = default;
+};
+
+// Convolution dimension numbers, written as dim_labels (b01f_01io->b01f).
+// A dimension labelled '?' is in no list.
+struct ConvolutionDimensionNumbers {
+  int64_t input_rank = 0, kernel_rank = 0, output_rank = 0;
+  int64_t input_batch_dimension = 0;
+  int64_t input_feature_dimension = 0;
+  std::vector<int64_t> input_spatial_dimensions;
+  int64_t kernel_input_feature_dimension = 0;
+  int64_t kernel_output_feature_dimension = 0;
+  std::vector<int64_t> kernel_spatial_dimensions;
+  int64_t output_batch_dimension = 0;
+  int64_t output_feature_dimension = 0;
+  std::vector<int64_t> output_spatial_dimensions;
+  bool operator==(const ConvolutionDimensionNumbers&) const = default;
+};
+
+// output_to_operand_aliasing entry: {output_index}: (operand, {operand_index}).
+struct OutputOperandAlias {
+  std::vector<int64_t> output_index;
+  int64_t operand = 0;
+  std::vector<int64_t> operand_index;
+  bool operator==(const OutputOperandAlias&) const = default;
+};
+
+struct ReplicaGroups {
+  enum class Form : uint8_t { kExplicit, kIota, kMesh };
+  Form form = Form::kExplicit;
+  std::vector<std::vector<int64_t>> groups;  // kExplicit
+  // kIota: [num_groups,group_size]<=[reshape_dims]T(transpose_perm)
+  int64_t num_groups = 0;
+  int64_t group_size = 0;
+  std::vector<int64_t> reshape_dims;
+  std::vector<int64_t> transpose_perm;
+  std::string mesh_text;  // kMesh: kept as written
+  bool operator==(const ReplicaGroups&) const = default;
+};
+
+// Sharding is parsed for structure (balanced braces, tuple elements) and kept
+// as text: a single-host compiler only needs to carry it through.
+struct Sharding {
+  std::string text;  // the full {...} text, normalized whitespace
+  bool operator==(const Sharding&) const = default;
+};
+
+struct FrontendAttribute {
+  std::string key;
+  std::string value;
+  bool is_raw_block = false;  // {…} written unquoted
+  bool operator==(const FrontendAttribute&) const = default;
+};
+using FrontendAttributes = std::vector<FrontendAttribute>;
+
+struct Metadata {
+  std::string op_type, op_name, source_file, deduplicated_name, scheduling_name;
+  int64_t source_line = 0, source_end_line = 0, source_column = 0, source_end_column = 0;
+  int64_t stack_frame_id = 0;
+  std::vector<int64_t> profile_type;
+  bool preserve_layout = false;
+  bool operator==(const Metadata&) const = default;
+};
+
+struct BackendConfig {
+  std::string text;
+  bool is_raw_block = false;
+  bool operator==(const BackendConfig&) const = default;
+};
+
+using AttrValue =
+    std::variant<int64_t, bool, double, std::string, std::vector<int64_t>,
+                 std::vector<std::vector<int64_t>>, std::vector<bool>, HloComputation*,
+                 std::vector<HloComputation*>, std::vector<SliceRange>, PaddingConfig, Window,
+                 ConvolutionDimensionNumbers, std::vector<std::string>, Shape, std::vector<Shape>,
+                 std::vector<OutputOperandAlias>, Literal, ReplicaGroups, Sharding,
+                 FrontendAttributes, Metadata, BackendConfig>;
+
+// An instruction's attributes, kept sorted by key (= printing order).
+class AttributeMap {
+ public:
+  bool Has(AttrKey key) const { return Find(key) != nullptr; }
+  const AttrValue* Find(AttrKey key) const;
+  AttrValue* FindMutable(AttrKey key);
+  void Set(AttrKey key, AttrValue value);
+  bool Erase(AttrKey key);
+  const std::vector<std::pair<AttrKey, AttrValue>>& entries() const { return entries_; }
+
+  // Typed getters; each throws InternalError if the key is absent or holds another type.
+  template <typename T>
+  const T& Get(AttrKey key) const {
+    const AttrValue* v = Find(key);
+    CheckType(key, v != nullptr && std::holds_alternative<T>(*v));
+    return std::get<T>(*v);
+  }
+  template <typename T>
+  std::optional<T> GetOr(AttrKey key) const {
+    const AttrValue* v = Find(key);
+    if (v == nullptr || !std::holds_alternative<T>(*v)) return std::nullopt;
+    return std::get<T>(*v);
+  }
+
+ private:
+  static void CheckType(AttrKey key, bool ok);
+  std::vector<std::pair<AttrKey, AttrValue>> entries_;
+};
+
+// Text forms of the structured values, as the printer writes them.
+std::string SliceRangesToString(const std::vector<SliceRange>& ranges);
+std::string PaddingToString(const PaddingConfig& padding);
+std::string WindowToString(const Window& window);
+std::string DimLabelsToString(const ConvolutionDimensionNumbers& dnums);
+std::string ReplicaGroupsToString(const ReplicaGroups& groups);
+std::string MetadataToString(const Metadata& metadata);
+std::string FrontendAttributesToString(const FrontendAttributes& attrs);
+std::string AliasingToString(const std::vector<OutputOperandAlias>& aliasing);
+std::string IntListToString(const std::vector<int64_t>& values);  // {1,2}
+// XLA's C-style escaping inside double quotes (without the quotes).
+std::string CEscape(std::string_view text);
+
+}  // namespace uir::hlo
+
+#endif  // UIR_HLO_ATTRIBUTES_H_

@@ -1,0 +1,50 @@
+// Lookups over primitive_type.def.
+#include "hlo/primitive_type.h"
+
+#include <array>
+
+#include "support/error.h"
+
+namespace uir::hlo {
+namespace {
+
+struct TypeInfo {
+  std::string_view name;
+  int bits;
+  int bytes;
+  TypeKind kind;
+};
+
+constexpr std::array<TypeInfo, kNumPrimitiveTypes> kTypes = {{
+#define UIR_PRIMITIVE_TYPE(e, name, bits, bytes, kind) {name, bits, bytes, TypeKind::kind},
+#include "hlo/primitive_type.def"
+#undef UIR_PRIMITIVE_TYPE
+}};
+
+const TypeInfo& Info(PrimitiveType type) {
+  auto index = static_cast<size_t>(type);
+  UIR_CHECK(index < kTypes.size()) << "bad PrimitiveType " << index;
+  return kTypes[index];
+}
+
+}  // namespace
+
+std::string_view PrimitiveTypeName(PrimitiveType type) { return Info(type).name; }
+
+std::optional<PrimitiveType> PrimitiveTypeFromName(std::string_view name) {
+  for (size_t i = 0; i < kTypes.size(); ++i) {
+    if (kTypes[i].name == name) return static_cast<PrimitiveType>(i);
+  }
+  return std::nullopt;
+}
+
+TypeKind KindOf(PrimitiveType type) { return Info(type).kind; }
+int BitWidth(PrimitiveType type) { return Info(type).bits; }
+int StorageBytes(PrimitiveType type) { return Info(type).bytes; }
+
+PrimitiveType ComplexComponentType(PrimitiveType type) {
+  UIR_CHECK(IsComplex(type)) << PrimitiveTypeName(type) << " is not complex";
+  return type == PrimitiveType::kC64 ? PrimitiveType::kF32 : PrimitiveType::kF64;
+}
+
+}  // namespace uir::hlo

@@ -1,0 +1,50 @@
+// HLO element types (from primitive_type.def) and their properties.
+#ifndef UIR_HLO_PRIMITIVE_TYPE_H_
+#define UIR_HLO_PRIMITIVE_TYPE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace uir::hlo {
+
+enum class PrimitiveType : uint8_t {
+#define UIR_PRIMITIVE_TYPE(e, name, bits, bytes, kind) e,
+#include "hlo/primitive_type.def"
+#undef UIR_PRIMITIVE_TYPE
+};
+
+enum class TypeKind : uint8_t { kPred, kSigned, kUnsigned, kFloat, kComplex, kToken, kOpaque };
+
+inline constexpr int kNumPrimitiveTypes = 0
+#define UIR_PRIMITIVE_TYPE(e, name, bits, bytes, kind) +1
+#include "hlo/primitive_type.def"
+#undef UIR_PRIMITIVE_TYPE
+    ;
+
+// XLA's text spelling ("f32", "bf16", ...).
+std::string_view PrimitiveTypeName(PrimitiveType type);
+// The type spelled `name`, if any.
+std::optional<PrimitiveType> PrimitiveTypeFromName(std::string_view name);
+
+TypeKind KindOf(PrimitiveType type);
+// Bits of one value (pred: 1; token and opaque: 0).
+int BitWidth(PrimitiveType type);
+// Bytes one element takes in a Literal (sub-byte types take one byte).
+int StorageBytes(PrimitiveType type);
+
+inline bool IsFloat(PrimitiveType t) { return KindOf(t) == TypeKind::kFloat; }
+inline bool IsComplex(PrimitiveType t) { return KindOf(t) == TypeKind::kComplex; }
+inline bool IsSigned(PrimitiveType t) { return KindOf(t) == TypeKind::kSigned; }
+inline bool IsUnsigned(PrimitiveType t) { return KindOf(t) == TypeKind::kUnsigned; }
+inline bool IsInteger(PrimitiveType t) { return IsSigned(t) || IsUnsigned(t); }
+// Types whose values are numbers or booleans (everything but token and opaque).
+inline bool IsArrayType(PrimitiveType t) {
+  return KindOf(t) != TypeKind::kToken && KindOf(t) != TypeKind::kOpaque;
+}
+// The real component type of a complex type (c64 -> f32, c128 -> f64).
+PrimitiveType ComplexComponentType(PrimitiveType type);
+
+}  // namespace uir::hlo
+
+#endif  // UIR_HLO_PRIMITIVE_TYPE_H_
