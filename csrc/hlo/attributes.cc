@@ -47,14 +47,13 @@ std::optional<AttrKey> AttrKeyFromName(std::string_view name) {
 const std::vector<std::string_view>& AllowedIdentifiers(AttrKey key) {
   static const std::vector<std::string_view> kAny;
   static const std::vector<std::string_view> kFusionKinds = {"kLoop", "kInput", "kOutput",
-                                                              "kCustom"};
+                                                             "kCustom"};
   static const std::vector<std::string_view> kDirections = {"EQ", "NE", "GE", "GT", "LE", "LT"};
   static const std::vector<std::string_view> kCompareTypes = {"FLOAT", "TOTALORDER", "SIGNED",
-                                                               "UNSIGNED"};
+                                                              "UNSIGNED"};
   static const std::vector<std::string_view> kDistributions = {"rng_uniform", "rng_normal"};
   static const std::vector<std::string_view> kFftTypes = {"FFT", "IFFT", "RFFT", "IRFFT"};
-  static const std::vector<std::string_view> kTranspose = {"NO_TRANSPOSE", "TRANSPOSE",
-                                                            "ADJOINT"};
+  static const std::vector<std::string_view> kTranspose = {"NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"};
   static const std::vector<std::string_view> kApiVersions = {
       "API_VERSION_ORIGINAL", "API_VERSION_STATUS_RETURNING",
       "API_VERSION_STATUS_RETURNING_UNIFIED", "API_VERSION_TYPED_FFI"};
@@ -63,17 +62,28 @@ const std::vector<std::string_view>& AllowedIdentifiers(AttrKey key) {
   static const std::vector<std::string_view> kPaddingTypes = {"PADDING_VALID", "PADDING_SAME"};
   static const std::vector<std::string_view> kConvKinds = {"fprop", "wgrad", "dgrad", "unset"};
   switch (key) {
-    case AttrKey::kKind: return kFusionKinds;
-    case AttrKey::kDirection: return kDirections;
-    case AttrKey::kCompareType: return kCompareTypes;
-    case AttrKey::kDistribution: return kDistributions;
-    case AttrKey::kFftType: return kFftTypes;
-    case AttrKey::kTransposeA: return kTranspose;
-    case AttrKey::kApiVersion: return kApiVersions;
-    case AttrKey::kSchedule: return kSchedules;
-    case AttrKey::kPaddingType: return kPaddingTypes;
-    case AttrKey::kConvolutionKind: return kConvKinds;
-    default: return kAny;
+    case AttrKey::kKind:
+      return kFusionKinds;
+    case AttrKey::kDirection:
+      return kDirections;
+    case AttrKey::kCompareType:
+      return kCompareTypes;
+    case AttrKey::kDistribution:
+      return kDistributions;
+    case AttrKey::kFftType:
+      return kFftTypes;
+    case AttrKey::kTransposeA:
+      return kTranspose;
+    case AttrKey::kApiVersion:
+      return kApiVersions;
+    case AttrKey::kSchedule:
+      return kSchedules;
+    case AttrKey::kPaddingType:
+      return kPaddingTypes;
+    case AttrKey::kConvolutionKind:
+      return kConvKinds;
+    default:
+      return kAny;
   }
 }
 
@@ -156,8 +166,9 @@ std::string WindowToString(const Window& window) {
     os << "size=";
     for (size_t i = 0; i < d.size(); ++i) os << (i ? "x" : "") << d[i].size;
   }
-  field("stride", [](const WindowDim& w) { return w.stride; },
-        [](const WindowDim& w) { return w.stride == 1; });
+  field(
+      "stride", [](const WindowDim& w) { return w.stride; },
+      [](const WindowDim& w) { return w.stride == 1; });
   {
     bool any = false;
     for (const WindowDim& w : d) any |= w.padding_low != 0 || w.padding_high != 0;
@@ -168,12 +179,15 @@ std::string WindowToString(const Window& window) {
       }
     }
   }
-  field("lhs_dilate", [](const WindowDim& w) { return w.base_dilation; },
-        [](const WindowDim& w) { return w.base_dilation == 1; });
-  field("rhs_dilate", [](const WindowDim& w) { return w.window_dilation; },
-        [](const WindowDim& w) { return w.window_dilation == 1; });
-  field("rhs_reversal", [](const WindowDim& w) { return w.window_reversal ? 1 : 0; },
-        [](const WindowDim& w) { return !w.window_reversal; });
+  field(
+      "lhs_dilate", [](const WindowDim& w) { return w.base_dilation; },
+      [](const WindowDim& w) { return w.base_dilation == 1; });
+  field(
+      "rhs_dilate", [](const WindowDim& w) { return w.window_dilation; },
+      [](const WindowDim& w) { return w.window_dilation == 1; });
+  field(
+      "rhs_reversal", [](const WindowDim& w) { return w.window_reversal ? 1 : 0; },
+      [](const WindowDim& w) { return !w.window_reversal; });
   os << "}";
   return os.str();
 }
@@ -193,9 +207,10 @@ std::string DimLabelsToString(const ConvolutionDimensionNumbers& dn) {
   return labels(dn.input_rank, {{dn.input_batch_dimension, 'b'}, {dn.input_feature_dimension, 'f'}},
                 dn.input_spatial_dimensions) +
          "_" +
-         labels(dn.kernel_rank,
-                {{dn.kernel_input_feature_dimension, 'i'}, {dn.kernel_output_feature_dimension, 'o'}},
-                dn.kernel_spatial_dimensions) +
+         labels(
+             dn.kernel_rank,
+             {{dn.kernel_input_feature_dimension, 'i'}, {dn.kernel_output_feature_dimension, 'o'}},
+             dn.kernel_spatial_dimensions) +
          "->" +
          labels(dn.output_rank,
                 {{dn.output_batch_dimension, 'b'}, {dn.output_feature_dimension, 'f'}},
@@ -224,7 +239,9 @@ std::string ReplicaGroupsToString(const ReplicaGroups& g) {
         os << ")";
       }
       break;
-    case ReplicaGroups::Form::kMesh: os << g.mesh_text; break;
+    case ReplicaGroups::Form::kMesh:
+      os << g.mesh_text;
+      break;
   }
   return os.str();
 }
@@ -233,12 +250,24 @@ std::string CEscape(std::string_view text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\\': out += "\\\\"; break;
-      case '"': out += "\\\""; break;
-      case '\'': out += "\\'"; break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\'':
+        out += "\\'";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
           char buf[8];

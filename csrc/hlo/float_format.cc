@@ -27,26 +27,44 @@ constexpr FloatFormat kF4E2M1FN{2, 1, 1, NanEncoding::kNone};
 
 const FloatFormat* FindFormat(PrimitiveType type) {
   switch (type) {
-    case PrimitiveType::kF16: return &kF16;
-    case PrimitiveType::kBF16: return &kBF16;
-    case PrimitiveType::kF8E5M2: return &kF8E5M2;
-    case PrimitiveType::kF8E4M3: return &kF8E4M3;
-    case PrimitiveType::kF8E4M3FN: return &kF8E4M3FN;
-    case PrimitiveType::kF8E4M3B11FNUZ: return &kF8E4M3B11FNUZ;
-    case PrimitiveType::kF8E3M4: return &kF8E3M4;
-    case PrimitiveType::kF8E5M2FNUZ: return &kF8E5M2FNUZ;
-    case PrimitiveType::kF8E4M3FNUZ: return &kF8E4M3FNUZ;
-    case PrimitiveType::kF8E8M0FNU: return &kF8E8M0FNU;
-    case PrimitiveType::kF6E3M2FN: return &kF6E3M2FN;
-    case PrimitiveType::kF6E2M3FN: return &kF6E2M3FN;
-    case PrimitiveType::kF4E2M1FN: return &kF4E2M1FN;
-    default: return nullptr;
+    case PrimitiveType::kF16:
+      return &kF16;
+    case PrimitiveType::kBF16:
+      return &kBF16;
+    case PrimitiveType::kF8E5M2:
+      return &kF8E5M2;
+    case PrimitiveType::kF8E4M3:
+      return &kF8E4M3;
+    case PrimitiveType::kF8E4M3FN:
+      return &kF8E4M3FN;
+    case PrimitiveType::kF8E4M3B11FNUZ:
+      return &kF8E4M3B11FNUZ;
+    case PrimitiveType::kF8E3M4:
+      return &kF8E3M4;
+    case PrimitiveType::kF8E5M2FNUZ:
+      return &kF8E5M2FNUZ;
+    case PrimitiveType::kF8E4M3FNUZ:
+      return &kF8E4M3FNUZ;
+    case PrimitiveType::kF8E8M0FNU:
+      return &kF8E8M0FNU;
+    case PrimitiveType::kF6E3M2FN:
+      return &kF6E3M2FN;
+    case PrimitiveType::kF6E2M3FN:
+      return &kF6E2M3FN;
+    case PrimitiveType::kF4E2M1FN:
+      return &kF4E2M1FN;
+    default:
+      return nullptr;
   }
 }
 
 bool HasSign(const FloatFormat& f) { return f.nan != NanEncoding::kAllOnesU; }
-uint32_t SignBit(const FloatFormat& f) { return HasSign(f) ? 1u << (f.exponent_bits + f.mantissa_bits) : 0; }
-uint32_t MagnitudeMask(const FloatFormat& f) { return (1u << (f.exponent_bits + f.mantissa_bits)) - 1; }
+uint32_t SignBit(const FloatFormat& f) {
+  return HasSign(f) ? 1u << (f.exponent_bits + f.mantissa_bits) : 0;
+}
+uint32_t MagnitudeMask(const FloatFormat& f) {
+  return (1u << (f.exponent_bits + f.mantissa_bits)) - 1;
+}
 
 // The encoding of NaN with the given sign bit.
 uint32_t NanBits(const FloatFormat& f, uint32_t sign) {
@@ -54,10 +72,14 @@ uint32_t NanBits(const FloatFormat& f, uint32_t sign) {
     case NanEncoding::kIeee:  // quiet NaN: exponent all ones, top mantissa bit
       return sign | (((1u << f.exponent_bits) - 1) << f.mantissa_bits) |
              (1u << (f.mantissa_bits - 1));
-    case NanEncoding::kAllOnes: return sign | MagnitudeMask(f);
-    case NanEncoding::kNegZero: return SignBit(f);
-    case NanEncoding::kAllOnesU: return MagnitudeMask(f);
-    case NanEncoding::kNone: return sign;  // zero
+    case NanEncoding::kAllOnes:
+      return sign | MagnitudeMask(f);
+    case NanEncoding::kNegZero:
+      return SignBit(f);
+    case NanEncoding::kAllOnesU:
+      return MagnitudeMask(f);
+    case NanEncoding::kNone:
+      return sign;  // zero
   }
   return 0;
 }
@@ -65,11 +87,16 @@ uint32_t NanBits(const FloatFormat& f, uint32_t sign) {
 // The largest finite magnitude's encoding.
 uint32_t MaxFiniteBits(const FloatFormat& f) {
   switch (f.nan) {
-    case NanEncoding::kIeee: return ((((1u << f.exponent_bits) - 1) << f.mantissa_bits)) - 1;
-    case NanEncoding::kAllOnes: return MagnitudeMask(f) - 1;
-    case NanEncoding::kNegZero: return MagnitudeMask(f);
-    case NanEncoding::kNone: return MagnitudeMask(f);
-    case NanEncoding::kAllOnesU: return MagnitudeMask(f) - 1;
+    case NanEncoding::kIeee:
+      return ((((1u << f.exponent_bits) - 1) << f.mantissa_bits)) - 1;
+    case NanEncoding::kAllOnes:
+      return MagnitudeMask(f) - 1;
+    case NanEncoding::kNegZero:
+      return MagnitudeMask(f);
+    case NanEncoding::kNone:
+      return MagnitudeMask(f);
+    case NanEncoding::kAllOnesU:
+      return MagnitudeMask(f) - 1;
   }
   return 0;
 }
@@ -78,11 +105,16 @@ bool IsNanBits(const FloatFormat& f, uint32_t bits) {
   uint32_t mag = bits & MagnitudeMask(f);
   uint32_t exp_all = ((1u << f.exponent_bits) - 1) << f.mantissa_bits;
   switch (f.nan) {
-    case NanEncoding::kIeee: return (mag & exp_all) == exp_all && (mag & ~exp_all) != 0;
-    case NanEncoding::kAllOnes: return mag == MagnitudeMask(f);
-    case NanEncoding::kNegZero: return bits == SignBit(f);
-    case NanEncoding::kAllOnesU: return mag == MagnitudeMask(f);
-    case NanEncoding::kNone: return false;
+    case NanEncoding::kIeee:
+      return (mag & exp_all) == exp_all && (mag & ~exp_all) != 0;
+    case NanEncoding::kAllOnes:
+      return mag == MagnitudeMask(f);
+    case NanEncoding::kNegZero:
+      return bits == SignBit(f);
+    case NanEncoding::kAllOnesU:
+      return mag == MagnitudeMask(f);
+    case NanEncoding::kNone:
+      return false;
   }
   return false;
 }

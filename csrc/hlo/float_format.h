@@ -11,11 +11,11 @@ namespace uir::hlo {
 
 // How a narrow format spends its encodings on NaN and infinity.
 enum class NanEncoding : uint8_t {
-  kIeee,       // exponent all ones: infinity (mantissa 0) or NaN
-  kAllOnes,    // "fn": no infinity; only S.1111.111 is NaN
-  kNegZero,    // "fnuz": no infinity, no -0; the encoding of -0 is the only NaN
-  kNone,       // no NaN, no infinity (f6, f4)
-  kAllOnesU,   // "fnu" (e8m0): no sign, no zero; all ones is NaN
+  kIeee,      // exponent all ones: infinity (mantissa 0) or NaN
+  kAllOnes,   // "fn": no infinity; only S.1111.111 is NaN
+  kNegZero,   // "fnuz": no infinity, no -0; the encoding of -0 is the only NaN
+  kNone,      // no NaN, no infinity (f6, f4)
+  kAllOnesU,  // "fnu" (e8m0): no sign, no zero; all ones is NaN
 };
 
 struct FloatFormat {
@@ -23,7 +23,9 @@ struct FloatFormat {
   int mantissa_bits;
   int bias;
   NanEncoding nan;
-  int total_bits() const { return (nan == NanEncoding::kAllOnesU ? 0 : 1) + exponent_bits + mantissa_bits; }
+  int total_bits() const {
+    return (nan == NanEncoding::kAllOnesU ? 0 : 1) + exponent_bits + mantissa_bits;
+  }
 };
 
 // The format of a narrow float type; f32 and f64 are not narrow.

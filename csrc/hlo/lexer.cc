@@ -19,33 +19,60 @@ bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 std::string_view TokName(Tok tok) {
   switch (tok) {
-    case Tok::kEof: return "end of input";
-    case Tok::kLbrace: return "'{'";
-    case Tok::kRbrace: return "'}'";
-    case Tok::kLparen: return "'('";
-    case Tok::kRparen: return "')'";
-    case Tok::kLsquare: return "'['";
-    case Tok::kRsquare: return "']'";
-    case Tok::kComma: return "','";
-    case Tok::kColon: return "':'";
-    case Tok::kEqual: return "'='";
-    case Tok::kArrow: return "'->'";
-    case Tok::kLeq: return "'<='";
-    case Tok::kStar: return "'*'";
-    case Tok::kHash: return "'#'";
-    case Tok::kPlus: return "'+'";
-    case Tok::kTilde: return "'~'";
-    case Tok::kQuestion: return "'?'";
-    case Tok::kDots: return "'...'";
-    case Tok::kName: return "name";
-    case Tok::kAttrName: return "attribute name";
-    case Tok::kIdent: return "identifier";
-    case Tok::kInt: return "integer";
-    case Tok::kDecimal: return "number";
-    case Tok::kString: return "string";
-    case Tok::kDimLabels: return "dim labels";
-    case Tok::kDxD: return "window size";
-    case Tok::kPad: return "padding";
+    case Tok::kEof:
+      return "end of input";
+    case Tok::kLbrace:
+      return "'{'";
+    case Tok::kRbrace:
+      return "'}'";
+    case Tok::kLparen:
+      return "'('";
+    case Tok::kRparen:
+      return "')'";
+    case Tok::kLsquare:
+      return "'['";
+    case Tok::kRsquare:
+      return "']'";
+    case Tok::kComma:
+      return "','";
+    case Tok::kColon:
+      return "':'";
+    case Tok::kEqual:
+      return "'='";
+    case Tok::kArrow:
+      return "'->'";
+    case Tok::kLeq:
+      return "'<='";
+    case Tok::kStar:
+      return "'*'";
+    case Tok::kHash:
+      return "'#'";
+    case Tok::kPlus:
+      return "'+'";
+    case Tok::kTilde:
+      return "'~'";
+    case Tok::kQuestion:
+      return "'?'";
+    case Tok::kDots:
+      return "'...'";
+    case Tok::kName:
+      return "name";
+    case Tok::kAttrName:
+      return "attribute name";
+    case Tok::kIdent:
+      return "identifier";
+    case Tok::kInt:
+      return "integer";
+    case Tok::kDecimal:
+      return "number";
+    case Tok::kString:
+      return "string";
+    case Tok::kDimLabels:
+      return "dim labels";
+    case Tok::kDxD:
+      return "window size";
+    case Tok::kPad:
+      return "padding";
   }
   return "token";
 }
@@ -115,22 +142,37 @@ void Lexer::Lex() {
   };
   auto at = [&](size_t i) { return i < text_.size() ? text_[i] : '\0'; };
   switch (c) {
-    case '{': return punct(Tok::kLbrace, 1);
-    case '}': return punct(Tok::kRbrace, 1);
-    case '(': return punct(Tok::kLparen, 1);
-    case ')': return punct(Tok::kRparen, 1);
-    case '[': return punct(Tok::kLsquare, 1);
-    case ']': return punct(Tok::kRsquare, 1);
-    case ',': return punct(Tok::kComma, 1);
-    case ':': return punct(Tok::kColon, 1);
-    case '=': return punct(Tok::kEqual, 1);
-    case '*': return punct(Tok::kStar, 1);
-    case '#': return punct(Tok::kHash, 1);
-    case '+': return punct(Tok::kPlus, 1);
-    case '~': return punct(Tok::kTilde, 1);
+    case '{':
+      return punct(Tok::kLbrace, 1);
+    case '}':
+      return punct(Tok::kRbrace, 1);
+    case '(':
+      return punct(Tok::kLparen, 1);
+    case ')':
+      return punct(Tok::kRparen, 1);
+    case '[':
+      return punct(Tok::kLsquare, 1);
+    case ']':
+      return punct(Tok::kRsquare, 1);
+    case ',':
+      return punct(Tok::kComma, 1);
+    case ':':
+      return punct(Tok::kColon, 1);
+    case '=':
+      return punct(Tok::kEqual, 1);
+    case '*':
+      return punct(Tok::kStar, 1);
+    case '#':
+      return punct(Tok::kHash, 1);
+    case '+':
+      return punct(Tok::kPlus, 1);
+    case '~':
+      return punct(Tok::kTilde, 1);
     case '"':
-    case '\'': return LexString(start, c);
-    default: break;
+    case '\'':
+      return LexString(start, c);
+    default:
+      break;
   }
   if (c == '<' && at(start + 1) == '=') return punct(Tok::kLeq, 2);
   if (c == '-' && at(start + 1) == '>') return punct(Tok::kArrow, 2);
@@ -167,8 +209,8 @@ bool Lexer::MatchDimLabels(size_t start, size_t* end) const {
   size_t i = start;
   auto run = [&](std::string_view letters) {
     size_t n = 0;
-    while (i < text_.size() &&
-           (IsDigit(text_[i]) || text_[i] == '?' || letters.find(text_[i]) != std::string_view::npos)) {
+    while (i < text_.size() && (IsDigit(text_[i]) || text_[i] == '?' ||
+                                letters.find(text_[i]) != std::string_view::npos)) {
       ++i;
       ++n;
     }
@@ -234,7 +276,8 @@ void Lexer::LexNumberLike(size_t start) {
     }
     return e;
   };
-  if (text_.substr(start, 4) == "-inf" && !IsIdentChar(start + 4 < text_.size() ? text_[start + 4] : ' ')) {
+  if (text_.substr(start, 4) == "-inf" &&
+      !IsIdentChar(start + 4 < text_.size() ? text_[start + 4] : ' ')) {
     return finish(Tok::kDecimal, start + 4);
   }
   if (text_.substr(start, 4) == "-nan") return finish(Tok::kDecimal, nan_payload(start + 4));
@@ -300,7 +343,8 @@ void Lexer::LexIdentifierLike(size_t start) {
   }
   if (word == "nan" || word == "inf") {
     size_t end = e;
-    if (word == "nan" && end < text_.size() && text_[end] == '(' && text_.substr(end + 1, 2) == "0x") {
+    if (word == "nan" && end < text_.size() && text_[end] == '(' &&
+        text_.substr(end + 1, 2) == "0x") {
       size_t close = text_.find(')', end);
       if (close == std::string_view::npos) FailAt(end, "unterminated NaN payload");
       end = close + 1;
@@ -308,7 +352,8 @@ void Lexer::LexIdentifierLike(size_t start) {
     return finish(Tok::kDecimal, text_.substr(start, end - start), end);
   }
   size_t dl;
-  if (MatchDimLabels(start, &dl)) return finish(Tok::kDimLabels, text_.substr(start, dl - start), dl);
+  if (MatchDimLabels(start, &dl))
+    return finish(Tok::kDimLabels, text_.substr(start, dl - start), dl);
   finish(Tok::kIdent, word, e);
 }
 
@@ -324,15 +369,28 @@ void Lexer::LexString(size_t start, char quote) {
       char n = text_[i + 1];
       i += 2;
       switch (n) {
-        case 'n': value += '\n'; break;
-        case 't': value += '\t'; break;
-        case 'r': value += '\r'; break;
-        case '\\': value += '\\'; break;
-        case '"': value += '"'; break;
-        case '\'': value += '\''; break;
+        case 'n':
+          value += '\n';
+          break;
+        case 't':
+          value += '\t';
+          break;
+        case 'r':
+          value += '\r';
+          break;
+        case '\\':
+          value += '\\';
+          break;
+        case '"':
+          value += '"';
+          break;
+        case '\'':
+          value += '\'';
+          break;
         case 'x': {
           int v = 0, digits = 0;
-          while (i < text_.size() && digits < 2 && std::isxdigit(static_cast<unsigned char>(text_[i]))) {
+          while (i < text_.size() && digits < 2 &&
+                 std::isxdigit(static_cast<unsigned char>(text_[i]))) {
             v = v * 16 + (IsDigit(text_[i]) ? text_[i] - '0' : (std::tolower(text_[i]) - 'a' + 10));
             ++i;
             ++digits;

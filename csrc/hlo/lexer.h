@@ -13,8 +13,23 @@ namespace uir::hlo {
 
 enum class Tok : uint8_t {
   kEof,
-  kLbrace, kRbrace, kLparen, kRparen, kLsquare, kRsquare,
-  kComma, kColon, kEqual, kArrow, kLeq, kStar, kHash, kPlus, kTilde, kQuestion, kDots,
+  kLbrace,
+  kRbrace,
+  kLparen,
+  kRparen,
+  kLsquare,
+  kRsquare,
+  kComma,
+  kColon,
+  kEqual,
+  kArrow,
+  kLeq,
+  kStar,
+  kHash,
+  kPlus,
+  kTilde,
+  kQuestion,
+  kDots,
   kName,       // %foo, or foo: (text holds "foo")
   kAttrName,   // foo= (text holds "foo")
   kIdent,      // foo, keywords, opcodes, type names
@@ -30,9 +45,9 @@ std::string_view TokName(Tok tok);
 
 struct Token {
   Tok kind = Tok::kEof;
-  std::string text;    // see Tok; for punctuation, the punctuation itself
-  size_t offset = 0;   // byte offset of the first character
-  size_t end = 0;      // byte offset after the last character
+  std::string text;   // see Tok; for punctuation, the punctuation itself
+  size_t offset = 0;  // byte offset of the first character
+  size_t end = 0;     // byte offset after the last character
 };
 
 class Lexer {

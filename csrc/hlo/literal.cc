@@ -58,7 +58,8 @@ std::string FormatIeee(F value, int digits10, int max_digits10) {
   } else {
     back = std::strtod(buf, nullptr);
   }
-  if (back != value) std::snprintf(buf, sizeof(buf), "%.*g", max_digits10, static_cast<double>(value));
+  if (back != value)
+    std::snprintf(buf, sizeof(buf), "%.*g", max_digits10, static_cast<double>(value));
   return buf;
 }
 
@@ -90,11 +91,16 @@ uint64_t Literal::GetBits(int64_t i) const {
   const int bytes = StorageBytes(shape_.element_type());
   const uint8_t* p = data_.data() + i * bytes;
   switch (bytes) {
-    case 1: return p[0];
-    case 2: return Load<uint16_t>(p);
-    case 4: return Load<uint32_t>(p);
-    case 8: return Load<uint64_t>(p);
-    default: UIR_CHECK(false) << "GetBits on " << PrimitiveTypeName(shape_.element_type());
+    case 1:
+      return p[0];
+    case 2:
+      return Load<uint16_t>(p);
+    case 4:
+      return Load<uint32_t>(p);
+    case 8:
+      return Load<uint64_t>(p);
+    default:
+      UIR_CHECK(false) << "GetBits on " << PrimitiveTypeName(shape_.element_type());
   }
   return 0;
 }
@@ -103,26 +109,40 @@ void Literal::SetBits(int64_t i, uint64_t bits) {
   const int bytes = StorageBytes(shape_.element_type());
   uint8_t* p = data_.data() + i * bytes;
   switch (bytes) {
-    case 1: p[0] = static_cast<uint8_t>(bits); break;
-    case 2: Store<uint16_t>(p, static_cast<uint16_t>(bits)); break;
-    case 4: Store<uint32_t>(p, static_cast<uint32_t>(bits)); break;
-    case 8: Store<uint64_t>(p, bits); break;
-    default: UIR_CHECK(false) << "SetBits on " << PrimitiveTypeName(shape_.element_type());
+    case 1:
+      p[0] = static_cast<uint8_t>(bits);
+      break;
+    case 2:
+      Store<uint16_t>(p, static_cast<uint16_t>(bits));
+      break;
+    case 4:
+      Store<uint32_t>(p, static_cast<uint32_t>(bits));
+      break;
+    case 8:
+      Store<uint64_t>(p, bits);
+      break;
+    default:
+      UIR_CHECK(false) << "SetBits on " << PrimitiveTypeName(shape_.element_type());
   }
 }
 
 double Literal::GetDouble(int64_t i) const {
   PrimitiveType t = shape_.element_type();
   switch (KindOf(t)) {
-    case TypeKind::kPred: return GetBits(i) != 0 ? 1.0 : 0.0;
-    case TypeKind::kSigned: return static_cast<double>(GetInt64(i));
-    case TypeKind::kUnsigned: return static_cast<double>(GetUint64(i));
+    case TypeKind::kPred:
+      return GetBits(i) != 0 ? 1.0 : 0.0;
+    case TypeKind::kSigned:
+      return static_cast<double>(GetInt64(i));
+    case TypeKind::kUnsigned:
+      return static_cast<double>(GetUint64(i));
     case TypeKind::kFloat:
       if (t == PrimitiveType::kF32) return Load<float>(data_.data() + i * 4);
       if (t == PrimitiveType::kF64) return Load<double>(data_.data() + i * 8);
       return DecodeNarrowFloat(t, static_cast<uint32_t>(GetBits(i)));
-    case TypeKind::kComplex: return GetComplex(i).real();
-    default: UIR_CHECK(false) << "GetDouble on " << PrimitiveTypeName(t);
+    case TypeKind::kComplex:
+      return GetComplex(i).real();
+    default:
+      UIR_CHECK(false) << "GetDouble on " << PrimitiveTypeName(t);
   }
   return 0;
 }
@@ -156,9 +176,15 @@ std::complex<double> Literal::GetComplex(int64_t i) const {
 void Literal::SetDouble(int64_t i, double v) {
   PrimitiveType t = shape_.element_type();
   switch (KindOf(t)) {
-    case TypeKind::kPred: SetBits(i, v != 0 ? 1 : 0); return;
-    case TypeKind::kSigned: SetInt64(i, static_cast<int64_t>(v)); return;
-    case TypeKind::kUnsigned: SetUint64(i, static_cast<uint64_t>(v)); return;
+    case TypeKind::kPred:
+      SetBits(i, v != 0 ? 1 : 0);
+      return;
+    case TypeKind::kSigned:
+      SetInt64(i, static_cast<int64_t>(v));
+      return;
+    case TypeKind::kUnsigned:
+      SetUint64(i, static_cast<uint64_t>(v));
+      return;
     case TypeKind::kFloat:
       if (t == PrimitiveType::kF32) {
         Store<float>(data_.data() + i * 4, static_cast<float>(v));
@@ -168,8 +194,11 @@ void Literal::SetDouble(int64_t i, double v) {
         SetBits(i, EncodeNarrowFloat(t, static_cast<float>(v)));
       }
       return;
-    case TypeKind::kComplex: SetComplex(i, {v, 0.0}); return;
-    default: UIR_CHECK(false) << "SetDouble on " << PrimitiveTypeName(t);
+    case TypeKind::kComplex:
+      SetComplex(i, {v, 0.0});
+      return;
+    default:
+      UIR_CHECK(false) << "SetDouble on " << PrimitiveTypeName(t);
   }
 }
 
@@ -216,9 +245,12 @@ bool Literal::operator==(const Literal& other) const {
 std::string Literal::ElementToString(int64_t i) const {
   PrimitiveType t = shape_.element_type();
   switch (KindOf(t)) {
-    case TypeKind::kPred: return GetBits(i) ? "1" : "0";
-    case TypeKind::kSigned: return std::to_string(GetInt64(i));
-    case TypeKind::kUnsigned: return std::to_string(GetUint64(i));
+    case TypeKind::kPred:
+      return GetBits(i) ? "1" : "0";
+    case TypeKind::kSigned:
+      return std::to_string(GetInt64(i));
+    case TypeKind::kUnsigned:
+      return std::to_string(GetUint64(i));
     case TypeKind::kFloat:
       if (t == PrimitiveType::kF64) return FormatDouble(GetDouble(i));
       if (t == PrimitiveType::kF32) return FormatFloat(static_cast<float>(GetDouble(i)));
@@ -242,7 +274,8 @@ std::string Literal::ElementToString(int64_t i) const {
       }
       return "(" + FormatDouble(c.real()) + ", " + FormatDouble(c.imag()) + ")";
     }
-    default: return "";
+    default:
+      return "";
   }
 }
 

@@ -34,8 +34,8 @@ class Literal {
   // The value of element i, converted. Valid for pred, integer and float
   // types; GetComplex also for complex types (imaginary part 0 otherwise).
   double GetDouble(int64_t i) const;
-  int64_t GetInt64(int64_t i) const;     // integers and pred
-  uint64_t GetUint64(int64_t i) const;   // unsigned integers and pred
+  int64_t GetInt64(int64_t i) const;    // integers and pred
+  uint64_t GetUint64(int64_t i) const;  // unsigned integers and pred
   std::complex<double> GetComplex(int64_t i) const;
   // Stores `v` rounded to the element type (floats: to nearest even).
   void SetDouble(int64_t i, double v);

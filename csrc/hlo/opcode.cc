@@ -41,8 +41,9 @@ const OpcodeInfo& Info(HloOpcode opcode) {
 std::string_view OpcodeName(HloOpcode opcode) { return Info(opcode).name; }
 
 std::optional<HloOpcode> OpcodeFromName(std::string_view name) {
-  auto it = std::lower_bound(kOpcodes.begin(), kOpcodes.end(), name,
-                             [](const OpcodeInfo& info, std::string_view n) { return info.name < n; });
+  auto it =
+      std::lower_bound(kOpcodes.begin(), kOpcodes.end(), name,
+                       [](const OpcodeInfo& info, std::string_view n) { return info.name < n; });
   if (it == kOpcodes.end() || it->name != name) return std::nullopt;
   return static_cast<HloOpcode>(it - kOpcodes.begin());
 }
@@ -56,7 +57,9 @@ bool IsElementwise(HloOpcode opcode) {
          c == OpcodeCategory::kTernary;
 }
 
-bool HasOwnAsyncPair(HloOpcode opcode) { return Info(opcode).category == OpcodeCategory::kOwnAsync; }
+bool HasOwnAsyncPair(HloOpcode opcode) {
+  return Info(opcode).category == OpcodeCategory::kOwnAsync;
+}
 
 bool IsAsyncOpcode(HloOpcode opcode) {
   return opcode == HloOpcode::kAsyncStart || opcode == HloOpcode::kAsyncUpdate ||

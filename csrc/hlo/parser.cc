@@ -187,8 +187,11 @@ void Parser::ParseStackFrames() {
     while (At(Tok::kInt)) {
       ParseInt();
       StackFrameIndex::FileLocation l;
-      fields({{"file_name_id", &l.file_name_id}, {"function_name_id", &l.function_name_id},
-              {"line", &l.line}, {"end_line", &l.end_line}, {"column", &l.column},
+      fields({{"file_name_id", &l.file_name_id},
+              {"function_name_id", &l.function_name_id},
+              {"line", &l.line},
+              {"end_line", &l.end_line},
+              {"column", &l.column},
               {"end_column", &l.end_column}});
       index.file_locations.push_back(l);
     }
@@ -207,7 +210,8 @@ void Parser::ParseStackFrames() {
 HloComputation* Parser::LookupComputation(const std::string& name, size_t offset) {
   auto it = computations_.find(name);
   if (it == computations_.end()) {
-    FailAt(offset, "computation '" + name + "' is not defined (computations must be defined before use)");
+    FailAt(offset,
+           "computation '" + name + "' is not defined (computations must be defined before use)");
   }
   if (in_progress_.count(it->second)) {
     FailAt(offset, "computation '" + name + "' cannot call itself (HLO has no recursion)");
@@ -217,7 +221,8 @@ HloComputation* Parser::LookupComputation(const std::string& name, size_t offset
 
 std::string Parser::FreshComputationName(std::string_view base) {
   std::string name(base);
-  for (int n = 1; computations_.count(name); ++n) name = std::string(base) + "." + std::to_string(n);
+  for (int n = 1; computations_.count(name); ++n)
+    name = std::string(base) + "." + std::to_string(n);
   return name;
 }
 
@@ -232,7 +237,8 @@ HloComputation* Parser::ParseComputationRef(std::string_view owner) {
     // An inline computation; it gets a name of its own and precedes its caller.
     const size_t open = tok().offset;
     lexer_.Next();
-    auto comp = std::make_unique<HloComputation>(FreshComputationName(std::string(owner) + ".inline"));
+    auto comp =
+        std::make_unique<HloComputation>(FreshComputationName(std::string(owner) + ".inline"));
     return ParseInstructionList(std::move(comp), open);
   }
   Fail("expected a computation name, got '" + tok().text + "'");
@@ -245,7 +251,8 @@ void Parser::ParseComputation() {
     is_entry = true;
     lexer_.Next();
   }
-  if (!At(Tok::kName) && !At(Tok::kIdent)) Fail("expected a computation name, got '" + tok().text + "'");
+  if (!At(Tok::kName) && !At(Tok::kIdent))
+    Fail("expected a computation name, got '" + tok().text + "'");
   const std::string name = tok().text;
   const size_t name_offset = tok().offset;
   if (computations_.count(name)) FailAt(name_offset, "computation '" + name + "' is defined twice");
@@ -297,7 +304,8 @@ HloComputation* Parser::ParseInstructionList(std::unique_ptr<HloComputation> com
   lexer_.Next();
   HloComputation* comp = computation.get();
   in_progress_.erase(comp);
-  if (comp->instruction_count() == 0) FailAt(open_offset, "computation '" + comp->name() + "' has no instructions");
+  if (comp->instruction_count() == 0)
+    FailAt(open_offset, "computation '" + comp->name() + "' has no instructions");
   comp->set_root(scope.root ? scope.root : comp->instructions().back().get());
   for (int64_t i = 0; i < comp->num_parameters(); ++i) {
     if (comp->parameter(i) == nullptr) {
@@ -356,9 +364,11 @@ void Parser::ParseInstruction(Scope& scope) {
   }
   std::optional<Shape> shape;
   if (AtShapeStart()) shape = ParseShape();
-  HloInstruction* inst = ParseInstructionRest(scope, std::move(name), name_offset, std::move(shape), false);
+  HloInstruction* inst =
+      ParseInstructionRest(scope, std::move(name), name_offset, std::move(shape), false);
   if (is_root) {
-    if (scope.root != nullptr) FailAt(start, "computation '" + scope.computation->name() + "' has two ROOT instructions");
+    if (scope.root != nullptr)
+      FailAt(start, "computation '" + scope.computation->name() + "' has two ROOT instructions");
     scope.root = inst;
   }
 }
@@ -383,7 +393,8 @@ HloInstruction* Parser::ParseOperand(Scope& scope) {
       auto it = scope.names.find(text);
       if (it == scope.names.end()) {
         FailAt(s.token.offset, "unknown instruction '" + text + "' in computation '" +
-                                   scope.computation->name() + "' (operands must be defined before use)");
+                                   scope.computation->name() +
+                                   "' (operands must be defined before use)");
       }
       operand = it->second;
     }
@@ -420,13 +431,16 @@ HloInstruction* Parser::ParseInstructionRest(Scope& scope, std::string name, siz
   std::optional<HloOpcode> opcode = OpcodeFromName(op_text);
   int async_phase = -1;  // sugar: 0 start, 1 update, 2 done
   if (!opcode) {
-    for (auto [suffix, phase] : {std::pair<std::string_view, int>{"-start", 0}, {"-update", 1}, {"-done", 2}}) {
+    for (auto [suffix, phase] :
+         {std::pair<std::string_view, int>{"-start", 0}, {"-update", 1}, {"-done", 2}}) {
       if (op_text.size() > suffix.size() && op_text.ends_with(suffix)) {
-        auto base = OpcodeFromName(std::string_view(op_text).substr(0, op_text.size() - suffix.size()));
+        auto base =
+            OpcodeFromName(std::string_view(op_text).substr(0, op_text.size() - suffix.size()));
         if (base) {
           if (HasOwnAsyncPair(*base) || IsAsyncOpcode(*base) || *base == HloOpcode::kParameter ||
               *base == HloOpcode::kConstant) {
-            FailAt(op_offset, "'" + op_text + "' is not an opcode: " + std::string(OpcodeName(*base)) +
+            FailAt(op_offset, "'" + op_text +
+                                  "' is not an opcode: " + std::string(OpcodeName(*base)) +
                                   " cannot be wrapped in an async operation");
           }
           opcode = base;
@@ -496,7 +510,9 @@ HloInstruction* Parser::ParseInstructionRest(Scope& scope, std::string name, siz
       } catch (const ShapeError& e) {
         FailAt(op_offset, std::string("cannot infer the shape of ") + op_text + ": " + e.what());
       }
-      if (!shape) FailAt(name_offset, "instruction '" + name + "' needs a shape: " + op_text + "'s cannot be inferred");
+      if (!shape)
+        FailAt(name_offset,
+               "instruction '" + name + "' needs a shape: " + op_text + "'s cannot be inferred");
     }
     auto owned = std::make_unique<HloInstruction>(*opcode, std::move(*shape), std::move(name));
     owned->set_parameter_number(parameter_number);
@@ -523,7 +539,8 @@ HloInstruction* Parser::BuildAsyncSugar(Scope& scope, HloOpcode base, int phase,
   if (phase == 0) {
     if (!shape || !shape->IsTuple() || shape->tuple_shapes_size() < 2 ||
         !shape->tuple_shapes(0).IsTuple()) {
-      FailAt(name_offset, base_name + "-start needs a shape ((operand shapes...), result, state...)");
+      FailAt(name_offset,
+             base_name + "-start needs a shape ((operand shapes...), result, state...)");
     }
     const Shape& operand_shapes = shape->tuple_shapes(0);
     if (operand_shapes.tuple_shapes_size() != static_cast<int64_t>(operands.size())) {
@@ -532,12 +549,13 @@ HloInstruction* Parser::BuildAsyncSugar(Scope& scope, HloOpcode base, int phase,
                               std::to_string(operand_shapes.tuple_shapes_size()));
     }
     // The wrapped computation: parameters for the operands, the op as root.
-    auto comp = std::make_unique<HloComputation>(FreshComputationName(AsyncWrappedComputationName(name)));
+    auto comp =
+        std::make_unique<HloComputation>(FreshComputationName(AsyncWrappedComputationName(name)));
     std::vector<HloInstruction*> params;
     for (size_t i = 0; i < operands.size(); ++i) {
-      auto p = std::make_unique<HloInstruction>(HloOpcode::kParameter,
-                                                operand_shapes.tuple_shapes(static_cast<int64_t>(i)),
-                                                "param_" + std::to_string(i));
+      auto p = std::make_unique<HloInstruction>(
+          HloOpcode::kParameter, operand_shapes.tuple_shapes(static_cast<int64_t>(i)),
+          "param_" + std::to_string(i));
       p->set_parameter_number(static_cast<int64_t>(i));
       if (options_.fill_missing_layouts) p->mutable_shape().FillMissingLayouts();
       params.push_back(comp->AddInstruction(std::move(p)));
@@ -549,13 +567,15 @@ HloInstruction* Parser::BuildAsyncSugar(Scope& scope, HloOpcode base, int phase,
     comp->set_root(comp->AddInstruction(std::move(root)));
     computations_[comp->name()] = comp.get();
     HloComputation* wrapped = module_->AddComputation(std::move(comp));
-    auto start = std::make_unique<HloInstruction>(HloOpcode::kAsyncStart, std::move(*shape), std::move(name));
+    auto start = std::make_unique<HloInstruction>(HloOpcode::kAsyncStart, std::move(*shape),
+                                                  std::move(name));
     for (HloInstruction* o : operands) start->AppendOperand(o);
     start->mutable_attributes().Set(AttrKey::kCalls, wrapped);
     return Define(scope, std::move(start), name_offset);
   }
   if (operands.size() != 1) {
-    FailAt(name_offset, base_name + (phase == 1 ? "-update" : "-done") + " takes exactly one operand");
+    FailAt(name_offset,
+           base_name + (phase == 1 ? "-update" : "-done") + " takes exactly one operand");
   }
   const HloInstruction* chain_start = operands[0]->async_chain_start();
   if (chain_start == nullptr || chain_start->async_wrapped_instruction() == nullptr ||

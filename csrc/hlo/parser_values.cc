@@ -154,14 +154,16 @@ Shape Parser::ParseShape() {
       bool bounded = Accept(Tok::kLeq);
       const size_t dim_offset = tok().offset;
       int64_t d = ParseInt();
-      if (d < 0) FailAt(dim_offset, "dimension size must be non-negative, got " + std::to_string(d));
+      if (d < 0)
+        FailAt(dim_offset, "dimension size must be non-negative, got " + std::to_string(d));
       dims.push_back(d);
       dynamic.push_back(bounded);
     } while (Accept(Tok::kComma));
   }
   Expect(Tok::kRsquare, "']' closing the dimensions");
   Shape shape(*type, std::move(dims));
-  for (size_t i = 0; i < dynamic.size(); ++i) shape.set_dynamic_dimension(static_cast<int64_t>(i), dynamic[i]);
+  for (size_t i = 0; i < dynamic.size(); ++i)
+    shape.set_dynamic_dimension(static_cast<int64_t>(i), dynamic[i]);
   if (!IsArrayType(*type) && shape.rank() != 0) {
     FailAt(start, std::string(PrimitiveTypeName(*type)) + " shapes have no dimensions");
   }
@@ -265,7 +267,8 @@ Layout Parser::ParseLayout(int64_t rank, size_t offset) {
   std::vector<bool> seen(static_cast<size_t>(rank), false);
   for (int64_t d : layout.minor_to_major) {
     if (d < 0 || d >= rank || seen[d]) {
-      FailAt(offset, "layout minor_to_major is not a permutation of 0.." + std::to_string(rank - 1));
+      FailAt(offset,
+             "layout minor_to_major is not a permutation of 0.." + std::to_string(rank - 1));
     }
     seen[d] = true;
   }
@@ -287,7 +290,8 @@ void Parser::ParseScalarInto(Literal& literal, int64_t index) {
   const size_t offset = tok().offset;
   const std::string text = tok().text;
   auto out_of_range = [&]() {
-    FailAt(offset, "value " + text + " is out of range for " + std::string(PrimitiveTypeName(type)));
+    FailAt(offset,
+           "value " + text + " is out of range for " + std::string(PrimitiveTypeName(type)));
   };
   switch (KindOf(type)) {
     case TypeKind::kPred:
@@ -303,13 +307,16 @@ void Parser::ParseScalarInto(Literal& literal, int64_t index) {
       Fail("expected true, false, 0 or 1 for pred, got '" + text + "'");
     case TypeKind::kSigned:
     case TypeKind::kUnsigned: {
-      if (!At(Tok::kInt)) Fail("expected an integer for " + std::string(PrimitiveTypeName(type)) + ", got '" + text + "'");
+      if (!At(Tok::kInt))
+        Fail("expected an integer for " + std::string(PrimitiveTypeName(type)) + ", got '" + text +
+             "'");
       const int bits = BitWidth(type);
       errno = 0;
       if (IsSigned(type)) {
         int64_t v = std::strtoll(text.c_str(), nullptr, 10);
         if (errno == ERANGE) out_of_range();
-        if (bits < 64 && (v < -(int64_t{1} << (bits - 1)) || v >= (int64_t{1} << (bits - 1)))) out_of_range();
+        if (bits < 64 && (v < -(int64_t{1} << (bits - 1)) || v >= (int64_t{1} << (bits - 1))))
+          out_of_range();
         literal.SetInt64(index, v);
       } else {
         if (text[0] == '-') out_of_range();
@@ -323,7 +330,8 @@ void Parser::ParseScalarInto(Literal& literal, int64_t index) {
     }
     case TypeKind::kFloat: {
       if (!At(Tok::kInt) && !At(Tok::kDecimal)) {
-        Fail("expected a number for " + std::string(PrimitiveTypeName(type)) + ", got '" + text + "'");
+        Fail("expected a number for " + std::string(PrimitiveTypeName(type)) + ", got '" + text +
+             "'");
       }
       lexer_.Next();
       const bool negative = text[0] == '-';
@@ -331,7 +339,8 @@ void Parser::ParseScalarInto(Literal& literal, int64_t index) {
       if (nan_at != std::string::npos) {
         uint64_t payload = 0;
         size_t paren = text.find("(0x");
-        if (paren != std::string::npos) payload = std::strtoull(text.c_str() + paren + 3, nullptr, 16);
+        if (paren != std::string::npos)
+          payload = std::strtoull(text.c_str() + paren + 3, nullptr, 16);
         if (type == PrimitiveType::kF32 || type == PrimitiveType::kF64) {
           const int mantissa_bits = type == PrimitiveType::kF32 ? 23 : 52;
           const uint64_t quiet = uint64_t{1} << (mantissa_bits - 1);
@@ -346,7 +355,9 @@ void Parser::ParseScalarInto(Literal& literal, int64_t index) {
         }
         return;
       }
-      double v = text == "inf" ? INFINITY : text == "-inf" ? -INFINITY : std::strtod(text.c_str(), nullptr);
+      double v = text == "inf"    ? INFINITY
+                 : text == "-inf" ? -INFINITY
+                                  : std::strtod(text.c_str(), nullptr);
       if (type == PrimitiveType::kF64) {
         literal.SetDouble(index, v);
         return;
@@ -364,7 +375,8 @@ void Parser::ParseScalarInto(Literal& literal, int64_t index) {
       return;
     }
     case TypeKind::kComplex: {
-      if (!At(Tok::kLparen)) Fail("expected (real, imag) for " + std::string(PrimitiveTypeName(type)));
+      if (!At(Tok::kLparen))
+        Fail("expected (real, imag) for " + std::string(PrimitiveTypeName(type)));
       lexer_.Next();
       double re = ParseDouble();
       Expect(Tok::kComma, "',' in a complex value");
@@ -373,7 +385,8 @@ void Parser::ParseScalarInto(Literal& literal, int64_t index) {
       literal.SetComplex(index, {re, im});
       return;
     }
-    default: Fail("constants of type " + std::string(PrimitiveTypeName(type)) + " have no value");
+    default:
+      Fail("constants of type " + std::string(PrimitiveTypeName(type)) + " have no value");
   }
 }
 
@@ -385,10 +398,16 @@ void Parser::FillElided(Literal& literal) {
     elided_seed_ = elided_seed_ * 6364136223846793005ull + 1442695040888963407ull;
     const uint64_t r = elided_seed_ >> 33;
     switch (KindOf(type)) {
-      case TypeKind::kPred: literal.SetBits(i, r & 1); break;
+      case TypeKind::kPred:
+        literal.SetBits(i, r & 1);
+        break;
       case TypeKind::kSigned:
-      case TypeKind::kUnsigned: literal.SetInt64(i, static_cast<int64_t>(r % 8)); break;
-      default: literal.SetDouble(i, static_cast<double>(r % 1000) / 1000.0); break;
+      case TypeKind::kUnsigned:
+        literal.SetInt64(i, static_cast<int64_t>(r % 8));
+        break;
+      default:
+        literal.SetDouble(i, static_cast<double>(r % 1000) / 1000.0);
+        break;
     }
   }
 }
@@ -435,7 +454,8 @@ void Parser::ParseLiteralInto(Literal& literal, const Shape& shape) {
       if (count) Expect(Tok::kComma, "',' between literal elements");
       if (count >= dims[dim]) {
         FailAt(open, "literal has more than " + std::to_string(dims[dim]) +
-                         " elements in dimension " + std::to_string(dim) + " of " + shape.Describe());
+                         " elements in dimension " + std::to_string(dim) + " of " +
+                         shape.Describe());
       }
       if (dim + 1 == rank) {
         ParseScalarInto(literal, index++);
@@ -514,7 +534,8 @@ Window Parser::ParseWindow() {
     return values;
   };
   while (!At(Tok::kRbrace)) {
-    if (!At(Tok::kAttrName)) Fail("expected a window field (size=, stride=, pad=, ...), got '" + tok().text + "'");
+    if (!At(Tok::kAttrName))
+      Fail("expected a window field (size=, stride=, pad=, ...), got '" + tok().text + "'");
     const std::string field = tok().text;
     const size_t offset = tok().offset;
     lexer_.Next();
@@ -552,7 +573,8 @@ Window Parser::ParseWindow() {
 }
 
 ConvolutionDimensionNumbers Parser::ParseDimLabels() {
-  if (!At(Tok::kDimLabels)) Fail("expected dim labels like b01f_01io->b01f, got '" + tok().text + "'");
+  if (!At(Tok::kDimLabels))
+    Fail("expected dim labels like b01f_01io->b01f, got '" + tok().text + "'");
   const std::string text = tok().text;
   const size_t offset = tok().offset;
   lexer_.Next();
@@ -580,15 +602,16 @@ ConvolutionDimensionNumbers Parser::ParseDimLabels() {
       } else if (c >= '0' && c <= '9') {
         size_t s = static_cast<size_t>(c - '0');
         if (s >= by_index.size() || by_index[s] != -1) {
-          FailAt(offset, std::string("bad spatial dimension labels in the ") + which + " of " + text);
+          FailAt(offset,
+                 std::string("bad spatial dimension labels in the ") + which + " of " + text);
         }
         by_index[s] = static_cast<int64_t>(i);
         ++num_spatial;
       }
     }
     if (na != 1 || nb != 1) {
-      FailAt(offset, std::string("the ") + which + " of dim_labels " + text + " needs exactly one '" +
-                         a + "' and one '" + b + "'");
+      FailAt(offset, std::string("the ") + which + " of dim_labels " + text +
+                         " needs exactly one '" + a + "' and one '" + b + "'");
     }
     for (int64_t s = 0; s < num_spatial; ++s) {
       if (by_index[s] == -1) FailAt(offset, "spatial dimension labels must be 0..n-1 in " + text);
@@ -671,7 +694,8 @@ ReplicaGroups Parser::ParseReplicaGroups() {
     g.mesh_text = CaptureUntilAttributeEnd();
     return g;
   }
-  Fail("expected replica groups ({{0,1},...}, [n,m]<=[...] or mesh[...]), got '" + tok().text + "'");
+  Fail("expected replica groups ({{0,1},...}, [n,m]<=[...] or mesh[...]), got '" + tok().text +
+       "'");
 }
 
 Metadata Parser::ParseMetadata() {
@@ -683,19 +707,32 @@ Metadata Parser::ParseMetadata() {
     const std::string field = tok().text;
     const size_t offset = tok().offset;
     lexer_.Next();
-    if (field == "op_type") m.op_type = ParseStringValue();
-    else if (field == "op_name") m.op_name = ParseStringValue();
-    else if (field == "source_file") m.source_file = ParseStringValue();
-    else if (field == "deduplicated_name") m.deduplicated_name = ParseStringValue();
-    else if (field == "scheduling_name") m.scheduling_name = ParseStringValue();
-    else if (field == "source_line") m.source_line = ParseInt();
-    else if (field == "source_end_line") m.source_end_line = ParseInt();
-    else if (field == "source_column") m.source_column = ParseInt();
-    else if (field == "source_end_column") m.source_end_column = ParseInt();
-    else if (field == "stack_frame_id") m.stack_frame_id = ParseInt();
-    else if (field == "profile_type") m.profile_type = ParseIntList();
-    else if (field == "preserve_layout") m.preserve_layout = ParseBool();
-    else FailAt(offset, "unknown metadata field '" + field + "'");
+    if (field == "op_type")
+      m.op_type = ParseStringValue();
+    else if (field == "op_name")
+      m.op_name = ParseStringValue();
+    else if (field == "source_file")
+      m.source_file = ParseStringValue();
+    else if (field == "deduplicated_name")
+      m.deduplicated_name = ParseStringValue();
+    else if (field == "scheduling_name")
+      m.scheduling_name = ParseStringValue();
+    else if (field == "source_line")
+      m.source_line = ParseInt();
+    else if (field == "source_end_line")
+      m.source_end_line = ParseInt();
+    else if (field == "source_column")
+      m.source_column = ParseInt();
+    else if (field == "source_end_column")
+      m.source_end_column = ParseInt();
+    else if (field == "stack_frame_id")
+      m.stack_frame_id = ParseInt();
+    else if (field == "profile_type")
+      m.profile_type = ParseIntList();
+    else if (field == "preserve_layout")
+      m.preserve_layout = ParseBool();
+    else
+      FailAt(offset, "unknown metadata field '" + field + "'");
   }
   lexer_.Next();
   return m;
@@ -751,12 +788,18 @@ std::vector<OutputOperandAlias> Parser::ParseAliasing() {
 AttrValue Parser::ParseAttrValue(AttrKey key, std::string_view owner) {
   const size_t offset = tok().offset;
   switch (AttrKindOf(key)) {
-    case AttrKind::kInt: return ParseInt();
-    case AttrKind::kBool: return ParseBool();
-    case AttrKind::kFloat: return ParseDouble();
-    case AttrKind::kString: return ParseStringValue();
+    case AttrKind::kInt:
+      return ParseInt();
+    case AttrKind::kBool:
+      return ParseBool();
+    case AttrKind::kFloat:
+      return ParseDouble();
+    case AttrKind::kString:
+      return ParseStringValue();
     case AttrKind::kIdentifier: {
-      if (!At(Tok::kIdent)) Fail("expected an identifier for " + std::string(AttrName(key)) + ", got '" + tok().text + "'");
+      if (!At(Tok::kIdent))
+        Fail("expected an identifier for " + std::string(AttrName(key)) + ", got '" + tok().text +
+             "'");
       std::string value = tok().text;
       lexer_.Next();
       const auto& allowed = AllowedIdentifiers(key);
@@ -767,22 +810,26 @@ AttrValue Parser::ParseAttrValue(AttrKey key, std::string_view owner) {
       // api_version and the enum-like proto fields are case-insensitive in XLA.
       for (std::string_view a : allowed) {
         if (a.size() == value.size() &&
-            std::equal(a.begin(), a.end(), value.begin(), [](char x, char y) {
-              return std::toupper(static_cast<unsigned char>(x)) == std::toupper(static_cast<unsigned char>(y));
-            }) &&
+            std::equal(a.begin(), a.end(), value.begin(),
+                       [](char x, char y) {
+                         return std::toupper(static_cast<unsigned char>(x)) ==
+                                std::toupper(static_cast<unsigned char>(y));
+                       }) &&
             key != AttrKey::kDirection && key != AttrKey::kCompareType && key != AttrKey::kKind) {
           return std::string(a);
         }
       }
       std::string list;
       for (std::string_view a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-      FailAt(offset, "invalid " + std::string(AttrName(key)) + " '" + value + "'; expected one of " + list);
+      FailAt(offset,
+             "invalid " + std::string(AttrName(key)) + " '" + value + "'; expected one of " + list);
     }
     case AttrKind::kRaw:
       if (At(Tok::kLbrace)) return lexer_.TakeBraceBlock();
       if (At(Tok::kString)) return "\"" + CEscape(ParseStringValue()) + "\"";
       Fail("expected '{' for " + std::string(AttrName(key)));
-    case AttrKind::kIntList: return ParseIntList();
+    case AttrKind::kIntList:
+      return ParseIntList();
     case AttrKind::kIntListList: {
       Expect(Tok::kLbrace, "'{'");
       std::vector<std::vector<int64_t>> lists;
@@ -793,8 +840,10 @@ AttrValue Parser::ParseAttrValue(AttrKey key, std::string_view owner) {
       Expect(Tok::kRbrace, "'}'");
       return lists;
     }
-    case AttrKind::kBoolList: return ParseBoolList();
-    case AttrKind::kComputation: return ParseComputationRef(owner);
+    case AttrKind::kBoolList:
+      return ParseBoolList();
+    case AttrKind::kComputation:
+      return ParseComputationRef(owner);
     case AttrKind::kComputationList: {
       Expect(Tok::kLbrace, "'{' opening a computation list");
       std::vector<HloComputation*> list;
@@ -822,16 +871,21 @@ AttrValue Parser::ParseAttrValue(AttrKey key, std::string_view owner) {
       Expect(Tok::kRbrace, "'}' closing slice ranges");
       return ranges;
     }
-    case AttrKind::kPadding: return ParsePadding();
-    case AttrKind::kWindow: return ParseWindow();
-    case AttrKind::kDimLabels: return ParseDimLabels();
+    case AttrKind::kPadding:
+      return ParsePadding();
+    case AttrKind::kWindow:
+      return ParseWindow();
+    case AttrKind::kDimLabels:
+      return ParseDimLabels();
     case AttrKind::kPrecisionList: {
       Expect(Tok::kLbrace, "'{'");
       std::vector<std::string> list;
       while (!At(Tok::kRbrace)) {
-        if (!At(Tok::kIdent)) Fail("expected a precision (default, high, highest), got '" + tok().text + "'");
+        if (!At(Tok::kIdent))
+          Fail("expected a precision (default, high, highest), got '" + tok().text + "'");
         std::string p = tok().text;
-        std::transform(p.begin(), p.end(), p.begin(), [](unsigned char c) { return std::tolower(c); });
+        std::transform(p.begin(), p.end(), p.begin(),
+                       [](unsigned char c) { return std::tolower(c); });
         if (p != "default" && p != "high" && p != "highest" && p != "packed_nibble") {
           Fail("unknown precision '" + tok().text + "'");
         }
@@ -857,19 +911,23 @@ AttrValue Parser::ParseAttrValue(AttrKey key, std::string_view owner) {
       Expect(Tok::kRbrace, "'}'");
       return shapes;
     }
-    case AttrKind::kAliasing: return ParseAliasing();
+    case AttrKind::kAliasing:
+      return ParseAliasing();
     case AttrKind::kLiteral: {
       Shape s = ParseShape();
       if (options_.fill_missing_layouts) s.FillMissingLayouts();
       return ParseLiteral(s);
     }
-    case AttrKind::kReplicaGroups: return ParseReplicaGroups();
+    case AttrKind::kReplicaGroups:
+      return ParseReplicaGroups();
     case AttrKind::kSharding: {
       if (!At(Tok::kLbrace)) Fail("expected '{' opening a sharding");
       return Sharding{lexer_.TakeBraceBlock()};
     }
-    case AttrKind::kFrontendAttributes: return ParseFrontendAttributes();
-    case AttrKind::kMetadata: return ParseMetadata();
+    case AttrKind::kFrontendAttributes:
+      return ParseFrontendAttributes();
+    case AttrKind::kMetadata:
+      return ParseMetadata();
     case AttrKind::kBackendConfig:
       if (At(Tok::kLbrace)) return BackendConfig{lexer_.TakeBraceBlock(), true};
       return BackendConfig{ParseStringValue(), false};

@@ -16,60 +16,78 @@ std::string ShapeText(const Shape& s, const PrintOptions& o) { return s.ToString
 
 std::string Bools(const std::vector<bool>& v) {
   std::string out = "{";
-  for (size_t i = 0; i < v.size(); ++i) out += std::string(i ? "," : "") + (v[i] ? "true" : "false");
+  for (size_t i = 0; i < v.size(); ++i)
+    out += std::string(i ? "," : "") + (v[i] ? "true" : "false");
   return out + "}";
 }
 
 std::string AttrValueText(AttrKey key, const AttrValue& value, const PrintOptions& o) {
   switch (AttrKindOf(key)) {
-    case AttrKind::kInt: return std::to_string(std::get<int64_t>(value));
-    case AttrKind::kBool: return std::get<bool>(value) ? "true" : "false";
-    case AttrKind::kFloat: return FormatDouble(std::get<double>(value));
-    case AttrKind::kString: return "\"" + CEscape(std::get<std::string>(value)) + "\"";
+    case AttrKind::kInt:
+      return std::to_string(std::get<int64_t>(value));
+    case AttrKind::kBool:
+      return std::get<bool>(value) ? "true" : "false";
+    case AttrKind::kFloat:
+      return FormatDouble(std::get<double>(value));
+    case AttrKind::kString:
+      return "\"" + CEscape(std::get<std::string>(value)) + "\"";
     case AttrKind::kIdentifier:
-    case AttrKind::kRaw: return std::get<std::string>(value);
-    case AttrKind::kIntList: return IntListToString(std::get<std::vector<int64_t>>(value));
+    case AttrKind::kRaw:
+      return std::get<std::string>(value);
+    case AttrKind::kIntList:
+      return IntListToString(std::get<std::vector<int64_t>>(value));
     case AttrKind::kIntListList: {
       std::string out = "{";
       const auto& lists = std::get<std::vector<std::vector<int64_t>>>(value);
       for (size_t i = 0; i < lists.size(); ++i) out += (i ? "," : "") + IntListToString(lists[i]);
       return out + "}";
     }
-    case AttrKind::kBoolList: return Bools(std::get<std::vector<bool>>(value));
-    case AttrKind::kComputation: return "%" + std::get<HloComputation*>(value)->name();
+    case AttrKind::kBoolList:
+      return Bools(std::get<std::vector<bool>>(value));
+    case AttrKind::kComputation:
+      return "%" + std::get<HloComputation*>(value)->name();
     case AttrKind::kComputationList: {
       std::string out = "{";
       const auto& list = std::get<std::vector<HloComputation*>>(value);
       for (size_t i = 0; i < list.size(); ++i) out += (i ? ", %" : "%") + list[i]->name();
       return out + "}";
     }
-    case AttrKind::kSliceRanges: return SliceRangesToString(std::get<std::vector<SliceRange>>(value));
-    case AttrKind::kPadding: return PaddingToString(std::get<PaddingConfig>(value));
-    case AttrKind::kWindow: return WindowToString(std::get<Window>(value));
-    case AttrKind::kDimLabels: return DimLabelsToString(std::get<ConvolutionDimensionNumbers>(value));
+    case AttrKind::kSliceRanges:
+      return SliceRangesToString(std::get<std::vector<SliceRange>>(value));
+    case AttrKind::kPadding:
+      return PaddingToString(std::get<PaddingConfig>(value));
+    case AttrKind::kWindow:
+      return WindowToString(std::get<Window>(value));
+    case AttrKind::kDimLabels:
+      return DimLabelsToString(std::get<ConvolutionDimensionNumbers>(value));
     case AttrKind::kPrecisionList: {
       std::string out = "{";
       const auto& list = std::get<std::vector<std::string>>(value);
       for (size_t i = 0; i < list.size(); ++i) out += (i ? "," : "") + list[i];
       return out + "}";
     }
-    case AttrKind::kShape: return ShapeText(std::get<Shape>(value), o);
+    case AttrKind::kShape:
+      return ShapeText(std::get<Shape>(value), o);
     case AttrKind::kShapeList: {
       std::string out = "{";
       const auto& list = std::get<std::vector<Shape>>(value);
       for (size_t i = 0; i < list.size(); ++i) out += (i ? ", " : "") + ShapeText(list[i], o);
       return out + "}";
     }
-    case AttrKind::kAliasing: return AliasingToString(std::get<std::vector<OutputOperandAlias>>(value));
+    case AttrKind::kAliasing:
+      return AliasingToString(std::get<std::vector<OutputOperandAlias>>(value));
     case AttrKind::kLiteral: {
       const Literal& l = std::get<Literal>(value);
       return ShapeText(l.shape(), o) + " " + l.ToString();
     }
-    case AttrKind::kReplicaGroups: return ReplicaGroupsToString(std::get<ReplicaGroups>(value));
-    case AttrKind::kSharding: return std::get<Sharding>(value).text;
+    case AttrKind::kReplicaGroups:
+      return ReplicaGroupsToString(std::get<ReplicaGroups>(value));
+    case AttrKind::kSharding:
+      return std::get<Sharding>(value).text;
     case AttrKind::kFrontendAttributes:
       return FrontendAttributesToString(std::get<FrontendAttributes>(value));
-    case AttrKind::kMetadata: return MetadataToString(std::get<Metadata>(value));
+    case AttrKind::kMetadata:
+      return MetadataToString(std::get<Metadata>(value));
     case AttrKind::kBackendConfig: {
       const BackendConfig& b = std::get<BackendConfig>(value);
       return b.is_raw_block ? b.text : "\"" + CEscape(b.text) + "\"";
@@ -80,7 +98,8 @@ std::string AttrValueText(AttrKey key, const AttrValue& value, const PrintOption
 
 class ModulePrinter {
  public:
-  ModulePrinter(const HloModule* module, const PrintOptions& options) : module_(module), o_(options) {
+  ModulePrinter(const HloModule* module, const PrintOptions& options)
+      : module_(module), o_(options) {
     if (module_ == nullptr) return;
     for (const auto& c : module_->computations()) {
       for (const auto& inst : c->instructions()) {
@@ -114,14 +133,19 @@ class ModulePrinter {
     if (!root->control_predecessors().empty() || !root->control_successors().empty()) return false;
     if (c->instruction_count() != c->num_parameters() + 1) return false;
     const Shape& shape = start.shape();
-    if (!shape.IsTuple() || shape.tuple_shapes_size() < 2 || !shape.tuple_shapes(0).IsTuple()) return false;
+    if (!shape.IsTuple() || shape.tuple_shapes_size() < 2 || !shape.tuple_shapes(0).IsTuple())
+      return false;
     if (!(shape.tuple_shapes(1) == root->shape())) return false;
-    if (root->operand_count() != c->num_parameters() || start.operand_count() != c->num_parameters()) return false;
+    if (root->operand_count() != c->num_parameters() ||
+        start.operand_count() != c->num_parameters())
+      return false;
     for (int64_t i = 0; i < c->num_parameters(); ++i) {
       const HloInstruction* p = c->parameter(i);
-      if (p == nullptr || root->operand(i) != p || p->name() != "param_" + std::to_string(i)) return false;
+      if (p == nullptr || root->operand(i) != p || p->name() != "param_" + std::to_string(i))
+        return false;
       if (i >= shape.tuple_shapes(0).tuple_shapes_size() ||
-          !(p->shape() == shape.tuple_shapes(0).tuple_shapes(i)) || !p->attributes().entries().empty()) {
+          !(p->shape() == shape.tuple_shapes(0).tuple_shapes(i)) ||
+          !p->attributes().entries().empty()) {
         return false;
       }
     }
@@ -142,7 +166,9 @@ class ModulePrinter {
     const HloInstruction* wrapped = sugar ? inst.async_wrapped_instruction() : nullptr;
     if (sugar) {
       static constexpr const char* kSuffix[] = {"-start", "-update", "-done"};
-      int phase = inst.opcode() == HloOpcode::kAsyncStart ? 0 : inst.opcode() == HloOpcode::kAsyncUpdate ? 1 : 2;
+      int phase = inst.opcode() == HloOpcode::kAsyncStart    ? 0
+                  : inst.opcode() == HloOpcode::kAsyncUpdate ? 1
+                                                             : 2;
       os << OpcodeName(wrapped->opcode()) << kSuffix[phase];
     } else {
       os << OpcodeName(inst.opcode());
@@ -167,8 +193,9 @@ class ModulePrinter {
     }
     os << ")";
     // Sugar prints the wrapped op's attributes on the start, and drops calls=.
-    const AttributeMap& attrs =
-        sugar && inst.opcode() == HloOpcode::kAsyncStart ? wrapped->attributes() : inst.attributes();
+    const AttributeMap& attrs = sugar && inst.opcode() == HloOpcode::kAsyncStart
+                                    ? wrapped->attributes()
+                                    : inst.attributes();
     const bool skip_calls = sugar;
     bool control_done = false;
     auto control = [&]() {
@@ -201,7 +228,8 @@ class ModulePrinter {
       os << "  " << (inst.get() == c.root() ? "ROOT " : "") << Instruction(*inst) << "\n";
     }
     os << "}";
-    if (!c.execution_thread().empty()) os << ", execution_thread=\"" << CEscape(c.execution_thread()) << "\"";
+    if (!c.execution_thread().empty())
+      os << ", execution_thread=\"" << CEscape(c.execution_thread()) << "\"";
     return os.str();
   }
 
@@ -215,7 +243,8 @@ class ModulePrinter {
       for (size_t i = 0; i < cfg.input_output_alias.size(); ++i) {
         const InputOutputAlias& a = cfg.input_output_alias[i];
         os << (i ? ", " : "") << IntListToString(a.output_index) << ": (" << a.parameter << ", "
-           << IntListToString(a.parameter_index) << ", " << (a.must_alias ? "must-alias" : "may-alias") << ")";
+           << IntListToString(a.parameter_index) << ", "
+           << (a.must_alias ? "must-alias" : "may-alias") << ")";
       }
       os << " }";
     }
@@ -246,8 +275,10 @@ class ModulePrinter {
         os << ((*v)[0] ? "true" : "false");
       }
     };
-    spmd("allow_spmd_sharding_propagation_to_parameters", cfg.spmd_to_parameters, cfg.spmd_to_parameters_is_list);
-    spmd("allow_spmd_sharding_propagation_to_output", cfg.spmd_to_output, cfg.spmd_to_output_is_list);
+    spmd("allow_spmd_sharding_propagation_to_parameters", cfg.spmd_to_parameters,
+         cfg.spmd_to_parameters_is_list);
+    spmd("allow_spmd_sharding_propagation_to_output", cfg.spmd_to_output,
+         cfg.spmd_to_output_is_list);
     if (cfg.replica_count != 1) os << ", replica_count=" << cfg.replica_count;
     if (cfg.num_partitions != 1) os << ", num_partitions=" << cfg.num_partitions;
     if (!cfg.frontend_attributes.empty()) {
@@ -270,9 +301,10 @@ class ModulePrinter {
     os << "FileLocations\n";
     for (size_t i = 0; i < s.file_locations.size(); ++i) {
       const auto& l = s.file_locations[i];
-      os << i + 1 << " {file_name_id=" << l.file_name_id << " function_name_id=" << l.function_name_id
-         << " line=" << l.line << " end_line=" << l.end_line << " column=" << l.column
-         << " end_column=" << l.end_column << "}\n";
+      os << i + 1 << " {file_name_id=" << l.file_name_id
+         << " function_name_id=" << l.function_name_id << " line=" << l.line
+         << " end_line=" << l.end_line << " column=" << l.column << " end_column=" << l.end_column
+         << "}\n";
     }
     os << "\nStackFrames\n";
     for (size_t i = 0; i < s.stack_frames.size(); ++i) {

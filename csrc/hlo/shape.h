@@ -28,9 +28,9 @@ struct SplitConfig {
 // A layout: minor_to_major plus XLA's optional extras, printed in this order.
 struct Layout {
   std::vector<int64_t> minor_to_major;
-  std::vector<std::string> dim_level_types;  // D(...), legacy sparse; kept as written
-  std::vector<Tile> tiles;                   // T(...)(...)
-  int64_t tail_padding_alignment_in_elements = 1;  // L(n)
+  std::vector<std::string> dim_level_types;             // D(...), legacy sparse; kept as written
+  std::vector<Tile> tiles;                              // T(...)(...)
+  int64_t tail_padding_alignment_in_elements = 1;       // L(n)
   std::optional<PrimitiveType> index_primitive_type;    // #(type)
   std::optional<PrimitiveType> pointer_primitive_type;  // *(type)
   int64_t element_size_in_bits = 0;                     // E(n)
