@@ -4,7 +4,7 @@ The public names are re-exported here; the implementation lives in uir._src
 and the C++ core in uir._core.
 """
 
-from uir import _core
+from uir import _core, hlo
 from uir._src.errors import (
     CustomCallError,
     Error,
@@ -27,5 +27,6 @@ __all__ = [
     "TraceError",
     "VerifyError",
     "__version__",
+    "hlo",
     "info",
 ]

@@ -1,23 +1,409 @@
 // Bindings for the HLO IR: modules, computations, instructions and shapes.
+// Computations and instructions are views that keep their module alive.
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cstring>
 #include <memory>
 
+#include "hlo/float_format.h"
 #include "hlo/parser.h"
 #include "hlo/printer.h"
+#include "hlo/verifier.h"
 #include "python/bindings.h"
 
 namespace py = pybind11;
 
 namespace uir::python {
+namespace {
+
+using hlo::AttrKey;
+using hlo::AttrKind;
+using hlo::AttrValue;
+using ModulePtr = std::shared_ptr<hlo::HloModule>;
+
+struct PyComputation {
+  ModulePtr module;
+  hlo::HloComputation* computation;
+};
+
+struct PyInstruction {
+  ModulePtr module;
+  hlo::HloInstruction* instruction;
+};
+
+// The NumPy dtype name of `type`, or "" where NumPy has none.
+const char* NumpyName(hlo::PrimitiveType type) {
+  using hlo::PrimitiveType;
+  switch (type) {
+    case PrimitiveType::kPred:
+      return "bool";
+    case PrimitiveType::kS8:
+      return "int8";
+    case PrimitiveType::kS16:
+      return "int16";
+    case PrimitiveType::kS32:
+      return "int32";
+    case PrimitiveType::kS64:
+      return "int64";
+    case PrimitiveType::kU8:
+      return "uint8";
+    case PrimitiveType::kU16:
+      return "uint16";
+    case PrimitiveType::kU32:
+      return "uint32";
+    case PrimitiveType::kU64:
+      return "uint64";
+    case PrimitiveType::kF16:
+      return "float16";
+    case PrimitiveType::kF32:
+      return "float32";
+    case PrimitiveType::kF64:
+      return "float64";
+    case PrimitiveType::kC64:
+      return "complex64";
+    case PrimitiveType::kC128:
+      return "complex128";
+    default:
+      return "";
+  }
+}
+
+py::object Dtype(hlo::PrimitiveType type) {
+  const char* name = NumpyName(type);
+  if (*name) return py::dtype(name);
+  return py::str(std::string(hlo::PrimitiveTypeName(type)));
+}
+
+// A literal as a NumPy array: the natural dtype where NumPy has one, float32
+// for the narrow float types, int8/uint8 for sub-byte integers; tuples become
+// Python tuples.
+py::object LiteralToPython(const hlo::Literal& l) {
+  const hlo::Shape& s = l.shape();
+  if (s.IsTuple()) {
+    py::tuple t(l.tuple_elements().size());
+    for (size_t i = 0; i < l.tuple_elements().size(); ++i)
+      t[i] = LiteralToPython(l.tuple_elements()[i]);
+    return t;
+  }
+  if (!s.IsArray()) return py::none();
+  std::vector<py::ssize_t> dims(s.dimensions().begin(), s.dimensions().end());
+  const hlo::PrimitiveType t = s.element_type();
+  if (*NumpyName(t)) {
+    py::array out(py::dtype(NumpyName(t)), dims);
+    if (!l.bytes().empty()) std::memcpy(out.mutable_data(), l.bytes().data(), l.bytes().size());
+    return out;
+  }
+  if (hlo::IsNarrowFloat(t)) {
+    py::array_t<float> out(dims);
+    float* p = out.mutable_data();
+    for (int64_t i = 0; i < l.element_count(); ++i) p[i] = static_cast<float>(l.GetDouble(i));
+    return out;
+  }
+  py::array out(py::dtype(hlo::IsSigned(t) ? "int8" : "uint8"), dims);
+  auto* p = static_cast<uint8_t*>(out.mutable_data());
+  for (int64_t i = 0; i < l.element_count(); ++i) p[i] = static_cast<uint8_t>(l.GetInt64(i));
+  return out;
+}
+
+py::object AttrToPython(AttrKey key, const AttrValue& v, const ModulePtr& m) {
+  switch (hlo::AttrKindOf(key)) {
+    case AttrKind::kInt:
+      return py::int_(std::get<int64_t>(v));
+    case AttrKind::kBool:
+      return py::bool_(std::get<bool>(v));
+    case AttrKind::kFloat:
+      return py::float_(std::get<double>(v));
+    case AttrKind::kString:
+    case AttrKind::kIdentifier:
+    case AttrKind::kRaw:
+      return py::str(std::get<std::string>(v));
+    case AttrKind::kIntList:
+      return py::cast(std::get<std::vector<int64_t>>(v));
+    case AttrKind::kIntListList:
+      return py::cast(std::get<std::vector<std::vector<int64_t>>>(v));
+    case AttrKind::kBoolList:
+      return py::cast(std::get<std::vector<bool>>(v));
+    case AttrKind::kComputation:
+      return py::cast(PyComputation{m, std::get<hlo::HloComputation*>(v)});
+    case AttrKind::kComputationList: {
+      py::list out;
+      for (hlo::HloComputation* c : std::get<std::vector<hlo::HloComputation*>>(v))
+        out.append(py::cast(PyComputation{m, c}));
+      return out;
+    }
+    case AttrKind::kSliceRanges: {
+      py::list out;
+      for (const auto& r : std::get<std::vector<hlo::SliceRange>>(v))
+        out.append(py::make_tuple(r.start, r.limit, r.stride));
+      return out;
+    }
+    case AttrKind::kPadding: {
+      py::list out;
+      for (const auto& p : std::get<hlo::PaddingConfig>(v))
+        out.append(py::make_tuple(p.low, p.high, p.interior));
+      return out;
+    }
+    case AttrKind::kWindow: {
+      py::list out;
+      for (const auto& w : std::get<hlo::Window>(v).dimensions) {
+        py::dict d;
+        d["size"] = w.size;
+        d["stride"] = w.stride;
+        d["padding"] = py::make_tuple(w.padding_low, w.padding_high);
+        d["lhs_dilate"] = w.base_dilation;
+        d["rhs_dilate"] = w.window_dilation;
+        d["rhs_reversal"] = w.window_reversal;
+        out.append(d);
+      }
+      return out;
+    }
+    case AttrKind::kDimLabels: {
+      const auto& dn = std::get<hlo::ConvolutionDimensionNumbers>(v);
+      py::dict d;
+      d["labels"] = hlo::DimLabelsToString(dn);
+      d["input_batch_dimension"] = dn.input_batch_dimension;
+      d["input_feature_dimension"] = dn.input_feature_dimension;
+      d["input_spatial_dimensions"] = dn.input_spatial_dimensions;
+      d["kernel_input_feature_dimension"] = dn.kernel_input_feature_dimension;
+      d["kernel_output_feature_dimension"] = dn.kernel_output_feature_dimension;
+      d["kernel_spatial_dimensions"] = dn.kernel_spatial_dimensions;
+      d["output_batch_dimension"] = dn.output_batch_dimension;
+      d["output_feature_dimension"] = dn.output_feature_dimension;
+      d["output_spatial_dimensions"] = dn.output_spatial_dimensions;
+      return d;
+    }
+    case AttrKind::kPrecisionList:
+      return py::cast(std::get<std::vector<std::string>>(v));
+    case AttrKind::kShape:
+      return py::cast(std::get<hlo::Shape>(v));
+    case AttrKind::kShapeList:
+      return py::cast(std::get<std::vector<hlo::Shape>>(v));
+    case AttrKind::kAliasing: {
+      py::list out;
+      for (const auto& a : std::get<std::vector<hlo::OutputOperandAlias>>(v)) {
+        out.append(py::make_tuple(py::tuple(py::cast(a.output_index)), a.operand,
+                                  py::tuple(py::cast(a.operand_index))));
+      }
+      return out;
+    }
+    case AttrKind::kLiteral:
+      return LiteralToPython(std::get<hlo::Literal>(v));
+    case AttrKind::kReplicaGroups: {
+      const auto& g = std::get<hlo::ReplicaGroups>(v);
+      if (g.form == hlo::ReplicaGroups::Form::kExplicit) return py::cast(g.groups);
+      return py::str(hlo::ReplicaGroupsToString(g));
+    }
+    case AttrKind::kSharding:
+      return py::str(std::get<hlo::Sharding>(v).text);
+    case AttrKind::kFrontendAttributes: {
+      py::dict d;
+      for (const auto& a : std::get<hlo::FrontendAttributes>(v)) d[py::str(a.key)] = a.value;
+      return d;
+    }
+    case AttrKind::kMetadata: {
+      const auto& md = std::get<hlo::Metadata>(v);
+      py::dict d;
+      auto s = [&](const char* k, const std::string& x) {
+        if (!x.empty()) d[k] = x;
+      };
+      auto n = [&](const char* k, int64_t x) {
+        if (x) d[k] = x;
+      };
+      s("op_type", md.op_type);
+      s("op_name", md.op_name);
+      s("source_file", md.source_file);
+      n("source_line", md.source_line);
+      n("source_end_line", md.source_end_line);
+      n("source_column", md.source_column);
+      n("source_end_column", md.source_end_column);
+      n("stack_frame_id", md.stack_frame_id);
+      s("deduplicated_name", md.deduplicated_name);
+      s("scheduling_name", md.scheduling_name);
+      if (!md.profile_type.empty()) d["profile_type"] = md.profile_type;
+      return d;
+    }
+    case AttrKind::kBackendConfig:
+      return py::str(std::get<hlo::BackendConfig>(v).text);
+  }
+  return py::none();
+}
+
+std::vector<PyComputation> Computations(const ModulePtr& m) {
+  std::vector<PyComputation> out;
+  for (const auto& c : m->computations()) out.push_back({m, c.get()});
+  return out;
+}
+
+std::vector<PyInstruction> Wrap(const ModulePtr& m, const std::vector<hlo::HloInstruction*>& list) {
+  std::vector<PyInstruction> out;
+  for (hlo::HloInstruction* i : list) out.push_back({m, i});
+  return out;
+}
+
+hlo::PrintOptions Options(bool print_layout, bool print_operand_shapes, bool print_metadata,
+                          bool print_large_constants, bool async_sugar) {
+  hlo::PrintOptions o;
+  o.print_layout = print_layout;
+  o.print_operand_shapes = print_operand_shapes;
+  o.print_metadata = print_metadata;
+  o.print_large_constants = print_large_constants;
+  o.async_sugar = async_sugar;
+  return o;
+}
+
+}  // namespace
 
 void BindHlo(py::module_& m) {
   py::module_ sm = m.def_submodule("hlo", "XLA's HLO: parse, print, verify, inspect.");
-  py::class_<hlo::HloModule, std::shared_ptr<hlo::HloModule>>(sm, "HloModule")
+
+  py::class_<hlo::Shape>(sm, "Shape",
+                         "An HLO shape: an array (element type, dimensions, layout) or a tuple.")
+      .def(py::init([](const std::string& text) { return hlo::ParseShape(text); }), py::arg("text"))
+      .def_property_readonly(
+          "dtype",
+          [](const hlo::Shape& s) -> py::object {
+            if (s.IsTuple()) return py::none();
+            return Dtype(s.IsBuffer() ? s.buffer_element().element_type() : s.element_type());
+          })
+      .def_property_readonly(
+          "element_type",
+          [](const hlo::Shape& s) -> py::object {
+            if (s.IsTuple() || s.IsBuffer()) return py::none();
+            return py::str(std::string(hlo::PrimitiveTypeName(s.element_type())));
+          })
+      .def_property_readonly(
+          "dims", [](const hlo::Shape& s) { return py::tuple(py::cast(s.dimensions())); })
+      .def_property_readonly("rank", &hlo::Shape::rank)
+      .def_property_readonly(
+          "dynamic_dims",
+          [](const hlo::Shape& s) { return py::tuple(py::cast(s.dynamic_dimensions())); })
+      .def_property_readonly(
+          "layout",
+          [](const hlo::Shape& s) -> py::object {
+            if (!s.has_layout()) return py::none();
+            return py::tuple(py::cast(s.layout().minor_to_major));
+          },
+          "minor_to_major, or None without a layout")
+      .def_property_readonly("layout_text",
+                             [](const hlo::Shape& s) -> py::object {
+                               if (!s.has_layout()) return py::none();
+                               return py::str(hlo::LayoutToString(s.layout()));
+                             })
+      .def_property_readonly("is_tuple", &hlo::Shape::IsTuple)
+      .def_property_readonly("tuple_shapes", [](const hlo::Shape& s) { return s.tuple_shapes(); })
+      .def("__str__", [](const hlo::Shape& s) { return s.ToString(); })
+      .def("__repr__", [](const hlo::Shape& s) { return "Shape('" + s.ToString() + "')"; })
+      .def("__eq__", [](const hlo::Shape& a, const hlo::Shape& b) { return a == b; })
+      .def("__hash__", [](const hlo::Shape& s) { return py::hash(py::str(s.ToString())); })
+      .def("compatible", &hlo::Shape::Compatible, "Equal apart from layouts.");
+
+  py::class_<PyInstruction>(sm, "HloInstruction")
+      .def_property_readonly("name", [](const PyInstruction& i) { return i.instruction->name(); })
+      .def_property_readonly("opcode",
+                             [](const PyInstruction& i) {
+                               return std::string(hlo::OpcodeName(i.instruction->opcode()));
+                             })
+      .def_property_readonly("shape", [](const PyInstruction& i) { return i.instruction->shape(); })
+      .def_property_readonly(
+          "operands",
+          [](const PyInstruction& i) { return Wrap(i.module, i.instruction->operands()); })
+      .def_property_readonly(
+          "users", [](const PyInstruction& i) { return Wrap(i.module, i.instruction->users()); })
+      .def_property_readonly("control_predecessors",
+                             [](const PyInstruction& i) {
+                               return Wrap(i.module, i.instruction->control_predecessors());
+                             })
+      .def_property_readonly("called_computations",
+                             [](const PyInstruction& i) {
+                               std::vector<PyComputation> out;
+                               for (hlo::HloComputation* c : i.instruction->called_computations())
+                                 out.push_back({i.module, c});
+                               return out;
+                             })
+      .def_property_readonly(
+          "attributes",
+          [](const PyInstruction& i) {
+            py::dict d;
+            const hlo::HloInstruction& inst = *i.instruction;
+            if (inst.opcode() == hlo::HloOpcode::kParameter)
+              d["parameter_number"] = inst.parameter_number();
+            if (inst.has_literal()) d["literal"] = LiteralToPython(inst.literal());
+            for (const auto& [key, value] : inst.attributes().entries()) {
+              d[py::str(std::string(hlo::AttrName(key)))] = AttrToPython(key, value, i.module);
+            }
+            return d;
+          },
+          "The attributes as Python values (lists, dicts, NumPy arrays, computations).")
+      .def_property_readonly(
+          "computation",
+          [](const PyInstruction& i) { return PyComputation{i.module, i.instruction->parent()}; })
+      .def("to_text", [](const PyInstruction& i) { return hlo::PrintInstruction(*i.instruction); })
+      .def("__str__", [](const PyInstruction& i) { return hlo::PrintInstruction(*i.instruction); })
+      .def("__repr__",
+           [](const PyInstruction& i) { return "<HloInstruction %" + i.instruction->name() + ">"; })
+      .def("__eq__", [](const PyInstruction& a,
+                        const PyInstruction& b) { return a.instruction == b.instruction; })
+      .def("__hash__",
+           [](const PyInstruction& i) { return std::hash<const void*>()(i.instruction); });
+
+  py::class_<PyComputation>(sm, "HloComputation")
+      .def_property_readonly("name", [](const PyComputation& c) { return c.computation->name(); })
+      .def_property_readonly(
+          "instructions",
+          [](const PyComputation& c) {
+            return Wrap(c.module, c.computation->MakeInstructionPostOrder());
+          },
+          "The instructions in post order.")
+      .def_property_readonly(
+          "root",
+          [](const PyComputation& c) { return PyInstruction{c.module, c.computation->root()}; })
+      .def_property_readonly(
+          "parameters",
+          [](const PyComputation& c) { return Wrap(c.module, c.computation->parameters()); })
+      .def_property_readonly(
+          "is_entry", [](const PyComputation& c) { return c.module->entry() == c.computation; })
+      .def("to_text", [](const PyComputation& c) { return hlo::PrintComputation(*c.computation); })
+      .def("__str__", [](const PyComputation& c) { return hlo::PrintComputation(*c.computation); })
+      .def("__repr__",
+           [](const PyComputation& c) { return "<HloComputation %" + c.computation->name() + ">"; })
+      .def("__eq__", [](const PyComputation& a,
+                        const PyComputation& b) { return a.computation == b.computation; })
+      .def("__hash__",
+           [](const PyComputation& c) { return std::hash<const void*>()(c.computation); });
+
+  py::class_<hlo::HloModule, ModulePtr>(sm, "HloModule")
       .def_property_readonly("name", &hlo::HloModule::name)
-      .def("to_text", [](const hlo::HloModule& mod) { return hlo::PrintModule(mod); })
-      .def("__eq__", [](const hlo::HloModule& a, const hlo::HloModule& b) { return a.Equals(b); });
+      .def_property_readonly("entry",
+                             [](const ModulePtr& mod) { return PyComputation{mod, mod->entry()}; })
+      .def_property_readonly("computations", &Computations, "Callees before callers.")
+      .def_property_readonly("is_scheduled",
+                             [](const ModulePtr& mod) { return mod->config().is_scheduled; })
+      .def(
+          "to_text",
+          [](const hlo::HloModule& mod, bool print_layout, bool print_operand_shapes,
+             bool print_metadata, bool print_large_constants, bool async_sugar) {
+            return hlo::PrintModule(mod, Options(print_layout, print_operand_shapes, print_metadata,
+                                                 print_large_constants, async_sugar));
+          },
+          py::arg("print_layout") = true, py::arg("print_operand_shapes") = false,
+          py::arg("print_metadata") = true, py::arg("print_large_constants") = true,
+          py::arg("async_sugar") = true,
+          "XLA-style text. async_sugar=False prints async ops in the generic async-start form.")
+      .def("__str__", [](const hlo::HloModule& mod) { return hlo::PrintModule(mod); })
+      .def("__repr__", [](const hlo::HloModule& mod) { return "<HloModule " + mod.name() + ">"; })
+      .def(
+          "verify",
+          [](const hlo::HloModule& mod) {
+            py::gil_scoped_release release;
+            hlo::Verify(mod);
+          },
+          "Raises uir.VerifyError naming the first instruction that breaks an invariant.")
+      .def("clone", [](const hlo::HloModule& mod) { return ModulePtr(mod.Clone()); })
+      .def("__eq__", [](const hlo::HloModule& a, const hlo::HloModule& b) { return a.Equals(b); })
+      .def("__hash__", [](const hlo::HloModule& mod) { return py::hash(py::str(mod.name())); });
+
   sm.def(
       "parse_module",
       [](const std::string& text, const std::string& file) {
@@ -26,9 +412,10 @@ void BindHlo(py::module_& m) {
           py::gil_scoped_release release;
           module = hlo::ParseModule(text, hlo::ParseOptions{file});
         }
-        return std::shared_ptr<hlo::HloModule>(std::move(module));
+        return ModulePtr(std::move(module));
       },
-      py::arg("text"), py::arg("file") = "");
+      py::arg("text"), py::arg("file") = "",
+      "Parses HLO text; raises uir.ParseError with the line and column of the problem.");
 }
 
 }  // namespace uir::python

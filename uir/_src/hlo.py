@@ -1,0 +1,31 @@
+"""uir.hlo: XLA's HLO text, parsed into modules you can inspect, verify and print."""
+
+from __future__ import annotations
+
+import os
+
+from uir import _core
+
+HloModule = _core.hlo.HloModule
+HloComputation = _core.hlo.HloComputation
+HloInstruction = _core.hlo.HloInstruction
+Shape = _core.hlo.Shape
+
+
+def parse_module(text: str, *, file: str | None = None) -> HloModule:
+    """Parses HLO text as XLA writes it. Raises uir.ParseError with .line and
+    .column (and a message quoting the line with a caret) on bad text."""
+    if not isinstance(text, str):
+        raise TypeError(f"parse_module takes HLO text as str, got {type(text).__name__}")
+    return _core.hlo.parse_module(text, file or "")
+
+
+def load(path: str | os.PathLike[str]) -> HloModule:
+    """Reads and parses an HLO text file; errors name the file."""
+    path = os.fspath(path)
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    return _core.hlo.parse_module(text, path)
+
+
+__all__ = ["HloComputation", "HloInstruction", "HloModule", "Shape", "load", "parse_module"]
