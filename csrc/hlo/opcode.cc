@@ -61,6 +61,24 @@ bool HasOwnAsyncPair(HloOpcode opcode) {
   return Info(opcode).category == OpcodeCategory::kOwnAsync;
 }
 
+bool IsOwnAsyncFamily(HloOpcode opcode) {
+  switch (opcode) {
+    case HloOpcode::kAllGatherStart:
+    case HloOpcode::kAllGatherDone:
+    case HloOpcode::kAllReduceStart:
+    case HloOpcode::kAllReduceDone:
+    case HloOpcode::kCollectivePermuteStart:
+    case HloOpcode::kCollectivePermuteDone:
+    case HloOpcode::kCopyStart:
+    case HloOpcode::kCopyDone:
+    case HloOpcode::kSendDone:
+    case HloOpcode::kRecvDone:
+      return true;
+    default:
+      return HasOwnAsyncPair(opcode);
+  }
+}
+
 bool IsAsyncOpcode(HloOpcode opcode) {
   return opcode == HloOpcode::kAsyncStart || opcode == HloOpcode::kAsyncUpdate ||
          opcode == HloOpcode::kAsyncDone;

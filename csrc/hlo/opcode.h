@@ -35,6 +35,9 @@ bool IsElementwise(HloOpcode opcode);
 // Ops that have their own -start/-done opcodes (copy, all-reduce, ...): the
 // generic async-start must not wrap them.
 bool HasOwnAsyncPair(HloOpcode opcode);
+// True for those ops and their own -start/-update/-done opcodes (copy-start,
+// all-reduce-done, send-done, ...): none of them may be wrapped either.
+bool IsOwnAsyncFamily(HloOpcode opcode);
 bool IsAsyncOpcode(HloOpcode opcode);  // async-start, async-update, async-done
 
 }  // namespace uir::hlo

@@ -437,7 +437,7 @@ HloInstruction* Parser::ParseInstructionRest(Scope& scope, std::string name, siz
         auto base =
             OpcodeFromName(std::string_view(op_text).substr(0, op_text.size() - suffix.size()));
         if (base) {
-          if (HasOwnAsyncPair(*base) || IsAsyncOpcode(*base) || *base == HloOpcode::kParameter ||
+          if (IsOwnAsyncFamily(*base) || IsAsyncOpcode(*base) || *base == HloOpcode::kParameter ||
               *base == HloOpcode::kConstant) {
             FailAt(op_offset, "'" + op_text +
                                   "' is not an opcode: " + std::string(OpcodeName(*base)) +

@@ -125,7 +125,7 @@ class ModulePrinter {
     auto it = callers_.find(c);
     if (it == callers_.end() || it->second != 1) return false;
     const HloInstruction* root = c->root();
-    if (root == nullptr || HasOwnAsyncPair(root->opcode()) || IsAsyncOpcode(root->opcode()) ||
+    if (root == nullptr || IsOwnAsyncFamily(root->opcode()) || IsAsyncOpcode(root->opcode()) ||
         root->opcode() == HloOpcode::kParameter || root->opcode() == HloOpcode::kConstant) {
       return false;
     }

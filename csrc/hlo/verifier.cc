@@ -201,7 +201,7 @@ void CheckAsync(const HloInstruction& inst) {
     auto c = inst.attributes().GetOr<HloComputation*>(AttrKey::kCalls);
     if (!c) Fail(inst, "async-start needs calls=");
     const HloInstruction* wrapped = (*c)->root();
-    if (HasOwnAsyncPair(wrapped->opcode())) {
+    if (IsOwnAsyncFamily(wrapped->opcode())) {
       Fail(inst, "async-start cannot wrap " + std::string(OpcodeName(wrapped->opcode())) +
                      ": it has its own " + std::string(OpcodeName(wrapped->opcode())) +
                      "-start/-done opcodes");
