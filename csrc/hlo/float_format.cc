@@ -178,6 +178,8 @@ uint32_t EncodeNarrowFloat(PrimitiveType type, float value) {
     encoding = (static_cast<uint64_t>(biased) << f.mantissa_bits) + (q - (1ull << f.mantissa_bits));
   }
   if (encoding > MaxFiniteBits(f)) return overflow();
+  // fnuz types have no -0: its encoding is NaN, so underflow goes to +0.
+  if (encoding == 0 && f.nan == NanEncoding::kNegZero) return 0;
   return sign | static_cast<uint32_t>(encoding);
 }
 

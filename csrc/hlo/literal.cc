@@ -252,8 +252,10 @@ std::string Literal::ElementToString(int64_t i) const {
     case TypeKind::kUnsigned:
       return std::to_string(GetUint64(i));
     case TypeKind::kFloat:
-      if (t == PrimitiveType::kF64) return FormatDouble(GetDouble(i));
-      if (t == PrimitiveType::kF32) return FormatFloat(static_cast<float>(GetDouble(i)));
+      // f32 and f64 print from their bits: a NaN's payload must not be
+      // quieted by a conversion.
+      if (t == PrimitiveType::kF64) return FormatDouble(Load<double>(data_.data() + i * 8));
+      if (t == PrimitiveType::kF32) return FormatFloat(Load<float>(data_.data() + i * 4));
       {
         // Narrow floats print as floats; a NaN keeps only its sign.
         float v = static_cast<float>(GetDouble(i));
