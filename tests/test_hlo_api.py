@@ -89,6 +89,7 @@ def test_shapes(module):
     t = module.entry.root.shape
     assert t.is_tuple and t.dtype is None
     d, r = t.tuple_shapes
+    assert r.dims == (2,)
     assert d.dtype == np.float32 and d.dims == (2, 4) and d.layout == (1, 0)
     assert str(d) == "f32[2,4]{1,0}"
     assert uir.hlo.Shape("bf16[2]").dtype == "bf16"
