@@ -21,7 +21,7 @@ DEPS_STAMP := $(VENV)/.uir-deps
 BUILD_STAMP := $(VENV)/.uir-build
 ASAN_STAMP := $(ASAN_VENV)/.uir-build
 
-.PHONY: all demo test bench asan lint format system-deps build clean distclean help
+.PHONY: all demo test bench asan fuzz fuzz-build lint format system-deps build clean distclean help
 
 all: test
 
@@ -30,13 +30,14 @@ help:
 	@echo "make test    install what is missing, build, run the test suite"
 	@echo "make bench   run benchmarks/ (uir beside NumPy)"
 	@echo "make asan    build with ASan+UBSan in $(ASAN_VENV) and run the tests there"
-	@echo "make lint    ruff and clang-format checks"
+	@echo "make fuzz    run the HLO parser fuzzer for FUZZ_SECONDS (default 600)"
+	@echo "make lint    ruff, clang-format and clang-tidy checks"
 	@echo "make format  apply ruff format and clang-format"
 
 demo: $(BUILD_STAMP)
 	$(VENV)/bin/uir demo
 
-test: $(BUILD_STAMP)
+test: $(BUILD_STAMP) fuzz-build
 	$(VENV)/bin/python -m pytest $(PYTEST_ARGS)
 
 bench: $(BUILD_STAMP)
@@ -67,6 +68,24 @@ $(BUILD_STAMP): $(SYSTEM_STAMP) $(DEPS_STAMP) $(CORE_INPUTS)
 	    -Cbuild-dir=$(BUILD_DIR) -e .
 	@ln -sf "$$(ls build/cp*/compile_commands.json | head -1)" compile_commands.json
 	@touch $@
+
+# The HLO parser fuzzer (libFuzzer + ASan + UBSan, built with clang), seeded
+# with XLA's corpus. The test suite runs it briefly; `make fuzz` runs it long.
+FUZZ_DIR := build/fuzz
+FUZZER := $(FUZZ_DIR)/hlo_parser_fuzzer
+FUZZ_SECONDS ?= 600
+CORPUS_DIR ?= ../shared/corpus/xla-hlo
+
+fuzz-build: $(SYSTEM_STAMP) $(DEPS_STAMP)
+	@[ -f $(FUZZ_DIR)/build.ninja ] || cmake -S tools/fuzz -B $(FUZZ_DIR) -G Ninja \
+	    -DCMAKE_CXX_COMPILER=clang++-19 -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake --build $(FUZZ_DIR) | grep -v "^ninja: no work to do" || true
+	@test -x $(FUZZER)
+
+fuzz: fuzz-build
+	mkdir -p $(FUZZ_DIR)/corpus
+	$(FUZZER) -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
+	    -artifact_prefix=$(FUZZ_DIR)/ $(FUZZ_DIR)/corpus $(CORPUS_DIR)
 
 # The same build with AddressSanitizer and UndefinedBehaviorSanitizer, in its
 # own venv. Python itself is not instrumented, so the ASan runtime is preloaded

@@ -19,7 +19,7 @@ def _format(value: object) -> str:
     return str(value)
 
 
-def _print_table(rows: list[dict[str, object]]) -> None:
+def print_table(rows: list[dict[str, object]]) -> None:
     columns = list(dict.fromkeys(key for row in rows for key in row))
     cells = [[_format(row.get(c, "-")) for c in columns] for row in rows]
     widths = [max(len(c), *(len(r[i]) for r in cells)) for i, c in enumerate(columns)]
@@ -33,7 +33,8 @@ def main() -> int:
     parser.add_argument("names", nargs="*", help="benchmarks to run (default: all)")
     args = parser.parse_args()
     sys.path.insert(0, str(HERE))
-    available = sorted(p.stem.removeprefix("bench_") for p in HERE.glob("bench_*.py"))
+    helpers = {"run", "roofline"}
+    available = sorted(p.stem for p in HERE.glob("*.py") if p.stem not in helpers)
     names = args.names or available
     unknown = sorted(set(names) - set(available))
     if unknown:
@@ -46,9 +47,9 @@ def main() -> int:
         f"{info['threads']} threads"
     )
     for name in names:
-        module = importlib.import_module(f"bench_{name}")
+        module = importlib.import_module(name)
         print(f"\n== {name}: {(module.__doc__ or '').strip().splitlines()[0]}")
-        _print_table(module.run())
+        print_table(module.run())
     return 0
 
 

@@ -13,6 +13,8 @@ packages=(
   libtbb-dev          # oneTBB: the worker thread pool
   ccache              # optional, but makes rebuilds after a clean build cheap
   clang-format-19     # the C++ format check of the test suite
+  clang-19            # builds the libFuzzer target for the HLO parser
+  libclang-rt-19-dev  # libFuzzer and the sanitizer runtimes for clang
 )
 packages+=("$@")
 # Debian's own python3 needs its venv module and headers as separate packages.

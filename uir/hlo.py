@@ -1,12 +1,23 @@
 """XLA's HLO: parse, print, verify and inspect modules (see uir._src.hlo)."""
 
 from uir._src.hlo import (
+    ComputationBuilder,
     HloComputation,
     HloInstruction,
     HloModule,
+    ModuleBuilder,
     Shape,
     load,
     parse_module,
 )
 
-__all__ = ["HloComputation", "HloInstruction", "HloModule", "Shape", "load", "parse_module"]
+__all__ = [
+    "ComputationBuilder",
+    "HloComputation",
+    "HloInstruction",
+    "HloModule",
+    "ModuleBuilder",
+    "Shape",
+    "load",
+    "parse_module",
+]

@@ -21,6 +21,22 @@ Shape ParseShape(std::string_view text) {
   return parser.ParseShapeOnly();
 }
 
+AttrValue ParseAttributeValue(AttrKey key, std::string_view text) {
+  Parser parser(text, ParseOptions{});
+  return parser.ParseAttributeValueOnly(key);
+}
+
+AttrValue Parser::ParseAttributeValueOnly(AttrKey key) {
+  const AttrKind kind = AttrKindOf(key);
+  if (kind == AttrKind::kComputation || kind == AttrKind::kComputationList) {
+    Fail(std::string(AttrName(key)) + " names computations and cannot be given as text");
+  }
+  AttrValue value = ParseAttrValue(key, "");
+  if (!At(Tok::kEof))
+    Fail("unexpected '" + tok().text + "' after the value of " + std::string(AttrName(key)));
+  return value;
+}
+
 std::unique_ptr<HloModule> Parser::ParseModule() {
   module_ = std::make_unique<HloModule>("");
   bool has_header = false;

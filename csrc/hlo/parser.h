@@ -24,6 +24,11 @@ std::unique_ptr<HloModule> ParseModule(std::string_view text, const ParseOptions
 // Parses one shape, e.g. "f32[2,3]{0,1}" or "(s32[], pred[])".
 Shape ParseShape(std::string_view text);
 
+// Parses the text form of one attribute value, as it appears after `name=`
+// (e.g. "{size=3x3 stride=2x2}" for window). Attributes that name
+// computations cannot be parsed this way. Throws ParseError.
+AttrValue ParseAttributeValue(AttrKey key, std::string_view text);
+
 // The name of the computation the parser creates for the async sugar
 // `X-start` instruction named `start_name`; the printer uses the sugar only
 // for computations the parser would have created.

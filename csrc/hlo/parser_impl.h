@@ -23,6 +23,7 @@ class Parser {
 
   std::unique_ptr<HloModule> ParseModule();
   Shape ParseShapeOnly();
+  AttrValue ParseAttributeValueOnly(AttrKey key);
 
  private:
   // The instructions of the computation being parsed, by name.

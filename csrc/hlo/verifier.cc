@@ -261,6 +261,63 @@ void CheckAsync(const HloInstruction& inst) {
   }
 }
 
+// Ops whose result shape is written out rather than inferred still have rules.
+void CheckExplicitShape(const HloInstruction& inst) {
+  const Shape& s = inst.shape();
+  auto operand = [&](int64_t i) -> const Shape& { return inst.operand(i)->shape(); };
+  switch (inst.opcode()) {
+    case HloOpcode::kReshape:
+      if (!s.IsArray() || !operand(0).IsArray() || s.element_type() != operand(0).element_type() ||
+          (s.is_static() && operand(0).is_static() &&
+           s.element_count() != operand(0).element_count())) {
+        Fail(inst, "reshape from " + operand(0).Describe() + " to " + s.Describe() +
+                       " must keep the element type and count");
+      }
+      break;
+    case HloOpcode::kConvert:
+      if (!s.IsArray() || !operand(0).IsArray() || s.dimensions() != operand(0).dimensions()) {
+        Fail(inst, "convert from " + operand(0).Describe() + " to " + s.Describe() +
+                       " must keep the dimensions");
+      }
+      break;
+    case HloOpcode::kBroadcast: {
+      auto dims = inst.attributes().GetOr<std::vector<int64_t>>(AttrKey::kDimensions);
+      std::vector<int64_t> d = dims.value_or(std::vector<int64_t>{});
+      if (!s.IsArray() || !operand(0).IsArray() ||
+          static_cast<int64_t>(d.size()) != operand(0).rank() ||
+          s.element_type() != operand(0).element_type()) {
+        Fail(inst,
+             "broadcast of " + operand(0).Describe() + " to " + s.Describe() +
+                 " needs one entry in dimensions= per operand dimension and the same element type");
+      }
+      for (size_t i = 0; i < d.size(); ++i) {
+        // A size-1 operand dimension may stretch (XLA's shape inference allows it).
+        const int64_t n = operand(0).dimensions(static_cast<int64_t>(i));
+        if (d[i] < 0 || d[i] >= s.rank() || (s.dimensions(d[i]) != n && n != 1)) {
+          Fail(inst, "broadcast dimension " + std::to_string(i) + " of " + operand(0).Describe() +
+                         " does not map onto " + s.Describe());
+        }
+      }
+      break;
+    }
+    case HloOpcode::kIota: {
+      auto d = inst.attributes().GetOr<int64_t>(AttrKey::kIotaDimension);
+      if (!d || !s.IsArray() || *d < 0 || *d >= s.rank())
+        Fail(inst, "iota needs iota_dimension within the rank of " + s.Describe());
+      break;
+    }
+    case HloOpcode::kBitcastConvert:
+      if (s.IsArray() && operand(0).IsArray() &&
+          BitWidth(s.element_type()) == BitWidth(operand(0).element_type()) &&
+          s.dimensions() != operand(0).dimensions()) {
+        Fail(inst, "bitcast-convert between types of equal width must keep the dimensions");
+      }
+      break;
+    default:
+      break;
+  }
+}
+
 void CheckInstruction(const HloInstruction& inst, const HloModule& module,
                       const std::unordered_set<const HloComputation*>& module_computations) {
   const int arity = OpcodeArity(inst.opcode());
@@ -295,6 +352,7 @@ void CheckInstruction(const HloInstruction& inst, const HloModule& module,
     Fail(inst,
          "shape " + inst.shape().Describe() + " differs from the inferred " + inferred->Describe());
   }
+  CheckExplicitShape(inst);
   CheckCalledComputations(inst);
   CheckAsync(inst);
 }

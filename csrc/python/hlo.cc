@@ -12,6 +12,7 @@
 #include "hlo/printer.h"
 #include "hlo/verifier.h"
 #include "python/bindings.h"
+#include "python/hlo_types.h"
 
 namespace py = pybind11;
 
@@ -21,17 +22,6 @@ namespace {
 using hlo::AttrKey;
 using hlo::AttrKind;
 using hlo::AttrValue;
-using ModulePtr = std::shared_ptr<hlo::HloModule>;
-
-struct PyComputation {
-  ModulePtr module;
-  hlo::HloComputation* computation;
-};
-
-struct PyInstruction {
-  ModulePtr module;
-  hlo::HloInstruction* instruction;
-};
 
 // The NumPy dtype name of `type`, or "" where NumPy has none.
 const char* NumpyName(hlo::PrimitiveType type) {
@@ -76,6 +66,8 @@ py::object Dtype(hlo::PrimitiveType type) {
   return py::str(std::string(hlo::PrimitiveTypeName(type)));
 }
 
+}  // namespace
+
 // A literal as a NumPy array: the natural dtype where NumPy has one, float32
 // for the narrow float types, int8/uint8 for sub-byte integers; tuples become
 // Python tuples.
@@ -106,6 +98,8 @@ py::object LiteralToPython(const hlo::Literal& l) {
   for (int64_t i = 0; i < l.element_count(); ++i) p[i] = static_cast<uint8_t>(l.GetInt64(i));
   return out;
 }
+
+namespace {
 
 py::object AttrToPython(AttrKey key, const AttrValue& v, const ModulePtr& m) {
   switch (hlo::AttrKindOf(key)) {
@@ -236,9 +230,10 @@ std::vector<PyComputation> Computations(const ModulePtr& m) {
   return out;
 }
 
-std::vector<PyInstruction> Wrap(const ModulePtr& m, const std::vector<hlo::HloInstruction*>& list) {
+std::vector<PyInstruction> Wrap(const ModulePtr& m, const std::vector<hlo::HloInstruction*>& list,
+                                const std::shared_ptr<void>& owner = nullptr) {
   std::vector<PyInstruction> out;
-  for (hlo::HloInstruction* i : list) out.push_back({m, i});
+  for (hlo::HloInstruction* i : list) out.push_back({m, i, owner});
   return out;
 }
 
@@ -254,6 +249,11 @@ hlo::PrintOptions Options(bool print_layout, bool print_operand_shapes, bool pri
 }
 
 }  // namespace
+
+hlo::Shape ToShape(const py::handle& value) {
+  if (py::isinstance<py::str>(value)) return hlo::ParseShape(value.cast<std::string>());
+  return value.cast<hlo::Shape>();
+}
 
 void BindHlo(py::module_& m) {
   py::module_ sm = m.def_submodule("hlo", "XLA's HLO: parse, print, verify, inspect.");
@@ -308,12 +308,14 @@ void BindHlo(py::module_& m) {
       .def_property_readonly("shape", [](const PyInstruction& i) { return i.instruction->shape(); })
       .def_property_readonly(
           "operands",
-          [](const PyInstruction& i) { return Wrap(i.module, i.instruction->operands()); })
+          [](const PyInstruction& i) { return Wrap(i.module, i.instruction->operands(), i.owner); })
       .def_property_readonly(
-          "users", [](const PyInstruction& i) { return Wrap(i.module, i.instruction->users()); })
+          "users",
+          [](const PyInstruction& i) { return Wrap(i.module, i.instruction->users(), i.owner); })
       .def_property_readonly("control_predecessors",
                              [](const PyInstruction& i) {
-                               return Wrap(i.module, i.instruction->control_predecessors());
+                               return Wrap(i.module, i.instruction->control_predecessors(),
+                                           i.owner);
                              })
       .def_property_readonly("called_computations",
                              [](const PyInstruction& i) {
@@ -353,15 +355,17 @@ void BindHlo(py::module_& m) {
       .def_property_readonly(
           "instructions",
           [](const PyComputation& c) {
-            return Wrap(c.module, c.computation->MakeInstructionPostOrder());
+            return Wrap(c.module, c.computation->MakeInstructionPostOrder(), c.owner);
           },
           "The instructions in post order.")
-      .def_property_readonly(
-          "root",
-          [](const PyComputation& c) { return PyInstruction{c.module, c.computation->root()}; })
-      .def_property_readonly(
-          "parameters",
-          [](const PyComputation& c) { return Wrap(c.module, c.computation->parameters()); })
+      .def_property_readonly("root",
+                             [](const PyComputation& c) {
+                               return PyInstruction{c.module, c.computation->root(), c.owner};
+                             })
+      .def_property_readonly("parameters",
+                             [](const PyComputation& c) {
+                               return Wrap(c.module, c.computation->parameters(), c.owner);
+                             })
       .def_property_readonly(
           "is_entry", [](const PyComputation& c) { return c.module->entry() == c.computation; })
       .def("to_text", [](const PyComputation& c) { return hlo::PrintComputation(*c.computation); })
@@ -403,6 +407,7 @@ void BindHlo(py::module_& m) {
       .def("clone", [](const hlo::HloModule& mod) { return ModulePtr(mod.Clone()); })
       .def("__eq__", [](const hlo::HloModule& a, const hlo::HloModule& b) { return a.Equals(b); })
       .def("__hash__", [](const hlo::HloModule& mod) { return py::hash(py::str(mod.name())); });
+  BindHloBuilder(sm);
 
   sm.def(
       "parse_module",

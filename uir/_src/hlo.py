@@ -10,6 +10,8 @@ HloModule = _core.hlo.HloModule
 HloComputation = _core.hlo.HloComputation
 HloInstruction = _core.hlo.HloInstruction
 Shape = _core.hlo.Shape
+ModuleBuilder = _core.hlo.ModuleBuilder
+ComputationBuilder = _core.hlo.ComputationBuilder
 
 
 def parse_module(text: str, *, file: str | None = None) -> HloModule:
@@ -28,4 +30,13 @@ def load(path: str | os.PathLike[str]) -> HloModule:
     return _core.hlo.parse_module(text, path)
 
 
-__all__ = ["HloComputation", "HloInstruction", "HloModule", "Shape", "load", "parse_module"]
+__all__ = [
+    "ComputationBuilder",
+    "HloComputation",
+    "HloInstruction",
+    "HloModule",
+    "ModuleBuilder",
+    "Shape",
+    "load",
+    "parse_module",
+]

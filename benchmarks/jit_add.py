@@ -71,3 +71,13 @@ def run() -> list[dict[str, object]]:
     threads = _core.runtime.num_threads()
     jax = _import_jax()
     return [_measure(kernel, jax, n, threads) for n in SIZES]
+
+
+if __name__ == "__main__":
+    import pathlib
+    import sys
+
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+    from run import print_table
+
+    print_table(run())

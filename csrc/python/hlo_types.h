@@ -1,0 +1,41 @@
+// Python views of HLO objects, shared by hlo.cc and hlo_builder.cc.
+#ifndef UIR_PYTHON_HLO_TYPES_H_
+#define UIR_PYTHON_HLO_TYPES_H_
+
+#include <pybind11/pybind11.h>
+
+#include <memory>
+
+#include "hlo/module.h"
+
+namespace uir::python {
+
+using ModulePtr = std::shared_ptr<hlo::HloModule>;
+
+// A computation or instruction, kept alive by its module (and, while it is
+// being built, by its builder: `owner`).
+struct PyComputation {
+  ModulePtr module;
+  hlo::HloComputation* computation;
+  std::shared_ptr<void> owner = nullptr;
+};
+
+struct PyInstruction {
+  ModulePtr module;
+  hlo::HloInstruction* instruction;
+  std::shared_ptr<void> owner = nullptr;
+};
+
+// NumPy values <-> literals. Arrays of a dtype NumPy or ml_dtypes names
+// (bool, int*, uint*, float16/32/64, complex64/128, bfloat16, float8_*, ...)
+// convert bit for bit; Python scalars take NumPy's default dtype.
+hlo::Literal NumpyToLiteral(const pybind11::handle& value);
+pybind11::object LiteralToPython(const hlo::Literal& literal);
+// A Shape, or text that parses as one.
+hlo::Shape ToShape(const pybind11::handle& value);
+
+void BindHloBuilder(pybind11::module_& hlo_module);
+
+}  // namespace uir::python
+
+#endif  // UIR_PYTHON_HLO_TYPES_H_

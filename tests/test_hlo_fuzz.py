@@ -1,0 +1,38 @@
+"""A short run of the HLO parser fuzzer (libFuzzer + ASan + UBSan), seeded
+with XLA's corpus: no crash, hang, sanitizer report or broken round trip.
+`make fuzz` runs the same target for longer."""
+
+from __future__ import annotations
+
+import pathlib
+import subprocess
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+FUZZER = ROOT / "build" / "fuzz" / "hlo_parser_fuzzer"
+CORPUS = ROOT.parent / "shared" / "corpus" / "xla-hlo"
+
+
+def test_parser_fuzzer_smoke(tmp_path):
+    # `make fuzz-build` is a no-op when the fuzzer is up to date.
+    build = subprocess.run(
+        ["make", "-s", "fuzz-build"], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert build.returncode == 0, build.stdout + build.stderr
+    run = subprocess.run(
+        [
+            str(FUZZER),
+            "-max_total_time=30",
+            "-timeout=10",
+            "-rss_limit_mb=4096",
+            f"-artifact_prefix={tmp_path}/",
+            str(tmp_path),
+            str(CORPUS),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr[-4000:]
+    assert "Done " in run.stderr
+    assert not list(tmp_path.glob("crash-*")) and not list(tmp_path.glob("timeout-*"))
