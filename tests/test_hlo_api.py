@@ -169,3 +169,35 @@ def test_nested_operands_and_omitted_shapes_parse():
     assert [i.opcode for i in m.entry.instructions] == ["parameter", "reshape"]
     f = m.computations[-1]
     assert str(f.root.shape) == "f32[2]{0}"
+
+
+def test_sharding_is_typed():
+    text = (
+        "ENTRY e {\n"
+        "  p = f32[4] parameter(0), sharding={devices=[2,2]<=[2,2]T(1,0) last_tile_dim_replicate}\n"
+        "  q = f32[4] parameter(1), sharding={maximal device=1}\n"
+        "  ROOT t = (f32[4], f32[4]) tuple(p, q), sharding={{replicated}, {devices=[2]0,1}}\n"
+        "}"
+    )
+    m = uir.hlo.parse_module(text)
+    p, q = m.entry.parameters
+    assert p.attributes["sharding"] == {
+        "kind": "tiled",
+        "tile_dims": [2, 2],
+        "iota_reshape_dims": [2, 2],
+        "iota_transpose_perm": [1, 0],
+        "last_tile_dim_replicate": True,
+    }
+    assert q.attributes["sharding"] == {"kind": "maximal", "device": 1}
+    assert m.entry.root.attributes["sharding"] == [
+        {"kind": "replicated"},
+        {"kind": "tiled", "tile_dims": [2], "devices": [0, 1], "last_tile_dim_replicate": False},
+    ]
+    assert "sharding={{replicated}, {devices=[2]0,1}}" in m.to_text()
+
+
+def test_unmodelled_sharding_forms_are_kept_as_written():
+    text = "ENTRY e {\n  ROOT p = f32[4] parameter(0), sharding={devices=[2]0,1 shard_as 3}\n}"
+    m = uir.hlo.parse_module(text)
+    assert m.entry.root.attributes["sharding"] == "{devices=[2]0,1 shard_as 3}"
+    assert uir.hlo.parse_module(m.to_text()) == m

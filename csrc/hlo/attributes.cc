@@ -246,6 +246,71 @@ std::string ReplicaGroupsToString(const ReplicaGroups& g) {
   return os.str();
 }
 
+namespace {
+
+std::string ShardingBody(const Sharding& s) {
+  std::ostringstream os;
+  switch (s.kind) {
+    case Sharding::Kind::kReplicated:
+      os << "replicated";
+      break;
+    case Sharding::Kind::kManual:
+      os << "manual";
+      break;
+    case Sharding::Kind::kUnknown:
+      os << "unknown";
+      break;
+    case Sharding::Kind::kUnreduced:
+      os << "unreduced";
+      break;
+    case Sharding::Kind::kMaximal:
+      os << "maximal device=" << s.device;
+      break;
+    case Sharding::Kind::kTiled:
+      os << "devices=[";
+      AppendInts(os, s.tile_dims, ",");
+      os << "]";
+      if (s.iota) {
+        os << "<=[";
+        AppendInts(os, s.iota_reshape_dims, ",");
+        os << "]";
+        if (!s.iota_transpose_perm.empty()) {
+          os << "T(";
+          AppendInts(os, s.iota_transpose_perm, ",");
+          os << ")";
+        }
+      } else {
+        AppendInts(os, s.devices, ",");
+      }
+      if (s.last_tile_dim_replicate) os << " last_tile_dim_replicate";
+      if (!s.last_tile_dims.empty()) {
+        os << " last_tile_dims={";
+        for (size_t i = 0; i < s.last_tile_dims.size(); ++i)
+          os << (i ? ", " : "") << s.last_tile_dims[i];
+        os << "}";
+      }
+      break;
+    default:
+      break;
+  }
+  if (!s.metadata.empty()) os << " metadata=" << s.metadata;
+  return os.str();
+}
+
+}  // namespace
+
+std::string ShardingToString(const Sharding& s) {
+  if (s.kind == Sharding::Kind::kRaw) return s.text;
+  if (s.kind == Sharding::Kind::kTuple) {
+    std::string out = "{";
+    for (size_t i = 0; i < s.tuple_elements.size(); ++i) {
+      out += (i ? ", " : "") + ShardingToString(s.tuple_elements[i]);
+    }
+    return out + "}";
+  }
+  return "{" + ShardingBody(s) + "}";
+}
+
 std::string CEscape(std::string_view text) {
   std::string out;
   for (char c : text) {

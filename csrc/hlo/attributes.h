@@ -126,12 +126,35 @@ struct ReplicaGroups {
   bool operator==(const ReplicaGroups&) const = default;
 };
 
-// Sharding is parsed for structure (balanced braces, tuple elements) and kept
-// as text: a single-host compiler only needs to carry it through.
+// HloSharding: how a value is laid out over devices. A single-host compiler
+// only carries it through, but passes can read it. Forms XLA has that are not
+// modelled here (mesh-based named shardings) are kept as written (kRaw).
 struct Sharding {
-  std::string text;  // the full {...} text, normalized whitespace
+  enum class Kind : uint8_t {
+    kReplicated,
+    kManual,
+    kUnknown,
+    kUnreduced,
+    kMaximal,
+    kTiled,
+    kTuple,
+    kRaw
+  };
+  Kind kind = Kind::kReplicated;
+  int64_t device = 0;              // kMaximal
+  std::vector<int64_t> tile_dims;  // kTiled: devices=[...]
+  std::vector<int64_t> devices;    // kTiled, explicit device list
+  bool iota = false;               // kTiled, devices=[...]<=[reshape]T(perm)
+  std::vector<int64_t> iota_reshape_dims;
+  std::vector<int64_t> iota_transpose_perm;
+  bool last_tile_dim_replicate = false;
+  std::vector<std::string> last_tile_dims;  // subgroup types: manual, replicated, ...
+  std::string metadata;                     // metadata={...} kept as written
+  std::vector<Sharding> tuple_elements;     // kTuple
+  std::string text;                         // kRaw: the whole {...}
   bool operator==(const Sharding&) const = default;
 };
+std::string ShardingToString(const Sharding& sharding);
 
 struct FrontendAttribute {
   std::string key;

@@ -74,6 +74,8 @@ class Parser {
   ConvolutionDimensionNumbers ParseDimLabels();
   PaddingConfig ParsePadding();
   ReplicaGroups ParseReplicaGroups();
+  Sharding ParseSharding();
+  Sharding ParseShardingBody();
   Metadata ParseMetadata();
   FrontendAttributes ParseFrontendAttributes();
   std::vector<OutputOperandAlias> ParseAliasing();

@@ -698,6 +698,107 @@ ReplicaGroups Parser::ParseReplicaGroups() {
        "'");
 }
 
+Sharding Parser::ParseShardingBody() {
+  // One sharding without its braces: replicated, maximal device=N,
+  // devices=[dims]ids or devices=[dims]<=[reshape]T(perm), with options.
+  Sharding s;
+  bool have_kind = false;
+  while (!At(Tok::kRbrace)) {
+    if (AtIdent("replicated") || AtIdent("manual") || AtIdent("unknown") || AtIdent("unreduced") ||
+        AtIdent("maximal")) {
+      if (have_kind) Fail("a sharding has one kind");
+      const std::string k = tok().text;
+      s.kind = k == "replicated"  ? Sharding::Kind::kReplicated
+               : k == "manual"    ? Sharding::Kind::kManual
+               : k == "unknown"   ? Sharding::Kind::kUnknown
+               : k == "unreduced" ? Sharding::Kind::kUnreduced
+                                  : Sharding::Kind::kMaximal;
+      have_kind = true;
+      lexer_.Next();
+    } else if (At(Tok::kAttrName) && tok().text == "device") {
+      lexer_.Next();
+      s.device = ParseInt();
+    } else if (At(Tok::kAttrName) && tok().text == "devices") {
+      if (have_kind) Fail("a sharding has one kind");
+      have_kind = true;
+      s.kind = Sharding::Kind::kTiled;
+      lexer_.Next();
+      Expect(Tok::kLsquare, "'[' after devices=");
+      s.tile_dims = ParseIntsUntil(Tok::kRsquare);
+      Expect(Tok::kRsquare, "']'");
+      if (Accept(Tok::kLeq)) {
+        s.iota = true;
+        Expect(Tok::kLsquare, "'['");
+        s.iota_reshape_dims = ParseIntsUntil(Tok::kRsquare);
+        Expect(Tok::kRsquare, "']'");
+        if (AtIdent("T")) {
+          lexer_.Next();
+          Expect(Tok::kLparen, "'('");
+          s.iota_transpose_perm = ParseIntsUntil(Tok::kRparen);
+          Expect(Tok::kRparen, "')'");
+        }
+      } else {
+        do {
+          s.devices.push_back(ParseInt());
+        } while (Accept(Tok::kComma));
+      }
+    } else if (AtIdent("last_tile_dim_replicate")) {
+      s.last_tile_dim_replicate = true;
+      lexer_.Next();
+    } else if (At(Tok::kAttrName) && tok().text == "last_tile_dims") {
+      lexer_.Next();
+      Expect(Tok::kLbrace, "'{'");
+      while (At(Tok::kIdent)) {
+        s.last_tile_dims.push_back(tok().text);
+        lexer_.Next();
+        if (!Accept(Tok::kComma)) break;
+      }
+      Expect(Tok::kRbrace, "'}'");
+    } else if (At(Tok::kAttrName) && tok().text == "metadata") {
+      lexer_.Next();
+      if (!At(Tok::kLbrace)) Fail("expected '{' after metadata=");
+      s.metadata = lexer_.TakeBraceBlock();
+    } else {
+      Fail("unexpected '" + tok().text + "' in a sharding");
+    }
+  }
+  if (!have_kind) Fail("a sharding needs replicated, maximal, devices=... or another kind");
+  lexer_.Next();
+  return s;
+}
+
+Sharding Parser::ParseSharding() {
+  if (!At(Tok::kLbrace)) Fail("expected '{' opening a sharding");
+  // Typed where the form is known; any other well-bracketed form (mesh-based
+  // named shardings, shard_as/shard_like) is kept as written.
+  Lexer::State start = lexer_.Save();
+  try {
+    lexer_.Next();
+    if (At(Tok::kLbrace)) {
+      Sharding tuple;
+      tuple.kind = Sharding::Kind::kTuple;
+      while (Accept(Tok::kLbrace)) {
+        tuple.tuple_elements.push_back(ParseShardingBody());
+        if (!Accept(Tok::kComma)) break;
+      }
+      Expect(Tok::kRbrace, "'}' closing a tuple sharding");
+      return tuple;
+    }
+    if (Accept(Tok::kRbrace)) {
+      Sharding empty;
+      empty.kind = Sharding::Kind::kTuple;  // {} is the sharding of an empty tuple
+      return empty;
+    }
+    return ParseShardingBody();
+  } catch (const ParseError&) {
+    lexer_.Restore(start);
+    Sharding raw;
+    raw.kind = Sharding::Kind::kRaw;
+    raw.text = lexer_.TakeBraceBlock();
+    return raw;
+  }
+}
+
 Metadata Parser::ParseMetadata() {
   Expect(Tok::kLbrace, "'{' opening metadata");
   Metadata m;
@@ -920,10 +1021,8 @@ AttrValue Parser::ParseAttrValue(AttrKey key, std::string_view owner) {
     }
     case AttrKind::kReplicaGroups:
       return ParseReplicaGroups();
-    case AttrKind::kSharding: {
-      if (!At(Tok::kLbrace)) Fail("expected '{' opening a sharding");
-      return Sharding{lexer_.TakeBraceBlock()};
-    }
+    case AttrKind::kSharding:
+      return ParseSharding();
     case AttrKind::kFrontendAttributes:
       return ParseFrontendAttributes();
     case AttrKind::kMetadata:

@@ -83,7 +83,7 @@ std::string AttrValueText(AttrKey key, const AttrValue& value, const PrintOption
     case AttrKind::kReplicaGroups:
       return ReplicaGroupsToString(std::get<ReplicaGroups>(value));
     case AttrKind::kSharding:
-      return std::get<Sharding>(value).text;
+      return ShardingToString(std::get<Sharding>(value));
     case AttrKind::kFrontendAttributes:
       return FrontendAttributesToString(std::get<FrontendAttributes>(value));
     case AttrKind::kMetadata:

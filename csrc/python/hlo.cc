@@ -101,6 +101,35 @@ py::object LiteralToPython(const hlo::Literal& l) {
 
 namespace {
 
+// A sharding as a dict: {"kind": "tiled", "tile_dims": [...], ...}; tuple
+// shardings as a list of those; forms kept as written as their text.
+py::object ShardingToPython(const hlo::Sharding& s) {
+  using Kind = hlo::Sharding::Kind;
+  if (s.kind == Kind::kRaw) return py::str(s.text);
+  if (s.kind == Kind::kTuple) {
+    py::list out;
+    for (const auto& e : s.tuple_elements) out.append(ShardingToPython(e));
+    return out;
+  }
+  static const char* kKinds[] = {"replicated", "manual",  "unknown",
+                                 "unreduced",  "maximal", "tiled"};
+  py::dict d;
+  d["kind"] = kKinds[static_cast<int>(s.kind)];
+  if (s.kind == Kind::kMaximal) d["device"] = s.device;
+  if (s.kind == Kind::kTiled) {
+    d["tile_dims"] = s.tile_dims;
+    if (s.iota) {
+      d["iota_reshape_dims"] = s.iota_reshape_dims;
+      d["iota_transpose_perm"] = s.iota_transpose_perm;
+    } else {
+      d["devices"] = s.devices;
+    }
+    d["last_tile_dim_replicate"] = s.last_tile_dim_replicate;
+    if (!s.last_tile_dims.empty()) d["last_tile_dims"] = s.last_tile_dims;
+  }
+  return d;
+}
+
 py::object AttrToPython(AttrKey key, const AttrValue& v, const ModulePtr& m) {
   switch (hlo::AttrKindOf(key)) {
     case AttrKind::kInt:
@@ -190,7 +219,7 @@ py::object AttrToPython(AttrKey key, const AttrValue& v, const ModulePtr& m) {
       return py::str(hlo::ReplicaGroupsToString(g));
     }
     case AttrKind::kSharding:
-      return py::str(std::get<hlo::Sharding>(v).text);
+      return ShardingToPython(std::get<hlo::Sharding>(v));
     case AttrKind::kFrontendAttributes: {
       py::dict d;
       for (const auto& a : std::get<hlo::FrontendAttributes>(v)) d[py::str(a.key)] = a.value;

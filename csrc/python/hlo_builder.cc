@@ -146,7 +146,7 @@ AttrValue PyToAttr(AttrKey key, const py::handle& v) {
         return g;
       }
       case AttrKind::kSharding:
-        return hlo::Sharding{v.cast<std::string>()};
+        return hlo::ParseAttributeValue(key, v.cast<std::string>());
       case AttrKind::kFrontendAttributes: {
         hlo::FrontendAttributes out;
         for (const auto& [k, value] : v.cast<py::dict>())
