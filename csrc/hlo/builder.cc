@@ -1,6 +1,7 @@
 // ComputationBuilder: appends instructions with inferred shapes.
 #include "hlo/builder.h"
 
+#include "hlo/opcode_attributes.h"
 #include "hlo/shape_inference.h"
 #include "support/error.h"
 
@@ -51,6 +52,12 @@ HloInstruction* ComputationBuilder::Add(HloOpcode opcode,
                                         std::string name) {
   if (opcode == HloOpcode::kParameter || opcode == HloOpcode::kConstant) {
     throw ShapeError("use Parameter() or Constant() for " + std::string(OpcodeName(opcode)));
+  }
+  for (const auto& [key, value] : attrs.entries()) {
+    if (!AttributeAllowed(opcode, key)) {
+      throw ShapeError("attribute '" + std::string(AttrName(key)) + "' is not valid on " +
+                       std::string(OpcodeName(opcode)));
+    }
   }
   std::vector<const Shape*> operand_shapes;
   for (HloInstruction* o : operands) {

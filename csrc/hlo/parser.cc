@@ -2,6 +2,7 @@
 // attributes) are in parser_values.cc.
 #include "hlo/parser.h"
 
+#include "hlo/opcode_attributes.h"
 #include "hlo/parser_impl.h"
 #include "hlo/shape_inference.h"
 
@@ -509,6 +510,10 @@ HloInstruction* Parser::ParseInstructionRest(Scope& scope, std::string name, siz
       auto key = AttrKeyFromName(attr);
       if (!key) FailAt(attr_offset, "unknown attribute '" + attr + "' on " + op_text);
       if (attrs.Has(*key)) FailAt(attr_offset, "attribute '" + attr + "' appears twice");
+      if (!AttributeAllowed(*opcode, *key)) {
+        FailAt(attr_offset,
+               "attribute '" + attr + "' is not valid on " + std::string(OpcodeName(*opcode)));
+      }
       attrs.Set(*key, ParseAttrValue(*key, name));
     }
   }
