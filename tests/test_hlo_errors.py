@@ -319,6 +319,13 @@ PARSE_ERRORS = [
         "expected a computation name",
     ),
     (
+        "attribute_not_valid_on_opcode",
+        "ENTRY e {\n  p = f32[2] parameter(0)\n  ROOT n = f32[2] negate(p), dimensions={0}\n}",
+        3,
+        29,
+        "'dimensions' is not valid on negate",
+    ),
+    (
         "nan_payload_zero",
         "ENTRY e {\n  c = f32[] constant(nan(0x0))\n}",
         2,
