@@ -322,7 +322,7 @@ PARSE_ERRORS = [
         "attribute_not_valid_on_opcode",
         "ENTRY e {\n  p = f32[2] parameter(0)\n  ROOT n = f32[2] negate(p), dimensions={0}\n}",
         3,
-        29,
+        30,
         "'dimensions' is not valid on negate",
     ),
     (
