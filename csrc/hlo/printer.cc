@@ -12,7 +12,9 @@
 namespace uir::hlo {
 namespace {
 
-std::string ShapeText(const Shape& s, const PrintOptions& o) { return s.ToString(o.print_layout); }
+std::string ShapeText(const Shape& s, const PrintOptions& o) {
+  return s.ToString(o.print_layout, /*index_comments=*/true);
+}
 
 std::string Bools(const std::vector<bool>& v) {
   std::string out = "{";

@@ -144,18 +144,19 @@ bool Shape::Compatible(const Shape& other) const {
   return type_ == other.type_ && dims_ == other.dims_ && dynamic_ == other.dynamic_;
 }
 
-std::string Shape::ToString(bool print_layout) const {
+std::string Shape::ToString(bool print_layout, bool index_comments) const {
   std::ostringstream os;
   if (kind_ == Kind::kTuple) {
     os << "(";
     for (size_t i = 0; i < tuple_.size(); ++i) {
       if (i) os << ", ";
-      os << tuple_[i].ToString(print_layout);
+      if (index_comments && i > 0 && i % 5 == 0) os << "/*index=" << i << "*/";
+      os << tuple_[i].ToString(print_layout, index_comments);
     }
     os << ")";
     return os.str();
   }
-  if (kind_ == Kind::kBuffer) return "b(" + tuple_[0].ToString(print_layout) + ")";
+  if (kind_ == Kind::kBuffer) return "b(" + tuple_[0].ToString(print_layout, index_comments) + ")";
   os << PrimitiveTypeName(type_) << "[";
   for (size_t i = 0; i < dims_.size(); ++i) {
     if (i) os << ",";

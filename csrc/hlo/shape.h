@@ -101,7 +101,8 @@ class Shape {
   bool operator==(const Shape& other) const = default;
 
   // XLA's text, e.g. "f32[2,3]{1,0}"; with print_layout=false, "f32[2,3]".
-  std::string ToString(bool print_layout = true) const;
+  // index_comments adds XLA's /*index=5*/ before every fifth tuple element.
+  std::string ToString(bool print_layout = true, bool index_comments = false) const;
   // Just "f32[2,3]" as in error messages (no layout).
   std::string Describe() const { return ToString(false); }
 

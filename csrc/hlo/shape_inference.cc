@@ -577,6 +577,16 @@ std::optional<Shape> InferShape(HloOpcode op, const Shapes& s, const AttributeMa
     }
     case HloOpcode::kAsyncUpdate:
       return *s[0];
+    case HloOpcode::kAllReduce: {
+      // One result per operand, of the operand's shape.
+      if (s.empty()) Fail(op, s, "needs at least one operand");
+      if (s.size() == 1) return *s[0];
+      std::vector<Shape> outs;
+      for (const Shape* x : s) outs.push_back(*x);
+      return Shape::Tuple(std::move(outs));
+    }
+    case HloOpcode::kCollectivePermute:
+      return s.size() == 1 ? std::optional<Shape>(*s[0]) : std::nullopt;
     default:
       return std::nullopt;
   }
