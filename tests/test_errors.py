@@ -14,6 +14,7 @@ CASES = [
     ("shape", uir.ShapeError, ValueError),
     ("custom_call", uir.CustomCallError, RuntimeError),
     ("internal", uir.InternalError, RuntimeError),
+    ("unimplemented", uir.UnimplementedError, NotImplementedError),
 ]
 
 

@@ -12,8 +12,10 @@ from uir._src.errors import (
     ParseError,
     ShapeError,
     TraceError,
+    UnimplementedError,
     VerifyError,
 )
+from uir._src.evaluate import evaluate
 from uir._src.info import info
 
 __version__: str = _core.__version__
@@ -25,8 +27,10 @@ __all__ = [
     "ParseError",
     "ShapeError",
     "TraceError",
+    "UnimplementedError",
     "VerifyError",
     "__version__",
+    "evaluate",
     "hlo",
     "info",
 ]

@@ -5,6 +5,7 @@
 #include <pybind11/stl.h>
 
 #include <cstring>
+#include <map>
 #include <memory>
 
 #include "hlo/float_format.h"
@@ -87,15 +88,35 @@ py::object LiteralToPython(const hlo::Literal& l) {
     if (!l.bytes().empty()) std::memcpy(out.mutable_data(), l.bytes().data(), l.bytes().size());
     return out;
   }
-  if (hlo::IsNarrowFloat(t)) {
-    py::array_t<float> out(dims);
-    float* p = out.mutable_data();
-    for (int64_t i = 0; i < l.element_count(); ++i) p[i] = static_cast<float>(l.GetDouble(i));
+  // Types NumPy lacks travel as ml_dtypes arrays (what JAX uses), bit for bit.
+  static const std::map<hlo::PrimitiveType, const char*> kMlDtypes = {
+      {hlo::PrimitiveType::kBF16, "bfloat16"},
+      {hlo::PrimitiveType::kF8E5M2, "float8_e5m2"},
+      {hlo::PrimitiveType::kF8E4M3, "float8_e4m3"},
+      {hlo::PrimitiveType::kF8E4M3FN, "float8_e4m3fn"},
+      {hlo::PrimitiveType::kF8E4M3B11FNUZ, "float8_e4m3b11fnuz"},
+      {hlo::PrimitiveType::kF8E3M4, "float8_e3m4"},
+      {hlo::PrimitiveType::kF8E5M2FNUZ, "float8_e5m2fnuz"},
+      {hlo::PrimitiveType::kF8E4M3FNUZ, "float8_e4m3fnuz"},
+      {hlo::PrimitiveType::kF8E8M0FNU, "float8_e8m0fnu"},
+      {hlo::PrimitiveType::kF6E3M2FN, "float6_e3m2fn"},
+      {hlo::PrimitiveType::kF6E2M3FN, "float6_e2m3fn"},
+      {hlo::PrimitiveType::kF4E2M1FN, "float4_e2m1fn"},
+      {hlo::PrimitiveType::kS2, "int2"},
+      {hlo::PrimitiveType::kS4, "int4"},
+      {hlo::PrimitiveType::kU2, "uint2"},
+      {hlo::PrimitiveType::kU4, "uint4"},
+  };
+  auto it = kMlDtypes.find(t);
+  if (it != kMlDtypes.end()) {
+    py::object dtype = py::module_::import("ml_dtypes").attr(it->second);
+    py::array out(py::dtype::from_args(dtype), dims);
+    if (!l.bytes().empty()) std::memcpy(out.mutable_data(), l.bytes().data(), l.bytes().size());
     return out;
   }
+  // s1 and u1 have no ml_dtypes twin: int8/uint8 holding the values.
   py::array out(py::dtype(hlo::IsSigned(t) ? "int8" : "uint8"), dims);
-  auto* p = static_cast<uint8_t*>(out.mutable_data());
-  for (int64_t i = 0; i < l.element_count(); ++i) p[i] = static_cast<uint8_t>(l.GetInt64(i));
+  if (!l.bytes().empty()) std::memcpy(out.mutable_data(), l.bytes().data(), l.bytes().size());
   return out;
 }
 

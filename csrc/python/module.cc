@@ -6,6 +6,7 @@ PYBIND11_MODULE(_core, m) {
   m.attr("__version__") = UIR_VERSION;
   uir::python::BindSupport(m);
   uir::python::BindHlo(m);
+  uir::python::BindEval(m);
   uir::python::BindRuntime(m);
   uir::python::BindCodegen(m);
 }

@@ -23,6 +23,8 @@ const char* PythonClassName(ErrorKind kind) {
       return "CustomCallError";
     case ErrorKind::kInternal:
       return "InternalError";
+    case ErrorKind::kUnimplemented:
+      return "UnimplementedError";
   }
   return "InternalError";
 }
@@ -68,8 +70,9 @@ void BindSupport(py::module_& m) {
   sm.def(
       "throw_for_testing",
       [](const std::string& kind, const std::string& message) {
-        for (ErrorKind k : {ErrorKind::kParse, ErrorKind::kVerify, ErrorKind::kTrace,
-                            ErrorKind::kShape, ErrorKind::kCustomCall, ErrorKind::kInternal}) {
+        for (ErrorKind k :
+             {ErrorKind::kParse, ErrorKind::kVerify, ErrorKind::kTrace, ErrorKind::kShape,
+              ErrorKind::kCustomCall, ErrorKind::kInternal, ErrorKind::kUnimplemented}) {
           if (ErrorKindName(k) == kind) ThrowErrorForTesting(k, message);
         }
         throw py::value_error("unknown error kind '" + kind + "'");

@@ -36,6 +36,8 @@ std::string_view ErrorKindName(ErrorKind kind) {
       return "custom_call";
     case ErrorKind::kInternal:
       return "internal";
+    case ErrorKind::kUnimplemented:
+      return "unimplemented";
   }
   return "unknown";
 }
@@ -67,6 +69,8 @@ void ThrowErrorForTesting(ErrorKind kind, const std::string& message) {
       throw ShapeError(message);
     case ErrorKind::kCustomCall:
       throw CustomCallError("test_target", message);
+    case ErrorKind::kUnimplemented:
+      throw UnimplementedError(message);
     case ErrorKind::kInternal:
       UIR_CHECK(false) << message;
   }

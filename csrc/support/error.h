@@ -12,12 +12,13 @@ namespace uir {
 
 // The kind of an error, one per Python exception class (see csrc/python/support.cc).
 enum class ErrorKind {
-  kParse,       // malformed text: HLO, iGraph or flags
-  kVerify,      // a well-formed program that breaks an IR invariant
-  kTrace,       // a Python function that cannot be traced
-  kShape,       // operands whose shapes do not fit an operation
-  kCustomCall,  // a custom-call target that reported a failure
-  kInternal,    // a bug in uir itself
+  kParse,          // malformed text: HLO, iGraph or flags
+  kVerify,         // a well-formed program that breaks an IR invariant
+  kTrace,          // a Python function that cannot be traced
+  kShape,          // operands whose shapes do not fit an operation
+  kCustomCall,     // a custom-call target that reported a failure
+  kInternal,       // a bug in uir itself
+  kUnimplemented,  // a valid program using something uir does not support yet
 };
 
 // Returns the stable lower-case name of `kind` ("parse", "verify", ...).
@@ -100,6 +101,13 @@ class CustomCallError : public UserError {
 class InternalError : public Error {
  public:
   explicit InternalError(const std::string& message) : Error(ErrorKind::kInternal, message) {}
+};
+
+// A valid program that uses something uir does not implement yet.
+class UnimplementedError : public Error {
+ public:
+  explicit UnimplementedError(const std::string& message)
+      : Error(ErrorKind::kUnimplemented, message) {}
 };
 
 // Throws the error of `kind` with `message`; the test suite uses this to check

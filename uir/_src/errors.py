@@ -52,6 +52,10 @@ class InternalError(Error, RuntimeError):
     """A bug in uir itself."""
 
 
+class UnimplementedError(Error, NotImplementedError):
+    """A valid program that uses something uir does not support yet."""
+
+
 __all__ = [
     "CustomCallError",
     "Error",
@@ -59,5 +63,6 @@ __all__ = [
     "ParseError",
     "ShapeError",
     "TraceError",
+    "UnimplementedError",
     "VerifyError",
 ]

@@ -1,0 +1,401 @@
+// The evaluator's walk over a computation, control flow, tuples, reduce and
+// dot. Elementwise ops are in elementwise.cc, data movement in shape_ops.cc.
+#include "eval/evaluator.h"
+
+#include <algorithm>
+#include <cstring>
+#include <optional>
+#include <type_traits>
+#include <unordered_map>
+
+#include "eval/elementwise.h"
+#include "eval/kernels.h"
+#include "eval/shape_ops.h"
+#include "eval/typed.h"
+#include "hlo/float_format.h"
+
+namespace uir::eval {
+namespace {
+
+using hlo::AttrKey;
+using hlo::HloComputation;
+using hlo::HloInstruction;
+using hlo::HloOpcode;
+using hlo::Literal;
+using hlo::PrimitiveType;
+using hlo::Shape;
+
+Literal TupleOf(std::vector<Literal> elements) {
+  std::vector<Shape> shapes;
+  for (const Literal& e : elements) shapes.push_back(e.shape());
+  Literal out(Shape::Tuple(std::move(shapes)));
+  out.mutable_tuple_elements() = std::move(elements);
+  return out;
+}
+
+// A scalar literal holding element `i` of `l`.
+Literal ElementAt(const Literal& l, int64_t i) {
+  Literal out = MakeLiteral(l.shape().element_type(), {});
+  const size_t size = static_cast<size_t>(hlo::StorageBytes(l.shape().element_type()));
+  std::memcpy(out.mutable_bytes().data(), l.bytes().data() + i * size, size);
+  return out;
+}
+
+void SetElement(Literal& l, int64_t i, const Literal& scalar) {
+  const size_t size = static_cast<size_t>(hlo::StorageBytes(l.shape().element_type()));
+  std::memcpy(l.mutable_bytes().data() + i * size, scalar.bytes().data(), size);
+}
+
+// If `c` is `ROOT op(parameter(0), parameter(1))` for a commutative,
+// associative op, the opcode; reductions over it run as typed loops.
+std::optional<HloOpcode> SimpleReducer(const HloComputation& c) {
+  const HloInstruction* r = c.root();
+  if (c.num_parameters() != 2 || r->operand_count() != 2) return std::nullopt;
+  switch (r->opcode()) {
+    case HloOpcode::kAdd:
+    case HloOpcode::kMultiply:
+    case HloOpcode::kMaximum:
+    case HloOpcode::kMinimum:
+    case HloOpcode::kAnd:
+    case HloOpcode::kOr:
+      break;
+    default:
+      return std::nullopt;
+  }
+  const HloInstruction* a = r->operand(0);
+  const HloInstruction* b = r->operand(1);
+  if (a->opcode() != HloOpcode::kParameter || b->opcode() != HloOpcode::kParameter || a == b)
+    return std::nullopt;
+  return r->opcode();
+}
+
+class Evaluator {
+ public:
+  Literal Run(const HloComputation& c, const std::vector<const Literal*>& args) {
+    if (static_cast<int64_t>(args.size()) != c.num_parameters()) {
+      throw ShapeError("computation " + c.name() + " takes " + std::to_string(c.num_parameters()) +
+                       " arguments, got " + std::to_string(args.size()));
+    }
+    std::unordered_map<const HloInstruction*, Literal> values;
+    for (HloInstruction* inst : c.MakeInstructionPostOrder()) {
+      std::vector<const Literal*> ops;
+      ops.reserve(inst->operands().size());
+      for (const HloInstruction* o : inst->operands()) ops.push_back(&values.at(o));
+      values[inst] = inst->opcode() == HloOpcode::kParameter ? *args[inst->parameter_number()]
+                                                             : Eval(*inst, ops);
+    }
+    return std::move(values.at(c.root()));
+  }
+
+ private:
+  Literal Call(const HloComputation* c, const std::vector<const Literal*>& args) {
+    return Run(*c, args);
+  }
+
+  HloComputation* Computation(const HloInstruction& inst, AttrKey key) {
+    return inst.attributes().Get<HloComputation*>(key);
+  }
+
+  Literal Eval(const HloInstruction& inst, const std::vector<const Literal*>& ops) {
+    const HloOpcode op = inst.opcode();
+    switch (op) {
+      case HloOpcode::kConstant:
+        return inst.literal();
+      case HloOpcode::kTuple: {
+        std::vector<Literal> elements;
+        for (const Literal* o : ops) elements.push_back(*o);
+        return TupleOf(std::move(elements));
+      }
+      case HloOpcode::kGetTupleElement:
+        return ops[0]->tuple_elements()[inst.attributes().Get<int64_t>(AttrKey::kIndex)];
+      case HloOpcode::kAfterAll:
+        return Literal(Shape::Token());
+      case HloOpcode::kAddDependency:
+      case HloOpcode::kOptimizationBarrier:
+      case HloOpcode::kCopy:
+      case HloOpcode::kDomain:
+        return *ops[0];
+      case HloOpcode::kCall:
+        return Call(Computation(inst, AttrKey::kToApply), ops);
+      case HloOpcode::kFusion:
+        return Call(Computation(inst, AttrKey::kCalls), ops);
+      case HloOpcode::kWhile:
+        return While(inst, *ops[0]);
+      case HloOpcode::kConditional:
+        return Conditional(inst, ops);
+      case HloOpcode::kMap:
+        return Map(inst, ops);
+      case HloOpcode::kReduce:
+        return Reduce(inst, ops);
+      case HloOpcode::kDot:
+        return Dot(inst, *ops[0], *ops[1]);
+      case HloOpcode::kAsyncStart: {
+        // The start's value is ((operands), result): the wrapped op runs here,
+        // so update and done only pass it along.
+        std::vector<Literal> operands;
+        for (const Literal* o : ops) operands.push_back(*o);
+        Literal result = Call(inst.async_wrapped_computation(), ops);
+        std::vector<Literal> parts = {TupleOf(std::move(operands)), std::move(result)};
+        for (int64_t i = 2; i < inst.shape().tuple_shapes_size(); ++i)
+          parts.emplace_back(inst.shape().tuple_shapes(i));
+        return TupleOf(std::move(parts));
+      }
+      case HloOpcode::kAsyncUpdate:
+        return *ops[0];
+      case HloOpcode::kAsyncDone:
+        return ops[0]->tuple_elements()[1];
+      case HloOpcode::kBroadcast:
+      case HloOpcode::kReshape:
+      case HloOpcode::kBitcast:
+      case HloOpcode::kBitcastConvert:
+      case HloOpcode::kTranspose:
+      case HloOpcode::kSlice:
+      case HloOpcode::kConcatenate:
+      case HloOpcode::kPad:
+      case HloOpcode::kReverse:
+      case HloOpcode::kIota:
+      case HloOpcode::kDynamicSlice:
+      case HloOpcode::kDynamicUpdateSlice:
+        return EvalShapeOp(inst, ops);
+      default:
+        break;
+    }
+    if (hlo::IsElementwise(op) || op == HloOpcode::kReducePrecision)
+      return EvalElementwise(inst, ops);
+    throw UnimplementedError("the evaluator does not support " + std::string(hlo::OpcodeName(op)) +
+                             " yet (%" + inst.name() + ")");
+  }
+
+  Literal While(const HloInstruction& inst, const Literal& init) {
+    const HloComputation* cond = Computation(inst, AttrKey::kCondition);
+    const HloComputation* body = Computation(inst, AttrKey::kBody);
+    Literal state = init;
+    while (true) {
+      Literal keep_going = Call(cond, {&state});
+      if (!keep_going.GetBits(0)) return state;
+      state = Call(body, {&state});
+    }
+  }
+
+  Literal Conditional(const HloInstruction& inst, const std::vector<const Literal*>& ops) {
+    std::vector<HloComputation*> branches;
+    if (auto b =
+            inst.attributes().GetOr<std::vector<HloComputation*>>(AttrKey::kBranchComputations)) {
+      branches = *b;
+    } else {
+      branches = {Computation(inst, AttrKey::kTrueComputation),
+                  Computation(inst, AttrKey::kFalseComputation)};
+    }
+    int64_t index;
+    if (ops[0]->shape().element_type() == PrimitiveType::kPred) {
+      index = ops[0]->GetBits(0) ? 0 : 1;
+    } else {
+      // An out-of-range branch index runs the last branch, as in XLA.
+      index = ops[0]->GetInt64(0);
+      if (index < 0 || index >= static_cast<int64_t>(branches.size()))
+        index = static_cast<int64_t>(branches.size()) - 1;
+    }
+    return Call(branches[index], {ops[index + 1]});
+  }
+
+  Literal Map(const HloInstruction& inst, const std::vector<const Literal*>& ops) {
+    const HloComputation* f = Computation(inst, AttrKey::kToApply);
+    Literal out = MakeLiteral(inst.shape().element_type(), inst.shape().dimensions());
+    for (int64_t i = 0; i < out.element_count(); ++i) {
+      std::vector<Literal> scalars;
+      for (const Literal* o : ops) scalars.push_back(ElementAt(*o, i));
+      std::vector<const Literal*> args;
+      for (const Literal& s : scalars) args.push_back(&s);
+      SetElement(out, i, Call(f, args));
+    }
+    return out;
+  }
+
+  Literal Reduce(const HloInstruction& inst, const std::vector<const Literal*>& ops) {
+    const size_t n = ops.size() / 2;
+    const auto dims = inst.attributes().Get<std::vector<int64_t>>(AttrKey::kDimensions);
+    const HloComputation* f = Computation(inst, AttrKey::kToApply);
+    const std::vector<int64_t>& in_dims = ops[0]->shape().dimensions();
+    std::vector<int64_t> out_dims;
+    std::vector<bool> reduced(in_dims.size(), false);
+    for (int64_t d : dims) reduced[d] = true;
+    for (size_t i = 0; i < in_dims.size(); ++i) {
+      if (!reduced[i]) out_dims.push_back(in_dims[i]);
+    }
+    // Output element each input element folds into.
+    std::vector<int64_t> target(static_cast<size_t>(ops[0]->element_count()));
+    const auto out_strides = Strides(out_dims);
+    ForEachIndex(in_dims, [&](const std::vector<int64_t>& idx, int64_t linear) {
+      int64_t o = 0, k = 0;
+      for (size_t i = 0; i < idx.size(); ++i) {
+        if (!reduced[i]) o += idx[i] * out_strides[k++];
+      }
+      target[linear] = o;
+    });
+    const auto simple = n == 1 ? SimpleReducer(*f) : std::nullopt;
+    const PrimitiveType t = ops[0]->shape().element_type();
+    if (simple && !hlo::IsNarrowFloat(t) && t == ops[1]->shape().element_type()) {
+      return FastReduce(*simple, *ops[0], *ops[1], out_dims, target);
+    }
+    std::vector<Literal> acc;
+    for (size_t j = 0; j < n; ++j) {
+      Literal a = MakeLiteral(ops[n + j]->shape().element_type(), out_dims);
+      for (int64_t i = 0; i < a.element_count(); ++i) SetElement(a, i, *ops[n + j]);
+      acc.push_back(std::move(a));
+    }
+    for (int64_t i = 0; i < static_cast<int64_t>(target.size()); ++i) {
+      std::vector<Literal> args;
+      for (size_t j = 0; j < n; ++j) args.push_back(ElementAt(acc[j], target[i]));
+      for (size_t j = 0; j < n; ++j) args.push_back(ElementAt(*ops[j], i));
+      std::vector<const Literal*> ptrs;
+      for (const Literal& a : args) ptrs.push_back(&a);
+      Literal r = Call(f, ptrs);
+      if (n == 1) {
+        SetElement(acc[0], target[i], r);
+      } else {
+        for (size_t j = 0; j < n; ++j) SetElement(acc[j], target[i], r.tuple_elements()[j]);
+      }
+    }
+    return n == 1 ? std::move(acc[0]) : TupleOf(std::move(acc));
+  }
+
+  // Reduction with a plain binary reducer, as typed loops. Each output folds
+  // its inputs in row-major order, like the generic path, so both agree bit
+  // for bit; runs of inputs that go to one output fold in one kernel call,
+  // runs that go to consecutive outputs combine elementwise.
+  Literal FastReduce(HloOpcode op, const Literal& in, const Literal& init,
+                     const std::vector<int64_t>& out_dims, const std::vector<int64_t>& target) {
+    Literal out = MakeLiteral(in.shape().element_type(), out_dims);
+    DispatchNative(in.shape().element_type(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      T* acc = MutableData<T>(out);
+      const T* x = Data<T>(in);
+      const T start = Data<T>(init)[0];
+      for (int64_t i = 0; i < out.element_count(); ++i) acc[i] = start;
+      const size_t n = target.size();
+      size_t i = 0;
+      while (i < n) {
+        size_t j = i + 1;
+        if (j < n && target[j] == target[i]) {
+          while (j < n && target[j] == target[i]) ++j;
+          FoldKernel<T>(op, acc + target[i], x + i, static_cast<int64_t>(j - i));
+        } else {
+          while (j < n && target[j] == target[j - 1] + 1) ++j;
+          BinaryKernel<T>(op, acc + target[i], x + i, acc + target[i], static_cast<int64_t>(j - i));
+        }
+        i = j;
+      }
+    });
+    NormalizeSubByte(out);
+    return out;
+  }
+
+  // dot: batch dims, then lhs free dims, then rhs free dims. Floats
+  // accumulate in double and round once to the result type; integers
+  // accumulate in int64 and wrap to the result width.
+  Literal Dot(const HloInstruction& inst, const Literal& lhs_in, const Literal& rhs_in) {
+    const auto& a = inst.attributes();
+    auto dims_of = [&](AttrKey k) {
+      return a.GetOr<std::vector<int64_t>>(k).value_or(std::vector<int64_t>{});
+    };
+    const auto lb = dims_of(AttrKey::kLhsBatchDims), rb = dims_of(AttrKey::kRhsBatchDims);
+    const auto lc = dims_of(AttrKey::kLhsContractingDims),
+               rc = dims_of(AttrKey::kRhsContractingDims);
+    const PrimitiveType out_type = inst.shape().element_type();
+    const bool complex = hlo::IsComplex(out_type);
+    const bool integral = hlo::IsInteger(out_type) || out_type == PrimitiveType::kPred;
+    // Operands go to a common computing type first.
+    const PrimitiveType work = complex    ? PrimitiveType::kC128
+                               : integral ? PrimitiveType::kS64
+                                          : PrimitiveType::kF64;
+    const Literal lhs = Convert(lhs_in, work), rhs = Convert(rhs_in, work);
+    const auto& ld = lhs.shape().dimensions();
+    const auto& rd = rhs.shape().dimensions();
+    auto free_dims = [](const std::vector<int64_t>& d, const std::vector<int64_t>& b,
+                        const std::vector<int64_t>& c) {
+      std::vector<int64_t> f;
+      for (int64_t i = 0; i < static_cast<int64_t>(d.size()); ++i) {
+        if (std::find(b.begin(), b.end(), i) == b.end() &&
+            std::find(c.begin(), c.end(), i) == c.end())
+          f.push_back(i);
+      }
+      return f;
+    };
+    const auto lf = free_dims(ld, lb, lc), rf = free_dims(rd, rb, rc);
+    std::vector<int64_t> contract_sizes;
+    for (int64_t d : lc) contract_sizes.push_back(ld[d]);
+    const auto ls = Strides(ld), rs = Strides(rd);
+    Literal out = MakeLiteral(work, inst.shape().dimensions());
+    DispatchNative(work, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (!std::is_same_v<T, bool>)
+        DotLoop<T>(lhs, rhs, out, lb, rb, lc, rc, lf, rf, contract_sizes, ls, rs);
+    });
+    return Convert(out, out_type);
+  }
+
+  template <typename T>
+  static void DotLoop(const Literal& lhs, const Literal& rhs, Literal& out,
+                      const std::vector<int64_t>& lb, const std::vector<int64_t>& rb,
+                      const std::vector<int64_t>& lc, const std::vector<int64_t>& rc,
+                      const std::vector<int64_t>& lf, const std::vector<int64_t>& rf,
+                      const std::vector<int64_t>& contract_sizes, const std::vector<int64_t>& ls,
+                      const std::vector<int64_t>& rs) {
+    {
+      const T* x = Data<T>(lhs);
+      const T* y = Data<T>(rhs);
+      T* o = MutableData<T>(out);
+      ForEachIndex(out.shape().dimensions(), [&](const std::vector<int64_t>& idx, int64_t linear) {
+        int64_t lbase = 0, rbase = 0, k = 0;
+        for (size_t i = 0; i < lb.size(); ++i, ++k) {
+          lbase += idx[k] * ls[lb[i]];
+          rbase += idx[k] * rs[rb[i]];
+        }
+        for (int64_t d : lf) lbase += idx[k++] * ls[d];
+        for (int64_t d : rf) rbase += idx[k++] * rs[d];
+        T sum = T(0);
+        ForEachIndex(contract_sizes, [&](const std::vector<int64_t>& c, int64_t) {
+          int64_t li = lbase, ri = rbase;
+          for (size_t i = 0; i < c.size(); ++i) {
+            li += c[i] * ls[lc[i]];
+            ri += c[i] * rs[rc[i]];
+          }
+          if constexpr (std::is_same_v<T, int64_t>) {
+            sum = static_cast<int64_t>(static_cast<uint64_t>(sum) +
+                                       static_cast<uint64_t>(x[li]) * static_cast<uint64_t>(y[ri]));
+          } else {
+            sum += x[li] * y[ri];
+          }
+        });
+        o[linear] = sum;
+      });
+    }
+  }
+};
+
+}  // namespace
+
+Literal EvaluateComputation(const HloComputation& computation,
+                            const std::vector<const Literal*>& args) {
+  return Evaluator().Run(computation, args);
+}
+
+Literal Evaluate(const hlo::HloModule& module, const std::vector<Literal>& args) {
+  const HloComputation& entry = *module.entry();
+  if (static_cast<int64_t>(args.size()) != entry.num_parameters()) {
+    throw ShapeError(module.name() + " takes " + std::to_string(entry.num_parameters()) +
+                     " arguments, got " + std::to_string(args.size()));
+  }
+  std::vector<const Literal*> ptrs;
+  for (int64_t i = 0; i < entry.num_parameters(); ++i) {
+    const Shape& want = entry.parameter(i)->shape();
+    if (!args[i].shape().Compatible(want)) {
+      throw ShapeError("argument " + std::to_string(i) + " (%" + entry.parameter(i)->name() +
+                       ") must be " + want.Describe() + ", got " + args[i].shape().Describe());
+    }
+    ptrs.push_back(&args[i]);
+  }
+  return EvaluateComputation(entry, ptrs);
+}
+
+}  // namespace uir::eval

@@ -1,0 +1,25 @@
+// The reference evaluator: what every HLO program means. Passes and
+// generated kernels are checked against it.
+#ifndef UIR_EVAL_EVALUATOR_H_
+#define UIR_EVAL_EVALUATOR_H_
+
+#include <vector>
+
+#include "hlo/module.h"
+
+namespace uir::eval {
+
+// Runs the entry computation of `module` on `args`, one per entry parameter,
+// each compatible with its parameter's shape (layouts aside; literals are
+// row-major). Returns the root's value (a tuple literal for tuple roots).
+// Throws ShapeError for wrong arguments (naming the parameter) and
+// UnimplementedError for ops the evaluator does not support yet.
+hlo::Literal Evaluate(const hlo::HloModule& module, const std::vector<hlo::Literal>& args);
+
+// Runs one computation on argument literals.
+hlo::Literal EvaluateComputation(const hlo::HloComputation& computation,
+                                 const std::vector<const hlo::Literal*>& args);
+
+}  // namespace uir::eval
+
+#endif  // UIR_EVAL_EVALUATOR_H_

@@ -1,0 +1,234 @@
+// Data movement: every op computes, for each output element, the linear index
+// of the input element it copies, then copies bytes.
+#include "eval/shape_ops.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "eval/typed.h"
+
+namespace uir::eval {
+namespace {
+
+using hlo::AttrKey;
+using hlo::HloInstruction;
+using hlo::HloOpcode;
+using hlo::Literal;
+using hlo::PrimitiveType;
+
+size_t ElementBytes(const Literal& l) {
+  return static_cast<size_t>(hlo::StorageBytes(l.shape().element_type()));
+}
+
+void CopyElement(const Literal& from, int64_t i, Literal& to, int64_t j, size_t size) {
+  std::memcpy(to.mutable_bytes().data() + j * size, from.bytes().data() + i * size, size);
+}
+
+Literal Output(const HloInstruction& inst) {
+  return MakeLiteral(inst.shape().element_type(), inst.shape().dimensions());
+}
+
+Literal Broadcast(const HloInstruction& inst, const Literal& x) {
+  Literal out = Output(inst);
+  const auto dims = inst.attributes()
+                        .GetOr<std::vector<int64_t>>(AttrKey::kDimensions)
+                        .value_or(std::vector<int64_t>{});
+  const auto in_strides = Strides(x.shape().dimensions());
+  const size_t size = ElementBytes(x);
+  ForEachIndex(out.shape().dimensions(), [&](const std::vector<int64_t>& idx, int64_t linear) {
+    int64_t src = 0;
+    for (size_t i = 0; i < dims.size(); ++i) {
+      // A size-1 operand dimension stretches over its output dimension.
+      if (x.shape().dimensions(static_cast<int64_t>(i)) != 1) src += idx[dims[i]] * in_strides[i];
+    }
+    CopyElement(x, src, out, linear, size);
+  });
+  return out;
+}
+
+Literal Transpose(const HloInstruction& inst, const Literal& x) {
+  Literal out = Output(inst);
+  const auto perm = inst.attributes().Get<std::vector<int64_t>>(AttrKey::kDimensions);
+  const auto in_strides = Strides(x.shape().dimensions());
+  const size_t size = ElementBytes(x);
+  ForEachIndex(out.shape().dimensions(), [&](const std::vector<int64_t>& idx, int64_t linear) {
+    int64_t src = 0;
+    for (size_t i = 0; i < perm.size(); ++i) src += idx[i] * in_strides[perm[i]];
+    CopyElement(x, src, out, linear, size);
+  });
+  return out;
+}
+
+Literal Slice(const HloInstruction& inst, const Literal& x) {
+  Literal out = Output(inst);
+  const auto& ranges = inst.attributes().Get<std::vector<hlo::SliceRange>>(AttrKey::kSlice);
+  const auto in_strides = Strides(x.shape().dimensions());
+  const size_t size = ElementBytes(x);
+  ForEachIndex(out.shape().dimensions(), [&](const std::vector<int64_t>& idx, int64_t linear) {
+    int64_t src = 0;
+    for (size_t i = 0; i < ranges.size(); ++i)
+      src += (ranges[i].start + idx[i] * ranges[i].stride) * in_strides[i];
+    CopyElement(x, src, out, linear, size);
+  });
+  return out;
+}
+
+Literal Concatenate(const HloInstruction& inst, const std::vector<const Literal*>& ops) {
+  Literal out = Output(inst);
+  const int64_t d = inst.attributes().Get<std::vector<int64_t>>(AttrKey::kDimensions)[0];
+  const auto out_strides = Strides(out.shape().dimensions());
+  const size_t size = ElementBytes(out);
+  int64_t offset = 0;
+  for (const Literal* x : ops) {
+    ForEachIndex(x->shape().dimensions(), [&](const std::vector<int64_t>& idx, int64_t linear) {
+      int64_t dst = 0;
+      for (size_t i = 0; i < idx.size(); ++i)
+        dst += (idx[i] + (static_cast<int64_t>(i) == d ? offset : 0)) * out_strides[i];
+      CopyElement(*x, linear, out, dst, size);
+    });
+    offset += x->shape().dimensions(d);
+  }
+  return out;
+}
+
+Literal Pad(const HloInstruction& inst, const Literal& x, const Literal& value) {
+  Literal out = Output(inst);
+  const auto& padding = inst.attributes().Get<hlo::PaddingConfig>(AttrKey::kPadding);
+  const size_t size = ElementBytes(x);
+  for (int64_t i = 0; i < out.element_count(); ++i) CopyElement(value, 0, out, i, size);
+  const auto out_strides = Strides(out.shape().dimensions());
+  const auto& out_dims = out.shape().dimensions();
+  ForEachIndex(x.shape().dimensions(), [&](const std::vector<int64_t>& idx, int64_t linear) {
+    int64_t dst = 0;
+    for (size_t i = 0; i < idx.size(); ++i) {
+      // Negative low/high padding crops; elements that land outside vanish.
+      const int64_t pos = padding[i].low + idx[i] * (padding[i].interior + 1);
+      if (pos < 0 || pos >= out_dims[i]) return;
+      dst += pos * out_strides[i];
+    }
+    CopyElement(x, linear, out, dst, size);
+  });
+  return out;
+}
+
+Literal Reverse(const HloInstruction& inst, const Literal& x) {
+  Literal out = Output(inst);
+  const auto dims = inst.attributes().Get<std::vector<int64_t>>(AttrKey::kDimensions);
+  const auto strides = Strides(x.shape().dimensions());
+  const auto& shape = x.shape().dimensions();
+  const size_t size = ElementBytes(x);
+  ForEachIndex(shape, [&](const std::vector<int64_t>& idx, int64_t linear) {
+    int64_t src = 0;
+    for (size_t i = 0; i < idx.size(); ++i) {
+      const bool flip = std::find(dims.begin(), dims.end(), static_cast<int64_t>(i)) != dims.end();
+      src += (flip ? shape[i] - 1 - idx[i] : idx[i]) * strides[i];
+    }
+    CopyElement(x, src, out, linear, size);
+  });
+  return out;
+}
+
+Literal Iota(const HloInstruction& inst) {
+  Literal out = Output(inst);
+  const int64_t d = inst.attributes().Get<int64_t>(AttrKey::kIotaDimension);
+  const bool integral = hlo::IsInteger(out.shape().element_type()) ||
+                        out.shape().element_type() == PrimitiveType::kPred;
+  ForEachIndex(out.shape().dimensions(), [&](const std::vector<int64_t>& idx, int64_t linear) {
+    if (integral) {
+      out.SetInt64(linear, idx[d]);
+    } else {
+      out.SetDouble(linear, static_cast<double>(idx[d]));
+    }
+  });
+  return out;
+}
+
+// Start indices of dynamic-slice/update-slice, clamped so the window fits.
+std::vector<int64_t> ClampedStarts(const std::vector<const Literal*>& ops, size_t first,
+                                   const std::vector<int64_t>& operand_dims,
+                                   const std::vector<int64_t>& window) {
+  std::vector<int64_t> starts(operand_dims.size(), 0);
+  const bool vector_form =
+      ops.size() == first + 1 && ops[first]->shape().rank() == 1 && operand_dims.size() != 1;
+  for (size_t i = 0; i < operand_dims.size(); ++i) {
+    int64_t s =
+        vector_form ? ops[first]->GetInt64(static_cast<int64_t>(i)) : ops[first + i]->GetInt64(0);
+    if (vector_form || first + i < ops.size()) {
+      starts[i] = std::clamp<int64_t>(s, 0, operand_dims[i] - window[i]);
+    }
+  }
+  return starts;
+}
+
+Literal DynamicSlice(const HloInstruction& inst, const std::vector<const Literal*>& ops) {
+  Literal out = Output(inst);
+  const Literal& x = *ops[0];
+  const auto starts = ClampedStarts(ops, 1, x.shape().dimensions(), out.shape().dimensions());
+  const auto strides = Strides(x.shape().dimensions());
+  const size_t size = ElementBytes(x);
+  ForEachIndex(out.shape().dimensions(), [&](const std::vector<int64_t>& idx, int64_t linear) {
+    int64_t src = 0;
+    for (size_t i = 0; i < idx.size(); ++i) src += (starts[i] + idx[i]) * strides[i];
+    CopyElement(x, src, out, linear, size);
+  });
+  return out;
+}
+
+Literal DynamicUpdateSlice(const std::vector<const Literal*>& ops) {
+  Literal out = *ops[0];
+  const Literal& update = *ops[1];
+  const auto starts = ClampedStarts(ops, 2, out.shape().dimensions(), update.shape().dimensions());
+  const auto strides = Strides(out.shape().dimensions());
+  const size_t size = ElementBytes(out);
+  ForEachIndex(update.shape().dimensions(), [&](const std::vector<int64_t>& idx, int64_t linear) {
+    int64_t dst = 0;
+    for (size_t i = 0; i < idx.size(); ++i) dst += (starts[i] + idx[i]) * strides[i];
+    CopyElement(update, linear, out, dst, size);
+  });
+  return out;
+}
+
+Literal Reinterpret(const HloInstruction& inst, const Literal& x) {
+  Literal out = Output(inst);
+  if (out.bytes().size() != x.bytes().size()) {
+    throw UnimplementedError("the evaluator cannot reinterpret " + x.shape().Describe() + " as " +
+                             out.shape().Describe() + " (%" + inst.name() + ")");
+  }
+  if (!out.bytes().empty())
+    std::memcpy(out.mutable_bytes().data(), x.bytes().data(), out.bytes().size());
+  return out;
+}
+
+}  // namespace
+
+Literal EvalShapeOp(const HloInstruction& inst, const std::vector<const Literal*>& ops) {
+  switch (inst.opcode()) {
+    case HloOpcode::kBroadcast:
+      return Broadcast(inst, *ops[0]);
+    case HloOpcode::kReshape:
+    case HloOpcode::kBitcast:
+    case HloOpcode::kBitcastConvert:
+      return Reinterpret(inst, *ops[0]);
+    case HloOpcode::kTranspose:
+      return Transpose(inst, *ops[0]);
+    case HloOpcode::kSlice:
+      return Slice(inst, *ops[0]);
+    case HloOpcode::kConcatenate:
+      return Concatenate(inst, ops);
+    case HloOpcode::kPad:
+      return Pad(inst, *ops[0], *ops[1]);
+    case HloOpcode::kReverse:
+      return Reverse(inst, *ops[0]);
+    case HloOpcode::kIota:
+      return Iota(inst);
+    case HloOpcode::kDynamicSlice:
+      return DynamicSlice(inst, ops);
+    case HloOpcode::kDynamicUpdateSlice:
+      return DynamicUpdateSlice(ops);
+    default:
+      break;
+  }
+  throw InternalError("EvalShapeOp called on " + std::string(hlo::OpcodeName(inst.opcode())));
+}
+
+}  // namespace uir::eval

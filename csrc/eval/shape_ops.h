@@ -1,0 +1,34 @@
+// Evaluation of data-movement ops: they copy elements, whatever their type.
+#ifndef UIR_EVAL_SHAPE_OPS_H_
+#define UIR_EVAL_SHAPE_OPS_H_
+
+#include <vector>
+
+#include "hlo/instruction.h"
+
+namespace uir::eval {
+
+// broadcast, reshape, bitcast, transpose, slice, concatenate, pad, reverse,
+// iota, dynamic-slice, dynamic-update-slice, bitcast-convert.
+hlo::Literal EvalShapeOp(const hlo::HloInstruction& inst,
+                         const std::vector<const hlo::Literal*>& operands);
+
+// Calls fn(index, linear) for every index of `dims` in row-major order.
+template <typename F>
+void ForEachIndex(const std::vector<int64_t>& dims, F&& fn) {
+  int64_t total = 1;
+  for (int64_t d : dims) total *= d;
+  if (total == 0) return;
+  std::vector<int64_t> index(dims.size(), 0);
+  for (int64_t linear = 0; linear < total; ++linear) {
+    fn(index, linear);
+    for (int64_t i = static_cast<int64_t>(dims.size()) - 1; i >= 0; --i) {
+      if (++index[i] < dims[i]) break;
+      index[i] = 0;
+    }
+  }
+}
+
+}  // namespace uir::eval
+
+#endif  // UIR_EVAL_SHAPE_OPS_H_

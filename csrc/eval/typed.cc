@@ -1,0 +1,71 @@
+// Literal helpers for the evaluator.
+#include "eval/typed.h"
+
+#include "hlo/float_format.h"
+
+namespace uir::eval {
+
+using hlo::Literal;
+using hlo::PrimitiveType;
+
+std::vector<int64_t> Strides(const std::vector<int64_t>& dims) {
+  std::vector<int64_t> s(dims.size(), 1);
+  for (int64_t i = static_cast<int64_t>(dims.size()) - 2; i >= 0; --i)
+    s[i] = s[i + 1] * dims[i + 1];
+  return s;
+}
+
+Literal MakeLiteral(PrimitiveType type, const std::vector<int64_t>& dims) {
+  return Literal(hlo::Shape(type, dims));
+}
+
+Literal WidenToF32(const Literal& l) {
+  const PrimitiveType t = l.shape().element_type();
+  Literal out = MakeLiteral(PrimitiveType::kF32, l.shape().dimensions());
+  float* o = MutableData<float>(out);
+  const int64_t n = l.element_count();
+  if (t == PrimitiveType::kF16 || t == PrimitiveType::kBF16) {
+    const auto* in = Data<uint16_t>(l);
+    for (int64_t i = 0; i < n; ++i) o[i] = hlo::DecodeNarrowFloat(t, in[i]);
+  } else {
+    const auto* in = Data<uint8_t>(l);
+    for (int64_t i = 0; i < n; ++i) o[i] = hlo::DecodeNarrowFloat(t, in[i]);
+  }
+  return out;
+}
+
+Literal NarrowFromF32(const Literal& f32, PrimitiveType type) {
+  Literal out = MakeLiteral(type, f32.shape().dimensions());
+  const float* in = Data<float>(f32);
+  const int64_t n = f32.element_count();
+  if (type == PrimitiveType::kF16 || type == PrimitiveType::kBF16) {
+    auto* o = MutableData<uint16_t>(out);
+    for (int64_t i = 0; i < n; ++i)
+      o[i] = static_cast<uint16_t>(hlo::EncodeNarrowFloat(type, in[i]));
+  } else {
+    auto* o = MutableData<uint8_t>(out);
+    for (int64_t i = 0; i < n; ++i)
+      o[i] = static_cast<uint8_t>(hlo::EncodeNarrowFloat(type, in[i]));
+  }
+  return out;
+}
+
+void NormalizeSubByte(Literal& l) {
+  const PrimitiveType t = l.shape().element_type();
+  const int bits = hlo::BitWidth(t);
+  if (bits >= 8 || !hlo::IsInteger(t)) return;
+  auto* p = MutableData<uint8_t>(l);
+  const int64_t n = l.element_count();
+  const uint8_t mask = static_cast<uint8_t>((1u << bits) - 1);
+  if (hlo::IsUnsigned(t)) {
+    for (int64_t i = 0; i < n; ++i) p[i] &= mask;
+  } else {
+    const uint8_t sign = static_cast<uint8_t>(1u << (bits - 1));
+    for (int64_t i = 0; i < n; ++i) {
+      uint8_t v = p[i] & mask;
+      p[i] = static_cast<uint8_t>((v ^ sign) - sign);
+    }
+  }
+}
+
+}  // namespace uir::eval
