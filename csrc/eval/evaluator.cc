@@ -13,6 +13,7 @@
 #include "eval/shape_ops.h"
 #include "eval/typed.h"
 #include "hlo/float_format.h"
+#include "hlo/verifier.h"
 
 namespace uir::eval {
 namespace {
@@ -290,9 +291,11 @@ class Evaluator {
     return out;
   }
 
-  // dot: batch dims, then lhs free dims, then rhs free dims. Floats
-  // accumulate in double and round once to the result type; integers
-  // accumulate in int64 and wrap to the result width.
+  // dot: batch dims, then lhs free dims, then rhs free dims. Both operands
+  // are first laid out as [batch, free, contracting] in the working type, so
+  // the inner loop is a contiguous dot product. Floats accumulate in double
+  // and round once to the result type; integers accumulate in int64 and wrap
+  // to the result width; complex in c128.
   Literal Dot(const HloInstruction& inst, const Literal& lhs_in, const Literal& rhs_in) {
     const auto& a = inst.attributes();
     auto dims_of = [&](AttrKey k) {
@@ -302,74 +305,78 @@ class Evaluator {
     const auto lc = dims_of(AttrKey::kLhsContractingDims),
                rc = dims_of(AttrKey::kRhsContractingDims);
     const PrimitiveType out_type = inst.shape().element_type();
-    const bool complex = hlo::IsComplex(out_type);
     const bool integral = hlo::IsInteger(out_type) || out_type == PrimitiveType::kPred;
-    // Operands go to a common computing type first.
-    const PrimitiveType work = complex    ? PrimitiveType::kC128
-                               : integral ? PrimitiveType::kS64
-                                          : PrimitiveType::kF64;
-    const Literal lhs = Convert(lhs_in, work), rhs = Convert(rhs_in, work);
-    const auto& ld = lhs.shape().dimensions();
-    const auto& rd = rhs.shape().dimensions();
-    auto free_dims = [](const std::vector<int64_t>& d, const std::vector<int64_t>& b,
-                        const std::vector<int64_t>& c) {
-      std::vector<int64_t> f;
-      for (int64_t i = 0; i < static_cast<int64_t>(d.size()); ++i) {
-        if (std::find(b.begin(), b.end(), i) == b.end() &&
-            std::find(c.begin(), c.end(), i) == c.end())
-          f.push_back(i);
-      }
-      return f;
-    };
-    const auto lf = free_dims(ld, lb, lc), rf = free_dims(rd, rb, rc);
-    std::vector<int64_t> contract_sizes;
-    for (int64_t d : lc) contract_sizes.push_back(ld[d]);
-    const auto ls = Strides(ld), rs = Strides(rd);
+    const PrimitiveType work = hlo::IsComplex(out_type) ? PrimitiveType::kC128
+                               : integral               ? PrimitiveType::kS64
+                                                        : PrimitiveType::kF64;
+    int64_t batch = 1, m = 1, n = 1, k = 1;
+    const Literal lhs = Arrange(Convert(lhs_in, work), lb, lc, &batch, &m, &k);
+    const Literal rhs = Arrange(Convert(rhs_in, work), rb, rc, &batch, &n, &k);
     Literal out = MakeLiteral(work, inst.shape().dimensions());
+    UIR_CHECK(out.element_count() == batch * m * n)
+        << "dot %" << inst.name() << " has the wrong output shape";
     DispatchNative(work, [&](auto tag) {
       using T = typename decltype(tag)::type;
-      if constexpr (!std::is_same_v<T, bool>)
-        DotLoop<T>(lhs, rhs, out, lb, rb, lc, rc, lf, rf, contract_sizes, ls, rs);
+      if constexpr (!std::is_same_v<T, bool>) {
+        const T* x = Data<T>(lhs);
+        const T* y = Data<T>(rhs);
+        T* o = MutableData<T>(out);
+        for (int64_t b = 0; b < batch; ++b) {
+          for (int64_t i = 0; i < m; ++i) {
+            const T* xr = x + (b * m + i) * k;
+            for (int64_t j = 0; j < n; ++j) {
+              const T* yr = y + (b * n + j) * k;
+              T sum = T(0);
+              if constexpr (std::is_same_v<T, int64_t>) {
+                uint64_t s = 0;
+                for (int64_t c = 0; c < k; ++c)
+                  s += static_cast<uint64_t>(xr[c]) * static_cast<uint64_t>(yr[c]);
+                sum = static_cast<int64_t>(s);
+              } else {
+                for (int64_t c = 0; c < k; ++c) sum += xr[c] * yr[c];
+              }
+              o[(b * m + i) * n + j] = sum;
+            }
+          }
+        }
+      }
     });
     return Convert(out, out_type);
   }
 
-  template <typename T>
-  static void DotLoop(const Literal& lhs, const Literal& rhs, Literal& out,
-                      const std::vector<int64_t>& lb, const std::vector<int64_t>& rb,
-                      const std::vector<int64_t>& lc, const std::vector<int64_t>& rc,
-                      const std::vector<int64_t>& lf, const std::vector<int64_t>& rf,
-                      const std::vector<int64_t>& contract_sizes, const std::vector<int64_t>& ls,
-                      const std::vector<int64_t>& rs) {
-    {
-      const T* x = Data<T>(lhs);
-      const T* y = Data<T>(rhs);
-      T* o = MutableData<T>(out);
-      ForEachIndex(out.shape().dimensions(), [&](const std::vector<int64_t>& idx, int64_t linear) {
-        int64_t lbase = 0, rbase = 0, k = 0;
-        for (size_t i = 0; i < lb.size(); ++i, ++k) {
-          lbase += idx[k] * ls[lb[i]];
-          rbase += idx[k] * rs[rb[i]];
-        }
-        for (int64_t d : lf) lbase += idx[k++] * ls[d];
-        for (int64_t d : rf) rbase += idx[k++] * rs[d];
-        T sum = T(0);
-        ForEachIndex(contract_sizes, [&](const std::vector<int64_t>& c, int64_t) {
-          int64_t li = lbase, ri = rbase;
-          for (size_t i = 0; i < c.size(); ++i) {
-            li += c[i] * ls[lc[i]];
-            ri += c[i] * rs[rc[i]];
-          }
-          if constexpr (std::is_same_v<T, int64_t>) {
-            sum = static_cast<int64_t>(static_cast<uint64_t>(sum) +
-                                       static_cast<uint64_t>(x[li]) * static_cast<uint64_t>(y[ri]));
-          } else {
-            sum += x[li] * y[ri];
-          }
-        });
-        o[linear] = sum;
-      });
+  // Transposes `x` to [batch dims..., free dims..., contracting dims...] and
+  // reports the three sizes (batch is the same for both operands).
+  static Literal Arrange(const Literal& x, const std::vector<int64_t>& batch_dims,
+                         const std::vector<int64_t>& contracting, int64_t* batch, int64_t* free,
+                         int64_t* contract) {
+    const auto& d = x.shape().dimensions();
+    std::vector<int64_t> perm(batch_dims);
+    *batch = 1;
+    for (int64_t b : batch_dims) *batch *= d[b];
+    *free = 1;
+    for (int64_t i = 0; i < static_cast<int64_t>(d.size()); ++i) {
+      if (std::find(batch_dims.begin(), batch_dims.end(), i) == batch_dims.end() &&
+          std::find(contracting.begin(), contracting.end(), i) == contracting.end()) {
+        perm.push_back(i);
+        *free *= d[i];
+      }
     }
+    *contract = 1;
+    for (int64_t c : contracting) {
+      perm.push_back(c);
+      *contract *= d[c];
+    }
+    std::vector<int64_t> out_dims;
+    for (int64_t p : perm) out_dims.push_back(d[p]);
+    Literal out = MakeLiteral(x.shape().element_type(), out_dims);
+    const auto in_strides = Strides(d);
+    const size_t size = static_cast<size_t>(hlo::StorageBytes(x.shape().element_type()));
+    ForEachIndex(out_dims, [&](const std::vector<int64_t>& idx, int64_t linear) {
+      int64_t src = 0;
+      for (size_t i = 0; i < idx.size(); ++i) src += idx[i] * in_strides[perm[i]];
+      std::memcpy(out.mutable_bytes().data() + linear * size, x.bytes().data() + src * size, size);
+    });
+    return out;
   }
 };
 
@@ -381,6 +388,9 @@ Literal EvaluateComputation(const HloComputation& computation,
 }
 
 Literal Evaluate(const hlo::HloModule& module, const std::vector<Literal>& args) {
+  // The evaluator trusts shapes and attributes; an unverified module could
+  // make it read or write out of bounds.
+  hlo::Verify(module);
   const HloComputation& entry = *module.entry();
   if (static_cast<int64_t>(args.size()) != entry.num_parameters()) {
     throw ShapeError(module.name() + " takes " + std::to_string(entry.num_parameters()) +
@@ -388,8 +398,14 @@ Literal Evaluate(const hlo::HloModule& module, const std::vector<Literal>& args)
   }
   std::vector<const Literal*> ptrs;
   for (int64_t i = 0; i < entry.num_parameters(); ++i) {
+    // Dynamic dimensions are evaluated at their bound.
     const Shape& want = entry.parameter(i)->shape();
-    if (!args[i].shape().Compatible(want)) {
+    const Shape& got = args[i].shape();
+    const bool fits = want.IsTuple() ? got.Compatible(want)
+                                     : got.IsArray() && want.IsArray() &&
+                                           got.element_type() == want.element_type() &&
+                                           got.dimensions() == want.dimensions();
+    if (!fits) {
       throw ShapeError("argument " + std::to_string(i) + " (%" + entry.parameter(i)->name() +
                        ") must be " + want.Describe() + ", got " + args[i].shape().Describe());
     }

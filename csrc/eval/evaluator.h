@@ -9,7 +9,7 @@
 
 namespace uir::eval {
 
-// Runs the entry computation of `module` on `args`, one per entry parameter,
+// Verifies `module`, then runs its entry computation on `args`, one per entry parameter,
 // each compatible with its parameter's shape (layouts aside; literals are
 // row-major). Returns the root's value (a tuple literal for tuple roots).
 // Throws ShapeError for wrong arguments (naming the parameter) and
