@@ -26,6 +26,11 @@ void Map2(const T* x, const T* y, T* out, int64_t n, F f) {
 template <typename T>
 using U = std::make_unsigned_t<T>;
 
+// Unsigned arithmetic at least as wide as unsigned int: narrower unsigned
+// types would promote to (signed) int, where overflow is undefined.
+template <typename T>
+using W = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, U<T>>;
+
 template <typename T>
 T Div(T a, T b) {
   if (b == 0) return std::is_signed_v<T> ? T(-1) : std::numeric_limits<T>::max();
@@ -53,7 +58,7 @@ T Pow(T base, T exp) {
       return 0;
     }
   }
-  U<T> result = 1, b = static_cast<U<T>>(base);
+  W<T> result = 1, b = static_cast<U<T>>(base);
   auto e = static_cast<U<T>>(exp);
   while (e) {
     if (e & 1) result = static_cast<U<T>>(result * b);
@@ -67,7 +72,7 @@ template <typename T>
 T ShiftLeft(T a, T s) {
   constexpr auto bits = static_cast<U<T>>(sizeof(T) * 8);
   if (static_cast<U<T>>(s) >= bits) return 0;
-  return static_cast<T>(static_cast<U<T>>(a) << static_cast<U<T>>(s));
+  return static_cast<T>(static_cast<W<T>>(static_cast<U<T>>(a)) << static_cast<U<T>>(s));
 }
 
 template <typename T>
@@ -136,17 +141,20 @@ bool IntUnary(HloOpcode op, const T* x, T* o, int64_t n) {
 template <typename T, typename With>
 bool WithIntBinary(HloOpcode op, With&& with) {
   auto wrap = [](auto f) {
-    return [f](T a, T b) { return static_cast<T>(f(static_cast<U<T>>(a), static_cast<U<T>>(b))); };
+    return [f](T a, T b) {
+      return static_cast<T>(
+          f(static_cast<W<T>>(static_cast<U<T>>(a)), static_cast<W<T>>(static_cast<U<T>>(b))));
+    };
   };
   switch (op) {
     case HloOpcode::kAdd:
-      with(wrap([](U<T> a, U<T> b) { return a + b; }));
+      with(wrap([](W<T> a, W<T> b) { return a + b; }));
       return true;
     case HloOpcode::kSubtract:
-      with(wrap([](U<T> a, U<T> b) { return a - b; }));
+      with(wrap([](W<T> a, W<T> b) { return a - b; }));
       return true;
     case HloOpcode::kMultiply:
-      with(wrap([](U<T> a, U<T> b) { return a * b; }));
+      with(wrap([](W<T> a, W<T> b) { return a * b; }));
       return true;
     case HloOpcode::kDivide:
       with([](T a, T b) { return Div(a, b); });
