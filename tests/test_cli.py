@@ -58,3 +58,44 @@ def test_console_script_is_installed():
     assert script.exists() and os.access(script, os.X_OK)
     result = subprocess.run([str(script), "--version"], capture_output=True, text=True, check=False)
     assert result.stdout.strip() == f"uir {uir.__version__}"
+
+
+CORPUS = pathlib.Path(__file__).resolve().parents[2] / "shared" / "corpus" / "xla-hlo"
+
+
+def test_run_summarizes_each_output_on_random_inputs():
+    result = _uir(
+        "run",
+        str(CORPUS / "xla_backends_cpu_benchmarks_hlo__mean_axis_1x4096x1024_bf16__0.hlo"),
+        "--seed",
+        "3",
+    )
+    assert result.returncode == 0, result.stderr
+    assert "jit_mean_axis: 1 input(s), evaluated in" in result.stdout
+    assert "out: bfloat16[1, 4096]  min=" in result.stdout
+
+
+def test_run_takes_inputs_and_saves_outputs(tmp_path):
+    import numpy as np
+
+    hlo = tmp_path / "m.hlo"
+    hlo.write_text(
+        "ENTRY e {\n  x = f32[3] parameter(0)\n  ROOT t = (f32[3], f32[3]) tuple(x, x)\n}\n"
+    )
+    np.savez(tmp_path / "in.npz", np.array([1, 2, 3], np.float32))
+    result = _uir(
+        "run", str(hlo), "--inputs", str(tmp_path / "in.npz"), "--output", str(tmp_path / "out.npz")
+    )
+    assert result.returncode == 0, result.stderr
+    with np.load(tmp_path / "out.npz") as out:
+        np.testing.assert_array_equal(out["out.0"], [1, 2, 3])
+        np.testing.assert_array_equal(out["out.1"], [1, 2, 3])
+
+
+def test_run_reports_a_bad_file_without_a_traceback(tmp_path):
+    hlo = tmp_path / "bad.hlo"
+    hlo.write_text("ENTRY e {\n  x = f32[3 parameter(0)\n}\n")
+    result = _uir("run", str(hlo))
+    assert result.returncode == 1
+    assert "ParseError" in result.stderr and "bad.hlo:2:" in result.stderr
+    assert "Traceback" not in result.stderr

@@ -38,6 +38,20 @@ def _build_parser() -> argparse.ArgumentParser:
 
     info = sub.add_parser("info", help="print what uir was built with and sees of the host")
     info.set_defaults(handler=_run_info)
+
+    run = sub.add_parser("run", help="run an HLO module on given or random inputs")
+    run.add_argument("file", help="an HLO text file")
+    run.add_argument(
+        "--inputs", help="an .npz with one array per parameter (arr_0, arr_1, ... or by name)"
+    )
+    run.add_argument(
+        "--seed", type=int, default=0, help="seed for random inputs (default: %(default)s)"
+    )
+    run.add_argument("--output", help="save the outputs to this .npz")
+    run.add_argument(
+        "--backend", choices=["eval"], default="eval", help="what runs it (default: %(default)s)"
+    )
+    run.set_defaults(handler=_run_run)
     return parser
 
 
@@ -45,6 +59,12 @@ def _run_demo(args: argparse.Namespace) -> int:
     from uir._src import demo
 
     return demo.run(size=args.size)
+
+
+def _run_run(args: argparse.Namespace) -> int:
+    from uir._src import run
+
+    return run.main(args.file, inputs=args.inputs, seed=args.seed, output=args.output)
 
 
 def _run_info(args: argparse.Namespace) -> int:
@@ -67,7 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         return int(args.handler(args))
-    except errors.Error as e:
+    except (errors.Error, OSError, TypeError, ValueError) as e:
         # A user error is a message, not a traceback.
         print(f"uir: {type(e).__name__}: {e}", file=sys.stderr)
         return 1

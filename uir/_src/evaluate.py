@@ -74,3 +74,30 @@ def evaluate(module, *arrays):
         raise TypeError(f"{module.name} takes {len(params)} arguments, got {len(arrays)}")
     args = [_check_argument(p, a) for p, a in zip(params, arrays, strict=True)]
     return _core.eval.evaluate(module, args)
+
+
+def random_arguments(module, seed: int = 0) -> list[np.ndarray]:
+    """Random inputs suited to each entry parameter: small non-negative
+    integers (safe as indices), booleans, standard-normal floats."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for param in module.entry.parameters:
+        shape = param.shape
+        if shape.is_tuple:
+            raise TypeError(
+                f"parameter %{param.name} is a tuple; uir.evaluate does not take tuples yet"
+            )
+        dtype = numpy_dtype(shape.element_type)
+        if dtype == np.bool_:
+            out.append(rng.integers(0, 2, shape.dims).astype(bool))
+        elif np.issubdtype(dtype, np.integer) or dtype.name in ("int2", "int4", "uint2", "uint4"):
+            out.append(rng.integers(0, 4, shape.dims).astype(dtype))
+        elif np.issubdtype(dtype, np.complexfloating):
+            out.append(
+                (rng.standard_normal(shape.dims) + 1j * rng.standard_normal(shape.dims)).astype(
+                    dtype
+                )
+            )
+        else:
+            out.append(rng.standard_normal(shape.dims).astype(np.float32).astype(dtype))
+    return out
