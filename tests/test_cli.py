@@ -7,6 +7,8 @@ import pathlib
 import subprocess
 import sys
 
+from corpus import CORPUS
+
 import uir
 
 
@@ -58,9 +60,6 @@ def test_console_script_is_installed():
     assert script.exists() and os.access(script, os.X_OK)
     result = subprocess.run([str(script), "--version"], capture_output=True, text=True, check=False)
     assert result.stdout.strip() == f"uir {uir.__version__}"
-
-
-CORPUS = pathlib.Path(__file__).resolve().parents[2] / "shared" / "corpus" / "xla-hlo"
 
 
 def test_run_summarizes_each_output_on_random_inputs():

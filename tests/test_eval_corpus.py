@@ -5,19 +5,14 @@ no crash, no other error."""
 
 from __future__ import annotations
 
-import csv
-import pathlib
-
-import numpy as np
 import pytest
+from corpus import CORPUS, manifest_rows
 from test_hlo_corpus import XLA_REJECTS
 
 import uir
-from uir._src.evaluate import numpy_dtype
+from uir._src.evaluate import random_arguments
 
-CORPUS = pathlib.Path(__file__).resolve().parents[2] / "shared" / "corpus" / "xla-hlo"
-with open(CORPUS / "MANIFEST.tsv", encoding="utf-8") as _manifest:
-    ROWS = list(csv.DictReader(_manifest, delimiter="\t"))
+ROWS = manifest_rows()
 MODULES = sorted(r["file"] for r in ROWS if r["cpu_class"] in ("core", "extended"))
 
 # Too much arithmetic for a scalar reference evaluator to run in a test
@@ -33,25 +28,11 @@ TOO_HEAVY = {
 MIN_EVALUATED = 98
 
 
-def random_input(shape, rng):
-    dtype = numpy_dtype(shape.element_type)
-    dims = shape.dims
-    if dtype == np.bool_:
-        return rng.integers(0, 2, dims).astype(bool)
-    if np.issubdtype(dtype, np.integer) or dtype.name in ("int4", "uint4", "int2", "uint2"):
-        return rng.integers(0, 4, dims).astype(dtype)
-    if np.issubdtype(dtype, np.complexfloating):
-        return (rng.standard_normal(dims) + 1j * rng.standard_normal(dims)).astype(dtype)
-    return rng.standard_normal(dims).astype(np.float32).astype(dtype)
-
-
 def evaluate_on_random_inputs(name: str) -> bool:
     module = uir.hlo.load(CORPUS / name)
-    rng = np.random.default_rng(0)
-    params = module.entry.parameters
-    if any(p.shape.is_tuple for p in params):
+    if any(p.shape.is_tuple for p in module.entry.parameters):
         raise uir.UnimplementedError("uir.evaluate does not take tuple parameters yet")
-    uir.evaluate(module, *[random_input(p.shape, rng) for p in params])
+    uir.evaluate(module, *random_arguments(module, seed=0))
     return True
 
 

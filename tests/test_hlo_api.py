@@ -201,3 +201,9 @@ def test_unmodelled_sharding_forms_are_kept_as_written():
     m = uir.hlo.parse_module(text)
     assert m.entry.root.attributes["sharding"] == "{devices=[2]0,1 shard_as 3}"
     assert uir.hlo.parse_module(m.to_text()) == m
+
+
+def test_names_starting_with_a_digit_round_trip():
+    # Found by the fuzzer: %7rg prints as "7rg:" in the signature.
+    m = uir.hlo.parse_module("ENTRY %main {\n  ROOT %7rg_0.1 = f32[1] parameter(0)\n}")
+    assert uir.hlo.parse_module(m.to_text()) == m

@@ -4,14 +4,13 @@ unless XLA itself would reject it."""
 
 from __future__ import annotations
 
-import pathlib
 import re
 
 import pytest
+from corpus import CORPUS
 
 import uir
 
-CORPUS = pathlib.Path(__file__).resolve().parents[2] / "shared" / "corpus" / "xla-hlo"
 MODULES = sorted(CORPUS.glob("*.hlo"))
 
 # Modules that XLA's own verifier would reject; they come from tests of tools
@@ -39,7 +38,9 @@ XLA_REJECTS = {
 
 
 def test_corpus_is_present():
-    assert len(MODULES) >= 152, f"expected the 152 corpus modules in {CORPUS}"
+    assert len(MODULES) >= 152, (
+        f"expected the 152 corpus modules in {CORPUS} (set UIR_CORPUS to elsewhere)"
+    )
 
 
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: p.name)

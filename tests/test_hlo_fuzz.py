@@ -8,9 +8,10 @@ import os
 import pathlib
 import subprocess
 
+from corpus import CORPUS
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 FUZZER = ROOT / "build" / "fuzz" / "hlo_parser_fuzzer"
-CORPUS = ROOT.parent / "shared" / "corpus" / "xla-hlo"
 
 
 def _clean_env() -> dict[str, str]:

@@ -3,20 +3,14 @@
 #include <cmath>
 
 #include "eval/kernels.h"
+#include "eval/kernels_impl.h"
 
 namespace uir::eval {
 namespace {
 
 using hlo::HloOpcode;
-
-template <typename T, typename F>
-void Map1(const T* x, T* out, int64_t n, F f) {
-  for (int64_t i = 0; i < n; ++i) out[i] = f(x[i]);
-}
-template <typename T, typename F>
-void Map2(const T* x, const T* y, T* out, int64_t n, F f) {
-  for (int64_t i = 0; i < n; ++i) out[i] = f(x[i], y[i]);
-}
+using internal::Map1;
+using internal::Map2;
 
 }  // namespace
 
@@ -94,18 +88,22 @@ bool WithBinary(HloOpcode op, With&& with) {
   }
 }
 
+// The family's binary ops, for internal::RunBinary and internal::RunFold.
+struct ComplexOps {
+  template <typename T, typename Fn>
+  static bool With(HloOpcode op, Fn&& fn) {
+    return WithBinary<T>(op, fn);
+  }
+};
+
 template <typename T>
 bool BinaryKernel(HloOpcode op, const T* x, const T* y, T* o, int64_t n) {
-  return WithBinary<T>(op, [&](auto f) { Map2(x, y, o, n, f); });
+  return internal::RunBinary<ComplexOps>(op, x, y, o, n);
 }
 
 template <typename T>
 bool FoldKernel(HloOpcode op, T* acc, const T* x, int64_t n) {
-  return WithBinary<T>(op, [&](auto f) {
-    T a = *acc;
-    for (int64_t i = 0; i < n; ++i) a = f(a, x[i]);
-    *acc = a;
-  });
+  return internal::RunFold<ComplexOps>(op, acc, x, n);
 }
 
 template <typename T>

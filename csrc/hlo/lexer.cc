@@ -423,21 +423,23 @@ void Lexer::LexString(size_t start, char quote) {
   token_.end = pos_;
 }
 
-std::string Lexer::TakeBraceBlock() {
-  if (token_.kind != Tok::kLbrace) Fail("expected '{'");
+std::string Lexer::TakeBalanced(char open, char close) {
+  if (token_.offset >= text_.size() || text_[token_.offset] != open) {
+    Fail(std::string("expected '") + open + "'");
+  }
   size_t i = token_.offset;
   int depth = 0;
   while (true) {
-    if (i >= text_.size()) FailAt(token_.offset, "unbalanced '{'");
+    if (i >= text_.size()) FailAt(token_.offset, std::string("unbalanced '") + open + "'");
     char c = text_[i];
     if (c == '"' || c == '\'') {
-      // Skip a string, honouring escapes, so braces inside it do not count.
+      // Skip a string, honouring escapes, so brackets inside it do not count.
       ++i;
       while (i < text_.size() && text_[i] != c) i += text_[i] == '\\' ? 2 : 1;
       if (i >= text_.size()) FailAt(token_.offset, "unterminated string in block");
-    } else if (c == '{') {
+    } else if (c == open) {
       ++depth;
-    } else if (c == '}') {
+    } else if (c == close) {
       if (--depth == 0) break;
     }
     ++i;

@@ -72,7 +72,9 @@ class Lexer {
   // The current token must be '{': returns the raw text of the brace-balanced
   // block it opens (braces included; strings inside are skipped over, not
   // interpreted) and moves past it.
-  std::string TakeBraceBlock();
+  std::string TakeBraceBlock() { return TakeBalanced('{', '}'); }
+  // The same for any bracket pair; the current token must be `open`.
+  std::string TakeBalanced(char open, char close);
 
   // A ParseError at byte `offset` (default: the current token).
   [[noreturn]] void Fail(const std::string& message) const { FailAt(token_.offset, message); }

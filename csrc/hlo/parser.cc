@@ -275,15 +275,11 @@ void Parser::ParseComputation() {
   if (computations_.count(name)) FailAt(name_offset, "computation '" + name + "' is defined twice");
   lexer_.Next();
   std::optional<Shape> result_shape;
-  if (Accept(Tok::kLparen)) {
-    while (!At(Tok::kRparen)) {
-      if (!At(Tok::kName)) Fail("expected 'name: shape' in the computation signature");
-      lexer_.Next();
-      Accept(Tok::kColon);
-      ParseShape();
-      if (!Accept(Tok::kComma)) break;
-    }
-    Expect(Tok::kRparen, "')' closing the signature");
+  if (At(Tok::kLparen)) {
+    // The parameter list is redundant with the parameter instructions (XLA
+    // ignores it too), and its names need not lex as names ("%1a" prints as
+    // "1a:"), so it is skipped as a balanced block.
+    lexer_.TakeBalanced('(', ')');
     Expect(Tok::kArrow, "'->' in the signature");
     result_shape = ParseShape();
   }
