@@ -1,5 +1,6 @@
-// The recursive-descent parser shared by parser.cc (module structure) and
-// parser_values.cc (shapes, layouts, literals, attribute values).
+// The recursive-descent parser shared by parser.cc (module structure),
+// parser_values.cc (shapes, layouts, literals, scalar and list values) and
+// parser_attrs.cc (structured attribute values).
 #ifndef UIR_HLO_PARSER_IMPL_H_
 #define UIR_HLO_PARSER_IMPL_H_
 
@@ -55,7 +56,7 @@ class Parser {
   HloComputation* ParseComputationRef(std::string_view owner);
   std::string FreshComputationName(std::string_view base);
 
-  // parser_values.cc
+  // parser_values.cc and parser_attrs.cc
   Shape ParseShape();
   bool AtShapeStart();
   Layout ParseLayout(int64_t rank, size_t offset);
