@@ -1,4 +1,5 @@
-"""Type stubs for uir's C++ extension (csrc/python/). Private API."""
+"""Type stubs for uir's C++ extension (csrc/python/). Private API: use the
+`uir` package."""
 
 from typing import Any
 
@@ -28,3 +29,76 @@ class codegen:
         def __call__(
             self, a: npt.NDArray[np.float32], b: npt.NDArray[np.float32]
         ) -> npt.NDArray[np.float32]: ...
+
+class hlo:
+    class Shape:
+        def __init__(self, text: str) -> None: ...
+        dtype: np.dtype | str | None
+        element_type: str | None
+        dims: tuple[int, ...]
+        rank: int
+        dynamic_dims: tuple[bool, ...]
+        layout: tuple[int, ...] | None
+        layout_text: str | None
+        is_tuple: bool
+        tuple_shapes: list[hlo.Shape]
+        def compatible(self, other: hlo.Shape) -> bool: ...
+
+    class HloInstruction:
+        name: str
+        opcode: str
+        shape: hlo.Shape
+        operands: list[hlo.HloInstruction]
+        users: list[hlo.HloInstruction]
+        control_predecessors: list[hlo.HloInstruction]
+        called_computations: list[hlo.HloComputation]
+        attributes: dict[str, Any]
+        computation: hlo.HloComputation
+        def to_text(self) -> str: ...
+
+    class HloComputation:
+        name: str
+        instructions: list[hlo.HloInstruction]
+        root: hlo.HloInstruction
+        parameters: list[hlo.HloInstruction]
+        is_entry: bool
+        def to_text(self) -> str: ...
+
+    class HloModule:
+        name: str
+        entry: hlo.HloComputation
+        computations: list[hlo.HloComputation]
+        is_scheduled: bool
+        def to_text(
+            self,
+            print_layout: bool = True,
+            print_operand_shapes: bool = False,
+            print_metadata: bool = True,
+            print_large_constants: bool = True,
+            async_sugar: bool = True,
+        ) -> str: ...
+        def verify(self) -> None: ...
+        def clone(self) -> hlo.HloModule: ...
+
+    class ComputationBuilder:
+        def parameter(self, number: int, shape: hlo.Shape | str, name: str = "") -> hlo.HloInstruction: ...
+        def constant(self, value: Any, name: str = "") -> hlo.HloInstruction: ...
+        def op(self, opcode: str, *operands: hlo.HloInstruction, **attributes: Any) -> hlo.HloInstruction: ...
+        def broadcast(
+            self, operand: hlo.HloInstruction, dims: list[int], broadcast_dimensions: list[int]
+        ) -> hlo.HloInstruction: ...
+        def reshape(self, operand: hlo.HloInstruction, dims: list[int]) -> hlo.HloInstruction: ...
+        def convert(self, operand: hlo.HloInstruction, element_type: str) -> hlo.HloInstruction: ...
+        def build(self, root: hlo.HloInstruction | None = None) -> hlo.HloComputation: ...
+
+    class ModuleBuilder:
+        def __init__(self, name: str) -> None: ...
+        def computation(self, name: str) -> hlo.ComputationBuilder: ...
+        def build(self, entry: hlo.HloComputation) -> hlo.HloModule: ...
+
+    @staticmethod
+    def parse_module(text: str, file: str = "") -> hlo.HloModule: ...
+
+class eval:
+    @staticmethod
+    def evaluate(module: hlo.HloModule, arrays: list[np.ndarray]) -> Any: ...
