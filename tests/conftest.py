@@ -7,6 +7,13 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import settings
+
+# CI runs must not depend on luck: there Hypothesis derandomizes (examples
+# follow from each test's name); local runs keep exploring new examples.
+settings.register_profile("ci", derandomize=True, database=None)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 
 def _run_python(code: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
