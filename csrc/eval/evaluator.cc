@@ -157,6 +157,7 @@ class Evaluator {
       case HloOpcode::kIota:
       case HloOpcode::kDynamicSlice:
       case HloOpcode::kDynamicUpdateSlice:
+      case HloOpcode::kGather:
         return EvalShapeOp(inst, ops);
       default:
         break;

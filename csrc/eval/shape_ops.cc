@@ -199,6 +199,80 @@ Literal Reinterpret(const HloInstruction& inst, const Literal& x) {
   return out;
 }
 
+// gather with XLA's full dimension numbers: every output index splits into
+// batch dims (which pick a start-index vector) and offset dims (which walk the
+// slice); starts are clamped so the slice stays inside the operand.
+Literal Gather(const HloInstruction& inst, const Literal& operand, const Literal& indices) {
+  const auto& a = inst.attributes();
+  auto ints = [&](AttrKey k) {
+    return a.GetOr<std::vector<int64_t>>(k).value_or(std::vector<int64_t>{});
+  };
+  const auto offset_dims = ints(AttrKey::kOffsetDims);
+  const auto collapsed = ints(AttrKey::kCollapsedSliceDims);
+  const auto start_index_map = ints(AttrKey::kStartIndexMap);
+  const auto operand_batching = ints(AttrKey::kOperandBatchingDims);
+  const auto indices_batching = ints(AttrKey::kStartIndicesBatchingDims);
+  const auto slice_sizes = ints(AttrKey::kSliceSizes);
+  const int64_t index_vector_dim = a.Get<int64_t>(AttrKey::kIndexVectorDim);
+  Literal out = Output(inst);
+  const auto& od = operand.shape().dimensions();
+  const auto& id = indices.shape().dimensions();
+  const auto o_strides = Strides(od);
+  const auto i_strides = Strides(id);
+  const size_t size = ElementBytes(operand);
+  const int64_t rank = operand.shape().rank();
+  auto contains = [](const std::vector<int64_t>& v, int64_t x) {
+    return std::find(v.begin(), v.end(), x) != v.end();
+  };
+  // Operand dims that offset dims walk, in order.
+  std::vector<int64_t> window_dims;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!contains(collapsed, d) && !contains(operand_batching, d)) window_dims.push_back(d);
+  }
+  // Indices dims other than index_vector_dim, in order: the batch dims.
+  std::vector<int64_t> batch_index_dims;
+  for (int64_t d = 0; d < static_cast<int64_t>(id.size()); ++d) {
+    if (d != index_vector_dim) batch_index_dims.push_back(d);
+  }
+  const int64_t index_len =
+      index_vector_dim < static_cast<int64_t>(id.size()) ? id[index_vector_dim] : 1;
+  std::vector<int64_t> start(static_cast<size_t>(rank)), batch(batch_index_dims.size());
+  ForEachIndex(out.shape().dimensions(), [&](const std::vector<int64_t>& idx, int64_t linear) {
+    size_t b = 0, w = 0;
+    std::vector<int64_t> offset(static_cast<size_t>(rank), 0);
+    for (size_t i = 0; i < idx.size(); ++i) {
+      if (contains(offset_dims, static_cast<int64_t>(i))) {
+        offset[window_dims[w++]] = idx[i];
+      } else {
+        batch[b++] = idx[i];
+      }
+    }
+    std::fill(start.begin(), start.end(), 0);
+    int64_t base = 0;
+    for (size_t i = 0; i < batch_index_dims.size(); ++i)
+      base += batch[i] * i_strides[batch_index_dims[i]];
+    for (int64_t k = 0; k < index_len && k < static_cast<int64_t>(start_index_map.size()); ++k) {
+      const int64_t pos = base + (index_vector_dim < static_cast<int64_t>(id.size())
+                                      ? k * i_strides[index_vector_dim]
+                                      : 0);
+      start[start_index_map[k]] = indices.GetInt64(pos);
+    }
+    for (size_t i = 0; i < operand_batching.size(); ++i) {
+      // The batch coordinate of the paired indices dim.
+      const int64_t idim = indices_batching[i];
+      const auto it = std::find(batch_index_dims.begin(), batch_index_dims.end(), idim);
+      start[operand_batching[i]] = batch[static_cast<size_t>(it - batch_index_dims.begin())];
+    }
+    int64_t src = 0;
+    for (int64_t d = 0; d < rank; ++d) {
+      const int64_t s = std::clamp<int64_t>(start[d], 0, od[d] - slice_sizes[d]);
+      src += (s + offset[d]) * o_strides[d];
+    }
+    CopyElement(operand, src, out, linear, size);
+  });
+  return out;
+}
+
 }  // namespace
 
 Literal EvalShapeOp(const HloInstruction& inst, const std::vector<const Literal*>& ops) {
@@ -225,6 +299,8 @@ Literal EvalShapeOp(const HloInstruction& inst, const std::vector<const Literal*
       return DynamicSlice(inst, ops);
     case HloOpcode::kDynamicUpdateSlice:
       return DynamicUpdateSlice(ops);
+    case HloOpcode::kGather:
+      return Gather(inst, *ops[0], *ops[1]);
     default:
       break;
   }

@@ -9,7 +9,7 @@
 namespace uir::eval {
 
 // broadcast, reshape, bitcast, transpose, slice, concatenate, pad, reverse,
-// iota, dynamic-slice, dynamic-update-slice, bitcast-convert.
+// iota, dynamic-slice, dynamic-update-slice, bitcast-convert, gather.
 hlo::Literal EvalShapeOp(const hlo::HloInstruction& inst,
                          const std::vector<const hlo::Literal*>& operands);
 
