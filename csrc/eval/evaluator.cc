@@ -128,6 +128,8 @@ class Evaluator {
         return Map(inst, ops);
       case HloOpcode::kReduce:
         return Reduce(inst, ops);
+      case HloOpcode::kReduceWindow:
+        return ReduceWindow(inst, ops);
       case HloOpcode::kDot:
         return Dot(inst, *ops[0], *ops[1]);
       case HloOpcode::kAsyncStart: {
@@ -258,6 +260,66 @@ class Evaluator {
         for (size_t j = 0; j < n; ++j) SetElement(acc[j], target[i], r.tuple_elements()[j]);
       }
     }
+    return n == 1 ? std::move(acc[0]) : TupleOf(std::move(acc));
+  }
+
+  // reduce-window: each output element folds the input elements its window
+  // covers, in row-major window order; positions in padding or between
+  // dilated base elements are skipped (they hold the init value).
+  Literal ReduceWindow(const HloInstruction& inst, const std::vector<const Literal*>& ops) {
+    const size_t n = ops.size() / 2;
+    const HloComputation* f = Computation(inst, AttrKey::kToApply);
+    const auto& window = inst.attributes().Get<hlo::Window>(AttrKey::kWindow).dimensions;
+    const std::vector<int64_t>& in_dims = ops[0]->shape().dimensions();
+    const auto in_strides = Strides(in_dims);
+    std::vector<int64_t> window_sizes;
+    for (const hlo::WindowDim& w : window) window_sizes.push_back(w.size);
+    const Shape& out_shape = n == 1 ? inst.shape() : inst.shape().tuple_shapes(0);
+    std::vector<Literal> acc;
+    for (size_t j = 0; j < n; ++j) {
+      Literal a = MakeLiteral(ops[n + j]->shape().element_type(), out_shape.dimensions());
+      for (int64_t i = 0; i < a.element_count(); ++i) SetElement(a, i, *ops[n + j]);
+      acc.push_back(std::move(a));
+    }
+    const std::optional<HloOpcode> simple = n == 1 ? SimpleReducer(*f) : std::nullopt;
+    const PrimitiveType t = ops[0]->shape().element_type();
+    const bool fast =
+        simple.has_value() && !hlo::IsNarrowFloat(t) && t == ops[1]->shape().element_type();
+    const HloOpcode fast_op = simple.value_or(HloOpcode::kAdd);
+    ForEachIndex(out_shape.dimensions(), [&](const std::vector<int64_t>& out_idx,
+                                             int64_t out_linear) {
+      ForEachIndex(window_sizes, [&](const std::vector<int64_t>& w_idx, int64_t) {
+        int64_t src = 0;
+        for (size_t d = 0; d < window.size(); ++d) {
+          const hlo::WindowDim& w = window[d];
+          // Position in the padded, base-dilated input.
+          const int64_t pos = out_idx[d] * w.stride + w_idx[d] * w.window_dilation - w.padding_low;
+          if (pos < 0 || pos % w.base_dilation != 0) return;
+          const int64_t i = pos / w.base_dilation;
+          if (i >= in_dims[d]) return;
+          src += i * in_strides[d];
+        }
+        if (fast) {
+          DispatchNative(t, [&](auto tag) {
+            using T = typename decltype(tag)::type;
+            FoldKernel<T>(fast_op, MutableData<T>(acc[0]) + out_linear, Data<T>(*ops[0]) + src, 1);
+          });
+          return;
+        }
+        std::vector<Literal> args;
+        for (size_t j = 0; j < n; ++j) args.push_back(ElementAt(acc[j], out_linear));
+        for (size_t j = 0; j < n; ++j) args.push_back(ElementAt(*ops[j], src));
+        std::vector<const Literal*> ptrs;
+        for (const Literal& l : args) ptrs.push_back(&l);
+        Literal r = Call(f, ptrs);
+        if (n == 1) {
+          SetElement(acc[0], out_linear, r);
+        } else {
+          for (size_t j = 0; j < n; ++j) SetElement(acc[j], out_linear, r.tuple_elements()[j]);
+        }
+      });
+    });
+    if (fast) NormalizeSubByte(acc[0]);
     return n == 1 ? std::move(acc[0]) : TupleOf(std::move(acc));
   }
 
