@@ -65,34 +65,30 @@ bool UnaryKernel(HloOpcode op, const T* x, T* o, int64_t n) {
   }
 }
 
-template <typename T, typename With>
-bool WithBinary(HloOpcode op, With&& with) {
-  switch (op) {
-    case HloOpcode::kAdd:
-      with([](T a, T b) { return a + b; });
-      return true;
-    case HloOpcode::kSubtract:
-      with([](T a, T b) { return a - b; });
-      return true;
-    case HloOpcode::kMultiply:
-      with([](T a, T b) { return a * b; });
-      return true;
-    case HloOpcode::kDivide:
-      with([](T a, T b) { return a / b; });
-      return true;
-    case HloOpcode::kPower:
-      with([](T a, T b) { return std::pow(a, b); });
-      return true;
-    default:
-      return false;
-  }
-}
-
-// The family's binary ops, for internal::RunBinary and internal::RunFold.
+// The family's binary ops: calls fn with the scalar function of `op`, for
+// internal::RunBinary and internal::RunFold; false if `op` is not binary here.
 struct ComplexOps {
   template <typename T, typename Fn>
   static bool With(HloOpcode op, Fn&& fn) {
-    return WithBinary<T>(op, fn);
+    switch (op) {
+      case HloOpcode::kAdd:
+        fn([](T a, T b) { return a + b; });
+        return true;
+      case HloOpcode::kSubtract:
+        fn([](T a, T b) { return a - b; });
+        return true;
+      case HloOpcode::kMultiply:
+        fn([](T a, T b) { return a * b; });
+        return true;
+      case HloOpcode::kDivide:
+        fn([](T a, T b) { return a / b; });
+        return true;
+      case HloOpcode::kPower:
+        fn([](T a, T b) { return std::pow(a, b); });
+        return true;
+      default:
+        return false;
+    }
   }
 };
 

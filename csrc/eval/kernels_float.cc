@@ -119,48 +119,43 @@ bool UnaryKernel(HloOpcode op, const T* x, T* o, int64_t n) {
   }
 }
 
-// Calls with(f) with the scalar function of `op`; false if `op` is not binary here.
-template <typename T, typename With>
-bool WithBinary(HloOpcode op, With&& with) {
-  switch (op) {
-    case HloOpcode::kAdd:
-      with([](T a, T b) { return a + b; });
-      return true;
-    case HloOpcode::kSubtract:
-      with([](T a, T b) { return a - b; });
-      return true;
-    case HloOpcode::kMultiply:
-      with([](T a, T b) { return a * b; });
-      return true;
-    case HloOpcode::kDivide:
-      with([](T a, T b) { return a / b; });
-      return true;
-    case HloOpcode::kRemainder:
-      with([](T a, T b) { return std::fmod(a, b); });
-      return true;
-    case HloOpcode::kPower:
-      with([](T a, T b) { return std::pow(a, b); });
-      return true;
-    case HloOpcode::kAtan2:
-      with([](T a, T b) { return std::atan2(a, b); });
-      return true;
-    // XLA's maximum/minimum propagate NaN from either side.
-    case HloOpcode::kMaximum:
-      with([](T a, T b) { return std::isnan(a) ? a : std::isnan(b) ? b : (a > b ? a : b); });
-      return true;
-    case HloOpcode::kMinimum:
-      with([](T a, T b) { return std::isnan(a) ? a : std::isnan(b) ? b : (a < b ? a : b); });
-      return true;
-    default:
-      return false;
-  }
-}
-
-// The family's binary ops, for internal::RunBinary and internal::RunFold.
+// The family's binary ops: calls fn with the scalar function of `op`, for
+// internal::RunBinary and internal::RunFold; false if `op` is not binary here.
 struct FloatOps {
   template <typename T, typename Fn>
   static bool With(HloOpcode op, Fn&& fn) {
-    return WithBinary<T>(op, fn);
+    switch (op) {
+      case HloOpcode::kAdd:
+        fn([](T a, T b) { return a + b; });
+        return true;
+      case HloOpcode::kSubtract:
+        fn([](T a, T b) { return a - b; });
+        return true;
+      case HloOpcode::kMultiply:
+        fn([](T a, T b) { return a * b; });
+        return true;
+      case HloOpcode::kDivide:
+        fn([](T a, T b) { return a / b; });
+        return true;
+      case HloOpcode::kRemainder:
+        fn([](T a, T b) { return std::fmod(a, b); });
+        return true;
+      case HloOpcode::kPower:
+        fn([](T a, T b) { return std::pow(a, b); });
+        return true;
+      case HloOpcode::kAtan2:
+        fn([](T a, T b) { return std::atan2(a, b); });
+        return true;
+      // XLA's maximum/minimum propagate NaN from either side.
+      case HloOpcode::kMaximum:
+        fn([](T a, T b) { return std::isnan(a) ? a : std::isnan(b) ? b : (a > b ? a : b); });
+        return true;
+      case HloOpcode::kMinimum:
+        fn([](T a, T b) { return std::isnan(a) ? a : std::isnan(b) ? b : (a < b ? a : b); });
+        return true;
+      default:
+        return false;
+    }
   }
 };
 

@@ -210,14 +210,18 @@ bool WithBoolBinary(HloOpcode op, With&& with) {
   }
 }
 
-template <typename T, typename With>
-bool WithBinary(HloOpcode op, With&& with) {
-  if constexpr (std::is_same_v<T, bool>) {
-    return WithBoolBinary<T>(op, with);
-  } else {
-    return WithIntBinary<T>(op, with);
+// The family's binary ops: calls fn with the scalar function of `op`, for
+// internal::RunBinary and internal::RunFold; false if `op` is not binary here.
+struct IntOps {
+  template <typename T, typename Fn>
+  static bool With(HloOpcode op, Fn&& fn) {
+    if constexpr (std::is_same_v<T, bool>) {
+      return WithBoolBinary<T>(op, fn);
+    } else {
+      return WithIntBinary<T>(op, fn);
+    }
   }
-}
+};
 
 }  // namespace
 
@@ -239,14 +243,6 @@ bool UnaryKernel(HloOpcode op, const T* x, T* o, int64_t n) {
     return IntUnary(op, x, o, n);
   }
 }
-
-// The family's binary ops, for internal::RunBinary and internal::RunFold.
-struct IntOps {
-  template <typename T, typename Fn>
-  static bool With(HloOpcode op, Fn&& fn) {
-    return WithBinary<T>(op, fn);
-  }
-};
 
 template <typename T>
 bool BinaryKernel(HloOpcode op, const T* x, const T* y, T* o, int64_t n) {
