@@ -155,6 +155,34 @@ def test_variadic_reduce_is_argmax():
     np.testing.assert_array_equal(i, [1, 2])
 
 
+@pytest.mark.parametrize("axis", [0, 1])
+@pytest.mark.parametrize("outputs", [3, 12])
+def test_variadic_reduce_over_many_outputs_matches_numpy_argmax(axis, outputs):
+    # With many outputs the reducer runs once per step over all of them
+    # ("lifted"); with few, once per element. Both must give NumPy's answer.
+    comps = (
+        "argmax {\n  av = f32[] parameter(0)\n  ai = s32[] parameter(1)\n  bv = f32[] parameter(2)\n  bi = s32[] parameter(3)\n"
+        "  gt = pred[] compare(av, bv), direction=GE\n  v = f32[] select(gt, av, bv)\n  i = s32[] select(gt, ai, bi)\n"
+        "  ROOT t = (f32[], s32[]) tuple(v, i)\n}\n"
+    )
+    rng = np.random.default_rng(axis)
+    x = rng.integers(0, 6, (40, outputs)).astype(np.float32)
+    x = x if axis == 0 else x.T.copy()
+    idx = np.broadcast_to(
+        np.arange(x.shape[axis], dtype=np.int32).reshape((-1, 1) if axis == 0 else (1, -1)), x.shape
+    ).copy()
+    n = x.shape[1 - axis]
+    v, i = run(
+        "  zv = f32[] constant(-inf)\n  zi = s32[] constant(-1)\n"
+        f"  ROOT r = (f32[{n}], s32[{n}]) reduce(p0, p1, zv, zi), dimensions={{{axis}}}, to_apply=argmax",
+        x,
+        idx,
+        comps=comps,
+    )
+    np.testing.assert_array_equal(i, np.argmax(x, axis=axis))
+    np.testing.assert_array_equal(v, np.max(x, axis=axis))
+
+
 def test_integer_reduce_wraps():
     comps = (
         "addi {\n  a = s8[] parameter(0)\n  b = s8[] parameter(1)\n  ROOT s = s8[] add(a, b)\n}\n"

@@ -8,9 +8,11 @@
 #include <type_traits>
 #include <unordered_map>
 
+#include "eval/context.h"
 #include "eval/elementwise.h"
 #include "eval/kernels.h"
 #include "eval/shape_ops.h"
+#include "eval/sort.h"
 #include "eval/typed.h"
 #include "hlo/float_format.h"
 #include "hlo/verifier.h"
@@ -25,27 +27,6 @@ using hlo::HloOpcode;
 using hlo::Literal;
 using hlo::PrimitiveType;
 using hlo::Shape;
-
-Literal TupleOf(std::vector<Literal> elements) {
-  std::vector<Shape> shapes;
-  for (const Literal& e : elements) shapes.push_back(e.shape());
-  Literal out(Shape::Tuple(std::move(shapes)));
-  out.mutable_tuple_elements() = std::move(elements);
-  return out;
-}
-
-// A scalar literal holding element `i` of `l`.
-Literal ElementAt(const Literal& l, int64_t i) {
-  Literal out = MakeLiteral(l.shape().element_type(), {});
-  const size_t size = static_cast<size_t>(hlo::StorageBytes(l.shape().element_type()));
-  std::memcpy(out.mutable_bytes().data(), l.bytes().data() + i * size, size);
-  return out;
-}
-
-void SetElement(Literal& l, int64_t i, const Literal& scalar) {
-  const size_t size = static_cast<size_t>(hlo::StorageBytes(l.shape().element_type()));
-  std::memcpy(l.mutable_bytes().data() + i * size, scalar.bytes().data(), size);
-}
 
 // If `c` is `ROOT op(parameter(0), parameter(1))` for a commutative,
 // associative op, the opcode; reductions over it run as typed loops.
@@ -70,25 +51,91 @@ std::optional<HloOpcode> SimpleReducer(const HloComputation& c) {
   return r->opcode();
 }
 
-class Evaluator {
+// Below this many independent calls, lifting a computation does not pay.
+constexpr int64_t kMinLiftedBatch = 8;
+
+// `l`'s elements under new dimensions (same count).
+Literal Reshaped(const Literal& l, const std::vector<int64_t>& dims) {
+  Literal out = MakeLiteral(l.shape().element_type(), dims);
+  out.mutable_bytes() = l.bytes();
+  return out;
+}
+
+class Evaluator final : public Context {
  public:
   Literal Run(const HloComputation& c, const std::vector<const Literal*>& args) {
     if (static_cast<int64_t>(args.size()) != c.num_parameters()) {
       throw ShapeError("computation " + c.name() + " takes " + std::to_string(c.num_parameters()) +
                        " arguments, got " + std::to_string(args.size()));
     }
-    std::unordered_map<const HloInstruction*, Literal> values;
-    for (HloInstruction* inst : c.MakeInstructionPostOrder()) {
-      std::vector<const Literal*> ops;
-      ops.reserve(inst->operands().size());
-      for (const HloInstruction* o : inst->operands()) ops.push_back(&values.at(o));
-      values[inst] = inst->opcode() == HloOpcode::kParameter ? *args[inst->parameter_number()]
-                                                             : Eval(*inst, ops);
+    return RunFor(c, args, /*lift=*/-1, c.root());
+  }
+
+  Literal Call(const HloComputation& c, const std::vector<const Literal*>& args) override {
+    return Run(c, args);
+  }
+
+  bool Liftable(const HloComputation& c) override {
+    auto [it, inserted] = liftable_.try_emplace(&c, false);
+    if (!inserted) return it->second;
+    bool ok = true;
+    for (const HloInstruction* p : c.parameters())
+      ok = ok && p->shape().IsArray() && p->shape().rank() == 0;
+    for (const auto& inst : c.instructions()) {
+      const HloOpcode op = inst->opcode();
+      const bool scalar = inst->shape().IsArray() && inst->shape().rank() == 0;
+      if (op == HloOpcode::kTuple) {
+        ok = ok && inst.get() == c.root();
+      } else if (op == HloOpcode::kParameter || op == HloOpcode::kConstant) {
+        ok = ok && scalar;
+      } else {
+        ok =
+            ok && scalar &&
+            (hlo::IsElementwise(op) || op == HloOpcode::kCopy || op == HloOpcode::kReducePrecision);
+      }
     }
-    return std::move(values.at(c.root()));
+    it->second = ok;
+    return ok;
+  }
+
+  Literal CallLifted(const HloComputation& c, const std::vector<const Literal*>& args,
+                     const HloInstruction* value) override {
+    UIR_CHECK(Liftable(c) && !args.empty()) << "computation " << c.name() << " cannot be lifted";
+    return RunFor(c, args, args[0]->element_count(), value != nullptr ? value : c.root());
   }
 
  private:
+  const std::vector<HloInstruction*>& PostOrder(const HloComputation& c) {
+    auto it = post_orders_.find(&c);
+    if (it == post_orders_.end()) it = post_orders_.emplace(&c, c.MakeInstructionPostOrder()).first;
+    return it->second;
+  }
+
+  // Evaluates `c` up to `want`. With lift >= 0, scalar constants are
+  // expanded to `lift` elements (see CallLifted).
+  Literal RunFor(const HloComputation& c, const std::vector<const Literal*>& args, int64_t lift,
+                 const HloInstruction* want) {
+    std::unordered_map<const HloInstruction*, Literal> values;
+    for (HloInstruction* inst : PostOrder(c)) {
+      std::vector<const Literal*> ops;
+      ops.reserve(inst->operands().size());
+      for (const HloInstruction* o : inst->operands()) ops.push_back(&values.at(o));
+      Literal v;
+      if (inst->opcode() == HloOpcode::kParameter) {
+        v = *args[inst->parameter_number()];
+      } else if (lift >= 0 && inst->opcode() == HloOpcode::kConstant) {
+        v = MakeLiteral(inst->shape().element_type(), {lift});
+        for (int64_t i = 0; i < lift; ++i) SetElement(v, i, inst->literal());
+      } else {
+        v = Eval(*inst, ops);
+      }
+      if (inst == want) return v;
+      values[inst] = std::move(v);
+    }
+    UIR_CHECK(false) << "%" << want->name() << " is not in " << c.name();
+    return Literal();
+  }
+
   Literal Call(const HloComputation* c, const std::vector<const Literal*>& args) {
     return Run(*c, args);
   }
@@ -96,6 +143,9 @@ class Evaluator {
   HloComputation* Computation(const HloInstruction& inst, AttrKey key) {
     return inst.attributes().Get<HloComputation*>(key);
   }
+
+  std::unordered_map<const HloComputation*, std::vector<HloInstruction*>> post_orders_;
+  std::unordered_map<const HloComputation*, bool> liftable_;
 
   Literal Eval(const HloInstruction& inst, const std::vector<const Literal*>& ops) {
     const HloOpcode op = inst.opcode();
@@ -132,6 +182,8 @@ class Evaluator {
         return ReduceWindow(inst, ops);
       case HloOpcode::kDot:
         return Dot(inst, *ops[0], *ops[1]);
+      case HloOpcode::kSort:
+        return EvalSort(inst, ops, *this);
       case HloOpcode::kAsyncStart: {
         // The start's value is ((operands), result): the wrapped op runs here,
         // so update and done only pass it along.
@@ -205,6 +257,14 @@ class Evaluator {
   Literal Map(const HloInstruction& inst, const std::vector<const Literal*>& ops) {
     const HloComputation* f = Computation(inst, AttrKey::kToApply);
     Literal out = MakeLiteral(inst.shape().element_type(), inst.shape().dimensions());
+    if (Liftable(*f) && !ops.empty()) {
+      std::vector<Literal> flat;
+      for (const Literal* o : ops) flat.push_back(Reshaped(*o, {o->element_count()}));
+      std::vector<const Literal*> args;
+      for (const Literal& l : flat) args.push_back(&l);
+      out.mutable_bytes() = CallLifted(*f, args, nullptr).bytes();
+      return out;
+    }
     for (int64_t i = 0; i < out.element_count(); ++i) {
       std::vector<Literal> scalars;
       for (const Literal* o : ops) scalars.push_back(ElementAt(*o, i));
@@ -247,20 +307,59 @@ class Evaluator {
       for (int64_t i = 0; i < a.element_count(); ++i) SetElement(a, i, *ops[n + j]);
       acc.push_back(std::move(a));
     }
-    for (int64_t i = 0; i < static_cast<int64_t>(target.size()); ++i) {
-      std::vector<Literal> args;
-      for (size_t j = 0; j < n; ++j) args.push_back(ElementAt(acc[j], target[i]));
-      for (size_t j = 0; j < n; ++j) args.push_back(ElementAt(*ops[j], i));
-      std::vector<const Literal*> ptrs;
-      for (const Literal& a : args) ptrs.push_back(&a);
-      Literal r = Call(f, ptrs);
-      if (n == 1) {
-        SetElement(acc[0], target[i], r);
-      } else {
-        for (size_t j = 0; j < n; ++j) SetElement(acc[j], target[i], r.tuple_elements()[j]);
+    const int64_t outputs = acc[0].element_count();
+    if (outputs >= kMinLiftedBatch && Liftable(*f)) {
+      LiftedReduce(*f, ops, target, acc);
+      for (Literal& a : acc) a = Reshaped(a, out_dims);
+    } else {
+      for (int64_t i = 0; i < static_cast<int64_t>(target.size()); ++i) {
+        std::vector<Literal> args;
+        for (size_t j = 0; j < n; ++j) args.push_back(ElementAt(acc[j], target[i]));
+        for (size_t j = 0; j < n; ++j) args.push_back(ElementAt(*ops[j], i));
+        std::vector<const Literal*> ptrs;
+        for (const Literal& a : args) ptrs.push_back(&a);
+        Literal r = Call(f, ptrs);
+        if (n == 1) {
+          SetElement(acc[0], target[i], r);
+        } else {
+          for (size_t j = 0; j < n; ++j) SetElement(acc[j], target[i], r.tuple_elements()[j]);
+        }
       }
     }
     return n == 1 ? std::move(acc[0]) : TupleOf(std::move(acc));
+  }
+
+  // The generic reduce with the reducer lifted over all outputs: step k folds
+  // every output's k-th input (in row-major order, as the scalar path does).
+  void LiftedReduce(const HloComputation& f, const std::vector<const Literal*>& ops,
+                    const std::vector<int64_t>& target, std::vector<Literal>& acc) {
+    const size_t n = acc.size();
+    const int64_t outputs = acc[0].element_count();
+    const int64_t steps = static_cast<int64_t>(target.size()) / outputs;
+    // sources[k * outputs + o]: the input element output o folds at step k.
+    std::vector<int64_t> sources(target.size());
+    std::vector<int64_t> seen(static_cast<size_t>(outputs), 0);
+    for (int64_t i = 0; i < static_cast<int64_t>(target.size()); ++i)
+      sources[seen[target[i]]++ * outputs + target[i]] = i;
+    for (Literal& a : acc) a = Reshaped(a, {outputs});
+    std::vector<Literal> xs;
+    for (size_t j = 0; j < n; ++j)
+      xs.push_back(MakeLiteral(ops[j]->shape().element_type(), {outputs}));
+    for (int64_t k = 0; k < steps; ++k) {
+      for (size_t j = 0; j < n; ++j) {
+        for (int64_t o = 0; o < outputs; ++o)
+          CopyElement(*ops[j], sources[k * outputs + o], xs[j], o);
+      }
+      std::vector<const Literal*> args;
+      for (const Literal& a : acc) args.push_back(&a);
+      for (const Literal& x : xs) args.push_back(&x);
+      Literal r = CallLifted(f, args, nullptr);
+      if (n == 1) {
+        acc[0] = std::move(r);
+      } else {
+        for (size_t j = 0; j < n; ++j) acc[j] = std::move(r.mutable_tuple_elements()[j]);
+      }
+    }
   }
 
   // reduce-window: each output element folds the input elements its window

@@ -1,6 +1,8 @@
 // Literal helpers for the evaluator.
 #include "eval/typed.h"
 
+#include <cstring>
+
 #include "hlo/float_format.h"
 
 namespace uir::eval {
@@ -47,6 +49,27 @@ Literal NarrowFromF32(const Literal& f32, PrimitiveType type) {
     for (int64_t i = 0; i < n; ++i)
       o[i] = static_cast<uint8_t>(hlo::EncodeNarrowFloat(type, in[i]));
   }
+  return out;
+}
+
+Literal ElementAt(const Literal& l, int64_t i) {
+  Literal out = MakeLiteral(l.shape().element_type(), {});
+  CopyElement(l, i, out, 0);
+  return out;
+}
+
+void SetElement(Literal& l, int64_t i, const Literal& scalar) { CopyElement(scalar, 0, l, i); }
+
+void CopyElement(const Literal& src, int64_t from, Literal& dst, int64_t to) {
+  const size_t size = static_cast<size_t>(hlo::StorageBytes(src.shape().element_type()));
+  std::memcpy(dst.mutable_bytes().data() + to * size, src.bytes().data() + from * size, size);
+}
+
+Literal TupleOf(std::vector<Literal> elements) {
+  std::vector<hlo::Shape> shapes;
+  for (const Literal& e : elements) shapes.push_back(e.shape());
+  Literal out(hlo::Shape::Tuple(std::move(shapes)));
+  out.mutable_tuple_elements() = std::move(elements);
   return out;
 }
 

@@ -83,6 +83,15 @@ hlo::Literal MakeLiteral(hlo::PrimitiveType type, const std::vector<int64_t>& di
 hlo::Literal WidenToF32(const hlo::Literal& l);
 hlo::Literal NarrowFromF32(const hlo::Literal& f32, hlo::PrimitiveType type);
 
+// A scalar literal holding element `i` of `l`, and the reverse.
+hlo::Literal ElementAt(const hlo::Literal& l, int64_t i);
+void SetElement(hlo::Literal& l, int64_t i, const hlo::Literal& scalar);
+// Copies element `from` of `src` to element `to` of `dst` (same element type).
+void CopyElement(const hlo::Literal& src, int64_t from, hlo::Literal& dst, int64_t to);
+
+// A tuple literal of `elements`.
+hlo::Literal TupleOf(std::vector<hlo::Literal> elements);
+
 // Wraps sub-byte integers (s1..s4, u1..u4) back into their bit width after
 // arithmetic done in 8 bits.
 void NormalizeSubByte(hlo::Literal& l);

@@ -1,0 +1,35 @@
+// What op implementations outside the evaluator's walk need from it:
+// calling a computation, and calling a scalar computation on whole arrays.
+#ifndef UIR_EVAL_CONTEXT_H_
+#define UIR_EVAL_CONTEXT_H_
+
+#include <vector>
+
+#include "hlo/computation.h"
+#include "hlo/literal.h"
+
+namespace uir::eval {
+
+class Context {
+ public:
+  virtual ~Context() = default;
+
+  // Runs `c` on `args`.
+  virtual hlo::Literal Call(const hlo::HloComputation& c,
+                            const std::vector<const hlo::Literal*>& args) = 0;
+
+  // True when `c` takes scalars and computes only elementwise ops and scalar
+  // constants (a tuple root allowed): then calling it on rank-1 arrays of N
+  // elements computes N independent calls at once ("lifting").
+  virtual bool Liftable(const hlo::HloComputation& c) = 0;
+
+  // Calls a liftable `c` on rank-1 arrays of equal length; returns the value
+  // of `value` (the root when null) over those arrays.
+  virtual hlo::Literal CallLifted(const hlo::HloComputation& c,
+                                  const std::vector<const hlo::Literal*>& args,
+                                  const hlo::HloInstruction* value = nullptr) = 0;
+};
+
+}  // namespace uir::eval
+
+#endif  // UIR_EVAL_CONTEXT_H_
