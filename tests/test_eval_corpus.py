@@ -25,7 +25,7 @@ TOO_HEAVY = {
 }
 
 # Modules known to evaluate today; the count can only go up.
-MIN_EVALUATED = 108
+MIN_EVALUATED = 112
 
 
 def evaluate_on_random_inputs(name: str) -> bool:

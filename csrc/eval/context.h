@@ -3,6 +3,7 @@
 #ifndef UIR_EVAL_CONTEXT_H_
 #define UIR_EVAL_CONTEXT_H_
 
+#include <optional>
 #include <vector>
 
 #include "hlo/computation.h"
@@ -29,6 +30,11 @@ class Context {
                                   const std::vector<const hlo::Literal*>& args,
                                   const hlo::HloInstruction* value = nullptr) = 0;
 };
+
+// If `c` is `ROOT op(parameter(0), parameter(1))` for a commutative,
+// associative op (add, multiply, maximum, minimum, and, or), that opcode:
+// folds over it can run as typed loops.
+std::optional<hlo::HloOpcode> SimpleReducer(const hlo::HloComputation& c);
 
 }  // namespace uir::eval
 

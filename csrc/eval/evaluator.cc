@@ -11,6 +11,7 @@
 #include "eval/context.h"
 #include "eval/elementwise.h"
 #include "eval/kernels.h"
+#include "eval/scatter.h"
 #include "eval/shape_ops.h"
 #include "eval/sort.h"
 #include "eval/typed.h"
@@ -27,29 +28,6 @@ using hlo::HloOpcode;
 using hlo::Literal;
 using hlo::PrimitiveType;
 using hlo::Shape;
-
-// If `c` is `ROOT op(parameter(0), parameter(1))` for a commutative,
-// associative op, the opcode; reductions over it run as typed loops.
-std::optional<HloOpcode> SimpleReducer(const HloComputation& c) {
-  const HloInstruction* r = c.root();
-  if (c.num_parameters() != 2 || r->operand_count() != 2) return std::nullopt;
-  switch (r->opcode()) {
-    case HloOpcode::kAdd:
-    case HloOpcode::kMultiply:
-    case HloOpcode::kMaximum:
-    case HloOpcode::kMinimum:
-    case HloOpcode::kAnd:
-    case HloOpcode::kOr:
-      break;
-    default:
-      return std::nullopt;
-  }
-  const HloInstruction* a = r->operand(0);
-  const HloInstruction* b = r->operand(1);
-  if (a->opcode() != HloOpcode::kParameter || b->opcode() != HloOpcode::kParameter || a == b)
-    return std::nullopt;
-  return r->opcode();
-}
 
 // Below this many independent calls, lifting a computation does not pay.
 constexpr int64_t kMinLiftedBatch = 8;
@@ -184,6 +162,10 @@ class Evaluator final : public Context {
         return Dot(inst, *ops[0], *ops[1]);
       case HloOpcode::kSort:
         return EvalSort(inst, ops, *this);
+      case HloOpcode::kScatter:
+        return EvalScatter(inst, ops, *this);
+      case HloOpcode::kSelectAndScatter:
+        return EvalSelectAndScatter(inst, ops, *this);
       case HloOpcode::kAsyncStart: {
         // The start's value is ((operands), result): the wrapped op runs here,
         // so update and done only pass it along.
@@ -543,6 +525,27 @@ class Evaluator final : public Context {
 };
 
 }  // namespace
+
+std::optional<HloOpcode> SimpleReducer(const HloComputation& c) {
+  const HloInstruction* r = c.root();
+  if (c.num_parameters() != 2 || r->operand_count() != 2) return std::nullopt;
+  switch (r->opcode()) {
+    case HloOpcode::kAdd:
+    case HloOpcode::kMultiply:
+    case HloOpcode::kMaximum:
+    case HloOpcode::kMinimum:
+    case HloOpcode::kAnd:
+    case HloOpcode::kOr:
+      break;
+    default:
+      return std::nullopt;
+  }
+  const HloInstruction* a = r->operand(0);
+  const HloInstruction* b = r->operand(1);
+  if (a->opcode() != HloOpcode::kParameter || b->opcode() != HloOpcode::kParameter || a == b)
+    return std::nullopt;
+  return r->opcode();
+}
 
 Literal EvaluateComputation(const HloComputation& computation,
                             const std::vector<const Literal*>& args) {
