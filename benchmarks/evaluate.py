@@ -1,5 +1,6 @@
 """The reference evaluator on 10^6-element arrays: elementwise ops, a
-reduction, and a small dot, beside NumPy doing the same work."""
+reduction, a small dot, a while loop updating its state in place, and a
+sort, beside NumPy doing the same work."""
 
 from __future__ import annotations
 
@@ -44,6 +45,52 @@ ENTRY e {
 }"""
 
 
+# A scan-like loop writing one element per iteration into a 2^20-element
+# array: the loop state is updated in place, not copied per iteration.
+LOOP = f"""HloModule loop
+cond {{
+  s = (s32[], f32[{N}]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(10000)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}}
+body {{
+  s = (s32[], f32[{N}]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  x = f32[{N}] get-tuple-element(s), index=1
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  v = f32[] convert(i)
+  u = f32[1] reshape(v)
+  y = f32[{N}] dynamic-update-slice(x, u, i)
+  ROOT t = (s32[], f32[{N}]) tuple(j, y)
+}}
+ENTRY e {{
+  x = f32[{N}] parameter(0)
+  z = s32[] constant(0)
+  t = (s32[], f32[{N}]) tuple(z, x)
+  w = (s32[], f32[{N}]) while(t), condition=cond, body=body
+  ROOT r = f32[{N}] get-tuple-element(w), index=1
+}}"""
+
+SORT = """HloModule sort
+cmp {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT lt = pred[] compare(a, b), direction=LT, type=TOTALORDER
+}
+ENTRY e {
+  x = f32[1024,1024] parameter(0)
+  ROOT s = f32[1024,1024] sort(x), dimensions={1}, is_stable=true, to_apply=cmp
+}"""
+
+
+def _loop_reference(x: np.ndarray) -> np.ndarray:
+    out = x.copy()
+    out[:10000] = np.arange(10000, dtype=np.float32)
+    return out
+
+
 def _median(fn, repeats: int = 5) -> float:
     fn()
     samples = []
@@ -70,6 +117,8 @@ def run() -> list[dict[str, object]]:
         ),
         ("row sums, 1024x1024 f32", REDUCE, (m,), lambda: m.sum(axis=1)),
         ("dot 256x256x256 f32", DOT, (a, b), lambda: a @ b),
+        ("while: 10^4 single-element updates of 2^20 f32", LOOP, (x,), lambda: _loop_reference(x)),
+        ("sort rows, 1024x1024 f32", SORT, (m,), lambda: np.sort(m, axis=1, kind="stable")),
     ]
     rows = []
     for name, text, args, reference in cases:

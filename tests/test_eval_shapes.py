@@ -296,3 +296,57 @@ def test_transpose_reverse_random(x):
         x,
     )
     np.testing.assert_array_equal(got, x.transpose(perm))
+
+
+LOOP_UPDATES = """
+cond {
+  s = (s32[], f32[50]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(20)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], f32[50]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  x = f32[50] get-tuple-element(s), index=1
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  v = f32[] convert(j)
+  u = f32[1] reshape(v)
+  y = f32[50] dynamic-update-slice(x, u, i)
+  ROOT t = (s32[], f32[50]) tuple(j, y)
+}
+ENTRY e {
+  x = f32[50] parameter(0)
+  z = s32[] constant(0)
+  t = (s32[], f32[50]) tuple(z, x)
+  w = (s32[], f32[50]) while(t), condition=cond, body=body
+  r = f32[50] get-tuple-element(w), index=1
+  ROOT both = (f32[50], f32[50]) tuple(r, x)
+}
+"""
+
+
+def test_loop_state_updated_in_place_never_touches_inputs_or_other_readers():
+    # The loop's array is updated in place once the evaluator owns it; the
+    # caller's array, and `x` read again after the loop, keep their values.
+    x = np.arange(50, dtype=np.float32) * -1
+    before = x.copy()
+    r, again = uir.evaluate(uir.hlo.parse_module(LOOP_UPDATES), x)
+    np.testing.assert_array_equal(x, before)
+    np.testing.assert_array_equal(again, before)
+    want = before.copy()
+    want[:20] = np.arange(1, 21)
+    np.testing.assert_array_equal(r, want)
+
+
+def test_update_of_an_array_read_later_leaves_the_later_reader_its_value():
+    x = np.arange(4, dtype=np.int32)
+    got = run(
+        "  one = s32[1] constant({100})\n  at = s32[] constant(2)\n"
+        "  y = s32[4] dynamic-update-slice(p0, one, at)\n"
+        "  y2 = s32[4] dynamic-update-slice(y, one, at)\n"
+        "  ROOT r = s32[4] add(y2, y)",
+        x,
+    )
+    np.testing.assert_array_equal(got, [0, 2, 200, 6])

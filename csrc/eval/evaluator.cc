@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <type_traits>
 #include <unordered_map>
@@ -39,18 +40,59 @@ Literal Reshaped(const Literal& l, const std::vector<int64_t>& dims) {
   return out;
 }
 
+// A value during evaluation. Arrays are shared, not copied, between the
+// instructions that pass them along (tuple, get-tuple-element, parameters,
+// while state); tuples are vectors of values. `owned` marks arrays the
+// evaluator made: an owned array nobody else holds may be updated in place.
+struct Value {
+  std::shared_ptr<Literal> array;  // arrays and tokens
+  std::vector<Value> tuple;
+  bool owned = false;
+
+  static Value Own(Literal l) {
+    if (l.shape().IsTuple()) {
+      Value v;
+      for (Literal& e : l.mutable_tuple_elements()) v.tuple.push_back(Own(std::move(e)));
+      return v;
+    }
+    return Value{std::make_shared<Literal>(std::move(l)), {}, true};
+  }
+  // A view of `l`, which must outlive the value.
+  static Value Borrow(const Literal& l) {
+    if (l.shape().IsTuple()) {
+      Value v;
+      for (const Literal& e : l.tuple_elements()) v.tuple.push_back(Borrow(e));
+      return v;
+    }
+    return Value{
+        std::shared_ptr<Literal>(std::shared_ptr<Literal>(), const_cast<Literal*>(&l)), {}, false};
+  }
+  bool is_tuple() const { return array == nullptr; }
+  // The value as a literal (copied unless this was its only holder).
+  Literal Take() && {
+    if (is_tuple()) {
+      std::vector<Literal> elements;
+      for (Value& e : tuple) elements.push_back(std::move(e).Take());
+      return TupleOf(std::move(elements));
+    }
+    if (owned && array.use_count() == 1) return std::move(*array);
+    return *array;
+  }
+  Literal Copy() const { return Value(*this).Take(); }
+};
+
 class Evaluator final : public Context {
  public:
-  Literal Run(const HloComputation& c, const std::vector<const Literal*>& args) {
+  Value Run(const HloComputation& c, std::vector<Value> args) {
     if (static_cast<int64_t>(args.size()) != c.num_parameters()) {
       throw ShapeError("computation " + c.name() + " takes " + std::to_string(c.num_parameters()) +
                        " arguments, got " + std::to_string(args.size()));
     }
-    return RunFor(c, args, /*lift=*/-1, c.root());
+    return RunFor(c, std::move(args), /*lift=*/-1, c.root());
   }
 
   Literal Call(const HloComputation& c, const std::vector<const Literal*>& args) override {
-    return Run(c, args);
+    return Run(c, Borrowed(args)).Take();
   }
 
   bool Liftable(const HloComputation& c) override {
@@ -79,79 +121,183 @@ class Evaluator final : public Context {
   Literal CallLifted(const HloComputation& c, const std::vector<const Literal*>& args,
                      const HloInstruction* value) override {
     UIR_CHECK(Liftable(c) && !args.empty()) << "computation " << c.name() << " cannot be lifted";
-    return RunFor(c, args, args[0]->element_count(), value != nullptr ? value : c.root());
+    return RunFor(c, Borrowed(args), args[0]->element_count(), value != nullptr ? value : c.root())
+        .Take();
   }
 
  private:
-  const std::vector<HloInstruction*>& PostOrder(const HloComputation& c) {
-    auto it = post_orders_.find(&c);
-    if (it == post_orders_.end()) it = post_orders_.emplace(&c, c.MakeInstructionPostOrder()).first;
-    return it->second;
+  static std::vector<Value> Borrowed(const std::vector<const Literal*>& args) {
+    std::vector<Value> values;
+    values.reserve(args.size());
+    for (const Literal* a : args) values.push_back(Value::Borrow(*a));
+    return values;
   }
 
-  // Evaluates `c` up to `want`. With lift >= 0, scalar constants are
-  // expanded to `lift` elements (see CallLifted).
-  Literal RunFor(const HloComputation& c, const std::vector<const Literal*>& args, int64_t lift,
-                 const HloInstruction* want) {
-    std::unordered_map<const HloInstruction*, Literal> values;
-    for (HloInstruction* inst : PostOrder(c)) {
-      std::vector<const Literal*> ops;
-      ops.reserve(inst->operands().size());
-      for (const HloInstruction* o : inst->operands()) ops.push_back(&values.at(o));
-      Literal v;
+  struct Plan {
+    std::vector<HloInstruction*> order;                   // post order
+    std::unordered_map<const HloInstruction*, int> uses;  // operand slots reading each
+  };
+
+  const Plan& PlanFor(const HloComputation& c) {
+    auto it = plans_.find(&c);
+    if (it != plans_.end()) return it->second;
+    Plan plan;
+    plan.order = c.MakeInstructionPostOrder();
+    for (const HloInstruction* inst : plan.order) {
+      for (const HloInstruction* o : inst->operands()) ++plan.uses[o];
+    }
+    return plans_.emplace(&c, std::move(plan)).first->second;
+  }
+
+  // Evaluates `c` up to `want`. Each value is dropped after its last use,
+  // so an array passed along (say, a while loop's state) can be updated in
+  // place by its last reader. With lift >= 0, scalar constants are expanded
+  // to `lift` elements (see CallLifted).
+  Value RunFor(const HloComputation& c, std::vector<Value> args, int64_t lift,
+               const HloInstruction* want) {
+    const Plan& plan = PlanFor(c);
+    std::unordered_map<const HloInstruction*, Value> values;
+    std::unordered_map<const HloInstruction*, int> left = plan.uses;
+    for (HloInstruction* inst : plan.order) {
+      Value v;
       if (inst->opcode() == HloOpcode::kParameter) {
-        v = *args[inst->parameter_number()];
+        v = std::move(args[inst->parameter_number()]);
       } else if (lift >= 0 && inst->opcode() == HloOpcode::kConstant) {
-        v = MakeLiteral(inst->shape().element_type(), {lift});
-        for (int64_t i = 0; i < lift; ++i) SetElement(v, i, inst->literal());
+        Literal l = MakeLiteral(inst->shape().element_type(), {lift});
+        for (int64_t i = 0; i < lift; ++i) SetElement(l, i, inst->literal());
+        v = Value::Own(std::move(l));
       } else {
-        v = Eval(*inst, ops);
+        v = Eval(*inst, values, left);
       }
       if (inst == want) return v;
-      values[inst] = std::move(v);
+      for (const HloInstruction* o : inst->operands()) {
+        if (--left[o] == 0) values.erase(o);
+      }
+      if (left[inst] > 0) values[inst] = std::move(v);
     }
     UIR_CHECK(false) << "%" << want->name() << " is not in " << c.name();
-    return Literal();
+    return Value();
   }
 
-  Literal Call(const HloComputation* c, const std::vector<const Literal*>& args) {
-    return Run(*c, args);
-  }
+  Value Call(const HloComputation* c, std::vector<Value> args) { return Run(*c, std::move(args)); }
 
   HloComputation* Computation(const HloInstruction& inst, AttrKey key) {
     return inst.attributes().Get<HloComputation*>(key);
   }
 
-  std::unordered_map<const HloComputation*, std::vector<HloInstruction*>> post_orders_;
+  std::unordered_map<const HloComputation*, Plan> plans_;
   std::unordered_map<const HloComputation*, bool> liftable_;
 
-  Literal Eval(const HloInstruction& inst, const std::vector<const Literal*>& ops) {
-    const HloOpcode op = inst.opcode();
-    switch (op) {
+  // Operand 0's array, to be updated in place when this instruction is its
+  // last reader and the evaluator owns it; otherwise a copy.
+  static Literal TakeOperand(const HloInstruction& inst,
+                             std::unordered_map<const HloInstruction*, Value>& values,
+                             std::unordered_map<const HloInstruction*, int>& left) {
+    const HloInstruction* o = inst.operand(0);
+    Value& v = values.at(o);
+    int reads = 0;
+    for (const HloInstruction* x : inst.operands()) reads += x == o;
+    // Not when another operand slot reads the same array.
+    if (reads == 1 && left.at(o) == 1 && v.owned && v.array.use_count() == 1) {
+      return std::move(*v.array);  // the moved-from array is never read again
+    }
+    return *v.array;
+  }
+
+  Value Eval(const HloInstruction& inst, std::unordered_map<const HloInstruction*, Value>& values,
+             std::unordered_map<const HloInstruction*, int>& left) {
+    auto value = [&](int64_t i) -> Value& { return values.at(inst.operand(i)); };
+    auto all = [&] {
+      std::vector<Value> out;
+      for (const HloInstruction* o : inst.operands()) out.push_back(values.at(o));
+      return out;
+    };
+    switch (inst.opcode()) {
       case HloOpcode::kConstant:
-        return inst.literal();
+        return Value::Borrow(inst.literal());
       case HloOpcode::kTuple: {
-        std::vector<Literal> elements;
-        for (const Literal* o : ops) elements.push_back(*o);
-        return TupleOf(std::move(elements));
+        Value t;
+        t.tuple = all();
+        return t;
       }
       case HloOpcode::kGetTupleElement:
-        return ops[0]->tuple_elements()[inst.attributes().Get<int64_t>(AttrKey::kIndex)];
-      case HloOpcode::kAfterAll:
-        return Literal(Shape::Token());
+        return value(0).tuple.at(inst.attributes().Get<int64_t>(AttrKey::kIndex));
       case HloOpcode::kAddDependency:
       case HloOpcode::kOptimizationBarrier:
       case HloOpcode::kCopy:
       case HloOpcode::kDomain:
-        return *ops[0];
+        return value(0);
       case HloOpcode::kCall:
-        return Call(Computation(inst, AttrKey::kToApply), ops);
+        return Call(Computation(inst, AttrKey::kToApply), all());
       case HloOpcode::kFusion:
-        return Call(Computation(inst, AttrKey::kCalls), ops);
+        return Call(Computation(inst, AttrKey::kCalls), all());
       case HloOpcode::kWhile:
-        return While(inst, *ops[0]);
+        return While(inst, value(0));
       case HloOpcode::kConditional:
-        return Conditional(inst, ops);
+        return Conditional(inst, all());
+      case HloOpcode::kAsyncStart: {
+        // The start's value is ((operands), result, context...): the wrapped
+        // op runs here, so update and done only pass it along.
+        Value start, operands;
+        operands.tuple = all();
+        start.tuple.push_back(operands);
+        start.tuple.push_back(Call(inst.async_wrapped_computation(), all()));
+        for (int64_t i = 2; i < inst.shape().tuple_shapes_size(); ++i)
+          start.tuple.push_back(Value::Own(Literal(inst.shape().tuple_shapes(i))));
+        return start;
+      }
+      case HloOpcode::kAsyncUpdate:
+        return value(0);
+      case HloOpcode::kAsyncDone:
+        return value(0).tuple.at(1);
+      case HloOpcode::kDynamicUpdateSlice:
+        if (inst.shape().IsArray()) {
+          std::vector<const Literal*> ops = Arrays(inst, values);
+          Literal target = TakeOperand(inst, values, left);
+          ops[0] = &target;
+          DynamicUpdateSliceInto(target, ops);
+          return Value::Own(std::move(target));
+        }
+        break;
+      case HloOpcode::kScatter:
+        if (inst.operand_count() == 3) {
+          std::vector<const Literal*> ops = Arrays(inst, values);
+          Literal target = TakeOperand(inst, values, left);
+          ops[0] = &target;
+          return Value::Own(EvalScatter(inst, ops, *this, &target));
+        }
+        break;
+      default:
+        break;
+    }
+    return Value::Own(EvalArrayOp(inst, Arrays(inst, values)));
+  }
+
+  // The operands of an op that reads arrays. A tuple operand (rare: custom
+  // calls, say) is materialized as a literal kept until the next call.
+  std::vector<const Literal*> Arrays(const HloInstruction& inst,
+                                     std::unordered_map<const HloInstruction*, Value>& values) {
+    std::vector<const Literal*> ops;
+    ops.reserve(inst.operands().size());
+    materialized_.clear();
+    for (const HloInstruction* o : inst.operands()) {
+      const Value& v = values.at(o);
+      if (v.is_tuple()) {
+        materialized_.push_back(std::make_unique<Literal>(v.Copy()));
+        ops.push_back(materialized_.back().get());
+      } else {
+        ops.push_back(v.array.get());
+      }
+    }
+    return ops;
+  }
+  std::vector<std::unique_ptr<Literal>> materialized_;
+
+  Literal EvalArrayOp(const HloInstruction& inst, const std::vector<const Literal*>& ops) {
+    const HloOpcode op = inst.opcode();
+    switch (op) {
+      case HloOpcode::kAfterAll:
+        return Literal(Shape::Token());
       case HloOpcode::kMap:
         return Map(inst, ops);
       case HloOpcode::kReduce:
@@ -166,21 +312,6 @@ class Evaluator final : public Context {
         return EvalScatter(inst, ops, *this);
       case HloOpcode::kSelectAndScatter:
         return EvalSelectAndScatter(inst, ops, *this);
-      case HloOpcode::kAsyncStart: {
-        // The start's value is ((operands), result): the wrapped op runs here,
-        // so update and done only pass it along.
-        std::vector<Literal> operands;
-        for (const Literal* o : ops) operands.push_back(*o);
-        Literal result = Call(inst.async_wrapped_computation(), ops);
-        std::vector<Literal> parts = {TupleOf(std::move(operands)), std::move(result)};
-        for (int64_t i = 2; i < inst.shape().tuple_shapes_size(); ++i)
-          parts.emplace_back(inst.shape().tuple_shapes(i));
-        return TupleOf(std::move(parts));
-      }
-      case HloOpcode::kAsyncUpdate:
-        return *ops[0];
-      case HloOpcode::kAsyncDone:
-        return ops[0]->tuple_elements()[1];
       case HloOpcode::kBroadcast:
       case HloOpcode::kReshape:
       case HloOpcode::kBitcast:
@@ -204,18 +335,25 @@ class Evaluator final : public Context {
                              " yet (%" + inst.name() + ")");
   }
 
-  Literal While(const HloInstruction& inst, const Literal& init) {
+  // A one-argument list holding `v` itself (an initializer list would copy
+  // it, and a second holder prevents updates in place).
+  static std::vector<Value> Single(Value v) {
+    std::vector<Value> args;
+    args.push_back(std::move(v));
+    return args;
+  }
+
+  Value While(const HloInstruction& inst, Value state) {
     const HloComputation* cond = Computation(inst, AttrKey::kCondition);
     const HloComputation* body = Computation(inst, AttrKey::kBody);
-    Literal state = init;
     while (true) {
-      Literal keep_going = Call(cond, {&state});
-      if (!keep_going.GetBits(0)) return state;
-      state = Call(body, {&state});
+      Value keep_going = Call(cond, {state});
+      if (!keep_going.array->GetBits(0)) return state;
+      state = Call(body, Single(std::move(state)));
     }
   }
 
-  Literal Conditional(const HloInstruction& inst, const std::vector<const Literal*>& ops) {
+  Value Conditional(const HloInstruction& inst, std::vector<Value> ops) {
     std::vector<HloComputation*> branches;
     if (auto b =
             inst.attributes().GetOr<std::vector<HloComputation*>>(AttrKey::kBranchComputations)) {
@@ -224,16 +362,17 @@ class Evaluator final : public Context {
       branches = {Computation(inst, AttrKey::kTrueComputation),
                   Computation(inst, AttrKey::kFalseComputation)};
     }
+    const Literal& selector = *ops[0].array;
     int64_t index;
-    if (ops[0]->shape().element_type() == PrimitiveType::kPred) {
-      index = ops[0]->GetBits(0) ? 0 : 1;
+    if (selector.shape().element_type() == PrimitiveType::kPred) {
+      index = selector.GetBits(0) ? 0 : 1;
     } else {
       // An out-of-range branch index runs the last branch, as in XLA.
-      index = ops[0]->GetInt64(0);
+      index = selector.GetInt64(0);
       if (index < 0 || index >= static_cast<int64_t>(branches.size()))
         index = static_cast<int64_t>(branches.size()) - 1;
     }
-    return Call(branches[index], {ops[index + 1]});
+    return Call(branches[index], Single(std::move(ops[index + 1])));
   }
 
   Literal Map(const HloInstruction& inst, const std::vector<const Literal*>& ops) {
@@ -252,7 +391,7 @@ class Evaluator final : public Context {
       for (const Literal* o : ops) scalars.push_back(ElementAt(*o, i));
       std::vector<const Literal*> args;
       for (const Literal& s : scalars) args.push_back(&s);
-      SetElement(out, i, Call(f, args));
+      SetElement(out, i, Call(*f, args));
     }
     return out;
   }
@@ -300,7 +439,7 @@ class Evaluator final : public Context {
         for (size_t j = 0; j < n; ++j) args.push_back(ElementAt(*ops[j], i));
         std::vector<const Literal*> ptrs;
         for (const Literal& a : args) ptrs.push_back(&a);
-        Literal r = Call(f, ptrs);
+        Literal r = Call(*f, ptrs);
         if (n == 1) {
           SetElement(acc[0], target[i], r);
         } else {
@@ -392,7 +531,7 @@ class Evaluator final : public Context {
         for (size_t j = 0; j < n; ++j) args.push_back(ElementAt(*ops[j], src));
         std::vector<const Literal*> ptrs;
         for (const Literal& l : args) ptrs.push_back(&l);
-        Literal r = Call(f, ptrs);
+        Literal r = Call(*f, ptrs);
         if (n == 1) {
           SetElement(acc[0], out_linear, r);
         } else {
@@ -549,7 +688,7 @@ std::optional<HloOpcode> SimpleReducer(const HloComputation& c) {
 
 Literal EvaluateComputation(const HloComputation& computation,
                             const std::vector<const Literal*>& args) {
-  return Evaluator().Run(computation, args);
+  return Evaluator().Call(computation, args);
 }
 
 Literal Evaluate(const hlo::HloModule& module, const std::vector<Literal>& args) {

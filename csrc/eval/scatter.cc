@@ -96,7 +96,7 @@ class Combiner {
 }  // namespace
 
 Literal EvalScatter(const HloInstruction& inst, const std::vector<const Literal*>& ops,
-                    Context& ctx) {
+                    Context& ctx, Literal* target) {
   const size_t n = (ops.size() - 1) / 2;
   const Literal& indices = *ops[n];
   std::vector<const Literal*> updates(ops.begin() + static_cast<int64_t>(n) + 1, ops.end());
@@ -107,7 +107,9 @@ Literal EvalScatter(const HloInstruction& inst, const std::vector<const Literal*
   const auto indices_batching = IntList(inst, AttrKey::kScatterIndicesBatchingDims);
   const int64_t index_vector_dim = inst.attributes().Get<int64_t>(AttrKey::kIndexVectorDim);
 
-  const std::vector<int64_t>& operand_dims = ops[0]->shape().dimensions();
+  // Read before `target` (which may be ops[0]) is moved into the result.
+  const std::vector<int64_t> operand_dims = ops[0]->shape().dimensions();
+  const PrimitiveType type = ops[0]->shape().element_type();
   const std::vector<int64_t>& update_dims = updates[0]->shape().dimensions();
   const int64_t rank = static_cast<int64_t>(operand_dims.size());
   const auto update_strides = Strides(update_dims);
@@ -136,9 +138,14 @@ Literal EvalScatter(const HloInstruction& inst, const std::vector<const Literal*
   auto indices_dim = [&](int64_t k) { return k < index_vector_dim ? k : k + 1; };
 
   std::vector<Literal> out;
-  for (size_t j = 0; j < n; ++j) out.push_back(*ops[j]);
-  Combiner combine(*inst.attributes().Get<HloComputation*>(AttrKey::kToApply), n,
-                   ops[0]->shape().element_type(), ctx);
+  for (size_t j = 0; j < n; ++j) {
+    if (j == 0 && target != nullptr) {
+      out.push_back(std::move(*target));
+    } else {
+      out.push_back(*ops[j]);
+    }
+  }
+  Combiner combine(*inst.attributes().Get<HloComputation*>(AttrKey::kToApply), n, type, ctx);
   std::vector<int64_t> start(static_cast<size_t>(rank));
   ForEachIndex(scatter_sizes, [&](const std::vector<int64_t>& pos, int64_t) {
     // Where this scatter position's index vector starts in `indices`.

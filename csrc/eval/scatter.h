@@ -9,8 +9,11 @@
 
 namespace uir::eval {
 
+// With `target`, a single-operand scatter writes into it in place of a copy
+// of operand 0 (the caller owns it and no one else sees it).
 hlo::Literal EvalScatter(const hlo::HloInstruction& inst,
-                         const std::vector<const hlo::Literal*>& operands, Context& ctx);
+                         const std::vector<const hlo::Literal*>& operands, Context& ctx,
+                         hlo::Literal* target = nullptr);
 
 hlo::Literal EvalSelectAndScatter(const hlo::HloInstruction& inst,
                                   const std::vector<const hlo::Literal*>& operands, Context& ctx);

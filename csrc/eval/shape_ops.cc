@@ -176,6 +176,13 @@ Literal DynamicSlice(const HloInstruction& inst, const std::vector<const Literal
 
 Literal DynamicUpdateSlice(const std::vector<const Literal*>& ops) {
   Literal out = *ops[0];
+  DynamicUpdateSliceInto(out, ops);
+  return out;
+}
+
+}  // namespace
+
+void DynamicUpdateSliceInto(Literal& out, const std::vector<const Literal*>& ops) {
   const Literal& update = *ops[1];
   const auto starts = ClampedStarts(ops, 2, out.shape().dimensions(), update.shape().dimensions());
   const auto strides = Strides(out.shape().dimensions());
@@ -185,8 +192,9 @@ Literal DynamicUpdateSlice(const std::vector<const Literal*>& ops) {
     for (size_t i = 0; i < idx.size(); ++i) dst += (starts[i] + idx[i]) * strides[i];
     CopyElement(update, linear, out, dst, size);
   });
-  return out;
 }
+
+namespace {
 
 Literal Reinterpret(const HloInstruction& inst, const Literal& x) {
   Literal out = Output(inst);

@@ -13,6 +13,10 @@ namespace uir::eval {
 hlo::Literal EvalShapeOp(const hlo::HloInstruction& inst,
                          const std::vector<const hlo::Literal*>& operands);
 
+// dynamic-update-slice writing into `target`, which stands for operand 0
+// (the caller owns it and no one else sees it).
+void DynamicUpdateSliceInto(hlo::Literal& target, const std::vector<const hlo::Literal*>& operands);
+
 // Calls fn(index, linear) for every index of `dims` in row-major order.
 template <typename F>
 void ForEachIndex(const std::vector<int64_t>& dims, F&& fn) {
