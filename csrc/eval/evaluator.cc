@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "eval/context.h"
+#include "eval/convolution.h"
 #include "eval/elementwise.h"
 #include "eval/kernels.h"
 #include "eval/scatter.h"
@@ -308,6 +309,8 @@ class Evaluator final : public Context {
         return Dot(inst, *ops[0], *ops[1]);
       case HloOpcode::kSort:
         return EvalSort(inst, ops, *this);
+      case HloOpcode::kConvolution:
+        return EvalConvolution(inst, *ops[0], *ops[1]);
       case HloOpcode::kScatter:
         return EvalScatter(inst, ops, *this);
       case HloOpcode::kSelectAndScatter:
