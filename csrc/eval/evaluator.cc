@@ -37,7 +37,8 @@ constexpr int64_t kMinLiftedBatch = 8;
 // `l`'s elements under new dimensions (same count).
 Literal Reshaped(const Literal& l, const std::vector<int64_t>& dims) {
   Literal out = MakeLiteral(l.shape().element_type(), dims);
-  out.mutable_bytes() = l.bytes();
+  const auto b = l.bytes();
+  out.mutable_bytes().assign(b.begin(), b.end());
   return out;
 }
 
@@ -386,7 +387,8 @@ class Evaluator final : public Context {
       for (const Literal* o : ops) flat.push_back(Reshaped(*o, {o->element_count()}));
       std::vector<const Literal*> args;
       for (const Literal& l : flat) args.push_back(&l);
-      out.mutable_bytes() = CallLifted(*f, args, nullptr).bytes();
+      const Literal r = CallLifted(*f, args, nullptr);
+      out.mutable_bytes().assign(r.bytes().begin(), r.bytes().end());
       return out;
     }
     for (int64_t i = 0; i < out.element_count(); ++i) {

@@ -93,7 +93,8 @@ std::optional<KeyForm> FindKeyForm(const HloComputation& c) {
 // The elements of `l` as a rank-1 literal.
 Literal Flat(const Literal& l) {
   Literal out = MakeLiteral(l.shape().element_type(), {l.element_count()});
-  out.mutable_bytes() = l.bytes();
+  const auto b = l.bytes();
+  out.mutable_bytes().assign(b.begin(), b.end());
   return out;
 }
 

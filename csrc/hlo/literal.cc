@@ -1,6 +1,7 @@
 // Literal storage, element conversion and XLA-style printing.
 #include "hlo/literal.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -79,6 +80,27 @@ Literal::Literal(const Shape& shape) : shape_(shape) {
   }
 }
 
+Literal Literal::View(const Shape& shape, const uint8_t* data,
+                      std::shared_ptr<const void> keepalive) {
+  UIR_CHECK(shape.IsArray()) << "a literal view must be an array, not " << shape.ToString();
+  Literal out;
+  out.shape_ = shape;
+  out.view_ = data;
+  out.view_size_ = static_cast<size_t>(shape.element_count()) * StorageBytes(shape.element_type());
+  out.keepalive_ = std::move(keepalive);
+  return out;
+}
+
+std::vector<uint8_t>& Literal::mutable_bytes() {
+  if (view_ != nullptr) {
+    data_.assign(view_, view_ + view_size_);
+    view_ = nullptr;
+    view_size_ = 0;
+    keepalive_.reset();
+  }
+  return data_;
+}
+
 void Literal::set_shape_layouts_from(const Shape& shape) {
   UIR_CHECK(shape.Compatible(shape_)) << shape.ToString() << " vs " << shape_.ToString();
   shape_ = shape;
@@ -89,7 +111,7 @@ void Literal::set_shape_layouts_from(const Shape& shape) {
 
 uint64_t Literal::GetBits(int64_t i) const {
   const int bytes = StorageBytes(shape_.element_type());
-  const uint8_t* p = data_.data() + i * bytes;
+  const uint8_t* p = raw() + i * bytes;
   switch (bytes) {
     case 1:
       return p[0];
@@ -107,7 +129,7 @@ uint64_t Literal::GetBits(int64_t i) const {
 
 void Literal::SetBits(int64_t i, uint64_t bits) {
   const int bytes = StorageBytes(shape_.element_type());
-  uint8_t* p = data_.data() + i * bytes;
+  uint8_t* p = mutable_bytes().data() + i * bytes;
   switch (bytes) {
     case 1:
       p[0] = static_cast<uint8_t>(bits);
@@ -136,8 +158,8 @@ double Literal::GetDouble(int64_t i) const {
     case TypeKind::kUnsigned:
       return static_cast<double>(GetUint64(i));
     case TypeKind::kFloat:
-      if (t == PrimitiveType::kF32) return Load<float>(data_.data() + i * 4);
-      if (t == PrimitiveType::kF64) return Load<double>(data_.data() + i * 8);
+      if (t == PrimitiveType::kF32) return Load<float>(raw() + i * 4);
+      if (t == PrimitiveType::kF64) return Load<double>(raw() + i * 8);
       return DecodeNarrowFloat(t, static_cast<uint32_t>(GetBits(i)));
     case TypeKind::kComplex:
       return GetComplex(i).real();
@@ -163,11 +185,11 @@ uint64_t Literal::GetUint64(int64_t i) const {
 std::complex<double> Literal::GetComplex(int64_t i) const {
   PrimitiveType t = shape_.element_type();
   if (t == PrimitiveType::kC64) {
-    const uint8_t* p = data_.data() + i * 8;
+    const uint8_t* p = raw() + i * 8;
     return {Load<float>(p), Load<float>(p + 4)};
   }
   if (t == PrimitiveType::kC128) {
-    const uint8_t* p = data_.data() + i * 16;
+    const uint8_t* p = raw() + i * 16;
     return {Load<double>(p), Load<double>(p + 8)};
   }
   return {GetDouble(i), 0.0};
@@ -187,9 +209,9 @@ void Literal::SetDouble(int64_t i, double v) {
       return;
     case TypeKind::kFloat:
       if (t == PrimitiveType::kF32) {
-        Store<float>(data_.data() + i * 4, static_cast<float>(v));
+        Store<float>(mutable_bytes().data() + i * 4, static_cast<float>(v));
       } else if (t == PrimitiveType::kF64) {
-        Store<double>(data_.data() + i * 8, v);
+        Store<double>(mutable_bytes().data() + i * 8, v);
       } else {
         SetBits(i, EncodeNarrowFloat(t, static_cast<float>(v)));
       }
@@ -226,11 +248,11 @@ void Literal::SetUint64(int64_t i, uint64_t v) {
 void Literal::SetComplex(int64_t i, std::complex<double> v) {
   PrimitiveType t = shape_.element_type();
   if (t == PrimitiveType::kC64) {
-    uint8_t* p = data_.data() + i * 8;
+    uint8_t* p = mutable_bytes().data() + i * 8;
     Store<float>(p, static_cast<float>(v.real()));
     Store<float>(p + 4, static_cast<float>(v.imag()));
   } else if (t == PrimitiveType::kC128) {
-    uint8_t* p = data_.data() + i * 16;
+    uint8_t* p = mutable_bytes().data() + i * 16;
     Store<double>(p, v.real());
     Store<double>(p + 8, v.imag());
   } else {
@@ -239,7 +261,9 @@ void Literal::SetComplex(int64_t i, std::complex<double> v) {
 }
 
 bool Literal::operator==(const Literal& other) const {
-  return shape_.Compatible(other.shape_) && data_ == other.data_ && elements_ == other.elements_;
+  const auto a = bytes(), b = other.bytes();
+  return shape_.Compatible(other.shape_) && std::equal(a.begin(), a.end(), b.begin(), b.end()) &&
+         elements_ == other.elements_;
 }
 
 std::string Literal::ElementToString(int64_t i) const {
@@ -254,8 +278,8 @@ std::string Literal::ElementToString(int64_t i) const {
     case TypeKind::kFloat:
       // f32 and f64 print from their bits: a NaN's payload must not be
       // quieted by a conversion.
-      if (t == PrimitiveType::kF64) return FormatDouble(Load<double>(data_.data() + i * 8));
-      if (t == PrimitiveType::kF32) return FormatFloat(Load<float>(data_.data() + i * 4));
+      if (t == PrimitiveType::kF64) return FormatDouble(Load<double>(raw() + i * 8));
+      if (t == PrimitiveType::kF32) return FormatFloat(Load<float>(raw() + i * 4));
       {
         // Narrow floats print as floats; a NaN keeps only its sign.
         float v = static_cast<float>(GetDouble(i));

@@ -5,6 +5,8 @@
 
 #include <complex>
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -24,8 +26,18 @@ class Literal {
   void set_shape_layouts_from(const Shape& shape);
   int64_t element_count() const { return shape_.IsArray() ? shape_.element_count() : 0; }
 
-  const std::vector<uint8_t>& bytes() const { return data_; }
-  std::vector<uint8_t>& mutable_bytes() { return data_; }
+  // An array literal over `data` (row-major, `shape`'s storage size),
+  // without copying it; every copy of the literal holds `keepalive`. Writing
+  // (mutable_bytes, Set*) first copies the data, so `data` is never written.
+  static Literal View(const Shape& shape, const uint8_t* data,
+                      std::shared_ptr<const void> keepalive);
+  bool is_view() const { return view_ != nullptr; }
+
+  std::span<const uint8_t> bytes() const {
+    return view_ != nullptr ? std::span<const uint8_t>(view_, view_size_)
+                            : std::span<const uint8_t>(data_);
+  }
+  std::vector<uint8_t>& mutable_bytes();
 
   // Raw element bits (zero-extended), for any array type.
   uint64_t GetBits(int64_t i) const;
@@ -56,8 +68,13 @@ class Literal {
   std::string ElementToString(int64_t i) const;
 
  private:
+  const uint8_t* raw() const { return view_ != nullptr ? view_ : data_.data(); }
+
   Shape shape_;
   std::vector<uint8_t> data_;
+  const uint8_t* view_ = nullptr;  // set for views: data_ is then empty
+  size_t view_size_ = 0;
+  std::shared_ptr<const void> keepalive_;
   std::vector<Literal> elements_;
 };
 

@@ -11,13 +11,34 @@ namespace py = pybind11;
 
 namespace uir::python {
 
+namespace {
+
+// An argument: an array read in place where its layout allows, or a tuple
+// of arguments.
+hlo::Literal ToArgument(const py::handle& value) {
+  if (py::isinstance<py::tuple>(value)) {
+    std::vector<hlo::Literal> elements;
+    std::vector<hlo::Shape> shapes;
+    for (const py::handle& e : value.cast<py::tuple>()) {
+      elements.push_back(ToArgument(e));
+      shapes.push_back(elements.back().shape());
+    }
+    hlo::Literal out(hlo::Shape::Tuple(std::move(shapes)));
+    out.mutable_tuple_elements() = std::move(elements);
+    return out;
+  }
+  return NumpyToLiteral(value, /*allow_view=*/true);
+}
+
+}  // namespace
+
 void BindEval(py::module_& m) {
   py::module_ sm = m.def_submodule("eval", "The reference evaluator.");
   sm.def(
       "evaluate",
       [](const ModulePtr& module, const py::list& arrays) {
         std::vector<hlo::Literal> args;
-        for (const py::handle& a : arrays) args.push_back(NumpyToLiteral(a));
+        for (const py::handle& a : arrays) args.push_back(ToArgument(a));
         hlo::Literal result;
         {
           py::gil_scoped_release release;

@@ -227,20 +227,38 @@ struct PyModuleBuilder {
 
 }  // namespace
 
-hlo::Literal NumpyToLiteral(const py::handle& value) {
+hlo::Literal NumpyToLiteral(const py::handle& value, bool allow_view) {
   py::array array = py::array::ensure(value);
   if (!array) throw py::type_error("expected a NumPy array or scalar");
+  const bool native = array.dtype().byteorder() != '>';
+  if (!native) array = array.attr("astype")(array.dtype().attr("newbyteorder")("="));
   auto type = TypeFromDtypeName(py::str(array.dtype()).cast<std::string>());
   if (!type)
     throw py::type_error("no HLO element type for dtype " +
                          py::str(array.dtype()).cast<std::string>());
-  array = py::array::ensure(array, py::array::c_style);
+  // Row-major, aligned, native byte order: read in place. Anything else is
+  // copied into that form first.
+  const bool in_place = (array.flags() & py::array::c_style) &&
+                        (array.flags() & py::detail::npy_api::NPY_ARRAY_ALIGNED_);
+  if (!in_place) array = py::array::ensure(array, py::array::c_style | py::array::forcecast);
   std::vector<int64_t> dims(array.shape(), array.shape() + array.ndim());
-  hlo::Literal literal(hlo::Shape(*type, dims));
-  const size_t bytes = literal.bytes().size();
+  const hlo::Shape shape(*type, dims);
+  const size_t bytes = static_cast<size_t>(shape.element_count()) * hlo::StorageBytes(*type);
   if (bytes != static_cast<size_t>(array.nbytes()))
     throw py::type_error("unexpected item size for " + py::str(array.dtype()).cast<std::string>());
-  if (bytes) std::memcpy(literal.mutable_bytes().data(), array.data(), bytes);
+  const auto* data = static_cast<const uint8_t*>(array.data());
+  if (allow_view) {
+    // The literal keeps the array alive; the last copy to go releases it,
+    // taking the GIL to do so.
+    auto* owner = new py::object(array);
+    std::shared_ptr<const void> keepalive(owner, [](const void* p) {
+      py::gil_scoped_acquire gil;
+      delete static_cast<const py::object*>(p);
+    });
+    return hlo::Literal::View(shape, data, std::move(keepalive));
+  }
+  hlo::Literal literal(shape);
+  if (bytes) std::memcpy(literal.mutable_bytes().data(), data, bytes);
   return literal;
 }
 

@@ -29,7 +29,9 @@ struct PyInstruction {
 // NumPy values <-> literals. Arrays of a dtype NumPy or ml_dtypes names
 // (bool, int*, uint*, float16/32/64, complex64/128, bfloat16, float8_*, ...)
 // convert bit for bit; Python scalars take NumPy's default dtype.
-hlo::Literal NumpyToLiteral(const pybind11::handle& value);
+// With `allow_view`, a row-major aligned array is read in place (the literal
+// holds a reference to it and never writes it); otherwise its data is copied.
+hlo::Literal NumpyToLiteral(const pybind11::handle& value, bool allow_view = false);
 pybind11::object LiteralToPython(const hlo::Literal& literal);
 // A Shape, or text that parses as one.
 hlo::Shape ToShape(const pybind11::handle& value);

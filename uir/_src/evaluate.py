@@ -52,18 +52,33 @@ def numpy_dtype(element_type: str) -> np.dtype:
         raise TypeError(f"HLO element type {element_type} has no NumPy dtype") from None
 
 
-def _check_argument(param, value) -> np.ndarray:
-    shape = param.shape
-    where = f"parameter {param.attributes['parameter_number']} (%{param.name}: {shape})"
+def _check_value(shape, value, where: str):
+    """`value` as the arrays (nested tuples for tuple shapes) that `shape`
+    takes; TypeError/ValueError naming `where` otherwise."""
     if shape.is_tuple:
-        raise TypeError(f"{where}: tuple parameters are not supported by uir.evaluate yet")
+        if not isinstance(value, (tuple, list)):
+            raise TypeError(f"{where} takes a tuple {shape}, got {type(value).__name__}")
+        elements = shape.tuple_shapes
+        if len(value) != len(elements):
+            raise ValueError(f"{where} takes a tuple of {len(elements)}, got {len(value)} elements")
+        return tuple(
+            _check_value(s, v, f"{where}, element {i}")
+            for i, (s, v) in enumerate(zip(elements, value, strict=True))
+        )
+    if shape.element_type == "token":
+        raise TypeError(f"{where} takes a token, which uir.evaluate cannot pass")
     want = numpy_dtype(shape.element_type)
     array = np.asarray(value)
-    if array.dtype != want:
+    if array.dtype.newbyteorder("=") != want:
         raise TypeError(f"{where} takes {want}, got {array.dtype}")
     if array.shape != shape.dims:
         raise ValueError(f"{where} takes shape {shape.dims}, got {array.shape}")
     return array
+
+
+def _check_argument(param, value):
+    where = f"parameter {param.attributes['parameter_number']} (%{param.name}: {param.shape})"
+    return _check_value(param.shape, value, where)
 
 
 def evaluate(module, *arrays):
@@ -76,28 +91,24 @@ def evaluate(module, *arrays):
     return _core.eval.evaluate(module, args)
 
 
-def random_arguments(module, seed: int = 0) -> list[np.ndarray]:
-    """Random inputs suited to each entry parameter: small non-negative
-    integers (safe as indices), booleans, standard-normal floats."""
+def random_value(shape, rng: np.random.Generator):
+    """A random value for `shape`: small non-negative integers (safe as
+    indices), booleans, standard-normal floats; tuples of them for tuples."""
+    if shape.is_tuple:
+        return tuple(random_value(s, rng) for s in shape.tuple_shapes)
+    dtype = numpy_dtype(shape.element_type)
+    if dtype == np.bool_:
+        return rng.integers(0, 2, shape.dims).astype(bool)
+    if np.issubdtype(dtype, np.integer) or dtype.name in ("int2", "int4", "uint2", "uint4"):
+        return rng.integers(0, 4, shape.dims).astype(dtype)
+    if np.issubdtype(dtype, np.complexfloating):
+        return (rng.standard_normal(shape.dims) + 1j * rng.standard_normal(shape.dims)).astype(
+            dtype
+        )
+    return rng.standard_normal(shape.dims).astype(np.float32).astype(dtype)
+
+
+def random_arguments(module, seed: int = 0) -> list:
+    """Random inputs suited to each entry parameter (see random_value)."""
     rng = np.random.default_rng(seed)
-    out = []
-    for param in module.entry.parameters:
-        shape = param.shape
-        if shape.is_tuple:
-            raise TypeError(
-                f"parameter %{param.name} is a tuple; uir.evaluate does not take tuples yet"
-            )
-        dtype = numpy_dtype(shape.element_type)
-        if dtype == np.bool_:
-            out.append(rng.integers(0, 2, shape.dims).astype(bool))
-        elif np.issubdtype(dtype, np.integer) or dtype.name in ("int2", "int4", "uint2", "uint4"):
-            out.append(rng.integers(0, 4, shape.dims).astype(dtype))
-        elif np.issubdtype(dtype, np.complexfloating):
-            out.append(
-                (rng.standard_normal(shape.dims) + 1j * rng.standard_normal(shape.dims)).astype(
-                    dtype
-                )
-            )
-        else:
-            out.append(rng.standard_normal(shape.dims).astype(np.float32).astype(dtype))
-    return out
+    return [random_value(p.shape, rng) for p in module.entry.parameters]
