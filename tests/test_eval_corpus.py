@@ -26,7 +26,7 @@ TOO_HEAVY = {
 }
 
 # Modules known to evaluate today; the count can only go up.
-MIN_EVALUATED = 120
+MIN_EVALUATED = 129
 
 
 def evaluate_on_random_inputs(name: str) -> bool:

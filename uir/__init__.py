@@ -4,7 +4,7 @@ The public names are re-exported here; the implementation lives in uir._src
 and the C++ core in uir._core.
 """
 
-from uir import _core, hlo
+from uir import _core, custom_call, hlo
 from uir._src.errors import (
     CustomCallError,
     Error,
@@ -30,6 +30,7 @@ __all__ = [
     "UnimplementedError",
     "VerifyError",
     "__version__",
+    "custom_call",
     "evaluate",
     "hlo",
     "info",

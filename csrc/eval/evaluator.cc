@@ -19,6 +19,7 @@
 #include "eval/typed.h"
 #include "hlo/float_format.h"
 #include "hlo/verifier.h"
+#include "runtime/custom_call.h"
 
 namespace uir::eval {
 namespace {
@@ -310,6 +311,8 @@ class Evaluator final : public Context {
         return Dot(inst, *ops[0], *ops[1]);
       case HloOpcode::kSort:
         return EvalSort(inst, ops, *this);
+      case HloOpcode::kCustomCall:
+        return runtime::RunCustomCall(inst, ops);
       case HloOpcode::kConvolution:
         return EvalConvolution(inst, *ops[0], *ops[1]);
       case HloOpcode::kScatter:

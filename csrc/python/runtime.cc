@@ -1,20 +1,111 @@
 // Bindings for the runtime: the worker thread pool.
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
 
 #include <atomic>
 
 #include "python/bindings.h"
+#include "python/hlo_types.h"
+#include "runtime/custom_call.h"
 #include "runtime/thread_pool.h"
 #include "support/error.h"
 
 namespace py = pybind11;
 
 namespace uir::python {
+namespace {
+
+// Converts what a Python target returned into `shape`, naming the target
+// when the structure, dtype or shape is wrong.
+hlo::Literal FromPython(const py::handle& value, const hlo::Shape& shape, const std::string& name,
+                        const std::string& where) {
+  if (shape.IsTuple()) {
+    if (!py::isinstance<py::tuple>(value) && !py::isinstance<py::list>(value)) {
+      throw CustomCallError(name, where + " must be a tuple for " + shape.ToString() + ", got " +
+                                      py::str(py::type::of(value)).cast<std::string>());
+    }
+    py::sequence seq = value.cast<py::sequence>();
+    if (static_cast<int64_t>(seq.size()) != shape.tuple_shapes_size()) {
+      throw CustomCallError(name, where + " must have " +
+                                      std::to_string(shape.tuple_shapes_size()) +
+                                      " elements, got " + std::to_string(seq.size()));
+    }
+    std::vector<hlo::Literal> elements;
+    for (int64_t i = 0; i < shape.tuple_shapes_size(); ++i) {
+      elements.push_back(FromPython(seq[static_cast<size_t>(i)], shape.tuple_shapes(i), name,
+                                    where + " element " + std::to_string(i)));
+    }
+    hlo::Literal out(shape);
+    out.mutable_tuple_elements() = std::move(elements);
+    return out;
+  }
+  hlo::Literal l = NumpyToLiteral(value);
+  if (l.shape().element_type() != shape.element_type() ||
+      l.shape().dimensions() != shape.dimensions()) {
+    throw CustomCallError(name, where + " must be " + shape.ToString(/*print_layout=*/false) +
+                                    ", got " + l.shape().ToString(false));
+  }
+  return l;
+}
+
+// A Python callable as a target: operands arrive as NumPy arrays (copies),
+// the result is checked against the instruction's shape, and a Python
+// exception becomes CustomCallError with its type and message.
+runtime::LiteralTarget PythonTarget(const std::string& name, py::object fn) {
+  std::shared_ptr<py::object> holder(new py::object(std::move(fn)), [](py::object* p) {
+    if (Py_IsInitialized()) {
+      py::gil_scoped_acquire gil;
+      delete p;
+    }
+  });
+  return [name, holder](const hlo::HloInstruction& call,
+                        const std::vector<const hlo::Literal*>& operands, hlo::Literal& result) {
+    py::gil_scoped_acquire gil;
+    std::string failure;
+    try {
+      py::tuple args(operands.size());
+      for (size_t i = 0; i < operands.size(); ++i) args[i] = LiteralToPython(*operands[i]);
+      py::object r = (*holder)(*args);
+      result = FromPython(r, call.shape(), name, "the result");
+      return;
+    } catch (py::error_already_set& e) {
+      failure = e.what();
+    } catch (const py::builtin_exception& e) {  // cast_error, type_error from the conversion
+      failure = e.what();
+    }
+    throw CustomCallError(name, failure);
+  };
+}
+
+runtime::CustomCallApi ApiFromName(const std::string& api) {
+  if (api == "original") return runtime::CustomCallApi::kOriginal;
+  if (api == "status") return runtime::CustomCallApi::kStatusReturning;
+  if (api == "status_unified") return runtime::CustomCallApi::kStatusReturningUnified;
+  throw py::value_error("api must be 'original', 'status' or 'status_unified', not '" + api + "'");
+}
+
+}  // namespace
 
 void BindRuntime(py::module_& m) {
   py::module_ sm = m.def_submodule("runtime", "Thread pool, executor and buffers.");
   sm.def("num_threads", &runtime::NumThreads,
          "Worker threads kernels run on: UIR_NUM_THREADS, else the CPUs available.");
+  sm.def(
+      "register_c_custom_call",
+      [](const std::string& name, uintptr_t address, const std::string& api) {
+        runtime::RegisterCustomCallTarget(name, reinterpret_cast<void*>(address), ApiFromName(api));
+      },
+      py::arg("name"), py::arg("address"), py::arg("api"),
+      "Registers the C function at `address` as custom-call target `name`.");
+  sm.def(
+      "register_python_custom_call",
+      [](const std::string& name, py::object fn) {
+        runtime::RegisterCustomCallTarget(name, PythonTarget(name, std::move(fn)));
+      },
+      py::arg("name"), py::arg("fn"), "Registers a Python callable as custom-call target `name`.");
+  sm.def("unregister_custom_call", &runtime::UnregisterCustomCallTarget, py::arg("name"));
+  sm.def("custom_call_targets", &runtime::CustomCallTargetNames,
+         "Registered custom-call target names, built-in ones included.");
   sm.def(
       "parallel_sum_for_testing",
       [](int64_t n, int64_t grain, int64_t throw_at) {

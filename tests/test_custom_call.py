@@ -1,0 +1,216 @@
+"""Custom-call targets through the evaluator: Python callables, C functions
+in each calling convention (compiled here, loaded with ctypes), ctypes
+callbacks, failures that become uir.CustomCallError, and the built-in
+targets XLA's pipelines emit."""
+
+from __future__ import annotations
+
+import ctypes
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+import uir
+
+
+def call_module(target: str, result: str = "f32[4]", operands=("f32[4]",), extra: str = ""):
+    params = "\n".join(f"  p{i} = {s} parameter({i})" for i, s in enumerate(operands))
+    names = ", ".join(f"p{i}" for i in range(len(operands)))
+    return uir.hlo.parse_module(
+        f'ENTRY e {{\n{params}\n  ROOT c = {result} custom-call({names}), custom_call_target="{target}"{extra}\n}}'
+    )
+
+
+@pytest.fixture
+def register():
+    names = []
+
+    def reg(name, target, api="status"):
+        uir.custom_call.register(name, target, api=api)
+        names.append(name)
+
+    yield reg
+    for n in names:
+        uir.custom_call.unregister(n)
+
+
+def test_python_target_gets_arrays_and_returns_the_result(register):
+    register("py_axpy", lambda x, y: (2 * x + y).astype(np.float32))
+    m = call_module("py_axpy", operands=("f32[4]", "f32[4]"))
+    x = np.arange(4, dtype=np.float32)
+    np.testing.assert_array_equal(uir.evaluate(m, x, x), 3 * x)
+    assert "py_axpy" in uir.custom_call.registered()
+
+
+def test_python_target_with_a_tuple_result(register):
+    register("py_split", lambda x: (x.sum(keepdims=False).astype(np.float32), x[::-1].copy()))
+    m = call_module("py_split", result="(f32[], f32[4])")
+    s, r = uir.evaluate(m, np.arange(4, dtype=np.float32))
+    assert s == 6
+    np.testing.assert_array_equal(r, [3, 2, 1, 0])
+
+
+def test_python_exception_becomes_custom_call_error(register):
+    def boom(x):
+        raise KeyError("no such key")
+
+    register("py_boom", boom)
+    with pytest.raises(
+        uir.CustomCallError, match=r"custom call 'py_boom' failed: KeyError: 'no such key'"
+    ):
+        uir.evaluate(call_module("py_boom"), np.zeros(4, np.float32))
+
+
+def test_wrong_result_shape_or_dtype_is_reported(register):
+    register("py_wrong_shape", lambda x: np.zeros(3, np.float32))
+    register("py_wrong_dtype", lambda x: np.zeros(4, np.float64))
+    with pytest.raises(uir.CustomCallError, match=r"the result must be f32\[4\], got f32\[3\]"):
+        uir.evaluate(call_module("py_wrong_shape"), np.zeros(4, np.float32))
+    with pytest.raises(uir.CustomCallError, match=r"must be f32\[4\], got f64\[4\]"):
+        uir.evaluate(call_module("py_wrong_dtype"), np.zeros(4, np.float32))
+
+
+def test_result_that_is_not_an_array_is_reported(register):
+    register("py_text", lambda x: "hello")
+    with pytest.raises(
+        uir.CustomCallError, match="'py_text' failed: no HLO element type for dtype <U5"
+    ):
+        uir.evaluate(call_module("py_text"), np.zeros(4, np.float32))
+
+
+def test_unregistered_target_names_itself():
+    with pytest.raises(
+        uir.CustomCallError, match=r"'no_such_target' failed: no target of this name"
+    ):
+        uir.evaluate(call_module("no_such_target"), np.zeros(4, np.float32))
+
+
+C_TARGETS = r"""
+#include <string.h>
+#include <stdlib.h>
+#include "uir/custom_call.h"
+
+/* api="original": out = in0 + in1 */
+void add(void* out, const void** in) {
+  const float* a = in[0]; const float* b = in[1]; float* o = out;
+  for (int i = 0; i < 4; ++i) o[i] = a[i] + b[i];
+}
+
+/* api="status": negates, or fails on a negative input */
+void negate_positive(void* out, const void** in, UirCustomCallStatus* status) {
+  const float* a = in[0]; float* o = out;
+  for (int i = 0; i < 4; ++i) {
+    if (a[i] < 0) { const char* m = "negative input"; status->set_failure(status, m, strlen(m)); return; }
+    o[i] = -a[i];
+  }
+}
+
+/* api="status_unified": scales by the number in backend_config; tuple result */
+void scale_pair(void* out, const void** in, const char* opaque, size_t len,
+                UirCustomCallStatus* status) {
+  char buf[32] = {0};
+  memcpy(buf, opaque, len < 31 ? len : 31);
+  float k = (float)atof(buf);
+  void** outs = out;
+  const float* a = in[0];
+  float* o0 = outs[0]; int* o1 = outs[1];
+  for (int i = 0; i < 4; ++i) o0[i] = k * a[i];
+  *o1 = (int)len;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def c_library(tmp_path_factory):
+    d = tmp_path_factory.mktemp("cc")
+    src = d / "targets.c"
+    src.write_text(C_TARGETS)
+    lib = d / "libtargets.so"
+    cc = shutil.which("cc") or shutil.which("gcc")
+    assert cc, "a C compiler is needed to build the test targets"
+    subprocess.run(
+        [
+            cc,
+            "-shared",
+            "-fPIC",
+            "-O1",
+            f"-I{uir.custom_call.include_dir()}",
+            str(src),
+            "-o",
+            str(lib),
+        ],
+        check=True,
+    )
+    return ctypes.CDLL(str(lib))
+
+
+def test_c_target_original_api(c_library, register):
+    register("c_add", c_library.add, api="original")
+    x = np.arange(4, dtype=np.float32)
+    got = uir.evaluate(call_module("c_add", operands=("f32[4]", "f32[4]")), x, x + 1)
+    np.testing.assert_array_equal(got, 2 * x + 1)
+
+
+def test_c_target_status_api_reports_failure(c_library, register):
+    register("c_negate", c_library.negate_positive, api="status")
+    m = call_module("c_negate")
+    np.testing.assert_array_equal(uir.evaluate(m, np.ones(4, np.float32)), -np.ones(4))
+    with pytest.raises(uir.CustomCallError, match="'c_negate' failed: negative input"):
+        uir.evaluate(m, np.array([1, -1, 2, 3], np.float32))
+
+
+def test_c_target_unified_api_reads_backend_config_and_writes_a_tuple(c_library, register):
+    register("c_scale", c_library.scale_pair, api="status_unified")
+    m = call_module("c_scale", result="(f32[4], s32[])", extra=', backend_config="2.5"')
+    x = np.arange(4, dtype=np.float32)
+    scaled, length = uir.evaluate(m, x)
+    np.testing.assert_array_equal(scaled, 2.5 * x)
+    assert length == 3
+
+
+def test_ctypes_callback_is_a_c_target(register):
+    proto = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p))
+
+    @proto
+    def double(out, ins):
+        src = ctypes.cast(ins[0], ctypes.POINTER(ctypes.c_int32))
+        dst = ctypes.cast(out, ctypes.POINTER(ctypes.c_int32))
+        for i in range(3):
+            dst[i] = 2 * src[i]
+
+    register("cb_double", double, api="original")
+    got = uir.evaluate(
+        call_module("cb_double", "s32[3]", ("s32[3]",)), np.array([1, -2, 3], np.int32)
+    )
+    np.testing.assert_array_equal(got, [2, -4, 6])
+
+
+def test_bad_registrations_are_rejected():
+    with pytest.raises(ValueError, match="api must be one of"):
+        uir.custom_call.register("x", lambda a: a, api="ffi")
+    with pytest.raises(TypeError, match="Python callable or a ctypes function"):
+        uir.custom_call.register("x", 42)
+    with pytest.raises(TypeError, match="non-empty str"):
+        uir.custom_call.register("", lambda a: a)
+
+
+def test_builtin_sharding_and_offload_marks_pass_values_through():
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    for target in ("Sharding", "MoveToHost", "MoveToDevice", "SPMDFullToShardShape"):
+        got = uir.evaluate(call_module(target, "f32[2,3]", ("f32[2,3]",)), x)
+        np.testing.assert_array_equal(got, x)
+    assert {"Sharding", "TopK", "AllocateBuffer"} <= set(uir.custom_call.registered())
+
+
+def test_builtin_topk_matches_numpy():
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 10, (3, 12)).astype(np.float32)  # ties: lower index first
+    x[0, 3] = np.nan
+    m = call_module("TopK", "(f32[3,4], s32[3,4])", ("f32[3,12]",))
+    values, indices = uir.evaluate(m, x)
+    key = np.where(np.isnan(x), np.inf, x)  # NaN ranks above everything
+    want = np.argsort(-key, axis=1, kind="stable")[:, :4]
+    np.testing.assert_array_equal(indices, want)
+    np.testing.assert_array_equal(values, np.take_along_axis(x, want, axis=1))
