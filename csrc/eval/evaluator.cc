@@ -5,10 +5,13 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <thread>
 #include <type_traits>
 #include <unordered_map>
 
+#include "eval/collectives.h"
 #include "eval/context.h"
 #include "eval/convolution.h"
 #include "eval/elementwise.h"
@@ -86,6 +89,8 @@ struct Value {
 
 class Evaluator final : public Context {
  public:
+  explicit Evaluator(Participant self = {}) : self_(self) {}
+
   Value Run(const HloComputation& c, std::vector<Value> args) {
     if (static_cast<int64_t>(args.size()) != c.num_parameters()) {
       throw ShapeError("computation " + c.name() + " takes " + std::to_string(c.num_parameters()) +
@@ -188,6 +193,7 @@ class Evaluator final : public Context {
     return inst.attributes().Get<HloComputation*>(key);
   }
 
+  Participant self_;
   std::unordered_map<const HloComputation*, Plan> plans_;
   std::unordered_map<const HloComputation*, bool> liftable_;
 
@@ -253,6 +259,23 @@ class Evaluator final : public Context {
         return value(0);
       case HloOpcode::kAsyncDone:
         return value(0).tuple.at(1);
+      case HloOpcode::kCopyStart: {  // (destination, source, context)
+        Value start;
+        start.tuple = {value(0), value(0), Value::Own(Literal(inst.shape().tuple_shapes(2)))};
+        return start;
+      }
+      case HloOpcode::kCopyDone:
+        return value(0).tuple.at(0);
+      case HloOpcode::kAllGatherDone:
+      case HloOpcode::kCollectivePermuteDone:
+        return value(0).tuple.at(1);
+      case HloOpcode::kAllReduceDone: {
+        // all-reduce-start is the result itself, or in its older form
+        // ((operand), result).
+        Value& start = value(0);
+        if (start.is_tuple() && !inst.shape().IsTuple()) return start.tuple.at(1);
+        return start;
+      }
       case HloOpcode::kDynamicUpdateSlice:
         if (inst.shape().IsArray()) {
           std::vector<const Literal*> ops = Arrays(inst, values);
@@ -313,6 +336,18 @@ class Evaluator final : public Context {
         return EvalSort(inst, ops, *this);
       case HloOpcode::kCustomCall:
         return runtime::RunCustomCall(inst, ops);
+      case HloOpcode::kAllReduce:
+      case HloOpcode::kAllReduceStart:
+      case HloOpcode::kReduceScatter:
+      case HloOpcode::kAllGather:
+      case HloOpcode::kAllGatherStart:
+      case HloOpcode::kAllToAll:
+      case HloOpcode::kCollectivePermute:
+      case HloOpcode::kCollectivePermuteStart:
+      case HloOpcode::kCollectiveBroadcast:
+      case HloOpcode::kReplicaId:
+      case HloOpcode::kPartitionId:
+        return EvalCollective(inst, ops, self_, *this);
       case HloOpcode::kConvolution:
         return EvalConvolution(inst, *ops[0], *ops[1]);
       case HloOpcode::kScatter:
@@ -695,14 +730,20 @@ std::optional<HloOpcode> SimpleReducer(const HloComputation& c) {
 }
 
 Literal EvaluateComputation(const HloComputation& computation,
+                            const std::vector<const Literal*>& args, const Participant& self) {
+  return Evaluator(self).Call(computation, args);
+}
+
+Literal EvaluateComputation(const HloComputation& computation,
                             const std::vector<const Literal*>& args) {
   return Evaluator().Call(computation, args);
 }
 
-Literal Evaluate(const hlo::HloModule& module, const std::vector<Literal>& args) {
-  // The evaluator trusts shapes and attributes; an unverified module could
-  // make it read or write out of bounds.
-  hlo::Verify(module);
+namespace {
+
+// Checks `args` against `module`'s entry parameters; returns pointers to them.
+std::vector<const Literal*> CheckArguments(const hlo::HloModule& module,
+                                           const std::vector<Literal>& args) {
   const HloComputation& entry = *module.entry();
   if (static_cast<int64_t>(args.size()) != entry.num_parameters()) {
     throw ShapeError(module.name() + " takes " + std::to_string(entry.num_parameters()) +
@@ -723,7 +764,55 @@ Literal Evaluate(const hlo::HloModule& module, const std::vector<Literal>& args)
     }
     ptrs.push_back(&args[i]);
   }
-  return EvaluateComputation(entry, ptrs);
+  return ptrs;
+}
+
+}  // namespace
+
+Literal Evaluate(const hlo::HloModule& module, const std::vector<Literal>& args) {
+  // The evaluator trusts shapes and attributes; an unverified module could
+  // make it read or write out of bounds.
+  hlo::Verify(module);
+  const auto ptrs = CheckArguments(module, args);
+  Participant self;
+  self.partitions = static_cast<int>(std::max<int64_t>(1, module.config().num_partitions));
+  return EvaluateComputation(*module.entry(), ptrs, self);
+}
+
+std::vector<Literal> EvaluateReplicated(const hlo::HloModule& module,
+                                        const std::vector<Literal>& args, int participants) {
+  hlo::Verify(module);
+  if (participants < 1) throw ShapeError("a replicated evaluation needs at least 1 participant");
+  const int partitions = static_cast<int>(std::max<int64_t>(1, module.config().num_partitions));
+  if (participants % partitions != 0) {
+    throw ShapeError(module.name() + " has " + std::to_string(partitions) +
+                     " partitions; the participant count " + std::to_string(participants) +
+                     " must be a multiple of it");
+  }
+  const auto ptrs = CheckArguments(module, args);
+  Rendezvous rendezvous(participants);
+  std::vector<Literal> results(static_cast<size_t>(participants));
+  std::mutex mu;
+  std::exception_ptr first_error;
+  std::vector<std::thread> threads;
+  for (int id = 0; id < participants; ++id) {
+    threads.emplace_back([&, id] {
+      bool failed = false;
+      try {
+        results[id] = EvaluateComputation(*module.entry(), ptrs, {id, partitions, &rendezvous});
+      } catch (...) {
+        // The first failure is the cause; later ones are its echoes in the
+        // participants that were waiting for this one.
+        std::lock_guard<std::mutex> lock(mu);
+        if (!first_error) first_error = std::current_exception();
+        failed = true;
+      }
+      rendezvous.Finish(id, failed);
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  if (first_error) std::rethrow_exception(first_error);
+  return results;
 }
 
 }  // namespace uir::eval

@@ -16,6 +16,14 @@ namespace uir::eval {
 // UnimplementedError for ops the evaluator does not support yet.
 hlo::Literal Evaluate(const hlo::HloModule& module, const std::vector<hlo::Literal>& args);
 
+// Runs `module` as `participants` replicas (x partitions, flattened as
+// replica * num_partitions + partition), each on its own thread with the
+// same arguments; collectives exchange data between them. Returns each
+// participant's result, in participant order.
+std::vector<hlo::Literal> EvaluateReplicated(const hlo::HloModule& module,
+                                             const std::vector<hlo::Literal>& args,
+                                             int participants);
+
 // Runs one computation on argument literals.
 hlo::Literal EvaluateComputation(const hlo::HloComputation& computation,
                                  const std::vector<const hlo::Literal*>& args);

@@ -3,6 +3,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "eval/collectives.h"
 #include "eval/evaluator.h"
 #include "python/bindings.h"
 #include "python/hlo_types.h"
@@ -36,18 +37,34 @@ void BindEval(py::module_& m) {
   py::module_ sm = m.def_submodule("eval", "The reference evaluator.");
   sm.def(
       "evaluate",
-      [](const ModulePtr& module, const py::list& arrays) {
+      [](const ModulePtr& module, const py::list& arrays, int replicas) -> py::object {
         std::vector<hlo::Literal> args;
         for (const py::handle& a : arrays) args.push_back(ToArgument(a));
-        hlo::Literal result;
+        if (replicas == 1) {
+          hlo::Literal result;
+          {
+            py::gil_scoped_release release;
+            result = eval::Evaluate(*module, args);
+          }
+          return LiteralToPython(result);
+        }
+        std::vector<hlo::Literal> results;
         {
           py::gil_scoped_release release;
-          result = eval::Evaluate(*module, args);
+          results = eval::EvaluateReplicated(*module, args, replicas);
         }
-        return LiteralToPython(result);
+        py::list out;
+        for (const hlo::Literal& r : results) out.append(LiteralToPython(r));
+        return out;
       },
-      py::arg("module"), py::arg("arrays"),
-      "Runs the module's entry computation on NumPy arrays; tuple results come back as tuples.");
+      py::arg("module"), py::arg("arrays"), py::arg("replicas") = 1,
+      "Runs the module's entry computation on NumPy arrays; tuple results come back as tuples. "
+      "With replicas > 1, runs that many participants and returns a list of their results.");
+  sm.def(
+      "required_replicas",
+      [](const ModulePtr& module) { return eval::RequiredParticipants(*module); },
+      py::arg("module"),
+      "Participants the module's collectives need (replica_count x num_partitions at least).");
 }
 
 }  // namespace uir::python

@@ -81,14 +81,28 @@ def _check_argument(param, value):
     return _check_value(param.shape, value, where)
 
 
-def evaluate(module, *arrays):
+def evaluate(module, *arrays, replicas: int = 1):
     """Runs `module`'s entry computation on NumPy arrays with the reference
-    evaluator. Returns an array, or a tuple of them for a tuple result."""
+    evaluator. Returns an array, or a tuple of them for a tuple result.
+
+    With `replicas` > 1 the module runs as that many participants (replicas
+    times partitions), each on the same arrays; collectives exchange data
+    between them, replica-id tells them apart. The result is then a list,
+    one per participant. required_replicas(module) says how many a module's
+    collectives need."""
     params = module.entry.parameters
     if len(arrays) != len(params):
         raise TypeError(f"{module.name} takes {len(params)} arguments, got {len(arrays)}")
+    if not isinstance(replicas, int) or replicas < 1:
+        raise ValueError(f"replicas must be a positive int, got {replicas!r}")
     args = [_check_argument(p, a) for p, a in zip(params, arrays, strict=True)]
-    return _core.eval.evaluate(module, args)
+    return _core.eval.evaluate(module, args, replicas)
+
+
+def required_replicas(module) -> int:
+    """How many participants `module` runs as: replica_count x num_partitions,
+    or more if its collectives name more."""
+    return _core.eval.required_replicas(module)
 
 
 def random_value(shape, rng: np.random.Generator):

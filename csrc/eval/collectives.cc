@@ -1,0 +1,350 @@
+// Collectives of a replicated evaluation. Groups come from replica_groups
+// (explicit or iota form; empty means everyone), read as XLA's modes do:
+// global device ids (use_global_device_ids, or a single partition),
+// partition ids within the caller's replica (channel_id without global ids),
+// or replica ids for the caller's partition (no channel_id).
+#include "eval/collectives.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "eval/shape_ops.h"
+#include "eval/typed.h"
+#include "hlo/module.h"
+#include "support/error.h"
+
+namespace uir::eval {
+namespace {
+
+using hlo::AttrKey;
+using hlo::HloComputation;
+using hlo::HloInstruction;
+using hlo::HloOpcode;
+using hlo::Literal;
+
+std::string Where(const HloInstruction& inst) { return "%" + inst.name(); }
+
+std::vector<std::vector<int64_t>> ExpandGroups(const HloInstruction& inst) {
+  const auto rg = inst.attributes().GetOr<hlo::ReplicaGroups>(AttrKey::kReplicaGroups);
+  if (!rg) return {};
+  switch (rg->form) {
+    case hlo::ReplicaGroups::Form::kExplicit:
+      return rg->groups;
+    case hlo::ReplicaGroups::Form::kIota: {
+      // iota(prod(reshape_dims)) reshaped, transposed by perm, flattened,
+      // then cut into num_groups groups of group_size.
+      const auto& dims = rg->reshape_dims;
+      std::vector<int64_t> perm = rg->transpose_perm;
+      if (perm.empty()) {
+        perm.resize(dims.size());
+        std::iota(perm.begin(), perm.end(), 0);
+      }
+      std::vector<int64_t> t_dims;
+      for (int64_t p : perm) t_dims.push_back(dims[p]);
+      const auto strides = Strides(dims);
+      std::vector<int64_t> flat;
+      ForEachIndex(t_dims, [&](const std::vector<int64_t>& idx, int64_t) {
+        int64_t v = 0;
+        for (size_t i = 0; i < idx.size(); ++i) v += idx[i] * strides[perm[i]];
+        flat.push_back(v);
+      });
+      std::vector<std::vector<int64_t>> groups(static_cast<size_t>(rg->num_groups));
+      for (size_t i = 0; i < flat.size(); ++i)
+        groups[i / static_cast<size_t>(rg->group_size)].push_back(flat[i]);
+      return groups;
+    }
+    case hlo::ReplicaGroups::Form::kMesh:
+      break;
+  }
+  throw UnimplementedError("the evaluator cannot read mesh-form replica groups (" + Where(inst) +
+                           ")");
+}
+
+// The participants `self` exchanges with at `inst`, in group order.
+std::vector<int> GroupOf(const HloInstruction& inst, const Participant& self, int n) {
+  const int p = self.partitions;
+  const bool global = inst.attributes().GetOr<bool>(AttrKey::kUseGlobalDeviceIds).value_or(false);
+  const bool channel = inst.attributes().Has(AttrKey::kChannelId);
+  auto to_participant = [&](int64_t id) -> int64_t {
+    if (global || p == 1) return id;
+    if (channel) return (self.id / p) * p + id;  // partitions of my replica
+    return id * p + self.id % p;                 // replicas of my partition
+  };
+  auto groups = ExpandGroups(inst);
+  if (groups.empty() || (groups.size() == 1 && groups[0].empty())) {
+    // Everyone in my mode's scope.
+    groups.assign(1, {});
+    const int64_t count = global || p == 1 ? n : channel ? p : n / p;
+    for (int64_t i = 0; i < count; ++i) groups[0].push_back(i);
+  }
+  for (const auto& g : groups) {
+    std::vector<int> members;
+    bool mine = false;
+    for (int64_t id : g) {
+      const int64_t q = to_participant(id);
+      if (q < 0 || q >= n) {
+        throw ShapeError(Where(inst) + " names participant " + std::to_string(q) + " of " +
+                         std::to_string(n) + " (evaluate with more replicas)");
+      }
+      members.push_back(static_cast<int>(q));
+      mine = mine || q == self.id;
+    }
+    if (mine) return members;
+  }
+  throw ShapeError("participant " + std::to_string(self.id) + " is in no replica group of " +
+                   Where(inst));
+}
+
+int IndexIn(const std::vector<int>& group, int id) {
+  return static_cast<int>(std::find(group.begin(), group.end(), id) - group.begin());
+}
+
+Literal Flat(const Literal& l) {
+  Literal out = MakeLiteral(l.shape().element_type(), {l.element_count()});
+  const auto b = l.bytes();
+  out.mutable_bytes().assign(b.begin(), b.end());
+  return out;
+}
+
+// f(a, b) elementwise: lifted over whole arrays when f allows it.
+Literal Combine(Context& ctx, const HloComputation& f, const Literal& a, const Literal& b) {
+  Literal out = MakeLiteral(a.shape().element_type(), a.shape().dimensions());
+  if (ctx.Liftable(f) && a.element_count() > 0) {
+    const Literal fa = Flat(a), fb = Flat(b);
+    const Literal r = ctx.CallLifted(f, {&fa, &fb}, nullptr);
+    out.mutable_bytes().assign(r.bytes().begin(), r.bytes().end());
+    return out;
+  }
+  for (int64_t i = 0; i < a.element_count(); ++i) {
+    const Literal x = ElementAt(a, i), y = ElementAt(b, i);
+    SetElement(out, i, ctx.Call(f, {&x, &y}));
+  }
+  return out;
+}
+
+// Piece `k` of `count` equal pieces of `x` along `dim`.
+Literal Piece(const Literal& x, int64_t dim, int64_t count, int64_t k) {
+  std::vector<int64_t> dims = x.shape().dimensions();
+  const int64_t size = dims[dim] / count;
+  dims[dim] = size;
+  Literal out = MakeLiteral(x.shape().element_type(), dims);
+  const auto in_strides = Strides(x.shape().dimensions());
+  ForEachIndex(dims, [&](const std::vector<int64_t>& idx, int64_t linear) {
+    int64_t src = 0;
+    for (size_t d = 0; d < idx.size(); ++d)
+      src += (idx[d] + (static_cast<int64_t>(d) == dim ? k * size : 0)) * in_strides[d];
+    CopyElement(x, src, out, linear);
+  });
+  return out;
+}
+
+// `parts` concatenated along `dim`.
+Literal Concat(const std::vector<const Literal*>& parts, int64_t dim) {
+  std::vector<int64_t> dims = parts[0]->shape().dimensions();
+  dims[dim] = 0;
+  for (const Literal* p : parts) dims[dim] += p->shape().dimensions()[dim];
+  Literal out = MakeLiteral(parts[0]->shape().element_type(), dims);
+  const auto out_strides = Strides(dims);
+  int64_t offset = 0;
+  for (const Literal* p : parts) {
+    ForEachIndex(p->shape().dimensions(), [&](const std::vector<int64_t>& idx, int64_t linear) {
+      int64_t dst = 0;
+      for (size_t d = 0; d < idx.size(); ++d)
+        dst += (idx[d] + (static_cast<int64_t>(d) == dim ? offset : 0)) * out_strides[d];
+      CopyElement(*p, linear, out, dst);
+    });
+    offset += p->shape().dimensions()[dim];
+  }
+  return out;
+}
+
+Literal Tuple(std::vector<Literal> parts, bool as_tuple) {
+  if (!as_tuple) return std::move(parts[0]);
+  return TupleOf(std::move(parts));
+}
+
+int64_t Dimension(const HloInstruction& inst) {
+  if (auto d = inst.attributes().GetOr<std::vector<int64_t>>(AttrKey::kDimensions);
+      d && !d->empty())
+    return (*d)[0];
+  return inst.attributes().GetOr<int64_t>(AttrKey::kSplitDimension).value_or(-1);
+}
+
+}  // namespace
+
+Rendezvous::Rendezvous(int participants)
+    : n_(participants),
+      runs_(static_cast<size_t>(participants)),
+      finished_(static_cast<size_t>(participants), 0) {}
+
+std::vector<Rendezvous::Contribution> Rendezvous::Exchange(const HloInstruction& inst, int me,
+                                                           std::vector<Literal> mine) {
+  std::unique_lock<std::mutex> lock(mu_);
+  const int64_t run = runs_[me][&inst]++;
+  Slot& slot = slots_[{&inst, run}];
+  if (slot.values.empty()) slot.values.resize(static_cast<size_t>(n_));
+  slot.values[me] = std::make_shared<const std::vector<Literal>>(std::move(mine));
+  ++slot.arrived;
+  cv_.notify_all();
+  cv_.wait(lock, [&] {
+    if (slot.arrived == n_) return true;
+    for (int p = 0; p < n_; ++p) {
+      if (finished_[p] != 0 && slot.values[p] == nullptr) return true;
+    }
+    return false;
+  });
+  if (slot.arrived != n_) {
+    int gone = 0;
+    while (slot.values[gone] != nullptr || finished_[gone] == 0) ++gone;
+    throw ShapeError("participant " + std::to_string(gone) +
+                     (finished_[gone] == 2 ? " failed" : " finished") + " before reaching %" +
+                     inst.name() + " (run " + std::to_string(run) + "), which participant " +
+                     std::to_string(me) + " waits at");
+  }
+  std::vector<Contribution> out = slot.values;
+  if (++slot.collected == n_) slots_.erase({&inst, run});
+  return out;
+}
+
+void Rendezvous::Finish(int me, bool failed) {
+  std::lock_guard<std::mutex> lock(mu_);
+  finished_[me] = failed ? 2 : 1;
+  cv_.notify_all();
+}
+
+Literal EvalCollective(const HloInstruction& inst, const std::vector<const Literal*>& ops,
+                       const Participant& self, Context& ctx) {
+  const HloOpcode op = inst.opcode();
+  if (op == HloOpcode::kReplicaId || op == HloOpcode::kPartitionId) {
+    Literal out = MakeLiteral(inst.shape().element_type(), {});
+    out.SetInt64(
+        0, op == HloOpcode::kReplicaId ? self.id / self.partitions : self.id % self.partitions);
+    return out;
+  }
+  const int n = self.rendezvous != nullptr ? self.rendezvous->participants() : 1;
+  std::vector<Rendezvous::Contribution> all;
+  {
+    std::vector<Literal> mine;
+    for (const Literal* o : ops) mine.push_back(*o);
+    if (self.rendezvous != nullptr) {
+      all = self.rendezvous->Exchange(inst, self.id, std::move(mine));
+    } else {
+      all.push_back(std::make_shared<const std::vector<Literal>>(std::move(mine)));
+    }
+  }
+  auto from = [&](int participant, size_t operand) -> const Literal& {
+    return (*all[participant])[operand];
+  };
+  const size_t count = ops.size();
+  switch (op) {
+    case HloOpcode::kAllReduce:
+    case HloOpcode::kAllReduceStart:
+    case HloOpcode::kReduceScatter: {
+      const auto group = GroupOf(inst, self, n);
+      const HloComputation& f = *inst.attributes().Get<HloComputation*>(AttrKey::kToApply);
+      std::vector<Literal> results;
+      for (size_t j = 0; j < count; ++j) {
+        Literal acc = from(group[0], j);
+        for (size_t m = 1; m < group.size(); ++m) acc = Combine(ctx, f, acc, from(group[m], j));
+        if (op == HloOpcode::kReduceScatter) {
+          acc = Piece(acc, Dimension(inst), static_cast<int64_t>(group.size()),
+                      IndexIn(group, self.id));
+        }
+        results.push_back(std::move(acc));
+      }
+      // all-reduce-start in its older form is ((operand), result).
+      if (op == HloOpcode::kAllReduceStart && inst.shape().IsTuple() && count == 1 &&
+          inst.shape().tuple_shapes_size() == 2) {
+        return TupleOf({*ops[0], std::move(results[0])});
+      }
+      return Tuple(std::move(results), count > 1);
+    }
+    case HloOpcode::kAllGather:
+    case HloOpcode::kAllGatherStart: {
+      const auto group = GroupOf(inst, self, n);
+      std::vector<Literal> results;
+      for (size_t j = 0; j < count; ++j) {
+        std::vector<const Literal*> parts;
+        for (int m : group) parts.push_back(&from(m, j));
+        results.push_back(Concat(parts, Dimension(inst)));
+      }
+      if (op == HloOpcode::kAllGatherStart) {
+        std::vector<Literal> operands;
+        for (const Literal* o : ops) operands.push_back(*o);
+        return TupleOf(
+            {Tuple(std::move(operands), count > 1), Tuple(std::move(results), count > 1)});
+      }
+      return Tuple(std::move(results), count > 1);
+    }
+    case HloOpcode::kAllToAll: {
+      const auto group = GroupOf(inst, self, n);
+      const int me = IndexIn(group, self.id);
+      const int64_t g = static_cast<int64_t>(group.size());
+      const int64_t dim = Dimension(inst);
+      if (dim >= 0) {  // one array, split along `dim`, pieces exchanged
+        std::vector<Literal> pieces;
+        for (int m : group) pieces.push_back(Piece(from(m, 0), dim, g, me));
+        std::vector<const Literal*> parts;
+        for (const Literal& p : pieces) parts.push_back(&p);
+        return Concat(parts, dim);
+      }
+      // Tuple form: operand i goes to group member i.
+      std::vector<Literal> results;
+      for (int m : group) results.push_back(from(m, static_cast<size_t>(me)));
+      return Tuple(std::move(results), count > 1);
+    }
+    case HloOpcode::kCollectivePermute:
+    case HloOpcode::kCollectivePermuteStart: {
+      const auto pairs = inst.attributes()
+                             .GetOr<std::vector<std::vector<int64_t>>>(AttrKey::kSourceTargetPairs)
+                             .value_or(std::vector<std::vector<int64_t>>{});
+      Literal result = MakeLiteral(ops[0]->shape().element_type(), ops[0]->shape().dimensions());
+      for (const auto& pair : pairs) {
+        if (pair.size() == 2 && pair[1] == self.id && pair[0] >= 0 && pair[0] < n) {
+          result = from(static_cast<int>(pair[0]), 0);
+        }
+      }
+      if (op == HloOpcode::kCollectivePermuteStart) {
+        std::vector<Literal> parts = {*ops[0], std::move(result)};
+        for (int64_t i = 2; i < inst.shape().tuple_shapes_size(); ++i)
+          parts.emplace_back(inst.shape().tuple_shapes(i));
+        return TupleOf(std::move(parts));
+      }
+      return result;
+    }
+    case HloOpcode::kCollectiveBroadcast: {
+      const auto group = GroupOf(inst, self, n);
+      std::vector<Literal> results;
+      for (size_t j = 0; j < count; ++j) results.push_back(from(group[0], j));
+      return Tuple(std::move(results), count > 1);
+    }
+    default:
+      break;
+  }
+  throw UnimplementedError("the evaluator does not support " + std::string(hlo::OpcodeName(op)) +
+                           " yet (" + Where(inst) + ")");
+}
+
+int RequiredParticipants(const hlo::HloModule& module) {
+  const int64_t partitions = std::max<int64_t>(1, module.config().num_partitions);
+  int64_t need = std::max<int64_t>(1, module.config().replica_count) * partitions;
+  for (const auto& c : module.computations()) {
+    for (const auto& inst : c->instructions()) {
+      const bool global =
+          inst->attributes().GetOr<bool>(AttrKey::kUseGlobalDeviceIds).value_or(false) ||
+          partitions == 1;
+      if (global) {
+        for (const auto& g : ExpandGroups(*inst))
+          for (int64_t id : g) need = std::max(need, id + 1);
+      }
+      if (auto pairs = inst->attributes().GetOr<std::vector<std::vector<int64_t>>>(
+              AttrKey::kSourceTargetPairs)) {
+        for (const auto& p : *pairs)
+          for (int64_t id : p) need = std::max(need, id + 1);
+      }
+    }
+  }
+  return static_cast<int>(need);
+}
+
+}  // namespace uir::eval
