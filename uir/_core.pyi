@@ -113,6 +113,8 @@ class hlo:
 
 class eval:
     @staticmethod
-    def evaluate(module: hlo.HloModule, arrays: list[Any], replicas: int = 1) -> Any: ...
+    def evaluate(
+        module: hlo.HloModule, arrays: list[Any], replicas: int = 1, seed: int = 0
+    ) -> Any: ...
     @staticmethod
     def required_replicas(module: hlo.HloModule) -> int: ...

@@ -46,11 +46,12 @@ class Rendezvous {
   std::vector<int> finished_;                                        // 0, 1 done, 2 failed
 };
 
-// One participant's place in a replicated evaluation.
+// One participant's place in a (possibly replicated) evaluation.
 struct Participant {
   int id = 0;  // replica * partitions + partition
   int partitions = 1;
   Rendezvous* rendezvous = nullptr;  // null: a single participant
+  uint64_t seed = 0;                 // for rng ops (mixed with the id)
 };
 
 // Evaluates a collective (or replica-id / partition-id) for `self`.

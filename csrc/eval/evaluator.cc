@@ -16,6 +16,8 @@
 #include "eval/convolution.h"
 #include "eval/elementwise.h"
 #include "eval/kernels.h"
+#include "eval/linalg.h"
+#include "eval/rng.h"
 #include "eval/scatter.h"
 #include "eval/shape_ops.h"
 #include "eval/sort.h"
@@ -89,7 +91,9 @@ struct Value {
 
 class Evaluator final : public Context {
  public:
-  explicit Evaluator(Participant self = {}) : self_(self) {}
+  explicit Evaluator(Participant self = {}) : self_(self) {
+    rng_.seed = self.seed ^ (static_cast<uint64_t>(self.id) * 0x9E3779B97F4A7C15ull);
+  }
 
   Value Run(const HloComputation& c, std::vector<Value> args) {
     if (static_cast<int64_t>(args.size()) != c.num_parameters()) {
@@ -194,6 +198,7 @@ class Evaluator final : public Context {
   }
 
   Participant self_;
+  RngState rng_;
   std::unordered_map<const HloComputation*, Plan> plans_;
   std::unordered_map<const HloComputation*, bool> liftable_;
 
@@ -336,6 +341,21 @@ class Evaluator final : public Context {
         return EvalSort(inst, ops, *this);
       case HloOpcode::kCustomCall:
         return runtime::RunCustomCall(inst, ops);
+      case HloOpcode::kRng:
+      case HloOpcode::kRngBitGenerator:
+      case HloOpcode::kRngGetAndUpdateState:
+        return EvalRng(inst, ops, rng_);
+      case HloOpcode::kCholesky:
+      case HloOpcode::kTriangularSolve:
+      case HloOpcode::kFft:
+      case HloOpcode::kTopK:
+      case HloOpcode::kBatchNormInference:
+      case HloOpcode::kBatchNormTraining:
+      case HloOpcode::kBatchNormGrad:
+      case HloOpcode::kGetDimensionSize:
+      case HloOpcode::kSetDimensionSize:
+      case HloOpcode::kDynamicReshape:
+        return EvalLinalgOp(inst, ops);
       case HloOpcode::kAllReduce:
       case HloOpcode::kAllReduceStart:
       case HloOpcode::kReduceScatter:
@@ -769,18 +789,20 @@ std::vector<const Literal*> CheckArguments(const hlo::HloModule& module,
 
 }  // namespace
 
-Literal Evaluate(const hlo::HloModule& module, const std::vector<Literal>& args) {
+Literal Evaluate(const hlo::HloModule& module, const std::vector<Literal>& args, uint64_t seed) {
   // The evaluator trusts shapes and attributes; an unverified module could
   // make it read or write out of bounds.
   hlo::Verify(module);
   const auto ptrs = CheckArguments(module, args);
   Participant self;
   self.partitions = static_cast<int>(std::max<int64_t>(1, module.config().num_partitions));
+  self.seed = seed;
   return EvaluateComputation(*module.entry(), ptrs, self);
 }
 
 std::vector<Literal> EvaluateReplicated(const hlo::HloModule& module,
-                                        const std::vector<Literal>& args, int participants) {
+                                        const std::vector<Literal>& args, int participants,
+                                        uint64_t seed) {
   hlo::Verify(module);
   if (participants < 1) throw ShapeError("a replicated evaluation needs at least 1 participant");
   const int partitions = static_cast<int>(std::max<int64_t>(1, module.config().num_partitions));
@@ -799,7 +821,8 @@ std::vector<Literal> EvaluateReplicated(const hlo::HloModule& module,
     threads.emplace_back([&, id] {
       bool failed = false;
       try {
-        results[id] = EvaluateComputation(*module.entry(), ptrs, {id, partitions, &rendezvous});
+        results[id] =
+            EvaluateComputation(*module.entry(), ptrs, {id, partitions, &rendezvous, seed});
       } catch (...) {
         // The first failure is the cause; later ones are its echoes in the
         // participants that were waiting for this one.

@@ -3,6 +3,7 @@
 #ifndef UIR_EVAL_EVALUATOR_H_
 #define UIR_EVAL_EVALUATOR_H_
 
+#include <cstdint>
 #include <vector>
 
 #include "hlo/module.h"
@@ -14,7 +15,9 @@ namespace uir::eval {
 // row-major). Returns the root's value (a tuple literal for tuple roots).
 // Throws ShapeError for wrong arguments (naming the parameter) and
 // UnimplementedError for ops the evaluator does not support yet.
-hlo::Literal Evaluate(const hlo::HloModule& module, const std::vector<hlo::Literal>& args);
+// rng ops draw deterministically from `seed`.
+hlo::Literal Evaluate(const hlo::HloModule& module, const std::vector<hlo::Literal>& args,
+                      uint64_t seed = 0);
 
 // Runs `module` as `participants` replicas (x partitions, flattened as
 // replica * num_partitions + partition), each on its own thread with the
@@ -22,7 +25,7 @@ hlo::Literal Evaluate(const hlo::HloModule& module, const std::vector<hlo::Liter
 // participant's result, in participant order.
 std::vector<hlo::Literal> EvaluateReplicated(const hlo::HloModule& module,
                                              const std::vector<hlo::Literal>& args,
-                                             int participants);
+                                             int participants, uint64_t seed = 0);
 
 // Runs one computation on argument literals.
 hlo::Literal EvaluateComputation(const hlo::HloComputation& computation,

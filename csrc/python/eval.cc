@@ -37,27 +37,28 @@ void BindEval(py::module_& m) {
   py::module_ sm = m.def_submodule("eval", "The reference evaluator.");
   sm.def(
       "evaluate",
-      [](const ModulePtr& module, const py::list& arrays, int replicas) -> py::object {
+      [](const ModulePtr& module, const py::list& arrays, int replicas,
+         uint64_t seed) -> py::object {
         std::vector<hlo::Literal> args;
         for (const py::handle& a : arrays) args.push_back(ToArgument(a));
         if (replicas == 1) {
           hlo::Literal result;
           {
             py::gil_scoped_release release;
-            result = eval::Evaluate(*module, args);
+            result = eval::Evaluate(*module, args, seed);
           }
           return LiteralToPython(result);
         }
         std::vector<hlo::Literal> results;
         {
           py::gil_scoped_release release;
-          results = eval::EvaluateReplicated(*module, args, replicas);
+          results = eval::EvaluateReplicated(*module, args, replicas, seed);
         }
         py::list out;
         for (const hlo::Literal& r : results) out.append(LiteralToPython(r));
         return out;
       },
-      py::arg("module"), py::arg("arrays"), py::arg("replicas") = 1,
+      py::arg("module"), py::arg("arrays"), py::arg("replicas") = 1, py::arg("seed") = 0,
       "Runs the module's entry computation on NumPy arrays; tuple results come back as tuples. "
       "With replicas > 1, runs that many participants and returns a list of their results.");
   sm.def(

@@ -81,7 +81,7 @@ def _check_argument(param, value):
     return _check_value(param.shape, value, where)
 
 
-def evaluate(module, *arrays, replicas: int = 1):
+def evaluate(module, *arrays, replicas: int = 1, seed: int = 0):
     """Runs `module`'s entry computation on NumPy arrays with the reference
     evaluator. Returns an array, or a tuple of them for a tuple result.
 
@@ -89,14 +89,16 @@ def evaluate(module, *arrays, replicas: int = 1):
     times partitions), each on the same arrays; collectives exchange data
     between them, replica-id tells them apart. The result is then a list,
     one per participant. required_replicas(module) says how many a module's
-    collectives need."""
+    collectives need. rng ops draw deterministically from `seed`."""
     params = module.entry.parameters
     if len(arrays) != len(params):
         raise TypeError(f"{module.name} takes {len(params)} arguments, got {len(arrays)}")
     if not isinstance(replicas, int) or replicas < 1:
         raise ValueError(f"replicas must be a positive int, got {replicas!r}")
     args = [_check_argument(p, a) for p, a in zip(params, arrays, strict=True)]
-    return _core.eval.evaluate(module, args, replicas)
+    if not isinstance(seed, int) or not 0 <= seed < 2**64:
+        raise ValueError(f"seed must be an int in [0, 2**64), got {seed!r}")
+    return _core.eval.evaluate(module, args, replicas, seed)
 
 
 def required_replicas(module) -> int:
