@@ -350,3 +350,27 @@ def test_update_of_an_array_read_later_leaves_the_later_reader_its_value():
         x,
     )
     np.testing.assert_array_equal(got, [0, 2, 200, 6])
+
+
+def test_bitcast_convert_packs_and_unpacks_sub_byte_integers():
+    import ml_dtypes
+
+    rng = np.random.default_rng(0)
+    nibbles = rng.integers(-8, 8, (8, 2)).astype(ml_dtypes.int4)
+    packed = uir.evaluate(
+        uir.hlo.parse_module(
+            "ENTRY e {\n  a = s4[8,2] parameter(0)\n  ROOT b = s8[8] bitcast-convert(a)\n}"
+        ),
+        nibbles,
+    )
+    low = nibbles[:, 0].astype(np.int8) & 0xF
+    high = nibbles[:, 1].astype(np.int8) & 0xF
+    np.testing.assert_array_equal(packed, (low | (high << 4)).astype(np.uint8).view(np.int8))
+    back = uir.evaluate(
+        uir.hlo.parse_module(
+            "ENTRY e {\n  a = s8[8] parameter(0)\n  ROOT b = s4[8,2] bitcast-convert(a)\n}"
+        ),
+        packed,
+    )
+    assert back.dtype == ml_dtypes.int4
+    np.testing.assert_array_equal(back, nibbles)

@@ -196,14 +196,40 @@ void DynamicUpdateSliceInto(Literal& out, const std::vector<const Literal*>& ops
 
 namespace {
 
+// bitcast-convert: the same bits read as another type. Sub-byte types
+// (stored one element per byte) are packed and unpacked as XLA lays them
+// out: element 0 in the lowest bits.
 Literal Reinterpret(const HloInstruction& inst, const Literal& x) {
   Literal out = Output(inst);
-  if (out.bytes().size() != x.bytes().size()) {
+  const int in_bits = hlo::BitWidth(x.shape().element_type());
+  const int out_bits = hlo::BitWidth(out.shape().element_type());
+  if (x.element_count() * in_bits != out.element_count() * out_bits) {
     throw UnimplementedError("the evaluator cannot reinterpret " + x.shape().Describe() + " as " +
                              out.shape().Describe() + " (%" + inst.name() + ")");
   }
-  if (!out.bytes().empty())
-    std::memcpy(out.mutable_bytes().data(), x.bytes().data(), out.bytes().size());
+  if (in_bits % 8 == 0 && out_bits % 8 == 0) {
+    if (!out.bytes().empty())
+      std::memcpy(out.mutable_bytes().data(), x.bytes().data(), out.bytes().size());
+    return out;
+  }
+  // Bit by bit, little-endian, through a packed stream.
+  std::vector<uint8_t> packed(static_cast<size_t>((x.element_count() * in_bits + 7) / 8), 0);
+  for (int64_t i = 0; i < x.element_count(); ++i) {
+    const uint64_t v = x.GetBits(i);
+    for (int b = 0; b < in_bits; ++b) {
+      const int64_t bit = i * in_bits + b;
+      if ((v >> b) & 1) packed[bit / 8] |= static_cast<uint8_t>(1u << (bit % 8));
+    }
+  }
+  for (int64_t i = 0; i < out.element_count(); ++i) {
+    uint64_t v = 0;
+    for (int b = 0; b < out_bits; ++b) {
+      const int64_t bit = i * out_bits + b;
+      v |= static_cast<uint64_t>((packed[bit / 8] >> (bit % 8)) & 1) << b;
+    }
+    out.SetBits(i, v);
+  }
+  NormalizeSubByte(out);  // sign-extends signed sub-byte values
   return out;
 }
 

@@ -45,9 +45,17 @@ def _build_parser() -> argparse.ArgumentParser:
         "--inputs", help="an .npz with one array per parameter (arr_0, arr_1, ... or by name)"
     )
     run.add_argument(
-        "--seed", type=int, default=0, help="seed for random inputs (default: %(default)s)"
+        "--seed",
+        type=int,
+        default=0,
+        help="seed for random inputs and rng ops (default: %(default)s)",
     )
     run.add_argument("--output", help="save the outputs to this .npz")
+    run.add_argument(
+        "--replicas",
+        type=_positive_int,
+        help="participants to run as (default: what the module's collectives need)",
+    )
     run.add_argument(
         "--backend", choices=["eval"], default="eval", help="what runs it (default: %(default)s)"
     )
@@ -64,7 +72,9 @@ def _run_demo(args: argparse.Namespace) -> int:
 def _run_run(args: argparse.Namespace) -> int:
     from uir._src import run
 
-    return run.main(args.file, inputs=args.inputs, seed=args.seed, output=args.output)
+    return run.main(
+        args.file, inputs=args.inputs, seed=args.seed, output=args.output, replicas=args.replicas
+    )
 
 
 def _run_info(args: argparse.Namespace) -> int:

@@ -8,19 +8,43 @@ import time
 import numpy as np
 
 from uir._src import hlo
-from uir._src.evaluate import evaluate, random_arguments
+from uir._src.evaluate import evaluate, random_arguments, required_replicas
 
 
-def _load_inputs(path: str, module) -> list[np.ndarray]:
+def _leaf_names(shape, prefix: str) -> list[str]:
+    if shape.is_tuple:
+        names = []
+        for i, s in enumerate(shape.tuple_shapes):
+            names += _leaf_names(s, f"{prefix}.{i}")
+        return names
+    return [prefix]
+
+
+def _assemble(shape, prefix: str, data) -> object:
+    if shape.is_tuple:
+        return tuple(_assemble(s, f"{prefix}.{i}", data) for i, s in enumerate(shape.tuple_shapes))
+    return data[prefix]
+
+
+def _load_inputs(path: str, module) -> list:
+    """One array per parameter, named arr_0, arr_1, ... or after the
+    parameters; a tuple parameter's elements are NAME.0, NAME.1, ..."""
     params = module.entry.parameters
     with np.load(path) as data:
         keys = list(data.keys())
-        by_name = all(p.name in data for p in params)
-        arrays = [data[p.name] if by_name else data.get(f"arr_{i}") for i, p in enumerate(params)]
-    missing = [p.name for p, a in zip(params, arrays, strict=True) if a is None]
-    if missing:
-        raise ValueError(f"{path} has no arrays for parameters {missing} (it has {keys})")
-    return arrays
+        by_name = all(all(n in data for n in _leaf_names(p.shape, p.name)) for p in params)
+        prefixes = [p.name if by_name else f"arr_{i}" for i, p in enumerate(params)]
+        missing = [
+            n
+            for p, prefix in zip(params, prefixes, strict=True)
+            for n in _leaf_names(p.shape, prefix)
+            if n not in data
+        ]
+        if missing:
+            raise ValueError(f"{path} has no arrays {missing} for the parameters (it has {keys})")
+        return [
+            _assemble(p.shape, prefix, data) for p, prefix in zip(params, prefixes, strict=True)
+        ]
 
 
 def _flatten(value, prefix: str = "out") -> list[tuple[str, np.ndarray]]:
@@ -33,28 +57,48 @@ def _flatten(value, prefix: str = "out") -> list[tuple[str, np.ndarray]]:
 
 
 def summarize(name: str, array: np.ndarray) -> str:
+    """One line: dtype and shape, min/max/mean over the non-NaN values (of
+    the magnitudes, for complex), and the first values."""
     line = f"{name}: {array.dtype}{list(array.shape)}"
-    if (array.size and array.dtype.kind in "biufV") or array.dtype.name.startswith(
-        ("bfloat", "float")
-    ):
-        values = array.astype(np.float64) if array.dtype.kind != "c" else np.abs(array)
-        if array.size:
-            with np.errstate(all="ignore"):
-                line += f"  min={np.nanmin(values):.6g} max={np.nanmax(values):.6g} mean={np.nanmean(values):.6g}"
+    numeric = array.dtype.kind in "biufc" or array.dtype.name.startswith(
+        ("bfloat", "float", "int", "uint")
+    )
+    if numeric and array.size:
+        values = np.abs(array) if array.dtype.kind == "c" else array.astype(np.float64)
+        values = values[~np.isnan(values)]
+        if values.size:
+            line += f"  min={values.min():.6g} max={values.max():.6g} mean={values.mean():.6g}"
+        else:
+            line += "  all NaN"
     first = ", ".join(str(v) for v in array.reshape(-1)[:6])
     return line + f"  first=[{first}{', ...' if array.size > 6 else ''}]"
 
 
-def main(path: str, *, inputs: str | None, seed: int, output: str | None) -> int:
+def main(
+    path: str,
+    *,
+    inputs: str | None,
+    seed: int,
+    output: str | None,
+    replicas: int | None = None,
+) -> int:
     module = hlo.load(path)
     args = _load_inputs(inputs, module) if inputs else random_arguments(module, seed)
+    count = replicas or required_replicas(module)
     start = time.perf_counter()
-    result = evaluate(module, *args)
+    result = evaluate(module, *args, replicas=count, seed=seed)
     seconds = time.perf_counter() - start
-    outputs = _flatten(result)
-    print(f"{module.name}: {len(args)} input(s), evaluated in {seconds * 1e3:.1f} ms")
+    if count == 1:
+        outputs = _flatten(result)
+        where = ""
+    else:
+        outputs = [item for r, value in enumerate(result) for item in _flatten(value, f"r{r}.out")]
+        where = f" as {count} replicas"
+    print(f"{module.name}: {len(args)} input(s), evaluated{where} in {seconds * 1e3:.1f} ms")
     for name, array in outputs:
         print("  " + summarize(name, array))
+    if not outputs:
+        print("  (no outputs: the result is an empty tuple)")
     if output:
         np.savez(output, **{name: array for name, array in outputs})
         print(f"saved {len(outputs)} output(s) to {output}")
