@@ -11,6 +11,8 @@ packages=(
   libzstd-dev         # LLVM's CMake package links these compression libraries
   zlib1g-dev
   libtbb-dev          # oneTBB: the worker thread pool
+  pkgconf             # finds OpenBLAS for CMake
+  libopenblas-dev     # BLAS: the evaluator's large float dots and convolutions
   ccache              # optional, but makes rebuilds after a clean build cheap
   clang-format-19     # the C++ format check of the test suite
   clang-19            # builds the libFuzzer target for the HLO parser

@@ -9,15 +9,17 @@
 // Like dot, operands are converted to a wide working type first (f64, s64
 // or c128), each output accumulates in a fixed order (kernel positions
 // row-major, then input features), and the result is converted once to the
-// output type. For speed, each output position's input window is gathered
-// into a contiguous patch and multiplied by the kernel laid out as
-// [window element][output feature], so the inner loop runs over output
-// features.
+// output type. For speed, the input windows of a run of output positions are
+// gathered into a [positions x window elements] matrix and multiplied by the
+// kernel laid out as [window element x output feature] (through BLAS for
+// large float products, in double).
 #include "eval/convolution.h"
 
+#include <algorithm>
 #include <complex>
 #include <type_traits>
 
+#include "eval/blas.h"
 #include "eval/elementwise.h"
 #include "eval/shape_ops.h"
 #include "eval/typed.h"
@@ -70,8 +72,6 @@ void Convolve(const HloInstruction& inst, const Literal& lhs, const Literal& rhs
   const T* w = Data<T>(rhs);
   T* o = MutableData<T>(out);
   std::vector<T> kernel(static_cast<size_t>(patch_size * og));
-  std::vector<T> patch(static_cast<size_t>(patch_size));
-  std::vector<T> acc(static_cast<size_t>(og));
   for (int64_t q = 0; q < groups; ++q) {
     // kernel[(p * ig + i) * og + f] = rhs[output feature q*og+f, input feature i, position p].
     for (int64_t p = 0; p < positions; ++p) {
@@ -90,47 +90,77 @@ void Convolve(const HloInstruction& inst, const Literal& lhs, const Literal& rhs
       }
     }
     const int64_t feature0 = fgc > 1 ? q * ig : 0;
+    std::vector<std::vector<int64_t>> positions_out;  // output spatial indices, row-major
+    ForEachIndex(out_spatial,
+                 [&](const std::vector<int64_t>& s, int64_t) { positions_out.push_back(s); });
+    const int64_t rows = static_cast<int64_t>(positions_out.size());
+    // Up to this many output positions at a time: their patches form a
+    // [rows x patch_size] matrix multiplied by the kernel.
+    const int64_t chunk =
+        std::max<int64_t>(1, std::min<int64_t>(rows, (1 << 22) / std::max<int64_t>(patch_size, 1)));
+    std::vector<T> patches(static_cast<size_t>(chunk * patch_size));
+    std::vector<T> results(static_cast<size_t>(chunk * og));
     for (int64_t b = 0; b < out_batch; ++b) {
       const int64_t n = bgc > 1 ? q * out_batch + b : b;
-      ForEachIndex(out_spatial, [&](const std::vector<int64_t>& s, int64_t) {
-        // Gather the window into the patch; padding and dilation holes are 0.
-        for (int64_t p = 0; p < positions; ++p) {
-          int64_t at = n * in_strides[dn.input_batch_dimension];
-          bool inside = true;
-          for (size_t d = 0; d < spatial && inside; ++d) {
-            const hlo::WindowDim& wd = window[d];
-            const int64_t pos =
-                s[d] * wd.stride + offsets[p][d] * wd.window_dilation - wd.padding_low;
-            const int64_t i = pos / wd.base_dilation;
-            inside = pos >= 0 && pos % wd.base_dilation == 0 &&
-                     i < in_dims[dn.input_spatial_dimensions[d]];
-            at += i * in_strides[dn.input_spatial_dimensions[d]];
-          }
-          for (int64_t i = 0; i < ig; ++i) {
-            patch[p * ig + i] =
-                inside ? x[at + (feature0 + i) * in_strides[dn.input_feature_dimension]] : T(0);
-          }
-        }
-        std::fill(acc.begin(), acc.end(), T(0));
-        for (int64_t e = 0; e < patch_size; ++e) {
-          const T v = patch[e];
-          const T* kr = kernel.data() + e * og;
-          if constexpr (std::is_same_v<T, int64_t>) {
-            for (int64_t f = 0; f < og; ++f) {
-              acc[f] =
-                  static_cast<int64_t>(static_cast<uint64_t>(acc[f]) +
-                                       static_cast<uint64_t>(v) * static_cast<uint64_t>(kr[f]));
+      for (int64_t r0 = 0; r0 < rows; r0 += chunk) {
+        const int64_t count = std::min(chunk, rows - r0);
+        for (int64_t r = 0; r < count; ++r) {
+          const std::vector<int64_t>& s = positions_out[r0 + r];
+          T* patch = patches.data() + r * patch_size;
+          // Gather the window; padding and dilation holes are 0.
+          for (int64_t p = 0; p < positions; ++p) {
+            int64_t at = n * in_strides[dn.input_batch_dimension];
+            bool inside = true;
+            for (size_t d = 0; d < spatial && inside; ++d) {
+              const hlo::WindowDim& wd = window[d];
+              const int64_t pos =
+                  s[d] * wd.stride + offsets[p][d] * wd.window_dilation - wd.padding_low;
+              const int64_t i = pos / wd.base_dilation;
+              inside = pos >= 0 && pos % wd.base_dilation == 0 &&
+                       i < in_dims[dn.input_spatial_dimensions[d]];
+              at += i * in_strides[dn.input_spatial_dimensions[d]];
             }
-          } else {
-            for (int64_t f = 0; f < og; ++f) acc[f] += v * kr[f];
+            for (int64_t i = 0; i < ig; ++i) {
+              patch[p * ig + i] =
+                  inside ? x[at + (feature0 + i) * in_strides[dn.input_feature_dimension]] : T(0);
+            }
           }
         }
-        int64_t dst = b * o_strides[dn.output_batch_dimension];
-        for (size_t d = 0; d < spatial; ++d)
-          dst += s[d] * o_strides[dn.output_spatial_dimensions[d]];
-        for (int64_t f = 0; f < og; ++f)
-          o[dst + (q * og + f) * o_strides[dn.output_feature_dimension]] = acc[f];
-      });
+        bool done = false;
+        if constexpr (!std::is_same_v<T, int64_t>) {
+          if (count * patch_size * og >= kMinBlasWork) {
+            GemmAB(count, og, patch_size, patches.data(), kernel.data(), results.data());
+            done = true;
+          }
+        }
+        if (!done) {
+          for (int64_t r = 0; r < count; ++r) {
+            T* acc = results.data() + r * og;
+            std::fill(acc, acc + og, T(0));
+            for (int64_t e = 0; e < patch_size; ++e) {
+              const T v = patches[r * patch_size + e];
+              const T* kr = kernel.data() + e * og;
+              if constexpr (std::is_same_v<T, int64_t>) {
+                for (int64_t f = 0; f < og; ++f) {
+                  acc[f] =
+                      static_cast<int64_t>(static_cast<uint64_t>(acc[f]) +
+                                           static_cast<uint64_t>(v) * static_cast<uint64_t>(kr[f]));
+                }
+              } else {
+                for (int64_t f = 0; f < og; ++f) acc[f] += v * kr[f];
+              }
+            }
+          }
+        }
+        for (int64_t r = 0; r < count; ++r) {
+          const std::vector<int64_t>& s = positions_out[r0 + r];
+          int64_t dst = b * o_strides[dn.output_batch_dimension];
+          for (size_t d = 0; d < spatial; ++d)
+            dst += s[d] * o_strides[dn.output_spatial_dimensions[d]];
+          for (int64_t f = 0; f < og; ++f)
+            o[dst + (q * og + f) * o_strides[dn.output_feature_dimension]] = results[r * og + f];
+        }
+      }
     }
   }
 }

@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <unordered_map>
 
+#include "eval/blas.h"
 #include "eval/collectives.h"
 #include "eval/context.h"
 #include "eval/convolution.h"
@@ -640,8 +641,9 @@ class Evaluator final : public Context {
   // dot: batch dims, then lhs free dims, then rhs free dims. Both operands
   // are first laid out as [batch, free, contracting] in the working type, so
   // the inner loop is a contiguous dot product. Floats accumulate in double
-  // and round once to the result type; integers accumulate in int64 and wrap
-  // to the result width; complex in c128.
+  // and round once to the result type (large products through BLAS, in
+  // double too, in its own summation order); integers accumulate in int64
+  // and wrap to the result width; complex in c128.
   Literal Dot(const HloInstruction& inst, const Literal& lhs_in, const Literal& rhs_in) {
     const auto& a = inst.attributes();
     auto dims_of = [&](AttrKey k) {
@@ -667,6 +669,14 @@ class Evaluator final : public Context {
         const T* x = Data<T>(lhs);
         const T* y = Data<T>(rhs);
         T* o = MutableData<T>(out);
+        if constexpr (std::is_same_v<T, double> || std::is_same_v<T, std::complex<double>>) {
+          // Large float products go to BLAS (still in double).
+          if (m * n * k >= kMinBlasWork) {
+            for (int64_t b = 0; b < batch; ++b)
+              GemmABt(m, n, k, x + b * m * k, y + b * n * k, o + b * m * n);
+            return;
+          }
+        }
         for (int64_t b = 0; b < batch; ++b) {
           for (int64_t i = 0; i < m; ++i) {
             const T* xr = x + (b * m + i) * k;
