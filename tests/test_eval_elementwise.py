@@ -4,6 +4,8 @@ scalars."""
 
 from __future__ import annotations
 
+import math
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -72,6 +74,15 @@ FLOAT_UNARY = {
     "rsqrt": (lambda v: 1 / np.sqrt(v), False),
     "logistic": (lambda v: 1 / (1 + np.exp(-v)), False),
     "cbrt": (np.cbrt, False),
+    "tan": (np.tan, False),
+    "sinh": (np.sinh, False),
+    "cosh": (np.cosh, False),
+    "asin": (np.arcsin, False),
+    "acos": (np.arccos, False),
+    "asinh": (np.arcsinh, False),
+    "acosh": (np.arccosh, False),
+    "atanh": (np.arctanh, False),
+    "erf": (np.vectorize(math.erf, otypes=[np.float64]), False),
 }
 
 
@@ -83,6 +94,53 @@ def test_float_unary_ops_match_numpy(op, dtype):
     with np.errstate(all="ignore"):
         want = ref(x).astype(dtype)
     same(one_op(op, x), want, exact=exact)
+
+
+FLOAT_BINARY_APPROX = {"atan2": np.arctan2, "power": np.power}
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("op", sorted(FLOAT_BINARY_APPROX))
+def test_float_atan2_and_power_match_numpy(op, dtype):
+    # C semantics on the edges: pow(x, 0) = 1 even for NaN, atan2 of signed zeros and infinities.
+    x = edge_floats(dtype, seed=4)
+    y = np.roll(edge_floats(dtype, seed=5), 3)
+    with np.errstate(all="ignore"):
+        want = FLOAT_BINARY_APPROX[op](x, y).astype(dtype)
+    same(one_op(op, x, y), want, exact=False)
+
+
+def test_is_finite():
+    x = edge_floats(np.float32)
+    np.testing.assert_array_equal(one_op("is-finite", x, result="pred[64]"), np.isfinite(x))
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint32, np.int64, np.uint64])
+def test_mulhi_is_the_high_half_of_the_full_product(dtype):
+    x, y = edge_ints(dtype, seed=6), np.roll(edge_ints(dtype, seed=7), 2)
+    bits = np.iinfo(dtype).bits
+    mask = (1 << bits) - 1
+    want = [((int(a) * int(b)) >> bits) & mask for a, b in zip(x, y, strict=True)]
+    np.testing.assert_array_equal(
+        one_op("mulhi", x, y), np.array(want, dtype=f"u{bits // 8}").view(dtype)
+    )
+
+
+@pytest.mark.parametrize("target,e,m", [(ml_dtypes.bfloat16, 8, 7), (np.float16, 5, 10)])
+def test_reduce_precision_rounds_like_the_narrow_type(target, e, m):
+    rng = np.random.default_rng(8)
+    x = np.concatenate(
+        [edge_floats(np.float32), (rng.standard_normal(200) * 100).astype(np.float32)]
+    )
+    got = one_op("reduce-precision", x, attrs=f"exponent_bits={e}, mantissa_bits={m}")
+    with np.errstate(all="ignore"):
+        want = x.astype(target).astype(np.float32)
+    # Subnormals of the narrow type flush to zero in reduce-precision.
+    normal = np.abs(want) >= ml_dtypes.finfo(target).tiny
+    np.testing.assert_array_equal(
+        got[normal | ~np.isfinite(want)], want[normal | ~np.isfinite(want)]
+    )
+    assert (got[~normal & np.isfinite(want)] == 0).all()
 
 
 def test_round_nearest_even_and_afz_on_ties():

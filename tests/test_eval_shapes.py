@@ -374,3 +374,43 @@ def test_bitcast_convert_packs_and_unpacks_sub_byte_integers():
     )
     assert back.dtype == ml_dtypes.int4
     np.testing.assert_array_equal(back, nibbles)
+
+
+PASS_THROUGH = """
+wrapped {
+  a = f32[2,3] parameter(0)
+  ROOT n = f32[2,3] negate(a)
+}
+ENTRY e {
+  x = f32[2,3] parameter(0)
+  tok = token[] after-all()
+  dep = f32[2,3] add-dependency(x, tok)
+  bar = (f32[2,3], token[]) opt-barrier((f32[2,3], token[]) tuple(dep, tok))
+  y = f32[2,3] get-tuple-element(bar), index=0
+  flat = f32[6] bitcast(y)
+  two = s32[] constant(2)
+  three = s32[] constant(3)
+  back = f32[2,3] dynamic-reshape(flat, two, three)
+  start = ((f32[2,3]), f32[2,3], s32[]) async-start(back), calls=wrapped
+  update = ((f32[2,3]), f32[2,3], s32[]) async-update(start)
+  done = f32[2,3] async-done(update)
+  state = u64[2] rng-get-and-update-state(), delta=16
+  state2 = u64[2] rng-get-and-update-state(), delta=1
+  ROOT r = (f32[2,3], u64[2], u64[2]) tuple(done, state, state2)
+}
+"""
+
+
+def test_tokens_barriers_bitcasts_and_async_chains_pass_values_along():
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    got, state, state2 = uir.evaluate(uir.hlo.parse_module(PASS_THROUGH), x, seed=5)
+    np.testing.assert_array_equal(got, -x)
+    assert state.tolist() == [5, 0] and state2.tolist() == [5, 16]
+
+
+def test_domain_passes_its_operand_through():
+    m = uir.hlo.parse_module(
+        "ENTRY e {\n  x = f32[2] parameter(0)\n"
+        '  ROOT d = f32[2] domain(x), domain={kind="sharding", entry={maximal device=1}, exit={replicated}}\n}'
+    )
+    np.testing.assert_array_equal(uir.evaluate(m, np.array([1, -2], np.float32)), [1, -2])
