@@ -4,7 +4,9 @@ The public names are re-exported here; the implementation lives in uir._src
 and the C++ core in uir._core.
 """
 
-from uir import _core, custom_call, hlo
+from uir import _core, custom_call, hlo, lax, nn, numpy, tree_util
+from uir._src import config
+from uir._src.api import jit, make_hlo
 from uir._src.errors import (
     CustomCallError,
     Error,
@@ -30,8 +32,15 @@ __all__ = [
     "UnimplementedError",
     "VerifyError",
     "__version__",
+    "config",
     "custom_call",
     "evaluate",
     "hlo",
     "info",
+    "jit",
+    "lax",
+    "make_hlo",
+    "nn",
+    "numpy",
+    "tree_util",
 ]

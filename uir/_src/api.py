@@ -1,0 +1,267 @@
+"""uir.jit and its stages: trace a Python function into an HLO module once
+per abstract signature, and run it (today on the reference evaluator).
+
+    f = uir.jit(fn, static_argnums=(1,))
+    f(x, 3)                      # NumPy in, NumPy out (pytrees of them)
+    lowered = f.lower(x, 3)      # .as_text(), .module
+    compiled = lowered.compile() # .as_text(), __call__
+    uir.make_hlo(fn)(x)          # the module
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from uir import tree_util
+from uir._src import dtypes, errors, tracing
+from uir._src.evaluate import evaluate
+from uir._src.tracing import Tracer
+
+
+class ShapeDtype:
+    """An abstract value: what a traced argument is known to be."""
+
+    __slots__ = ("dtype", "shape", "weak_type")
+
+    def __init__(self, shape, dtype, weak_type: bool = False):
+        self.shape = tuple(int(s) for s in shape)
+        self.dtype = np.dtype(dtype)
+        self.weak_type = weak_type
+
+    def key(self):
+        return (self.shape, self.dtype.str, self.dtype.name, self.weak_type)
+
+    def __repr__(self) -> str:
+        return f"ShapeDtype({self.shape}, {self.dtype}{', weak' if self.weak_type else ''})"
+
+
+def _abstractify(x) -> tuple[ShapeDtype, np.ndarray]:
+    """The abstract value of an argument leaf, and the array it is passed as."""
+    if isinstance(x, Tracer):
+        raise errors.TraceError(
+            "a traced value was passed to a jitted function from outside tracing"
+        )
+    if isinstance(x, bool):
+        return ShapeDtype((), np.bool_), np.asarray(x)
+    if isinstance(x, (int, float, complex)):
+        dtype, weak = dtypes.promote((np.asarray(x).dtype, True))
+        return ShapeDtype((), dtype, weak), np.asarray(x, dtype)
+    if (
+        hasattr(x, "shape")
+        and hasattr(x, "dtype")
+        and not isinstance(x, np.ndarray)
+        and not isinstance(x, np.generic)
+    ):
+        if isinstance(x, ShapeDtype):
+            return x, None
+        x = np.asarray(x)
+    a = np.asarray(x)
+    if a.dtype == object or a.dtype.name not in dtypes._HLO:
+        raise TypeError(
+            f"{type(x).__name__} {x!r} is not a valid argument: pass arrays, scalars, or pytrees of them"
+        )
+    dtype = dtypes.canonicalize(a.dtype)
+    return ShapeDtype(a.shape, dtype), (a if a.dtype == dtype else a.astype(dtype))
+
+
+class Lowered:
+    """A traced function: its HLO module and how to call it."""
+
+    def __init__(self, module, in_tree, out_tree, in_avals, fn_name: str):
+        self.module = module
+        self.in_tree = in_tree
+        self.out_tree = out_tree
+        self.in_avals = in_avals
+        self._fn_name = fn_name
+
+    def as_text(self) -> str:
+        return self.module.to_text()
+
+    def compile(self) -> Compiled:
+        return Compiled(self)
+
+    def __repr__(self) -> str:
+        return f"Lowered({self._fn_name})"
+
+
+class Compiled:
+    """A lowered function ready to run. Runs on the reference evaluator until
+    the CPU backend lands; callers do not change when it does."""
+
+    def __init__(self, lowered: Lowered):
+        self.lowered = lowered
+        self.module = lowered.module
+
+    def as_text(self) -> str:
+        return self.module.to_text()
+
+    def call_flat(self, arrays: Sequence[np.ndarray]):
+        result = evaluate(self.module, *arrays)
+        leaves = list(result) if self.lowered.out_tree.num_leaves != 1 else [result]
+        return tree_util.tree_unflatten(self.lowered.out_tree, leaves)
+
+    def __call__(self, *args, **kwargs):
+        leaves, tree = tree_util.tree_flatten((args, kwargs))
+        if tree != self.lowered.in_tree:
+            raise TypeError(
+                f"called with arguments of structure {tree}, compiled for {self.lowered.in_tree}"
+            )
+        arrays = []
+        for leaf, aval in zip(leaves, self.lowered.in_avals, strict=True):
+            got, array = _abstractify(leaf)
+            if got.shape != aval.shape or got.dtype != aval.dtype:
+                raise TypeError(f"argument {got} does not match the compiled {aval}")
+            arrays.append(array)
+        return self.call_flat(arrays)
+
+
+def _trace(fn: Callable, fn_name: str, args_tree, in_avals: list[ShapeDtype], rebuild) -> Lowered:
+    module = tracing.Module(f"jit_{fn_name}")
+    comp = tracing.Computation(module, "main", f"jit({fn_name})")
+    with tracing.tracing(comp):
+        params = [comp.parameter(a.shape, a.dtype, a.weak_type) for a in in_avals]
+        args, kwargs = rebuild(params)
+        out = fn(*args, **kwargs)
+        out_leaves, out_tree = tree_util.tree_flatten(out)
+        from uir._src import ops
+
+        roots = []
+        for leaf in out_leaves:
+            if not (isinstance(leaf, Tracer) or ops.is_array_like(leaf)):
+                raise errors.TraceError(
+                    f"{fn_name} returned a {type(leaf).__name__}, which is not an array"
+                )
+            roots.append(ops.asarray(leaf))
+        if len(roots) == 1:
+            root = roots[0].inst
+        else:
+            root = comp.builder.op("tuple", *[r.inst for r in roots])
+        entry = comp.build(root)
+    built = module.builder.build(entry)
+    return Lowered(built, args_tree, out_tree, in_avals, fn_name)
+
+
+class Jitted:
+    """What uir.jit returns: call it like the function."""
+
+    def __init__(self, fn: Callable, static_argnums=(), static_argnames=(), donate_argnums=()):
+        if not callable(fn):
+            raise TypeError(f"uir.jit takes a function, got {type(fn).__name__}")
+        functools.update_wrapper(self, fn)
+        self._fn = fn
+        self._name = getattr(fn, "__name__", "fn").replace("<", "").replace(">", "") or "fn"
+        as_tuple = lambda v: (v,) if isinstance(v, (int, str)) else tuple(v)  # noqa: E731
+        self.static_argnums = as_tuple(static_argnums)
+        self.static_argnames = as_tuple(static_argnames)
+        self.donate_argnums = as_tuple(donate_argnums)
+        try:
+            self._signature = inspect.signature(fn)
+        except (TypeError, ValueError):
+            self._signature = None
+        self._cache: dict[Any, Compiled] = {}
+        self.trace_count = 0
+
+    def _split(self, args, kwargs):
+        """(static part as a hashable key, dynamic args and kwargs)."""
+        nargs = len(args)
+        static_nums = {i % nargs if nargs and i < 0 else i for i in self.static_argnums}
+        static_names = set(self.static_argnames)
+        if self._signature is not None:
+            params = list(self._signature.parameters)
+            for i in list(static_nums):
+                if i < len(params):
+                    static_names.add(params[i])
+            for name in list(static_names):
+                if name in params:
+                    static_nums.add(params.index(name))
+        static = []
+        dyn_args = []
+        for i, a in enumerate(args):
+            if i in static_nums:
+                static.append((i, _hashable(a, f"static argument {i}")))
+            else:
+                dyn_args.append((i, a))
+        dyn_kwargs = {}
+        for k, v in sorted(kwargs.items()):
+            if k in static_names:
+                static.append((k, _hashable(v, f"static argument {k!r}")))
+            else:
+                dyn_kwargs[k] = v
+        return tuple(static), dyn_args, dyn_kwargs
+
+    def _lowered_and_arrays(self, args, kwargs):
+        static, dyn_args, dyn_kwargs = self._split(args, kwargs)
+        leaves, tree = tree_util.tree_flatten((tuple(a for _, a in dyn_args), dyn_kwargs))
+        abstract = [_abstractify(leaf) for leaf in leaves]
+        avals = [a for a, _ in abstract]
+        key = (static, tree, tuple(a.key() for a in avals), dtypes.config.read("enable_x64"))
+        compiled = self._cache.get(key)
+        if compiled is None:
+            positions = [i for i, _ in dyn_args]
+
+            def rebuild(params):
+                dyn, kw = tree_util.tree_unflatten(tree, params)
+                full = list(args)
+                for pos, value in zip(positions, dyn, strict=True):
+                    full[pos] = value
+                out_kwargs = dict(kwargs)
+                out_kwargs.update(kw)
+                return full, out_kwargs
+
+            self.trace_count += 1
+            lowered = _trace(self._fn, self._name, tree, avals, rebuild)
+            compiled = lowered.compile()
+            self._cache[key] = compiled
+        return compiled, [a for _, a in abstract]
+
+    def __call__(self, *args, **kwargs):
+        if tracing.current() is not None:
+            # Inside another trace, a jitted function is inlined.
+            return self._fn(*args, **kwargs)
+        compiled, arrays = self._lowered_and_arrays(args, kwargs)
+        return compiled.call_flat(arrays)
+
+    def lower(self, *args, **kwargs) -> Lowered:
+        compiled, _ = self._lowered_and_arrays(args, kwargs)
+        return compiled.lowered
+
+    def __repr__(self) -> str:
+        return f"uir.jit({self._name})"
+
+
+def _hashable(value, what: str):
+    try:
+        hash(value)
+    except TypeError:
+        raise TypeError(
+            f"{what} must be hashable to be static (it keys the trace cache), got {type(value).__name__}"
+        ) from None
+    return value
+
+
+def jit(fn: Callable | None = None, *, static_argnums=(), static_argnames=(), donate_argnums=()):
+    """Traces `fn` once per abstract signature (shapes, dtypes, static
+    values, pytree structure) into HLO and runs it. Usable as @uir.jit or
+    @uir.jit(static_argnums=...)."""
+    if fn is None:
+        return functools.partial(
+            jit,
+            static_argnums=static_argnums,
+            static_argnames=static_argnames,
+            donate_argnums=donate_argnums,
+        )
+    return Jitted(fn, static_argnums, static_argnames, donate_argnums)
+
+
+def make_hlo(fn: Callable, static_argnums=(), static_argnames=()):
+    """make_hlo(fn)(*args) -> the HloModule fn traces to on those arguments."""
+
+    def lower(*args, **kwargs):
+        return Jitted(fn, static_argnums, static_argnames).lower(*args, **kwargs).module
+
+    return lower
