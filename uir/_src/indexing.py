@@ -163,3 +163,116 @@ def _advanced(x: Tracer, index: tuple) -> Tracer:
         )
     axis, idx = arrays[0]
     return jnp.take(x, idx, axis=axis)
+
+
+_SCATTER_OPS = {
+    "set": None,
+    "add": "add",
+    "multiply": "multiply",
+    "min": "minimum",
+    "max": "maximum",
+}
+
+
+def scatter_update(x: Tracer, index, values, mode: str) -> Tracer:
+    """x.at[index].<mode>(values), lowered to scatter. Static indices
+    (ints, slices, None, Ellipsis, integer arrays) select their elements
+    by position; a traced integer index or index array on one axis (other
+    axes whole) updates along that axis. Repeated positions accumulate for
+    add/multiply/min/max; for set, the last update wins."""
+    from uir._src import numpy_impl as jnp
+
+    opcode = _SCATTER_OPS[mode]
+    values = ops.convert(ops.asarray(values), x.dtype)
+
+    def combiner(a, b):
+        return b if opcode is None else ops.binary(opcode, a, b)
+
+    reducer = ops.scalar_computation(f"scatter_{mode}", x.dtype, combiner)
+    if not isinstance(index, tuple):
+        index = (index,)
+    traced = [i for i in index if isinstance(i, Tracer)]
+    if not traced:
+        positions = np.arange(x.size, dtype=np.int64).reshape(x.shape)[index]
+        upd = ops.broadcast_to(values, positions.shape, "at")
+        flat_x = ops.reshape(x, (x.size,))
+        flat_pos = ops.asarray(positions.reshape(-1, 1).astype(dtypes.default_int()))
+        flat_upd = ops.reshape(upd, (positions.size,))
+        out = ops._comp().emit(
+            "scatter",
+            flat_x,
+            flat_pos,
+            flat_upd,
+            update_window_dims=[],
+            inserted_window_dims=[0],
+            scatter_dims_to_operand_dims=[0],
+            index_vector_dim=1,
+            to_apply=reducer,
+            shape=dtypes.hlo_shape((x.size,), x.dtype),
+            op_name=f"scatter-{mode}",
+        )
+        return ops.reshape(out, x.shape)
+    full = _expand_ellipsis(index, x.ndim)
+    axes = [a for a, i in enumerate(full) if isinstance(i, Tracer)]
+    if len(traced) != 1 or any(
+        not (isinstance(i, slice) and i == slice(None)) for a, i in enumerate(full) if a not in axes
+    ):
+        ops.fail("at", "a traced index is supported on one axis, with whole slices on the others")
+    ax = axes[0]
+    idx = ops.convert(traced[0], dtypes.default_int())
+    idx = jnp.where(jnp.less(idx, 0), jnp.add(idx, x.shape[ax]), idx)
+    window = [d for d in range(x.ndim) if d != ax]
+    upd_shape = (*idx.shape, *[x.shape[d] for d in window])
+    upd = ops.broadcast_to(values, x.shape[:ax] + idx.shape + x.shape[ax + 1 :], "at")
+    # Move the indexed dims first: updates are [idx dims..., window dims...].
+    k = idx.ndim
+    perm = list(range(ax, ax + k)) + list(range(ax)) + list(range(ax + k, upd.ndim))
+    upd = ops.transpose(upd, perm)
+    out = ops._comp().emit(
+        "scatter",
+        x,
+        idx,
+        upd,
+        update_window_dims=list(range(k, len(upd_shape))),
+        inserted_window_dims=[ax],
+        scatter_dims_to_operand_dims=[ax],
+        index_vector_dim=k,
+        to_apply=reducer,
+        shape=dtypes.hlo_shape(x.shape, x.dtype),
+        op_name=f"scatter-{mode}",
+    )
+    out.weak_type = x.weak_type
+    return out
+
+
+class _IndexRef:
+    def __init__(self, x, index):
+        self.x, self.index = x, index
+
+    def get(self):
+        return getitem(self.x, self.index)
+
+    def set(self, values):
+        return scatter_update(self.x, self.index, values, "set")
+
+    def add(self, values):
+        return scatter_update(self.x, self.index, values, "add")
+
+    def multiply(self, values):
+        return scatter_update(self.x, self.index, values, "multiply")
+
+    mul = multiply
+
+    def min(self, values):
+        return scatter_update(self.x, self.index, values, "min")
+
+    def max(self, values):
+        return scatter_update(self.x, self.index, values, "max")
+
+
+class _At:
+    def __init__(self, x):
+        self.x = x
+
+    def __getitem__(self, index):
+        return _IndexRef(self.x, index)

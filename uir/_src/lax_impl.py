@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 
 from uir import tree_util
@@ -492,3 +494,302 @@ class ShapeDtypeStruct:
     def __init__(self, shape, dtype):
         self.shape = tuple(shape)
         self.dtype = np.dtype(dtype)
+
+
+def _padding_pairs(padding, in_sizes, window, strides, dilation=None):
+    """'SAME' / 'VALID' / explicit (lo, hi) pairs, as JAX resolves them."""
+    dilation = dilation or [1] * len(window)
+    if isinstance(padding, str):
+        if padding.upper() == "VALID":
+            return [(0, 0)] * len(window)
+        if padding.upper() == "SAME":
+            out = []
+            for n, k, s, d in zip(in_sizes, window, strides, dilation, strict=True):
+                k = (k - 1) * d + 1
+                total = builtins.max((-(-n // s) - 1) * s + k - n, 0)
+                out.append((total // 2, total - total // 2))
+            return out
+        fail("padding", f"unknown padding {padding!r} (use 'SAME', 'VALID' or (low, high) pairs)")
+    return [tuple(int(v) for v in p) for p in padding]
+
+
+def _window_text(sizes, strides, pads, base_dil=None, win_dil=None):
+    n = len(sizes)
+    parts = [
+        "size=" + "x".join(builtins.map(str, sizes)),
+        "stride=" + "x".join(builtins.map(str, strides)),
+        "pad=" + "x".join(f"{lo}_{hi}" for lo, hi in pads),
+    ]
+    if base_dil and any(d != 1 for d in base_dil):
+        parts.append("lhs_dilate=" + "x".join(builtins.map(str, base_dil)))
+    if win_dil and any(d != 1 for d in win_dil):
+        parts.append("rhs_dilate=" + "x".join(builtins.map(str, win_dil)))
+    return "{" + " ".join(parts) + "}" if n else "{}"
+
+
+@eager
+def reduce_window(
+    operand,
+    init_value,
+    computation,
+    window_dimensions,
+    window_strides,
+    padding,
+    base_dilation=None,
+    window_dilation=None,
+):
+    """XLA's reduce-window with a binary `computation` (e.g. lax.add)."""
+    x = asarray(operand)
+    init = ops.convert(asarray(init_value), x.dtype)
+    pads = _padding_pairs(padding, x.shape, window_dimensions, window_strides, window_dilation)
+    reducer = ops.scalar_computation("reduce_window", x.dtype, computation)
+    base = base_dilation or [1] * x.ndim
+    win = window_dilation or [1] * x.ndim
+    shape = []
+    for n, k, s, (lo, hi), bd, wd in zip(
+        x.shape, window_dimensions, window_strides, pads, base, win, strict=True
+    ):
+        padded = (n - 1) * bd + 1 + lo + hi if n else lo + hi
+        shape.append(builtins.max(0, (padded - ((k - 1) * wd + 1)) // s + 1))
+    out = ops._comp().emit(
+        "reduce-window",
+        x,
+        init,
+        window=_window_text(window_dimensions, window_strides, pads, base, win),
+        to_apply=reducer,
+        shape=dtypes.hlo_shape(shape, x.dtype),
+        op_name="reduce_window",
+    )
+    out.weak_type = x.weak_type
+    return out
+
+
+def _conv_labels(dimension_numbers, ndim: int) -> str:
+    """HLO dim_labels for JAX's dimension_numbers: three layout strings
+    (N/C for batch/feature of lhs and output, O/I for the kernel, the same
+    spatial letters in each), or None for NCHW, OIHW, NCHW."""
+    spatial = "".join(str(i) for i in range(ndim - 2))
+    if dimension_numbers is None:
+        return f"bf{spatial}_oi{spatial}->bf{spatial}"
+    lhs, rhs, out = dimension_numbers
+    order = [c for c in lhs if c not in "NC"]
+
+    def labels(spec: str, batch: str, feature: str, b: str, f: str) -> str:
+        if len(spec) != ndim:
+            fail("conv_general_dilated", f"dimension numbers {spec!r} for rank {ndim}")
+        s = []
+        for c in spec:
+            if c == batch:
+                s.append(b)
+            elif c == feature:
+                s.append(f)
+            elif c in order:
+                s.append(str(order.index(c)))
+            else:
+                fail(
+                    "conv_general_dilated", f"spatial dimension {c!r} of {spec!r} is not in {lhs!r}"
+                )
+        return "".join(s)
+
+    return f"{labels(lhs, 'N', 'C', 'b', 'f')}_{labels(rhs, 'O', 'I', 'o', 'i')}->{labels(out, 'N', 'C', 'b', 'f')}"
+
+
+@eager
+def conv_general_dilated(
+    lhs,
+    rhs,
+    window_strides,
+    padding,
+    lhs_dilation=None,
+    rhs_dilation=None,
+    dimension_numbers=None,
+    feature_group_count: int = 1,
+    batch_group_count: int = 1,
+    preferred_element_type=None,
+):
+    """jax.lax.conv_general_dilated: dimension_numbers as three strings
+    (e.g. ("NHWC", "HWIO", "NHWC")) with matching spatial letters, or None
+    for NCHW / OIHW / NCHW."""
+    x, w = ops.promote("conv_general_dilated", lhs, rhs)
+    n = x.ndim - 2
+    labels = _conv_labels(dimension_numbers, x.ndim)
+    lhs_spec, rest = labels.split("_")
+    rhs_spec, out_spec = rest.split("->")
+    in_spatial = [x.shape[lhs_spec.index(str(i))] for i in range(n)]
+    k_spatial = [w.shape[rhs_spec.index(str(i))] for i in range(n)]
+    strides = list(window_strides)
+    lhs_dil = list(lhs_dilation or [1] * n)
+    rhs_dil = list(rhs_dilation or [1] * n)
+    pads = _padding_pairs(padding, in_spatial, k_spatial, strides, rhs_dil)
+    out_spatial = []
+    for size, k, s, (lo, hi), ld, rd in zip(
+        in_spatial, k_spatial, strides, pads, lhs_dil, rhs_dil, strict=True
+    ):
+        padded = (size - 1) * ld + 1 + lo + hi
+        out_spatial.append(builtins.max(0, (padded - ((k - 1) * rd + 1)) // s + 1))
+    out_shape = [0] * x.ndim
+    out_shape[out_spec.index("b")] = x.shape[lhs_spec.index("b")] // batch_group_count
+    out_shape[out_spec.index("f")] = w.shape[rhs_spec.index("o")]
+    for i in range(n):
+        out_shape[out_spec.index(str(i))] = out_spatial[i]
+    attrs = {}
+    if feature_group_count != 1:
+        attrs["feature_group_count"] = feature_group_count
+    if batch_group_count != 1:
+        attrs["batch_group_count"] = batch_group_count
+    out = ops._comp().emit(
+        "convolution",
+        x,
+        w,
+        window=_window_text(k_spatial, strides, pads, lhs_dil, rhs_dil),
+        dim_labels=labels,
+        shape=dtypes.hlo_shape(out_shape, x.dtype),
+        op_name="conv_general_dilated",
+        **attrs,
+    )
+    if preferred_element_type is not None:
+        out = ops.convert(out, dtypes.canonicalize(preferred_element_type))
+    return out
+
+
+class GatherDimensionNumbers(tuple):
+    """jax.lax.GatherDimensionNumbers."""
+
+    def __new__(
+        cls,
+        offset_dims,
+        collapsed_slice_dims,
+        start_index_map,
+        operand_batching_dims=(),
+        start_indices_batching_dims=(),
+    ):
+        return super().__new__(
+            cls,
+            (
+                tuple(offset_dims),
+                tuple(collapsed_slice_dims),
+                tuple(start_index_map),
+                tuple(operand_batching_dims),
+                tuple(start_indices_batching_dims),
+            ),
+        )
+
+
+class ScatterDimensionNumbers(tuple):
+    """jax.lax.ScatterDimensionNumbers."""
+
+    def __new__(
+        cls,
+        update_window_dims,
+        inserted_window_dims,
+        scatter_dims_to_operand_dims,
+        operand_batching_dims=(),
+        scatter_indices_batching_dims=(),
+    ):
+        return super().__new__(
+            cls,
+            (
+                tuple(update_window_dims),
+                tuple(inserted_window_dims),
+                tuple(scatter_dims_to_operand_dims),
+                tuple(operand_batching_dims),
+                tuple(scatter_indices_batching_dims),
+            ),
+        )
+
+
+@eager
+def gather(operand, start_indices, dimension_numbers, slice_sizes):
+    """XLA's gather; start_indices' last dimension is the index vector, and
+    out-of-range starts are clamped."""
+    x, idx = asarray(operand), asarray(start_indices)
+    offset, collapsed, start_map, op_batch, idx_batch = dimension_numbers
+    batch_shape = idx.shape[:-1]
+    offset_sizes = [
+        s for i, s in enumerate(slice_sizes) if i not in collapsed and i not in op_batch
+    ]
+    rank = len(batch_shape) + len(offset_sizes)
+    shape, bi, oi = [], 0, 0
+    for d in range(rank):
+        if d in offset:
+            shape.append(offset_sizes[oi])
+            oi += 1
+        else:
+            shape.append(batch_shape[bi])
+            bi += 1
+    attrs = {}
+    if op_batch:
+        attrs.update(
+            operand_batching_dims=list(op_batch), start_indices_batching_dims=list(idx_batch)
+        )
+    out = ops._comp().emit(
+        "gather",
+        x,
+        idx,
+        offset_dims=list(offset),
+        collapsed_slice_dims=list(collapsed),
+        start_index_map=list(start_map),
+        index_vector_dim=idx.ndim - 1,
+        slice_sizes=list(slice_sizes),
+        shape=dtypes.hlo_shape(shape, x.dtype),
+        op_name="gather",
+        **attrs,
+    )
+    out.weak_type = x.weak_type
+    return out
+
+
+def _scatter(name: str, combine):
+    @eager
+    def f(operand, scatter_indices, updates, dimension_numbers):
+        x, idx = asarray(operand), asarray(scatter_indices)
+        u = ops.convert(asarray(updates), x.dtype)
+        window, inserted, to_operand, op_batch, idx_batch = dimension_numbers
+        reducer = ops.scalar_computation(name, x.dtype, combine)
+        attrs = {}
+        if op_batch:
+            attrs.update(
+                input_batching_dims=list(op_batch), scatter_indices_batching_dims=list(idx_batch)
+            )
+        out = ops._comp().emit(
+            "scatter",
+            x,
+            idx,
+            u,
+            update_window_dims=list(window),
+            inserted_window_dims=list(inserted),
+            scatter_dims_to_operand_dims=list(to_operand),
+            index_vector_dim=idx.ndim - 1,
+            to_apply=reducer,
+            shape=dtypes.hlo_shape(x.shape, x.dtype),
+            op_name=name,
+            **attrs,
+        )
+        out.weak_type = x.weak_type
+        return out
+
+    f.__name__ = name
+    return f
+
+
+scatter = _scatter("scatter", lambda a, b: b)
+scatter_add = _scatter("scatter_add", lambda a, b: ops.binary("add", a, b))
+scatter_mul = _scatter("scatter_mul", lambda a, b: ops.binary("multiply", a, b))
+scatter_min = _scatter("scatter_min", lambda a, b: ops.binary("minimum", a, b))
+scatter_max = _scatter("scatter_max", lambda a, b: ops.binary("maximum", a, b))
+
+
+def add(x, y):
+    return ops.binary("add", x, y)
+
+
+def mul(x, y):
+    return ops.binary("multiply", x, y)
+
+
+def max(x, y):
+    return ops.binary("maximum", x, y)
+
+
+def min(x, y):
+    return ops.binary("minimum", x, y)

@@ -1012,3 +1012,180 @@ def take_along_axis(arr, indices, axis: int):
     )
     out.weak_type = x.weak_type
     return out
+
+
+# --- einsum, cumulative ops, sorting -----------------------------------------------
+
+
+def _einsum_pair(a, sa: str, b, sb: str, keep: str):
+    """Contracts two operands with subscripts sa, sb, keeping the letters in
+    `keep` (in any order); returns the result and its subscripts."""
+
+    # Letters only in one operand and not kept are summed first.
+    def pre_sum(x, s, other):
+        drop = [i for i, c in enumerate(s) if c not in other and c not in keep]
+        if drop:
+            x = sum(x, axis=tuple(drop))
+            s = "".join(c for i, c in enumerate(s) if i not in drop)
+        return x, s
+
+    a, sa = pre_sum(a, sa, sb)
+    b, sb = pre_sum(b, sb, sa)
+    batch = [c for c in sa if c in sb and c in keep]
+    contract = [c for c in sa if c in sb and c not in keep]
+    out = _dot_general(
+        a,
+        b,
+        ([sa.index(c) for c in contract], [sb.index(c) for c in contract]),
+        ([sa.index(c) for c in batch], [sb.index(c) for c in batch]),
+        "einsum",
+    )
+    s = (
+        "".join(batch)
+        + "".join(c for c in sa if c not in sb)
+        + "".join(c for c in sb if c not in sa)
+    )
+    return out, s
+
+
+@eager
+def einsum(subscripts: str, *operands):
+    """Einstein summation, lowered to dot_general, reductions and transposes
+    (two operands at a time, left to right). Explicit ('ij,jk->ik') and
+    implicit ('ij,jk') forms; no repeated letters within one operand."""
+    spec = subscripts.replace(" ", "")
+    if "..." in spec:
+        fail("einsum", "ellipsis subscripts are not supported")
+    if "->" in spec:
+        inputs, output = spec.split("->")
+    else:
+        inputs = spec
+        letters = inputs.replace(",", "")
+        output = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    subs = inputs.split(",")
+    if len(subs) != len(operands):
+        fail("einsum", f"{len(subs)} subscripts for {len(operands)} operands")
+    xs = [asarray(o) for o in operands]
+    for s, x in zip(subs, xs, strict=True):
+        if len(s) != x.ndim:
+            fail("einsum", f"subscripts {s!r} for {ops.describe(x)}")
+        if len(set(s)) != len(s):
+            fail("einsum", f"repeated subscripts within {s!r} (diagonals) are not supported")
+    sizes = {}
+    for s, x in zip(subs, xs, strict=True):
+        for c, n in zip(s, x.shape, strict=True):
+            if sizes.setdefault(c, n) != n:
+                fail("einsum", f"letter {c!r} has sizes {sizes[c]} and {n}")
+    acc, s_acc = xs[0], subs[0]
+    for k in range(1, len(xs)):
+        later = "".join(subs[k + 1 :])
+        keep = "".join(sorted(set(output + later)))
+        acc, s_acc = _einsum_pair(acc, s_acc, xs[k], subs[k], keep)
+    drop = [i for i, c in enumerate(s_acc) if c not in output]
+    if drop:
+        acc = sum(acc, axis=tuple(drop))
+        s_acc = "".join(c for i, c in enumerate(s_acc) if i not in drop)
+    return ops.transpose(acc, [s_acc.index(c) for c in output])
+
+
+def _cumulative(opcode: str, name: str):
+    def f(a, axis=None, dtype=None):
+        x = asarray(a)
+        if axis is None:
+            x = ravel(x)
+            axis = 0
+        if dtype is not None:
+            x = ops.convert(x, dtypes.canonicalize(dtype))
+        elif opcode in ("add", "multiply") and (
+            dtypes.is_bool(x.dtype) or (dtypes.is_int(x.dtype) and x.dtype.itemsize < 4)
+        ):
+            x = ops.convert(x, dtypes.default_int())
+        ax = ops.normalize_axis(axis, x.ndim, name)
+        n = x.shape[ax]
+        reducer = ops.scalar_computation(
+            f"{name}_reducer", x.dtype, lambda p, q: ops.binary(opcode, p, q)
+        )
+        init = ops.asarray(ops.reduction_identity(opcode, x.dtype))
+        window = (
+            "{"
+            + " ".join(
+                [
+                    "size=" + "x".join(str(n if i == ax else 1) for i in range(x.ndim)),
+                    "pad=" + "x".join(f"{n - 1 if i == ax else 0}_0" for i in range(x.ndim)),
+                ]
+            )
+            + "}"
+        )
+        out = ops._comp().emit(
+            "reduce-window",
+            x,
+            init,
+            window=window,
+            to_apply=reducer,
+            shape=dtypes.hlo_shape(x.shape, x.dtype),
+            op_name=name,
+        )
+        out.weak_type = x.weak_type
+        return out
+
+    f.__name__ = name
+    return eager(f)
+
+
+cumsum = _cumulative("add", "cumsum")
+cumprod = _cumulative("multiply", "cumprod")
+
+
+def _sort_key(v):
+    """JAX's sort key: -0.0 as 0.0 and every NaN as one positive NaN, so a
+    total order puts NaNs last."""
+    if not dtypes.is_float(v.dtype):
+        return v
+    zero = ops.asarray(np.zeros((), v.dtype))
+    nan_ = ops.asarray(np.array(np.nan, v.dtype))
+    v = ops.select(ops.compare(v, zero, "EQ", "eq"), zero, v)
+    return ops.select(ops.compare(v, v, "NE", "ne"), nan_, v)
+
+
+def _sort(operands, axis: int, num_keys: int = 1, name: str = "sort"):
+    xs = [asarray(o) for o in operands]
+    ax = ops.normalize_axis(axis, xs[0].ndim, name)
+
+    def less(*params):
+        a, b = _sort_key(params[0]), _sort_key(params[1])
+        if dtypes.is_float(a.dtype):
+            return ops._comp().emit(
+                "compare", a, b, direction="LT", type="TOTALORDER", shape="pred[]", op_name="lt"
+            )
+        return ops.compare(a, b, "LT", "lt")
+
+    comparator = ops.scalar_computation(
+        f"{name}_comparator", [d for x in xs for d in (x.dtype, x.dtype)], less, arity=2 * len(xs)
+    )
+    shape = (
+        "(" + ", ".join(dtypes.hlo_shape(x.shape, x.dtype) for x in xs) + ")"
+        if len(xs) > 1
+        else dtypes.hlo_shape(xs[0].shape, xs[0].dtype)
+    )
+    out = ops._comp().emit(
+        "sort", *xs, dimensions=[ax], is_stable=True, to_apply=comparator, shape=shape, op_name=name
+    )
+    return out if isinstance(out, tuple) else (out,)
+
+
+@eager
+def sort(a, axis: int = -1):
+    x = asarray(a)
+    if axis is None:
+        x, axis = ravel(x), 0
+    return _sort([x], axis)[0]
+
+
+@eager
+def argsort(a, axis: int = -1):
+    x = asarray(a)
+    if axis is None:
+        x, axis = ravel(x), 0
+    ax = ops.normalize_axis(axis, x.ndim, "argsort")
+    idx = ops.iota(dtypes.default_int(), x.shape, ax)
+    return _sort([x, idx], ax, name="argsort")[1]

@@ -31,6 +31,7 @@ from uir._src.numpy_impl import (  # noqa: F401
     arctanh,
     argmax,
     argmin,
+    argsort,
     around,
     bitwise_and,
     bitwise_not,
@@ -45,9 +46,12 @@ from uir._src.numpy_impl import (  # noqa: F401
     conjugate,
     cos,
     cosh,
+    cumprod,
+    cumsum,
     divide,
     dot,
     e,
+    einsum,
     equal,
     erf,
     exp,
@@ -114,6 +118,7 @@ from uir._src.numpy_impl import (  # noqa: F401
     sign,
     sin,
     sinh,
+    sort,
     split,
     sqrt,
     square,
@@ -211,6 +216,7 @@ _T.__le__ = less_equal
 _T.__gt__ = greater
 _T.__ge__ = greater_equal
 _T.__getitem__ = _indexing.getitem
+_T.at = property(lambda self: _indexing._At(self))
 _T.astype = _astype
 _T.reshape = lambda self, *shape, **kw: reshape(self, shape[0] if len(shape) == 1 else shape, **kw)
 _T.transpose = lambda self, *axes: transpose(self, axes[0] if len(axes) == 1 else (axes or None))
