@@ -226,3 +226,118 @@ def test_pairwise_distances():
     a, b = rand(5, 3), rand(4, 3)
     want = np.sqrt(((a[:, None] - b[None]) ** 2).sum(-1))
     close(uir.jit(pairwise_distances)(a, b), want, 1e-4)
+
+
+def conv_net(x, w1, w2):
+    y = lax.conv_general_dilated(x, w1, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+    y = nn.relu(y)
+    y = lax.reduce_window(y, -jnp.inf, lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
+    return jnp.mean(y, axis=(1, 2)) @ w2
+
+
+def test_small_conv_net():
+    x, w1, w2 = rand(2, 8, 8, 3), rand(3, 3, 3, 4) * 0.5, rand(4, 2)
+    # NumPy: SAME 3x3 conv via padding and shifted sums.
+    xp = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
+    y = sum(
+        np.einsum("nhwc,co->nhwo", xp[:, i : i + 8, j : j + 8], w1[i, j])
+        for i in range(3)
+        for j in range(3)
+    )
+    y = np.maximum(y, 0).reshape(2, 4, 2, 4, 2, 4).max(axis=(2, 4))
+    close(uir.jit(conv_net)(x, w1, w2), y.mean(axis=(1, 2)) @ w2, 1e-4)
+
+
+def top_k_mask(scores, k):
+    order = jnp.argsort(-scores, axis=-1)
+    ranks = jnp.argsort(order, axis=-1)
+    return jnp.where(ranks < k, scores, -jnp.inf)
+
+
+def test_top_k_masking_with_argsort():
+    s = rand(3, 7)
+    got = uir.jit(top_k_mask, static_argnums=1)(s, 2)
+    thresh = np.sort(s, axis=-1)[:, -2:-1]
+    np.testing.assert_array_equal(np.isfinite(got), s >= thresh)
+
+
+def exponential_moving_average(xs, alpha):
+    def step(avg, x):
+        avg = alpha * x + (1 - alpha) * avg
+        return avg, avg
+
+    return lax.scan(step, xs[0], xs)[1]
+
+
+def test_exponential_moving_average_with_scan():
+    xs = rand(10)
+    want, avg = [], xs[0]
+    for x in xs:
+        avg = 0.3 * x + 0.7 * avg
+        want.append(avg)
+    close(uir.jit(exponential_moving_average)(xs, np.float32(0.3)), want)
+
+
+def embedding_bag(table, ids, weights):
+    rows = table[ids]
+    return jnp.sum(rows * weights[..., None], axis=-2)
+
+
+def test_embedding_lookup_and_weighted_sum():
+    table = rand(10, 4)
+    ids = np.array([[1, 3, 3], [0, 9, 2]], np.int32)
+    w = rand(2, 3)
+    close(uir.jit(embedding_bag)(table, ids, w), np.einsum("bkd,bk->bd", table[ids], w))
+
+
+def histogram_counts(values, bins):
+    counts = jnp.zeros(bins, jnp.int32)
+    idx = jnp.clip((values * bins).astype(jnp.int32), 0, bins - 1)
+    return counts.at[idx].add(1)
+
+
+def test_histogram_with_scatter_add():
+    v = RNG.uniform(0, 1, 50).astype(np.float32)
+    got = uir.jit(histogram_counts, static_argnums=1)(v, 5)
+    np.testing.assert_array_equal(got, np.bincount(np.clip((v * 5).astype(int), 0, 4), minlength=5))
+
+
+def masked_mean(x, mask):
+    return jnp.sum(jnp.where(mask, x, 0), axis=-1) / jnp.maximum(jnp.sum(mask, axis=-1), 1)
+
+
+def test_masked_mean():
+    x = rand(4, 6)
+    mask = RNG.integers(0, 2, (4, 6)).astype(bool)
+    want = np.where(mask, x, 0).sum(-1) / np.maximum(mask.sum(-1), 1)
+    close(uir.jit(masked_mean)(x, mask), want)
+
+
+def gradient_descent_quadratic(a, b, steps):
+    def body(_, x):
+        return x - 0.1 * (a @ x - b)
+
+    return lax.fori_loop(0, steps, body, jnp.zeros_like(b))
+
+
+def test_gradient_descent_on_a_quadratic_converges():
+    m = rand(3, 3)
+    a = m @ m.T / 3 + np.eye(3, dtype=np.float32)
+    b = rand(3)
+    close(
+        uir.jit(gradient_descent_quadratic, static_argnums=2)(a, b, 300),
+        np.linalg.solve(a, b),
+        1e-3,
+    )
+
+
+def piecewise(x):
+    return lax.switch(
+        jnp.clip(jnp.floor(x).astype(jnp.int32), 0, 2), [jnp.sin, jnp.cos, lambda v: v * v], x
+    )
+
+
+def test_piecewise_function_with_switch():
+    for v in (0.5, 1.5, 2.5, -3.0, 7.0):
+        want = np.sin(v) if v < 1 else np.cos(v) if v < 2 else v * v
+        close(uir.jit(piecewise)(np.float32(v)), want)
