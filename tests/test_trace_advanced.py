@@ -190,3 +190,8 @@ def test_lax_gather_and_scatter_add_rows():
     want = x.copy()
     np.add.at(want, idx[:, 0], u)
     np.testing.assert_allclose(got, want, rtol=1e-6)
+    # Plain scatter: the last update to a row wins.
+    got = uir.jit(lambda a, i, v: lax.scatter(a, i, v, sdn))(x, idx, u)
+    want = x.copy()
+    want[1], want[4] = u[1], u[2]
+    np.testing.assert_array_equal(got, want)
