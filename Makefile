@@ -21,13 +21,14 @@ DEPS_STAMP := $(VENV)/.uir-deps
 BUILD_STAMP := $(VENV)/.uir-build
 ASAN_STAMP := $(ASAN_VENV)/.uir-build
 
-.PHONY: all demo test bench asan fuzz fuzz-build lint format system-deps build clean distclean help
+.PHONY: all demo test test-xla bench asan fuzz fuzz-build lint format system-deps build clean distclean help
 
 all: test
 
 help:
 	@echo "make demo    install what is missing, build, run 'uir demo'"
 	@echo "make test    install what is missing, build, run the test suite"
+	@echo "make test-xla  install JAX (jaxlib's XLA:CPU) and compare uir with XLA"
 	@echo "make bench   run benchmarks/ (uir beside NumPy)"
 	@echo "make asan    build with ASan+UBSan in $(ASAN_VENV) and run the tests there"
 	@echo "make fuzz    run the HLO parser fuzzer for FUZZ_SECONDS (default 600)"
@@ -39,6 +40,11 @@ demo: $(BUILD_STAMP)
 
 test: $(BUILD_STAMP) fuzz-build
 	$(VENV)/bin/python -m pytest $(PYTEST_ARGS)
+
+# XLA:CPU as a second oracle: the tests marked `xla`, with jax[cpu] from PyPI.
+test-xla: $(BUILD_STAMP)
+	$(VENV)/bin/python -c "import jax" 2>/dev/null || $(VENV)/bin/python -m pip install -q "jax[cpu]"
+	$(VENV)/bin/python -m pytest -m xla -rfEsx $(PYTEST_ARGS)
 
 bench: $(BUILD_STAMP)
 	$(VENV)/bin/python benchmarks/run.py
