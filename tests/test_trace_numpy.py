@@ -258,7 +258,7 @@ def test_matmul_with_batches_and_vectors(b, m, k, n):
 
 def test_dot_tensordot_outer_vdot():
     a, b = rand(3, 4), rand(4, 5)
-    np.testing.assert_allclose(uir.jit(jnp.dot)(a, b), np.dot(a, b), rtol=1e-5)
+    np.testing.assert_allclose(uir.jit(jnp.dot)(a, b), np.dot(a, b), rtol=1e-5, atol=1e-5)
     c, d = rand(2, 3, 4), rand(3, 4, 5)
     np.testing.assert_allclose(
         uir.jit(lambda p, q: jnp.tensordot(p, q, axes=2))(c, d),
@@ -271,8 +271,8 @@ def test_dot_tensordot_outer_vdot():
         rtol=1e-5,
     )
     u, v = rand(3), rand(4)
-    np.testing.assert_allclose(uir.jit(jnp.outer)(u, v), np.outer(u, v), rtol=1e-6)
-    np.testing.assert_allclose(uir.jit(jnp.vdot)(u, u), np.vdot(u, u), rtol=1e-6)
+    np.testing.assert_allclose(uir.jit(jnp.outer)(u, v), np.outer(u, v), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(uir.jit(jnp.vdot)(u, u), np.vdot(u, u), rtol=1e-6, atol=1e-6)
 
 
 def test_creation_functions():

@@ -36,7 +36,7 @@ def _is_int_array(i) -> bool:
 
 
 def getitem(x: Tracer, index) -> Tracer:
-    from uir._src import numpy_impl as jnp
+    from uir._src import numpy_shapes as jnp
 
     if not isinstance(index, tuple):
         index = (index,)
@@ -117,7 +117,7 @@ def getitem(x: Tracer, index) -> Tracer:
 def _dynamic_slice(x: Tracer, dynamic) -> Tracer:
     """Size-1 dynamic slices on the given axes; negative indices count from
     the end, and out-of-range starts are clamped (XLA's rule)."""
-    from uir._src import numpy_impl as jnp
+    from uir._src import numpy_shapes as jnp
 
     index_type = dtypes.default_int()
     starts = []
@@ -145,7 +145,7 @@ def _dynamic_slice(x: Tracer, dynamic) -> Tracer:
 def _advanced(x: Tracer, index: tuple) -> Tracer:
     """Integer-array indexing on one axis (the common case: x[idx], x[:, idx])
     lowered to gather; other axes must be full slices."""
-    from uir._src import numpy_impl as jnp
+    from uir._src import numpy_shapes as jnp
 
     arrays = [
         (a, i)
@@ -180,7 +180,7 @@ def scatter_update(x: Tracer, index, values, mode: str) -> Tracer:
     by position; a traced integer index or index array on one axis (other
     axes whole) updates along that axis. Repeated positions accumulate for
     add/multiply/min/max; for set, the last update wins."""
-    from uir._src import numpy_impl as jnp
+    from uir._src import numpy_shapes as jnp
 
     opcode = _SCATTER_OPS[mode]
     values = ops.convert(ops.asarray(values), x.dtype)

@@ -250,7 +250,7 @@ def _branches(selector, funs, operands, op, pred_is_bool):
 def scan(f, init, xs=None, length: int | None = None, reverse: bool = False):
     """carry, ys = scan(f, init, xs): f(carry, x) -> (carry, y) over the
     leading axis of xs, stacking the ys."""
-    from uir._src import numpy_impl as jnp
+    from uir._src import numpy_impl
 
     if tracing.current() is None:
         from uir._src.api import jit
@@ -281,7 +281,7 @@ def scan(f, init, xs=None, length: int | None = None, reverse: bool = False):
             return [(asarray(v).shape, asarray(v).dtype) for v in y_leaves], y_tree
 
     y_avals, y_tree = step_y_avals()
-    ys0 = [jnp.zeros((n, *s), d) for s, d in y_avals]
+    ys0 = [numpy_impl.zeros((n, *s), d) for s, d in y_avals]
     index_type = np.dtype(np.int32)
 
     def body(i, state):
@@ -358,7 +358,7 @@ def iota(dtype, size: int, dimension: int = 0):
 
 @eager
 def slice(operand, start_indices, limit_indices, strides=None):
-    from uir._src import numpy_impl as jnp
+    from uir._src import numpy_shapes as jnp
 
     x = asarray(operand)
     strides = strides or [1] * x.ndim
@@ -410,7 +410,7 @@ def dynamic_update_slice(operand, update, start_indices):
 
 @eager
 def dot_general(lhs, rhs, dimension_numbers, preferred_element_type=None):
-    from uir._src import numpy_impl as jnp
+    from uir._src import numpy_shapes as jnp
 
     (lc, rc), (lb, rb) = dimension_numbers
     out = jnp._dot_general(
