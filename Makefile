@@ -21,7 +21,7 @@ DEPS_STAMP := $(VENV)/.uir-deps
 BUILD_STAMP := $(VENV)/.uir-build
 ASAN_STAMP := $(ASAN_VENV)/.uir-build
 
-.PHONY: all demo test test-xla bench asan fuzz fuzz-build lint format system-deps build clean distclean help
+.PHONY: all demo test test-xla bench bench-quick bench-deps asan fuzz fuzz-build lint format system-deps build clean distclean help
 
 all: test
 
@@ -29,7 +29,8 @@ help:
 	@echo "make demo    install what is missing, build, run 'uir demo'"
 	@echo "make test    install what is missing, build, run the test suite"
 	@echo "make test-xla  install JAX (jaxlib's XLA:CPU) and compare uir with XLA"
-	@echo "make bench   run benchmarks/ (uir beside NumPy)"
+	@echo "make bench   the benchmark suite: uir beside NumPy and JAX (results in benchmarks/results)"
+	@echo "make bench-quick  the small cases of the suite (under 3 minutes)"
 	@echo "make asan    build with ASan+UBSan in $(ASAN_VENV) and run the tests there"
 	@echo "make fuzz    run the HLO parser fuzzer for FUZZ_SECONDS (default 600)"
 	@echo "make lint    ruff, clang-format and clang-tidy checks"
@@ -46,8 +47,16 @@ test-xla: $(BUILD_STAMP)
 	$(VENV)/bin/python -c "import jax" 2>/dev/null || $(VENV)/bin/python -m pip install -q "jax[cpu]"
 	$(VENV)/bin/python -m pytest -m xla -rfEsx $(PYTEST_ARGS)
 
-bench: $(BUILD_STAMP)
-	$(VENV)/bin/python benchmarks/run.py
+# The benchmark extra: JAX (XLA:CPU) beside uir, matplotlib for the plot.
+bench-deps: $(BUILD_STAMP)
+	$(VENV)/bin/python -c "import jax, matplotlib, tqdm" 2>/dev/null || \
+	    $(VENV)/bin/python -m pip install -q "jax[cpu]" matplotlib tqdm
+
+bench: bench-deps
+	$(VENV)/bin/python benchmarks/run.py $(BENCH_ARGS)
+
+bench-quick: bench-deps
+	$(VENV)/bin/python benchmarks/run.py --quick $(BENCH_ARGS)
 
 build: $(BUILD_STAMP)
 
