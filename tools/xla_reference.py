@@ -183,6 +183,13 @@ def main(argv=None) -> int:
     )
     parser.add_argument("--inputs", help="an .npz of inputs arr_0, arr_1, ... (default: random)")
     parser.add_argument("--output", help="save XLA's outputs as arr_0, arr_1, ... in this .npz")
+    parser.add_argument(
+        "--time",
+        type=int,
+        default=0,
+        metavar="N",
+        help="print the median of N timed runs (after a warm-up)",
+    )
     args = parser.parse_args(argv)
     text = pathlib.Path(args.file).read_text()
     if args.inputs:
@@ -192,6 +199,23 @@ def main(argv=None) -> int:
         from uir._src.evaluate import random_arguments
 
         inputs = random_arguments(uir.hlo.parse_module(text, file=args.file), seed=args.seed)
+    if args.time:
+        import statistics
+        import time
+
+        jax, _, _ = _jax()
+        t0 = time.perf_counter()
+        exe, device = compile_hlo(text)
+        compile_ms = (time.perf_counter() - t0) * 1e3
+        buffers = [jax.device_put(np.asarray(a), device) for a in inputs]
+        [o.block_until_ready() for o in exe.execute(buffers)]
+        samples = []
+        for _ in range(args.time):
+            t0 = time.perf_counter()
+            [o.block_until_ready() for o in exe.execute(buffers)]
+            samples.append((time.perf_counter() - t0) * 1e3)
+        print(f"xla_ms={statistics.median(samples):.4f} compile_ms={compile_ms:.1f}")
+        return 0
     xla_out = run_hlo(text, inputs)
     if args.output:
         save_arrays(args.output, xla_out)

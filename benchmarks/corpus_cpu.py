@@ -1,0 +1,95 @@
+"""XLA's own CPU benchmark modules (corpus xla_backends_cpu_benchmarks_hlo__*)
+timed through XLA:CPU (the installed jaxlib, in a child process) and through
+uir's reference evaluator, on the same random inputs."""
+
+from __future__ import annotations
+
+import pathlib
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tools"))
+
+
+def run() -> list[dict[str, object]]:
+    import xla_reference
+    from corpus import CORPUS
+    from test_eval_corpus import TOO_HEAVY
+
+    import uir
+    from uir._src.evaluate import random_arguments, required_replicas
+
+    try:
+        import jax  # noqa: F401
+    except ImportError:
+        return [{"module": "(all)", "status": "JAX not installed: make bench-deps"}]
+    rows = []
+    for path in sorted(CORPUS.glob("xla_backends_cpu_benchmarks_hlo__*.hlo")):
+        name = path.name.removeprefix("xla_backends_cpu_benchmarks_hlo__").removesuffix("__0.hlo")
+        text = path.read_text()
+        row: dict[str, object] = {"module": name}
+        if path.name in TOO_HEAVY or "{...}" in text:
+            row["status"] = (
+                "skipped: too heavy for the evaluator"
+                if path.name in TOO_HEAVY
+                else "skipped: elided constants"
+            )
+            rows.append(row)
+            continue
+        module = uir.hlo.parse_module(text)
+        if required_replicas(module) > 1 or any(p.shape.is_tuple for p in module.entry.parameters):
+            row["status"] = "skipped: needs devices or tuple inputs"
+            rows.append(row)
+            continue
+        inputs = random_arguments(module, seed=0)
+        samples = []
+        for _ in range(3):
+            t0 = time.perf_counter()
+            uir.evaluate(module, *inputs)
+            samples.append((time.perf_counter() - t0) * 1e3)
+        row["uir_eval_ms"] = statistics.median(samples)
+        with tempfile.TemporaryDirectory() as d:
+            hlo = pathlib.Path(d) / "m.hlo"
+            hlo.write_text(text)
+            xla_reference.save_arrays(pathlib.Path(d) / "in.npz", inputs)
+            result = subprocess.run(
+                [
+                    sys.executable,
+                    str(ROOT / "tools" / "xla_reference.py"),
+                    str(hlo),
+                    "--inputs",
+                    str(pathlib.Path(d) / "in.npz"),
+                    "--time",
+                    "10",
+                ],
+                capture_output=True,
+                text=True,
+                timeout=600,
+                check=False,
+            )
+        fields = (
+            dict(kv.split("=") for kv in result.stdout.split() if "=" in kv)
+            if result.returncode == 0
+            else {}
+        )
+        if "xla_ms" in fields:
+            row["xla_ms"] = float(fields["xla_ms"])
+            row["xla_compile_ms"] = float(fields["compile_ms"])
+            row["uir_over_xla"] = row["uir_eval_ms"] / row["xla_ms"]
+            row["status"] = "ok"
+        else:
+            row["status"] = "XLA failed: " + (result.stderr.strip().splitlines() or ["?"])[-1][:80]
+        rows.append(row)
+    return rows
+
+
+if __name__ == "__main__":
+    from run import print_table
+
+    print_table(run())
