@@ -262,6 +262,12 @@ def run_suite(quick: bool = False, name_filter: str | None = None, repeats: int 
     rows = []
     entries = [(c.name, c) for c in _cases()]
     entries.append(("fori_loop 1000 tiny steps", None))
+    try:  # progress on stderr when tqdm is installed (make bench-deps)
+        from tqdm import tqdm
+
+        entries = tqdm(entries, desc="cases", unit="case", leave=False)
+    except ImportError:
+        pass
     for name, case in entries:
         if quick and case is not None and not case.quick:
             continue
