@@ -99,18 +99,11 @@ int IndexIn(const std::vector<int>& group, int id) {
   return static_cast<int>(std::find(group.begin(), group.end(), id) - group.begin());
 }
 
-Literal Flat(const Literal& l) {
-  Literal out = MakeLiteral(l.shape().element_type(), {l.element_count()});
-  const auto b = l.bytes();
-  out.mutable_bytes().assign(b.begin(), b.end());
-  return out;
-}
-
 // f(a, b) elementwise: lifted over whole arrays when f allows it.
 Literal Combine(Context& ctx, const HloComputation& f, const Literal& a, const Literal& b) {
   Literal out = MakeLiteral(a.shape().element_type(), a.shape().dimensions());
   if (ctx.Liftable(f) && a.element_count() > 0) {
-    const Literal fa = Flat(a), fb = Flat(b);
+    const Literal fa = Reshaped(a, {a.element_count()}), fb = Reshaped(b, {b.element_count()});
     const Literal r = ctx.CallLifted(f, {&fa, &fb}, nullptr);
     out.mutable_bytes().assign(r.bytes().begin(), r.bytes().end());
     return out;

@@ -63,13 +63,7 @@ Literal Binary(const HloInstruction& inst, HloOpcode op, const Literal& x, const
 }
 
 Literal Compare(const HloInstruction& inst, const Literal& x, const Literal& y) {
-  const std::string dir = inst.attributes().Get<std::string>(AttrKey::kDirection);
-  const Direction d = dir == "EQ"   ? Direction::kEq
-                      : dir == "NE" ? Direction::kNe
-                      : dir == "GE" ? Direction::kGe
-                      : dir == "GT" ? Direction::kGt
-                      : dir == "LE" ? Direction::kLe
-                                    : Direction::kLt;
+  const Direction d = ParseDirection(inst.attributes().Get<std::string>(AttrKey::kDirection));
   const auto type = inst.attributes().GetOr<std::string>(AttrKey::kCompareType);
   const bool total = type && *type == "TOTALORDER";
   const PrimitiveType t = x.shape().element_type();
@@ -194,6 +188,15 @@ Literal ReducePrecision(const HloInstruction& inst, const Literal& x) {
 }
 
 }  // namespace
+
+Direction ParseDirection(const std::string& d) {
+  return d == "EQ"   ? Direction::kEq
+         : d == "NE" ? Direction::kNe
+         : d == "GE" ? Direction::kGe
+         : d == "GT" ? Direction::kGt
+         : d == "LE" ? Direction::kLe
+                     : Direction::kLt;
+}
 
 Literal EvalElementwise(const HloInstruction& inst, const std::vector<const Literal*>& ops) {
   const HloOpcode op = inst.opcode();

@@ -3,8 +3,10 @@
 #ifndef UIR_EVAL_ELEMENTWISE_H_
 #define UIR_EVAL_ELEMENTWISE_H_
 
+#include <string>
 #include <vector>
 
+#include "eval/kernels.h"
 #include "hlo/instruction.h"
 
 namespace uir::eval {
@@ -17,6 +19,9 @@ hlo::Literal EvalElementwise(const hlo::HloInstruction& inst,
 // Converts `in` to `type` with XLA's rules: float -> int saturates and NaN
 // becomes 0; to narrow floats rounds to nearest even; complex -> real keeps
 // the real part; anything -> pred is "!= 0".
+// compare's `direction` attribute (EQ, NE, GE, GT, LE, LT).
+Direction ParseDirection(const std::string& direction);
+
 hlo::Literal Convert(const hlo::Literal& in, hlo::PrimitiveType type);
 
 }  // namespace uir::eval

@@ -41,14 +41,6 @@ using hlo::Shape;
 // Below this many independent calls, lifting a computation does not pay.
 constexpr int64_t kMinLiftedBatch = 8;
 
-// `l`'s elements under new dimensions (same count).
-Literal Reshaped(const Literal& l, const std::vector<int64_t>& dims) {
-  Literal out = MakeLiteral(l.shape().element_type(), dims);
-  const auto b = l.bytes();
-  out.mutable_bytes().assign(b.begin(), b.end());
-  return out;
-}
-
 // A value during evaluation. Arrays are shared, not copied, between the
 // instructions that pass them along (tuple, get-tuple-element, parameters,
 // while state); tuples are vectors of values. `owned` marks arrays the

@@ -13,6 +13,7 @@
 #include <numeric>
 
 #include "eval/context.h"
+#include "eval/elementwise.h"
 #include "eval/kernels.h"
 #include "eval/shape_ops.h"
 #include "eval/typed.h"
@@ -58,15 +59,6 @@ bool Mirrors(const HloInstruction* a, const HloInstruction* b, int64_t pa, int64
   return true;
 }
 
-Direction ParseDirection(const std::string& d) {
-  return d == "EQ"   ? Direction::kEq
-         : d == "NE" ? Direction::kNe
-         : d == "GE" ? Direction::kGe
-         : d == "GT" ? Direction::kGt
-         : d == "LE" ? Direction::kLe
-                     : Direction::kLt;
-}
-
 // The key form of a comparator, when it has one.
 struct KeyForm {
   const HloInstruction* key;  // g(p[2k]) inside the comparator
@@ -90,14 +82,6 @@ std::optional<KeyForm> FindKeyForm(const HloComputation& c) {
   return std::nullopt;
 }
 
-// The elements of `l` as a rank-1 literal.
-Literal Flat(const Literal& l) {
-  Literal out = MakeLiteral(l.shape().element_type(), {l.element_count()});
-  const auto b = l.bytes();
-  out.mutable_bytes().assign(b.begin(), b.end());
-  return out;
-}
-
 }  // namespace
 
 Literal EvalSort(const HloInstruction& inst, const std::vector<const Literal*>& ops, Context& ctx) {
@@ -113,7 +97,7 @@ Literal EvalSort(const HloInstruction& inst, const std::vector<const Literal*>& 
   Literal keys;
   if (form && total > 0) {
     std::vector<Literal> flat;
-    for (const Literal* o : ops) flat.push_back(Flat(*o));
+    for (const Literal* o : ops) flat.push_back(Reshaped(*o, {o->element_count()}));
     std::vector<const Literal*> args;
     for (int64_t p = 0; p < cmp.num_parameters(); ++p) args.push_back(&flat[p / 2]);
     keys = ctx.CallLifted(cmp, args, form->key);

@@ -65,6 +65,13 @@ void CopyElement(const Literal& src, int64_t from, Literal& dst, int64_t to) {
   std::memcpy(dst.mutable_bytes().data() + to * size, src.bytes().data() + from * size, size);
 }
 
+Literal Reshaped(const Literal& l, const std::vector<int64_t>& dims) {
+  Literal out = MakeLiteral(l.shape().element_type(), dims);
+  const auto b = l.bytes();
+  out.mutable_bytes().assign(b.begin(), b.end());
+  return out;
+}
+
 Literal TupleOf(std::vector<Literal> elements) {
   std::vector<hlo::Shape> shapes;
   for (const Literal& e : elements) shapes.push_back(e.shape());

@@ -89,6 +89,9 @@ void SetElement(hlo::Literal& l, int64_t i, const hlo::Literal& scalar);
 // Copies element `from` of `src` to element `to` of `dst` (same element type).
 void CopyElement(const hlo::Literal& src, int64_t from, hlo::Literal& dst, int64_t to);
 
+// `l`'s elements (row-major) under other dimensions of the same count.
+hlo::Literal Reshaped(const hlo::Literal& l, const std::vector<int64_t>& dims);
+
 // A tuple literal of `elements`.
 hlo::Literal TupleOf(std::vector<hlo::Literal> elements);
 
