@@ -1,32 +1,34 @@
-// Shape inference by opcode family. Every rule checks what it relies on and
-// throws ShapeError naming the opcode and the operand shapes.
+// Shape inference by opcode family: the dispatcher, elementwise ops and data
+// movement here; indexing ops in shape_inference_indexing.cc; dot,
+// convolution, fft, linear algebra and rng in shape_inference_linalg.cc.
+// Every rule checks what it relies on and throws ShapeError naming the opcode
+// and the operand shapes.
 #include "hlo/shape_inference.h"
 
 #include <algorithm>
 #include <sstream>
 
 #include "hlo/computation.h"
+#include "hlo/shape_inference_internal.h"
 #include "support/error.h"
 
 namespace uir::hlo {
-namespace {
+namespace infer {
 
-using Shapes = std::vector<const Shape*>;
-
-std::string Describe(HloOpcode op, const Shapes& s) {
+void Fail(HloOpcode op, const Shapes& s, const std::string& why) {
   std::ostringstream os;
   os << OpcodeName(op) << "(";
   for (size_t i = 0; i < s.size(); ++i) os << (i ? ", " : "") << s[i]->Describe();
-  os << ")";
-  return os.str();
-}
-
-[[noreturn]] void Fail(HloOpcode op, const Shapes& s, const std::string& why) {
-  throw ShapeError(Describe(op, s) + ": " + why);
+  os << "): " << why;
+  throw ShapeError(os.str());
 }
 
 void RequireArray(HloOpcode op, const Shapes& s, size_t i) {
   if (!s[i]->IsArray()) Fail(op, s, "operand " + std::to_string(i) + " must be an array");
+}
+
+void RequireArrays(HloOpcode op, const Shapes& s) {
+  for (size_t i = 0; i < s.size(); ++i) RequireArray(op, s, i);
 }
 
 void RequireSameDims(HloOpcode op, const Shapes& s, size_t a, size_t b) {
@@ -37,29 +39,14 @@ void RequireSameDims(HloOpcode op, const Shapes& s, size_t a, size_t b) {
   }
 }
 
-Shape WithType(const Shape& like, PrimitiveType type) {
-  Shape out(type, like.dimensions());
-  for (int64_t i = 0; i < like.rank(); ++i)
-    out.set_dynamic_dimension(i, like.is_dynamic_dimension(i));
-  return out;
+void RequireScalar(HloOpcode op, const Shapes& s, size_t i, const char* what) {
+  if (!s[i]->IsArray() || s[i]->rank() != 0)
+    Fail(op, s, std::string(what) + " (operand " + std::to_string(i) + ") must be a scalar");
 }
 
-bool IsFloatOrComplex(PrimitiveType t) { return IsFloat(t) || IsComplex(t); }
-
-const std::vector<int64_t>* Ints(const AttributeMap& a, AttrKey k) {
-  const AttrValue* v = a.Find(k);
-  return v ? std::get_if<std::vector<int64_t>>(v) : nullptr;
-}
-
-std::vector<int64_t> RequireInts(HloOpcode op, const Shapes& s, const AttributeMap& a, AttrKey k) {
-  const auto* v = Ints(a, k);
-  if (!v) Fail(op, s, "needs " + std::string(AttrName(k)) + "={...}");
-  return *v;
-}
-
-HloComputation* Computation(const AttributeMap& a, AttrKey k) {
-  auto c = a.GetOr<HloComputation*>(k);
-  return c ? *c : nullptr;
+void RequireIntegral(HloOpcode op, const Shapes& s, size_t i, const char* what) {
+  if (!s[i]->IsArray() || !IsInteger(s[i]->element_type()))
+    Fail(op, s, std::string(what) + " (operand " + std::to_string(i) + ") must be integers");
 }
 
 void CheckDim(HloOpcode op, const Shapes& s, int64_t d, int64_t rank, const char* what) {
@@ -70,14 +57,88 @@ void CheckDim(HloOpcode op, const Shapes& s, int64_t d, int64_t rank, const char
   }
 }
 
-// Output size of one windowed dimension (reduce-window, convolution).
-int64_t WindowedSize(int64_t n, const WindowDim& w) {
-  int64_t dilated_base = n == 0 ? 0 : (n - 1) * w.base_dilation + 1;
-  int64_t padded = dilated_base + w.padding_low + w.padding_high;
-  int64_t dilated_window = (w.size - 1) * w.window_dilation + 1;
-  if (padded < dilated_window || w.stride <= 0) return 0;
+void CheckDimList(HloOpcode op, const Shapes& s, const std::vector<int64_t>& dims, int64_t rank,
+                  const char* what, bool sorted) {
+  std::vector<bool> seen(static_cast<size_t>(std::max<int64_t>(rank, 0)), false);
+  for (size_t i = 0; i < dims.size(); ++i) {
+    CheckDim(op, s, dims[i], rank, what);
+    if (seen[dims[i]]) Fail(op, s, std::string(what) + " " + std::to_string(dims[i]) + " repeats");
+    seen[dims[i]] = true;
+    if (sorted && i > 0 && dims[i] < dims[i - 1])
+      Fail(op, s, std::string(what) + "s must be sorted");
+  }
+}
+
+const std::vector<int64_t>* Ints(const AttributeMap& a, AttrKey k) {
+  const AttrValue* v = a.Find(k);
+  return v ? std::get_if<std::vector<int64_t>>(v) : nullptr;
+}
+
+std::vector<int64_t> IntsOr(const AttributeMap& a, AttrKey k) {
+  const auto* v = Ints(a, k);
+  return v ? *v : std::vector<int64_t>{};
+}
+
+std::vector<int64_t> RequireInts(HloOpcode op, const Shapes& s, const AttributeMap& a, AttrKey k) {
+  const auto* v = Ints(a, k);
+  if (!v) Fail(op, s, "needs " + std::string(AttrName(k)) + "={...}");
+  return *v;
+}
+
+int64_t RequireInt(HloOpcode op, const Shapes& s, const AttributeMap& a, AttrKey k) {
+  auto v = a.GetOr<int64_t>(k);
+  if (!v) Fail(op, s, "needs " + std::string(AttrName(k)) + "=");
+  return *v;
+}
+
+bool Contains(const std::vector<int64_t>& v, int64_t x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+int64_t AddSize(HloOpcode op, const Shapes& s, int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_add_overflow(a, b, &r)) Fail(op, s, "a dimension size overflows");
+  return r;
+}
+
+int64_t MulSize(HloOpcode op, const Shapes& s, int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_mul_overflow(a, b, &r)) Fail(op, s, "a dimension size overflows");
+  return r;
+}
+
+Shape WithType(const Shape& like, PrimitiveType type) {
+  Shape out(type, like.dimensions());
+  for (int64_t i = 0; i < like.rank(); ++i)
+    out.set_dynamic_dimension(i, like.is_dynamic_dimension(i));
+  return out;
+}
+
+int64_t WindowedSize(HloOpcode op, const Shapes& s, int64_t n, const WindowDim& w) {
+  if (w.size <= 0 || w.stride <= 0 || w.base_dilation <= 0 || w.window_dilation <= 0) {
+    Fail(op, s, "window sizes, strides and dilations must be positive");
+  }
+  const int64_t dilated_base =
+      n == 0 ? 0 : AddSize(op, s, MulSize(op, s, n - 1, w.base_dilation), 1);
+  const int64_t padded =
+      AddSize(op, s, AddSize(op, s, dilated_base, w.padding_low), w.padding_high);
+  const int64_t dilated_window = AddSize(op, s, MulSize(op, s, w.size - 1, w.window_dilation), 1);
+  if (padded < dilated_window) return 0;
   return (padded - dilated_window) / w.stride + 1;
 }
+
+}  // namespace infer
+
+namespace {
+
+using namespace infer;  // NOLINT(google-build-using-namespace): the family helpers
+
+HloComputation* Computation(const AttributeMap& a, AttrKey k) {
+  auto c = a.GetOr<HloComputation*>(k);
+  return c ? *c : nullptr;
+}
+
+bool IsFloatOrComplex(PrimitiveType t) { return IsFloat(t) || IsComplex(t); }
 
 std::optional<Shape> InferUnary(HloOpcode op, const Shapes& s) {
   RequireArray(op, s, 0);
@@ -172,156 +233,17 @@ std::optional<Shape> InferTernary(HloOpcode op, const Shapes& s) {
 
 Shape ReduceShape(const Shape& input, const std::vector<int64_t>& dims, PrimitiveType type) {
   std::vector<int64_t> out;
+  std::vector<bool> dynamic;
   for (int64_t i = 0; i < input.rank(); ++i) {
-    if (std::find(dims.begin(), dims.end(), i) == dims.end()) out.push_back(input.dimensions(i));
-  }
-  return Shape(type, out);
-}
-
-std::optional<Shape> InferConvolution(HloOpcode op, const Shapes& s, const AttributeMap& a) {
-  RequireArray(op, s, 0);
-  RequireArray(op, s, 1);
-  const auto* dn = a.Find(AttrKey::kDimLabels);
-  if (!dn) Fail(op, s, "needs dim_labels=");
-  const auto& d = std::get<ConvolutionDimensionNumbers>(*dn);
-  const Shape& lhs = *s[0];
-  const Shape& rhs = *s[1];
-  if (d.input_rank != lhs.rank() || d.kernel_rank != rhs.rank()) {
-    Fail(op, s, "dim_labels " + DimLabelsToString(d) + " do not match the operand ranks");
-  }
-  Window window;
-  if (const auto* w = a.Find(AttrKey::kWindow)) window = std::get<Window>(*w);
-  const size_t spatial = d.input_spatial_dimensions.size();
-  if (window.dimensions.empty()) window.dimensions.resize(spatial);
-  if (window.dimensions.size() != spatial)
-    Fail(op, s, "window rank differs from the number of spatial dimensions");
-  const int64_t fgc = a.GetOr<int64_t>(AttrKey::kFeatureGroupCount).value_or(1);
-  const int64_t bgc = a.GetOr<int64_t>(AttrKey::kBatchGroupCount).value_or(1);
-  const int64_t in_features = lhs.dimensions(d.input_feature_dimension);
-  if (fgc <= 0 || in_features % fgc != 0 ||
-      rhs.dimensions(d.kernel_input_feature_dimension) * fgc != in_features) {
-    Fail(op, s,
-         "input features " + std::to_string(in_features) +
-             " do not match kernel input features times feature_group_count");
-  }
-  if (bgc <= 0 || lhs.dimensions(d.input_batch_dimension) % bgc != 0) {
-    Fail(op, s, "batch_group_count must divide the batch size");
-  }
-  std::vector<int64_t> out(static_cast<size_t>(d.output_rank), 0);
-  out[d.output_batch_dimension] = lhs.dimensions(d.input_batch_dimension) / bgc;
-  out[d.output_feature_dimension] = rhs.dimensions(d.kernel_output_feature_dimension);
-  for (size_t i = 0; i < spatial; ++i) {
-    WindowDim w = window.dimensions[i];
-    if (w.size != rhs.dimensions(d.kernel_spatial_dimensions[i])) {
-      Fail(op, s,
-           "window size " + std::to_string(w.size) + " differs from kernel spatial size " +
-               std::to_string(rhs.dimensions(d.kernel_spatial_dimensions[i])));
-    }
-    out[d.output_spatial_dimensions[i]] =
-        WindowedSize(lhs.dimensions(d.input_spatial_dimensions[i]), w);
-  }
-  return Shape(lhs.element_type(), out);
-}
-
-std::optional<Shape> InferDot(HloOpcode op, const Shapes& s, const AttributeMap& a) {
-  RequireArray(op, s, 0);
-  RequireArray(op, s, 1);
-  const Shape& lhs = *s[0];
-  const Shape& rhs = *s[1];
-  auto lb = Ints(a, AttrKey::kLhsBatchDims), rb = Ints(a, AttrKey::kRhsBatchDims);
-  auto lc = Ints(a, AttrKey::kLhsContractingDims), rc = Ints(a, AttrKey::kRhsContractingDims);
-  std::vector<int64_t> none;
-  const auto& lbv = lb ? *lb : none;
-  const auto& rbv = rb ? *rb : none;
-  const auto& lcv = lc ? *lc : none;
-  const auto& rcv = rc ? *rc : none;
-  if (lbv.size() != rbv.size() || lcv.size() != rcv.size())
-    Fail(op, s, "lhs and rhs need as many batch and contracting dims");
-  for (size_t i = 0; i < lbv.size(); ++i) {
-    CheckDim(op, s, lbv[i], lhs.rank(), "lhs batch dim");
-    CheckDim(op, s, rbv[i], rhs.rank(), "rhs batch dim");
-    if (lhs.dimensions(lbv[i]) != rhs.dimensions(rbv[i]))
-      Fail(op, s, "batch dimension sizes differ");
-  }
-  for (size_t i = 0; i < lcv.size(); ++i) {
-    CheckDim(op, s, lcv[i], lhs.rank(), "lhs contracting dim");
-    CheckDim(op, s, rcv[i], rhs.rank(), "rhs contracting dim");
-    if (lhs.dimensions(lcv[i]) != rhs.dimensions(rcv[i])) {
-      Fail(op, s,
-           "contracting dimension sizes differ: " + std::to_string(lhs.dimensions(lcv[i])) +
-               " vs " + std::to_string(rhs.dimensions(rcv[i])));
+    if (!Contains(dims, i)) {
+      out.push_back(input.dimensions(i));
+      dynamic.push_back(input.is_dynamic_dimension(i));
     }
   }
-  std::vector<int64_t> out;
-  for (int64_t d : lbv) out.push_back(lhs.dimensions(d));
-  auto free = [&](const Shape& x, const std::vector<int64_t>& b, const std::vector<int64_t>& c) {
-    for (int64_t i = 0; i < x.rank(); ++i) {
-      if (std::find(b.begin(), b.end(), i) == b.end() &&
-          std::find(c.begin(), c.end(), i) == c.end()) {
-        out.push_back(x.dimensions(i));
-      }
-    }
-  };
-  free(lhs, lbv, lcv);
-  free(rhs, rbv, rcv);
-  return Shape(lhs.element_type(), out);
-}
-
-std::optional<Shape> InferGather(HloOpcode op, const Shapes& s, const AttributeMap& a) {
-  const Shape& operand = *s[0];
-  const Shape& indices = *s[1];
-  auto offset_dims = RequireInts(op, s, a, AttrKey::kOffsetDims);
-  auto collapsed = RequireInts(op, s, a, AttrKey::kCollapsedSliceDims);
-  auto slice_sizes = RequireInts(op, s, a, AttrKey::kSliceSizes);
-  std::vector<int64_t> operand_batching;
-  if (auto v = Ints(a, AttrKey::kOperandBatchingDims)) operand_batching = *v;
-  auto ivd = a.GetOr<int64_t>(AttrKey::kIndexVectorDim);
-  if (!ivd) Fail(op, s, "needs index_vector_dim=");
-  if (static_cast<int64_t>(slice_sizes.size()) != operand.rank())
-    Fail(op, s, "slice_sizes must have one entry per operand dimension");
-  std::vector<int64_t> batch;
-  for (int64_t i = 0; i < indices.rank(); ++i) {
-    if (i != *ivd) batch.push_back(indices.dimensions(i));
-  }
-  std::vector<int64_t> offsets;
-  for (int64_t i = 0; i < operand.rank(); ++i) {
-    bool dropped =
-        std::find(collapsed.begin(), collapsed.end(), i) != collapsed.end() ||
-        std::find(operand_batching.begin(), operand_batching.end(), i) != operand_batching.end();
-    if (!dropped) offsets.push_back(slice_sizes[i]);
-  }
-  if (offsets.size() != offset_dims.size())
-    Fail(op, s, "offset_dims does not match the uncollapsed slice dimensions");
-  const int64_t rank = static_cast<int64_t>(batch.size() + offsets.size());
-  std::vector<int64_t> out(static_cast<size_t>(rank));
-  size_t bi = 0, oi = 0;
-  for (int64_t i = 0; i < rank; ++i) {
-    if (std::find(offset_dims.begin(), offset_dims.end(), i) != offset_dims.end()) {
-      out[i] = offsets[oi++];
-    } else {
-      if (bi >= batch.size()) Fail(op, s, "offset_dims are inconsistent with the output rank");
-      out[i] = batch[bi++];
-    }
-  }
-  return Shape(operand.element_type(), out);
-}
-
-std::optional<Shape> InferFft(HloOpcode op, const Shapes& s, const AttributeMap& a) {
-  const Shape& x = *s[0];
-  auto type = a.GetOr<std::string>(AttrKey::kFftType);
-  auto length = RequireInts(op, s, a, AttrKey::kFftLength);
-  if (!type) Fail(op, s, "needs fft_type=");
-  if (*type == "FFT" || *type == "IFFT") return x;
-  std::vector<int64_t> dims = x.dimensions();
-  if (dims.empty() || length.empty()) Fail(op, s, "needs a non-scalar operand and fft_length");
-  if (*type == "RFFT") {
-    dims.back() = length.back() / 2 + 1;
-    return Shape(
-        x.element_type() == PrimitiveType::kF64 ? PrimitiveType::kC128 : PrimitiveType::kC64, dims);
-  }
-  dims.back() = length.back();
-  return Shape(x.element_type() == PrimitiveType::kC128 ? PrimitiveType::kF64 : PrimitiveType::kF32,
-               dims);
+  Shape result(type, out);
+  for (size_t i = 0; i < dynamic.size(); ++i)
+    result.set_dynamic_dimension(static_cast<int64_t>(i), dynamic[i]);
+  return result;
 }
 
 }  // namespace
@@ -347,53 +269,73 @@ std::optional<Shape> InferShape(HloOpcode op, const Shapes& s, const AttributeMa
     case HloOpcode::kDomain:
       return *s[0];
     case HloOpcode::kAddDependency:
+      if (!s[1]->IsToken()) Fail(op, s, "operand 1 must be a token");
       return *s[0];
     case HloOpcode::kAfterAll:
+      for (const Shape* x : s) {
+        if (!x->IsToken()) Fail(op, s, "operands must be tokens");
+      }
       return Shape::Token();
     case HloOpcode::kPartitionId:
     case HloOpcode::kReplicaId:
       return Shape(PrimitiveType::kU32, {});
-    case HloOpcode::kGetDimensionSize:
+    case HloOpcode::kGetDimensionSize: {
+      RequireArray(op, s, 0);
+      auto dims = RequireInts(op, s, a, AttrKey::kDimensions);
+      if (dims.size() != 1) Fail(op, s, "needs exactly one dimension in dimensions={d}");
+      CheckDim(op, s, dims[0], s[0]->rank(), "dimension");
       return Shape(PrimitiveType::kS32, {});
+    }
+    case HloOpcode::kSetDimensionSize: {
+      RequireArray(op, s, 0);
+      auto dims = RequireInts(op, s, a, AttrKey::kDimensions);
+      if (dims.size() != 1) Fail(op, s, "needs exactly one dimension in dimensions={d}");
+      CheckDim(op, s, dims[0], s[0]->rank(), "dimension");
+      if (!s[1]->IsArray() || s[1]->rank() != 0 || s[1]->element_type() != PrimitiveType::kS32)
+        Fail(op, s, "the size (operand 1) must be an s32[] scalar");
+      Shape out = *s[0];
+      out.set_dynamic_dimension(dims[0], true);
+      return out;
+    }
     case HloOpcode::kTuple: {
       std::vector<Shape> elements;
       for (const Shape* x : s) elements.push_back(*x);
       return Shape::Tuple(std::move(elements));
     }
     case HloOpcode::kGetTupleElement: {
-      auto index = a.GetOr<int64_t>(AttrKey::kIndex);
-      if (!index) Fail(op, s, "needs index=");
+      const int64_t index = RequireInt(op, s, a, AttrKey::kIndex);
       if (!s[0]->IsTuple()) Fail(op, s, "needs a tuple operand");
-      if (*index < 0 || *index >= s[0]->tuple_shapes_size())
-        Fail(op, s, "index " + std::to_string(*index) + " is out of range");
-      return s[0]->tuple_shapes(*index);
+      if (index < 0 || index >= s[0]->tuple_shapes_size())
+        Fail(op, s, "index " + std::to_string(index) + " is out of range");
+      return s[0]->tuple_shapes(index);
     }
     case HloOpcode::kTranspose: {
+      RequireArray(op, s, 0);
       auto perm = RequireInts(op, s, a, AttrKey::kDimensions);
       if (static_cast<int64_t>(perm.size()) != s[0]->rank())
         Fail(op, s, "dimensions must be a permutation of the operand's");
+      CheckDimList(op, s, perm, s[0]->rank(), "permutation entry");
+      Shape out(s[0]->element_type(), {});
       std::vector<int64_t> dims;
-      std::vector<bool> seen(perm.size(), false);
-      for (int64_t p : perm) {
-        CheckDim(op, s, p, s[0]->rank(), "dimension");
-        if (seen[p]) Fail(op, s, "dimensions must be a permutation");
-        seen[p] = true;
-        dims.push_back(s[0]->dimensions(p));
-      }
-      return Shape(s[0]->element_type(), dims);
+      for (int64_t p : perm) dims.push_back(s[0]->dimensions(p));
+      out.set_dimensions(dims);
+      for (size_t i = 0; i < perm.size(); ++i)
+        out.set_dynamic_dimension(static_cast<int64_t>(i), s[0]->is_dynamic_dimension(perm[i]));
+      return out;
     }
-    case HloOpcode::kReverse: {
-      for (int64_t d : RequireInts(op, s, a, AttrKey::kDimensions))
-        CheckDim(op, s, d, s[0]->rank(), "dimension");
+    case HloOpcode::kReverse:
+      RequireArray(op, s, 0);
+      CheckDimList(op, s, RequireInts(op, s, a, AttrKey::kDimensions), s[0]->rank(), "dimension");
       return *s[0];
-    }
     case HloOpcode::kConcatenate: {
+      if (s.empty()) Fail(op, s, "needs at least one operand");
+      RequireArrays(op, s);
       auto dims = RequireInts(op, s, a, AttrKey::kDimensions);
       if (dims.size() != 1) Fail(op, s, "needs dimensions={d}");
-      if (s.empty()) Fail(op, s, "needs at least one operand");
       const int64_t d = dims[0];
       CheckDim(op, s, d, s[0]->rank(), "dimension");
-      std::vector<int64_t> out = s[0]->dimensions();
+      Shape out = *s[0];
+      std::vector<int64_t> sizes = s[0]->dimensions();
       for (size_t i = 1; i < s.size(); ++i) {
         if (s[i]->rank() != s[0]->rank() || s[i]->element_type() != s[0]->element_type()) {
           Fail(op, s, "operands must have the same rank and element type");
@@ -402,11 +344,18 @@ std::optional<Shape> InferShape(HloOpcode op, const Shapes& s, const AttributeMa
           if (k != d && s[i]->dimensions(k) != s[0]->dimensions(k))
             Fail(op, s, "operands differ outside the concatenated dimension");
         }
-        out[d] += s[i]->dimensions(d);
+        sizes[d] = AddSize(op, s, sizes[d], s[i]->dimensions(d));
+        if (s[i]->is_dynamic_dimension(d)) out.set_dynamic_dimension(d, true);
       }
-      return Shape(s[0]->element_type(), out);
+      std::vector<bool> dynamic = out.dynamic_dimensions();
+      out.set_dimensions(sizes);
+      for (size_t k = 0; k < dynamic.size(); ++k)
+        out.set_dynamic_dimension(static_cast<int64_t>(k), dynamic[k]);
+      out.clear_layout();
+      return out;
     }
     case HloOpcode::kPad: {
+      RequireArrays(op, s);
       const auto* p = a.Find(AttrKey::kPadding);
       if (!p) Fail(op, s, "needs padding=");
       const auto& padding = std::get<PaddingConfig>(*p);
@@ -419,13 +368,19 @@ std::optional<Shape> InferShape(HloOpcode op, const Shapes& s, const AttributeMa
         const PaddingDim& pd = padding[i];
         if (pd.interior < 0) Fail(op, s, "interior padding must be non-negative");
         const int64_t n = s[0]->dimensions(i);
-        int64_t size = pd.low + pd.high + n + std::max<int64_t>(n - 1, 0) * pd.interior;
+        const int64_t interior = MulSize(op, s, std::max<int64_t>(n - 1, 0), pd.interior);
+        const int64_t size =
+            AddSize(op, s, AddSize(op, s, AddSize(op, s, pd.low, pd.high), n), interior);
         if (size < 0) Fail(op, s, "padding makes dimension " + std::to_string(i) + " negative");
         out.push_back(size);
       }
-      return Shape(s[0]->element_type(), out);
+      Shape result(s[0]->element_type(), out);
+      for (int64_t i = 0; i < s[0]->rank(); ++i)
+        result.set_dynamic_dimension(i, s[0]->is_dynamic_dimension(i));
+      return result;
     }
     case HloOpcode::kSlice: {
+      RequireArray(op, s, 0);
       const auto* r = a.Find(AttrKey::kSlice);
       if (!r) Fail(op, s, "needs slice=");
       const auto& ranges = std::get<std::vector<SliceRange>>(*r);
@@ -440,85 +395,75 @@ std::optional<Shape> InferShape(HloOpcode op, const Shapes& s, const AttributeMa
                "slice range [" + std::to_string(sr.start) + ":" + std::to_string(sr.limit) +
                    "] is invalid for dimension " + std::to_string(i));
         }
-        out.push_back((sr.limit - sr.start + sr.stride - 1) / sr.stride);
+        out.push_back((sr.limit - sr.start - 1) / sr.stride + (sr.limit > sr.start ? 1 : 0));
       }
       return Shape(s[0]->element_type(), out);
     }
-    case HloOpcode::kDynamicSlice: {
-      auto sizes = RequireInts(op, s, a, AttrKey::kDynamicSliceSizes);
-      if (static_cast<int64_t>(sizes.size()) != s[0]->rank())
-        Fail(op, s, "dynamic_slice_sizes needs one entry per dimension");
-      for (int64_t i = 0; i < s[0]->rank(); ++i) {
-        if (sizes[i] < 0 || sizes[i] > s[0]->dimensions(i))
-          Fail(op, s, "slice size exceeds the operand");
-      }
-      return Shape(s[0]->element_type(), sizes);
-    }
+    case HloOpcode::kDynamicSlice:
+      return InferDynamicSlice(op, s, a);
     case HloOpcode::kDynamicUpdateSlice:
-      return *s[0];
+      return InferDynamicUpdateSlice(op, s);
     case HloOpcode::kDot:
       return InferDot(op, s, a);
     case HloOpcode::kConvolution:
       return InferConvolution(op, s, a);
     case HloOpcode::kGather:
       return InferGather(op, s, a);
+    case HloOpcode::kScatter:
+      return InferScatter(op, s, a);
     case HloOpcode::kFft:
       return InferFft(op, s, a);
     case HloOpcode::kReduce: {
       if (s.size() % 2 != 0 || s.empty())
         Fail(op, s, "needs inputs followed by as many init values");
+      RequireArrays(op, s);
       const size_t n = s.size() / 2;
       auto dims = RequireInts(op, s, a, AttrKey::kDimensions);
-      for (int64_t d : dims) CheckDim(op, s, d, s[0]->rank(), "dimension");
+      CheckDimList(op, s, dims, s[0]->rank(), "dimension");
       std::vector<Shape> outs;
       for (size_t i = 0; i < n; ++i) {
         if (s[i]->dimensions() != s[0]->dimensions())
           Fail(op, s, "inputs must have the same dimensions");
-        outs.push_back(ReduceShape(*s[0], dims, s[n + i]->element_type()));
+        if (s[n + i]->rank() != 0) Fail(op, s, "init values must be scalars");
+        if (s[i]->element_type() != s[n + i]->element_type())
+          Fail(op, s, "each input must have its init value's element type");
+        outs.push_back(ReduceShape(*s[i], dims, s[n + i]->element_type()));
       }
       return n == 1 ? outs[0] : Shape::Tuple(std::move(outs));
     }
-    case HloOpcode::kReduceWindow: {
-      if (s.size() % 2 != 0 || s.empty())
-        Fail(op, s, "needs inputs followed by as many init values");
-      const size_t n = s.size() / 2;
-      const auto* w = a.Find(AttrKey::kWindow);
-      if (!w) Fail(op, s, "needs window=");
-      const Window& window = std::get<Window>(*w);
-      if (static_cast<int64_t>(window.dimensions.size()) != s[0]->rank())
-        Fail(op, s, "the window needs one dimension per operand dimension");
-      std::vector<int64_t> dims;
-      for (int64_t i = 0; i < s[0]->rank(); ++i)
-        dims.push_back(WindowedSize(s[0]->dimensions(i), window.dimensions[i]));
-      std::vector<Shape> outs;
-      for (size_t i = 0; i < n; ++i) outs.emplace_back(s[n + i]->element_type(), dims);
-      return n == 1 ? outs[0] : Shape::Tuple(std::move(outs));
-    }
+    case HloOpcode::kReduceWindow:
+      return InferReduceWindow(op, s, a);
     case HloOpcode::kSelectAndScatter:
-      return *s[0];
-    case HloOpcode::kScatter: {
-      if (s.size() < 3 || (s.size() - 1) % 2 != 0)
-        Fail(op, s, "needs operands, indices and as many updates");
-      const size_t n = (s.size() - 1) / 2;
-      if (n == 1) return *s[0];
-      std::vector<Shape> outs;
-      for (size_t i = 0; i < n; ++i) outs.push_back(*s[i]);
-      return Shape::Tuple(std::move(outs));
-    }
+      return InferSelectAndScatter(op, s, a);
     case HloOpcode::kSort: {
       if (s.empty()) Fail(op, s, "needs at least one operand");
+      RequireArrays(op, s);
       for (const Shape* x : s) {
         if (x->dimensions() != s[0]->dimensions())
           Fail(op, s, "operands must have the same dimensions");
       }
+      auto dims = RequireInts(op, s, a, AttrKey::kDimensions);
+      if (dims.size() != 1) Fail(op, s, "needs exactly one dimension in dimensions={d}");
+      CheckDim(op, s, dims[0], s[0]->rank(), "sort dimension");
       if (s.size() == 1) return *s[0];
       std::vector<Shape> outs;
       for (const Shape* x : s) outs.push_back(*x);
       return Shape::Tuple(std::move(outs));
     }
     case HloOpcode::kMap: {
+      if (s.empty()) Fail(op, s, "needs at least one operand");
+      RequireArrays(op, s);
+      for (size_t i = 1; i < s.size(); ++i) RequireSameDims(op, s, 0, i);
+      if (const auto* dims = Ints(a, AttrKey::kDimensions)) {
+        // XLA maps over every dimension, in order.
+        bool all = static_cast<int64_t>(dims->size()) == s[0]->rank();
+        for (size_t i = 0; all && i < dims->size(); ++i)
+          all = (*dims)[i] == static_cast<int64_t>(i);
+        if (!all) Fail(op, s, "dimensions= must list every operand dimension in order");
+      }
       HloComputation* c = Computation(a, AttrKey::kToApply);
-      if (!c || s.empty()) return std::nullopt;
+      if (!c) return std::nullopt;
+      if (!c->root()->shape().IsArray()) Fail(op, s, "to_apply must return a scalar");
       return WithType(*s[0], c->root()->shape().element_type());
     }
     case HloOpcode::kCall:
@@ -543,43 +488,44 @@ std::optional<Shape> InferShape(HloOpcode op, const Shapes& s, const AttributeMa
       return out;
     }
     case HloOpcode::kBatchNormInference:
-      return *s[0];
     case HloOpcode::kBatchNormTraining:
-    case HloOpcode::kBatchNormGrad: {
-      auto fi = a.GetOr<int64_t>(AttrKey::kFeatureIndex);
-      if (!fi) Fail(op, s, "needs feature_index=");
-      CheckDim(op, s, *fi, s[0]->rank(), "feature_index");
-      Shape feature(s[0]->element_type(), {s[0]->dimensions(*fi)});
-      return Shape::Tuple({*s[0], feature, feature});
-    }
+    case HloOpcode::kBatchNormGrad:
+      return InferBatchNorm(op, s, a);
     case HloOpcode::kCholesky:
-      return *s[0];
+      return InferCholesky(op, s);
     case HloOpcode::kTriangularSolve:
-      return *s[1];
+      return InferTriangularSolve(op, s, a);
+    case HloOpcode::kRng:
+    case HloOpcode::kRngBitGenerator:
+    case HloOpcode::kRngGetAndUpdateState:
+    case HloOpcode::kStochasticConvert:
+      return InferRng(op, s, a);
     case HloOpcode::kTopK: {
-      auto k = a.GetOr<int64_t>(AttrKey::kK);
-      if (!k) Fail(op, s, "needs k=");
+      RequireArray(op, s, 0);
+      const int64_t k = RequireInt(op, s, a, AttrKey::kK);
       if (s[0]->rank() == 0) Fail(op, s, "needs a non-scalar operand");
       std::vector<int64_t> dims = s[0]->dimensions();
-      if (*k < 0 || *k > dims.back())
-        Fail(op, s, "k=" + std::to_string(*k) + " exceeds the last dimension");
-      dims.back() = *k;
+      if (k < 0 || k > dims.back())
+        Fail(op, s, "k=" + std::to_string(k) + " exceeds the last dimension");
+      dims.back() = k;
       return Shape::Tuple({Shape(s[0]->element_type(), dims), Shape(PrimitiveType::kS32, dims)});
     }
-    case HloOpcode::kSetDimensionSize: {
-      auto dims = RequireInts(op, s, a, AttrKey::kDimensions);
-      Shape out = *s[0];
-      for (int64_t d : dims) {
-        CheckDim(op, s, d, out.rank(), "dimension");
-        out.set_dynamic_dimension(d, true);
-      }
-      return out;
+    case HloOpcode::kCopyStart:
+      // (destination, source, context): XLA's u32[] context.
+      return Shape::Tuple({*s[0], *s[0], Shape(PrimitiveType::kU32, {})});
+    case HloOpcode::kCopyDone: {
+      const Shape& t = *s[0];
+      if (!t.IsTuple() || t.tuple_shapes_size() != 3 ||
+          !t.tuple_shapes(0).Compatible(t.tuple_shapes(1)))
+        Fail(op, s, "needs the (destination, source, context) tuple of a copy-start");
+      return t.tuple_shapes(0);
     }
     case HloOpcode::kAsyncUpdate:
       return *s[0];
     case HloOpcode::kAllReduce: {
       // One result per operand, of the operand's shape.
       if (s.empty()) Fail(op, s, "needs at least one operand");
+      RequireArrays(op, s);
       if (s.size() == 1) return *s[0];
       std::vector<Shape> outs;
       for (const Shape* x : s) outs.push_back(*x);

@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "hlo/shape_inference.h"
+#include "hlo/verifier_ops.h"
 #include "support/error.h"
 
 namespace uir::hlo {
@@ -320,11 +321,13 @@ void CheckExplicitShape(const HloInstruction& inst) {
 
 void CheckInstruction(const HloInstruction& inst, const HloModule& module,
                       const std::unordered_set<const HloComputation*>& module_computations) {
+  CheckShapeLimits(inst);
   const int arity = OpcodeArity(inst.opcode());
   if (arity != kVariadic && inst.operand_count() != arity) {
     Fail(inst, std::string(OpcodeName(inst.opcode())) + " takes " + std::to_string(arity) +
                    " operand(s), has " + std::to_string(inst.operand_count()));
   }
+  CheckRequiredAttributes(inst);
   CheckLayouts(inst, inst.shape());
   for (HloComputation* c : inst.called_computations()) {
     if (!module_computations.count(c)) Fail(inst, "calls a computation outside the module");
@@ -355,6 +358,7 @@ void CheckInstruction(const HloInstruction& inst, const HloModule& module,
   CheckExplicitShape(inst);
   CheckCalledComputations(inst);
   CheckAsync(inst);
+  CheckOpcodeRules(inst);
 }
 
 void CheckComputation(const HloComputation& c, const HloModule& module,
@@ -414,6 +418,7 @@ void Verify(const HloModule& module) {
     if (!names.insert(c->name()).second)
       throw VerifyError(c->name(), "computation name is used twice");
   }
+  CheckCallDepth(module);
   for (const auto& c : module.computations()) CheckComputation(*c, module, computations);
   const ModuleConfig& cfg = module.config();
   const HloComputation& entry = *module.entry();
