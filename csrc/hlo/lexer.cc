@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 
 namespace uir::hlo {
 namespace {
@@ -92,6 +93,27 @@ SourceLocation Lexer::LocationOf(size_t offset) const {
   size_t line = static_cast<size_t>(it - line_starts_.begin());  // 1-based
   size_t column = offset - line_starts_[line - 1] + 1;
   return {file_, static_cast<int64_t>(line), static_cast<int64_t>(column)};
+}
+
+std::string Lexer::DescribeCharacter(size_t offset) const {
+  const auto lead = static_cast<unsigned char>(text_[offset]);
+  if (lead >= 0x20 && lead < 0x7f) return std::string("'") + static_cast<char>(lead) + "'";
+  // A whole UTF-8 sequence, quoted with its code point; anything else by value.
+  const size_t len = lead >= 0xf0 && lead < 0xf8 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc2 ? 2 : 1;
+  bool valid = len > 1 && offset + len <= text_.size();
+  uint32_t cp = len == 4 ? lead & 0x07 : len == 3 ? lead & 0x0f : lead & 0x1f;
+  for (size_t i = 1; valid && i < len; ++i) {
+    const auto b = static_cast<unsigned char>(text_[offset + i]);
+    valid = (b & 0xc0) == 0x80;
+    cp = (cp << 6) | (b & 0x3f);
+  }
+  char buf[16];
+  if (!valid) {
+    std::snprintf(buf, sizeof(buf), "byte 0x%02X", lead);
+    return buf;
+  }
+  std::snprintf(buf, sizeof(buf), " (U+%04X)", cp);
+  return "'" + std::string(text_.substr(offset, len)) + "'" + buf;
 }
 
 void Lexer::FailAt(size_t offset, const std::string& message) const {
@@ -201,7 +223,7 @@ void Lexer::Lex() {
   }
   if (IsDigit(c) || c == '-' || (c == '.' && IsDigit(at(start + 1)))) return LexNumberLike(start);
   if (IsIdentStart(c)) return LexIdentifierLike(start);
-  FailAt(start, std::string("unexpected character '") + c + "'");
+  FailAt(start, "unexpected character " + DescribeCharacter(start));
 }
 
 bool Lexer::MatchDimLabels(size_t start, size_t* end) const {

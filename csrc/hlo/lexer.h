@@ -79,6 +79,9 @@ class Lexer {
   // A ParseError at byte `offset` (default: the current token).
   [[noreturn]] void Fail(const std::string& message) const { FailAt(token_.offset, message); }
   [[noreturn]] void FailAt(size_t offset, const std::string& message) const;
+  // The character at `offset` for a message: printable ASCII quoted, a
+  // UTF-8 sequence quoted whole with its code point, any other byte by value.
+  std::string DescribeCharacter(size_t offset) const;
   SourceLocation LocationOf(size_t offset) const;
   std::string_view text() const { return text_; }
 

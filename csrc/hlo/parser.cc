@@ -387,6 +387,7 @@ void Parser::ParseInstruction(Scope& scope) {
 }
 
 HloInstruction* Parser::ParseOperand(Scope& scope) {
+  Nesting nesting(*this);
   const size_t offset = tok().offset;
   std::optional<Shape> declared;
   if (AtShapeStart()) declared = ParseShape();

@@ -14,6 +14,7 @@
 #include "hlo/lexer.h"
 #include "hlo/module.h"
 #include "hlo/parser.h"
+#include "hlo/verifier_ops.h"
 
 namespace uir::hlo {
 
@@ -83,6 +84,24 @@ class Parser {
   std::vector<bool> ParseBoolList();
   std::string CaptureUntilAttributeEnd();
 
+  // Counts one level of nesting (a tuple shape, a literal brace, an inline
+  // operand instruction) for its lifetime; past kMaxParseNesting levels the
+  // parse fails there, so no input can exhaust the stack.
+  class Nesting {
+   public:
+    explicit Nesting(Parser& p) : p_(p) {
+      if (++p_.nesting_ > kMaxParseNesting)
+        p_.Fail("nesting deeper than " + std::to_string(kMaxParseNesting) + " levels");
+    }
+    ~Nesting() { --p_.nesting_; }
+    Nesting(const Nesting&) = delete;
+    Nesting& operator=(const Nesting&) = delete;
+
+   private:
+    Parser& p_;
+  };
+  static constexpr int kMaxParseNesting = 256;
+
   // Token helpers.
   const Token& tok() const { return lexer_.peek(); }
   bool At(Tok kind) const { return tok().kind == kind; }
@@ -101,6 +120,8 @@ class Parser {
   std::unordered_set<const HloComputation*> in_progress_;  // being parsed; not callable yet
   HloComputation* entry_ = nullptr;
   uint64_t elided_seed_ = 42;
+  int nesting_ = 0;
+  int shape_nesting_ = 0;
 };
 
 }  // namespace uir::hlo

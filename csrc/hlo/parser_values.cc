@@ -121,7 +121,17 @@ bool Parser::AtShapeStart() {
 
 Shape Parser::ParseShape() {
   const size_t start = tok().offset;
-  if (Accept(Tok::kLparen)) {
+  Nesting nesting(*this);
+  if (At(Tok::kLparen)) {
+    // Tuple nesting is bounded by the verifier's limit (kMaxShapeDepth).
+    if (++shape_nesting_ > kMaxShapeDepth) {
+      Fail("tuple shapes nest deeper than " + std::to_string(kMaxShapeDepth) + " levels");
+    }
+    struct Leave {
+      int& n;
+      ~Leave() { --n; }
+    } leave{shape_nesting_};
+    lexer_.Next();
     std::vector<Shape> elements;
     if (!At(Tok::kRparen)) {
       do {
@@ -414,6 +424,7 @@ void Parser::FillElided(Literal& literal) {
 }
 
 void Parser::ParseLiteralInto(Literal& literal, const Shape& shape) {
+  Nesting nesting(*this);
   if (shape.IsTuple()) {
     Expect(Tok::kLparen, "'(' opening a tuple literal");
     auto& elements = literal.mutable_tuple_elements();
@@ -448,6 +459,7 @@ void Parser::ParseLiteralInto(Literal& literal, const Shape& shape) {
   const std::vector<int64_t>& dims = shape.dimensions();
   int64_t index = 0;
   auto parse_level = [&](auto&& self, int64_t dim) -> void {
+    Nesting level(*this);
     const size_t open = tok().offset;
     Expect(Tok::kLbrace, "'{' for dimension " + std::to_string(dim) + " of the literal");
     int64_t count = 0;

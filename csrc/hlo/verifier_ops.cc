@@ -355,7 +355,7 @@ void CheckCallDepth(const HloModule& module) {
         }
         continue;
       }
-      int64_t d = 1;
+      int64_t d = 0;  // calls below c
       for (const HloComputation* callee : callees) {
         auto it = depth.find(callee);
         d = std::max(d, (it == depth.end() ? 0 : it->second) + 1);

@@ -29,6 +29,16 @@ const char* PythonClassName(ErrorKind kind) {
   return "InternalError";
 }
 
+// Text from C++ as a Python str: input bytes quoted in a message need not
+// be valid UTF-8, so undecodable bytes become \xNN escapes instead of a
+// UnicodeDecodeError that would hide the message.
+py::str Text(std::string_view text) {
+  PyObject* s =
+      PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "backslashreplace");
+  if (s == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::str>(s);
+}
+
 // Raises the Python class for `e`, with its structured fields as keyword
 // arguments. Runs with the GIL held, inside pybind11's translator.
 void RaisePythonError(const Error& e) {
@@ -39,13 +49,13 @@ void RaisePythonError(const Error& e) {
       const SourceLocation& loc = parse->location();
       kwargs["line"] = loc.line;
       kwargs["column"] = loc.column;
-      kwargs["file"] = loc.file.empty() ? py::none() : py::object(py::str(loc.file));
+      kwargs["file"] = loc.file.empty() ? py::none() : py::object(Text(loc.file));
     } else if (const auto* verify = dynamic_cast<const VerifyError*>(&e)) {
-      kwargs["instruction"] = verify->instruction();
+      kwargs["instruction"] = Text(verify->instruction());
     } else if (const auto* custom = dynamic_cast<const CustomCallError*>(&e)) {
-      kwargs["target"] = custom->target();
+      kwargs["target"] = Text(custom->target());
     }
-    py::object instance = cls(py::str(e.what()), **kwargs);
+    py::object instance = cls(Text(e.what()), **kwargs);
     PyErr_SetObject(cls.ptr(), instance.ptr());
   } catch (py::error_already_set& failure) {
     // The error classes could not be built (uir._src.errors missing or
