@@ -21,7 +21,7 @@ DEPS_STAMP := $(VENV)/.uir-deps
 BUILD_STAMP := $(VENV)/.uir-build
 ASAN_STAMP := $(ASAN_VENV)/.uir-build
 
-.PHONY: all demo test test-xla bench bench-quick bench-deps asan fuzz fuzz-build lint format system-deps build clean distclean help
+.PHONY: all demo test test-xla bench bench-quick bench-deps asan fuzz fuzz-eval fuzz-build lint format system-deps build clean distclean help
 
 all: test
 
@@ -33,6 +33,7 @@ help:
 	@echo "make bench-quick  the small cases of the suite (under 3 minutes)"
 	@echo "make asan    build with ASan+UBSan in $(ASAN_VENV) and run the tests there"
 	@echo "make fuzz    run the HLO parser fuzzer for FUZZ_SECONDS (default 600)"
+	@echo "make fuzz-eval  run the parse/verify/print/evaluate fuzzer for FUZZ_SECONDS"
 	@echo "make lint    ruff, clang-format and clang-tidy checks"
 	@echo "make format  apply ruff format and clang-format"
 
@@ -88,19 +89,28 @@ $(BUILD_STAMP): $(SYSTEM_STAMP) $(DEPS_STAMP) $(CORE_INPUTS)
 # with XLA's corpus. The test suite runs it briefly; `make fuzz` runs it long.
 FUZZ_DIR := build/fuzz
 FUZZER := $(FUZZ_DIR)/hlo_parser_fuzzer
+EVAL_FUZZER := $(FUZZ_DIR)/hlo_eval_fuzzer
 FUZZ_SECONDS ?= 600
 CORPUS_DIR ?= ../shared/corpus/xla-hlo
 
 fuzz-build: $(SYSTEM_STAMP) $(DEPS_STAMP)
 	@[ -f $(FUZZ_DIR)/build.ninja ] || cmake -S tools/fuzz -B $(FUZZ_DIR) -G Ninja \
 	    -DCMAKE_CXX_COMPILER=clang++-19 -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-	@cmake --build $(FUZZ_DIR) | grep -v "^ninja: no work to do" || true
-	@test -x $(FUZZER)
+	@cmake --build $(FUZZ_DIR) --parallel 2 | grep -v "^ninja: no work to do" || true
+	@test -x $(FUZZER) && test -x $(EVAL_FUZZER)
 
 fuzz: fuzz-build
 	mkdir -p $(FUZZ_DIR)/corpus
 	$(FUZZER) -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
 	    -artifact_prefix=$(FUZZ_DIR)/ $(FUZZ_DIR)/corpus $(CORPUS_DIR)
+
+# The structure-aware fuzzer: mutates corpus modules (dimensions, types,
+# layouts, attributes, operands, nesting) and drives each through parse,
+# verify, print, clone and evaluate.
+fuzz-eval: fuzz-build
+	mkdir -p $(FUZZ_DIR)/eval-corpus
+	$(EVAL_FUZZER) -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=4096 \
+	    -print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/ $(FUZZ_DIR)/eval-corpus $(CORPUS_DIR)
 
 # The same build with AddressSanitizer and UndefinedBehaviorSanitizer, in its
 # own venv. Python itself is not instrumented, so the ASan runtime is preloaded

@@ -59,3 +59,40 @@ def test_parser_fuzzer_smoke(tmp_path):
     assert run.returncode == 0, run.stderr[-4000:]
     assert "Done " in run.stderr
     assert not list(tmp_path.glob("crash-*")) and not list(tmp_path.glob("timeout-*"))
+
+
+EVAL_FUZZER = ROOT / "build" / "fuzz" / "hlo_eval_fuzzer"
+
+
+def test_eval_fuzzer_smoke(tmp_path):
+    """The structure-aware fuzzer (mutated corpus modules through parse,
+    verify, print, clone and evaluate) on a fixed seed and input count."""
+    build = subprocess.run(
+        ["make", "-s", "fuzz-build"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+        env=_clean_env(),
+    )
+    assert build.returncode == 0, build.stdout + build.stderr
+    run = subprocess.run(
+        [
+            str(EVAL_FUZZER),
+            "-runs=3000",
+            "-max_total_time=90",
+            "-seed=20261123",
+            "-timeout=10",
+            "-rss_limit_mb=4096",
+            f"-artifact_prefix={tmp_path}/",
+            str(tmp_path),
+            str(CORPUS),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=150,
+        check=False,
+        env=_clean_env(),
+    )
+    assert run.returncode == 0, run.stderr[-4000:]
+    assert "Done 3000 runs" in run.stderr

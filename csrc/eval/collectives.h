@@ -52,6 +52,7 @@ struct Participant {
   int partitions = 1;
   Rendezvous* rendezvous = nullptr;  // null: a single participant
   uint64_t seed = 0;                 // for rng ops (mixed with the id)
+  int64_t max_steps = 0;             // instructions to evaluate at most; 0: no limit
 };
 
 // Evaluates a collective (or replica-id / partition-id) for `self`.

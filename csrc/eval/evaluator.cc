@@ -164,6 +164,10 @@ class Evaluator final : public Context {
     std::unordered_map<const HloInstruction*, Value> values;
     std::unordered_map<const HloInstruction*, int> left = plan.uses;
     for (HloInstruction* inst : plan.order) {
+      if (self_.max_steps > 0 && ++steps_ > self_.max_steps) {
+        throw ShapeError("evaluation stopped after its limit of " +
+                         std::to_string(self_.max_steps) + " steps, at %" + inst->name());
+      }
       Value v;
       if (inst->opcode() == HloOpcode::kParameter) {
         v = std::move(args[inst->parameter_number()]);
@@ -191,6 +195,7 @@ class Evaluator final : public Context {
   }
 
   Participant self_;
+  int64_t steps_ = 0;
   RngState rng_;
   std::unordered_map<const HloComputation*, Plan> plans_;
   std::unordered_map<const HloComputation*, bool> liftable_;
@@ -792,6 +797,12 @@ std::vector<const Literal*> CheckArguments(const hlo::HloModule& module,
 }  // namespace
 
 Literal Evaluate(const hlo::HloModule& module, const std::vector<Literal>& args, uint64_t seed) {
+  return Evaluate(module, args, EvaluateOptions{seed, 0});
+}
+
+Literal Evaluate(const hlo::HloModule& module, const std::vector<Literal>& args,
+                 const EvaluateOptions& options) {
+  const uint64_t seed = options.seed;
   // The evaluator trusts shapes and attributes; an unverified module could
   // make it read or write out of bounds.
   hlo::Verify(module);
@@ -799,6 +810,7 @@ Literal Evaluate(const hlo::HloModule& module, const std::vector<Literal>& args,
   Participant self;
   self.partitions = static_cast<int>(std::max<int64_t>(1, module.config().num_partitions));
   self.seed = seed;
+  self.max_steps = options.max_steps;
   return EvaluateComputation(*module.entry(), ptrs, self);
 }
 

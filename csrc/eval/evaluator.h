@@ -19,6 +19,15 @@ namespace uir::eval {
 hlo::Literal Evaluate(const hlo::HloModule& module, const std::vector<hlo::Literal>& args,
                       uint64_t seed = 0);
 
+struct EvaluateOptions {
+  uint64_t seed = 0;
+  // Evaluating more instructions than this (a loop that does not end, say)
+  // stops with a ShapeError; 0 means no limit.
+  int64_t max_steps = 0;
+};
+hlo::Literal Evaluate(const hlo::HloModule& module, const std::vector<hlo::Literal>& args,
+                      const EvaluateOptions& options);
+
 // Runs `module` as `participants` replicas (x partitions, flattened as
 // replica * num_partitions + partition), each on its own thread with the
 // same arguments; collectives exchange data between them. Returns each

@@ -1,0 +1,314 @@
+// Structure-aware libFuzzer target for the whole front end: parse -> verify
+// -> print/parse back/clone -> evaluate, under ASan and UBSan.
+//
+// The custom mutator works on modules, not bytes: it parses the input (a
+// corpus module or an earlier mutant), changes one thing a pass or a user
+// could change -- a dimension, an element type, a layout, an integer
+// attribute, an operand, the nesting of a shape -- and prints the module
+// back. Inputs that no longer parse are mutated as bytes instead.
+//
+// The contract checked: any input is rejected with a uir::UserError or an
+// UnimplementedError, or it parses, prints back to an equal module, clones,
+// and (when small) evaluates to a result or a UserError. An InternalError,
+// a crash or a sanitizer report is a bug.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <string_view>
+
+#include "eval/evaluator.h"
+#include "hlo/computation.h"
+#include "hlo/parser.h"
+#include "hlo/primitive_type.h"
+#include "hlo/printer.h"
+#include "hlo/verifier.h"
+#include "support/error.h"
+
+extern "C" size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t max_size);
+
+namespace {
+
+using uir::hlo::AttrKey;
+using uir::hlo::AttrValue;
+using uir::hlo::HloInstruction;
+using uir::hlo::HloModule;
+using uir::hlo::Literal;
+using uir::hlo::PrimitiveType;
+using uir::hlo::Shape;
+
+// Modules are evaluated only below these sizes, so each input runs quickly.
+constexpr int64_t kMaxElements = 1 << 14;
+constexpr int64_t kMaxSteps = 20000;
+
+[[noreturn]] void Die(const char* what, const std::string& detail) {
+  std::fprintf(stderr, "fuzz failure: %s\n%s\n", what, detail.c_str());
+  std::abort();
+}
+
+int64_t Elements(const Shape& s) {
+  if (s.IsTuple() || s.IsBuffer()) {
+    int64_t n = 0;
+    for (const Shape& e : s.tuple_shapes()) {
+      const int64_t k = Elements(e);
+      if (k < 0 || n + k > kMaxElements) return -1;
+      n += k;
+    }
+    return n;
+  }
+  int64_t n = 1;
+  for (int64_t d : s.dimensions()) {
+    if (d < 0 || __builtin_mul_overflow(n, d, &n) || n > kMaxElements) return -1;
+  }
+  return n;
+}
+
+bool SmallEnough(const HloModule& m) {
+  int64_t total = 0;
+  for (const auto& c : m.computations()) {
+    for (const auto& inst : c->instructions()) {
+      const int64_t n = Elements(inst->shape());
+      if (n < 0 || (total += n) > 16 * kMaxElements) return false;
+    }
+  }
+  return true;
+}
+
+void Fill(Literal& l, std::mt19937_64& rng) {
+  if (l.shape().IsTuple()) {
+    for (Literal& e : l.mutable_tuple_elements()) Fill(e, rng);
+    return;
+  }
+  if (!l.shape().IsArray()) return;
+  const PrimitiveType t = l.shape().element_type();
+  for (int64_t i = 0; i < l.element_count(); ++i) {
+    const uint64_t r = rng();
+    if (t == PrimitiveType::kPred) {
+      l.SetBits(i, r & 1);
+    } else if (uir::hlo::IsComplex(t)) {
+      l.SetComplex(i, {static_cast<double>(r % 17) - 8, static_cast<double>((r >> 8) % 9) - 4});
+    } else if (uir::hlo::IsFloat(t)) {
+      // Mostly small values, sometimes the edges.
+      static constexpr double kEdges[] = {0.0, -0.0, 1e30, -1e30, INFINITY, -INFINITY, NAN, 1e-40};
+      l.SetDouble(i, r % 16 == 0 ? kEdges[(r >> 4) % 8]
+                                 : static_cast<double>(static_cast<int64_t>(r >> 8) % 2001) / 250);
+    } else if (uir::hlo::IsUnsigned(t)) {
+      l.SetUint64(i, r % 8 == 0 ? r >> 3 : r % 9);
+    } else {
+      l.SetInt64(i, r % 8 == 0 ? static_cast<int64_t>(r >> 3) : static_cast<int64_t>(r % 11) - 3);
+    }
+  }
+}
+
+// --- The mutator -------------------------------------------------------------
+
+constexpr PrimitiveType kTypes[] = {
+    PrimitiveType::kPred, PrimitiveType::kS8,  PrimitiveType::kS32,   PrimitiveType::kS64,
+    PrimitiveType::kU8,   PrimitiveType::kU32, PrimitiveType::kU64,   PrimitiveType::kF16,
+    PrimitiveType::kBF16, PrimitiveType::kF32, PrimitiveType::kF64,   PrimitiveType::kC64,
+    PrimitiveType::kS4,   PrimitiveType::kU4,  PrimitiveType::kF8E5M2};
+
+int64_t InterestingInt(std::mt19937_64& rng, int64_t near) {
+  switch (rng() % 8) {
+    case 0:
+      return -1;
+    case 1:
+      return 0;
+    case 2:
+      return near + 1;
+    case 3:
+      return near - 1;
+    case 4:
+      return static_cast<int64_t>(rng() % 5);
+    case 5:
+      return int64_t{1} << (rng() % 63);
+    case 6:
+      return -static_cast<int64_t>(rng() % 100000);
+    default:
+      return static_cast<int64_t>(rng() % 9);
+  }
+}
+
+Shape* RandomArray(Shape& s, std::mt19937_64& rng) {
+  if (s.IsTuple() || s.IsBuffer()) {
+    if (s.tuple_shapes().empty()) return nullptr;
+    return RandomArray(s.mutable_tuple_shapes()[rng() % s.tuple_shapes().size()], rng);
+  }
+  return s.IsArray() ? &s : nullptr;
+}
+
+void MutateShape(Shape& s, std::mt19937_64& rng) {
+  Shape* a = RandomArray(s, rng);
+  if (a == nullptr) return;
+  switch (rng() % 6) {
+    case 0:
+    case 1: {  // one dimension
+      if (a->rank() == 0) break;
+      std::vector<int64_t> dims = a->dimensions();
+      const int64_t i = static_cast<int64_t>(rng() % dims.size());
+      dims[i] = std::max<int64_t>(0, InterestingInt(rng, dims[i]) % 9);
+      a->set_dimensions(dims);
+      a->clear_layout();
+      break;
+    }
+    case 2: {  // rank
+      std::vector<int64_t> dims = a->dimensions();
+      if (!dims.empty() && rng() % 2) {
+        dims.erase(dims.begin() + static_cast<int64_t>(rng() % dims.size()));
+      } else {
+        dims.insert(dims.begin() + static_cast<int64_t>(rng() % (dims.size() + 1)),
+                    static_cast<int64_t>(rng() % 4));
+      }
+      a->set_dimensions(dims);
+      a->clear_layout();
+      break;
+    }
+    case 3:
+      a->set_element_type(kTypes[rng() % std::size(kTypes)]);
+      break;
+    case 4: {  // a layout, a permutation of the dims
+      uir::hlo::Layout l = Shape::DefaultLayout(a->rank());
+      std::shuffle(l.minor_to_major.begin(), l.minor_to_major.end(), rng);
+      a->set_layout(l);
+      break;
+    }
+    default:  // nesting
+      s = Shape::Tuple({s});
+      break;
+  }
+}
+
+void MutateAttribute(HloInstruction& inst, std::mt19937_64& rng) {
+  auto& entries = inst.attributes().entries();
+  if (entries.empty()) return;
+  const AttrKey key = entries[rng() % entries.size()].first;
+  AttrValue* v = inst.mutable_attributes().FindMutable(key);
+  if (auto* i = std::get_if<int64_t>(v)) {
+    *i = InterestingInt(rng, *i);
+  } else if (auto* list = std::get_if<std::vector<int64_t>>(v)) {
+    if (list->empty() || rng() % 4 == 0) {
+      list->push_back(InterestingInt(rng, 0));
+    } else if (rng() % 4 == 0) {
+      list->erase(list->begin() + static_cast<int64_t>(rng() % list->size()));
+    } else {
+      int64_t& x = (*list)[rng() % list->size()];
+      x = InterestingInt(rng, x);
+    }
+  } else if (auto* b = std::get_if<bool>(v)) {
+    *b = !*b;
+  } else if (auto* w = std::get_if<uir::hlo::Window>(v)) {
+    if (!w->dimensions.empty()) {
+      auto& d = w->dimensions[rng() % w->dimensions.size()];
+      int64_t* fields[] = {&d.size,         &d.stride,        &d.padding_low,
+                           &d.padding_high, &d.base_dilation, &d.window_dilation};
+      int64_t* f = fields[rng() % std::size(fields)];
+      *f = InterestingInt(rng, *f);
+    }
+  } else if (rng() % 4 == 0) {
+    inst.mutable_attributes().Erase(key);
+  }
+}
+
+bool MutateModule(HloModule& m, std::mt19937_64& rng) {
+  std::vector<HloInstruction*> all;
+  for (const auto& c : m.computations())
+    for (const auto& inst : c->instructions()) all.push_back(inst.get());
+  if (all.empty()) return false;
+  HloInstruction* inst = all[rng() % all.size()];
+  switch (rng() % 4) {
+    case 0:
+      MutateShape(inst->mutable_shape(), rng);
+      return true;
+    case 1:
+      MutateAttribute(*inst, rng);
+      return true;
+    case 2: {  // an operand from earlier in the same computation
+      if (inst->operand_count() == 0) return false;
+      const auto& list = inst->parent()->instructions();
+      std::vector<HloInstruction*> earlier;
+      for (const auto& x : list) {
+        if (x.get() == inst) break;
+        earlier.push_back(x.get());
+      }
+      if (earlier.empty()) return false;
+      inst->ReplaceOperand(static_cast<int64_t>(rng() % inst->operand_count()),
+                           earlier[rng() % earlier.size()]);
+      return true;
+    }
+    default: {  // a parameter's shape, with every reader's declared shape left as is
+      auto params = m.entry()->parameters();
+      if (params.empty()) return false;
+      MutateShape(params[rng() % params.size()]->mutable_shape(), rng);
+      return true;
+    }
+  }
+}
+
+}  // namespace
+
+extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size,
+                                          unsigned int seed) {
+  std::mt19937_64 rng(seed);
+  if (rng() % 8 != 0) {
+    try {
+      auto m = uir::hlo::ParseModule(std::string_view(reinterpret_cast<char*>(data), size));
+      for (int k = 0, n = 1 + static_cast<int>(rng() % 3); k < n; ++k) MutateModule(*m, rng);
+      const std::string text = uir::hlo::PrintModule(*m);
+      if (text.size() <= max_size) {
+        std::memcpy(data, text.data(), text.size());
+        return text.size();
+      }
+    } catch (const uir::Error&) {
+      // Not a module (any more): mutate the bytes.
+    }
+  }
+  return LLVMFuzzerMutate(data, size, max_size);
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  std::unique_ptr<HloModule> module;
+  try {
+    module = uir::hlo::ParseModule(text);
+  } catch (const uir::UserError&) {
+    return 0;
+  }
+  const std::string printed = uir::hlo::PrintModule(*module);
+  std::unique_ptr<HloModule> again;
+  try {
+    again = uir::hlo::ParseModule(printed);
+  } catch (const uir::UserError& e) {
+    Die("the printed module does not parse", std::string(e.what()) + "\n" + printed);
+  }
+  if (!again->Equals(*module)) Die("parse(print(m)) differs from m", printed);
+  try {
+    uir::hlo::Verify(*module);
+  } catch (const uir::UserError&) {
+    return 0;
+  }
+  const auto clone = module->Clone();
+  if (!clone->Equals(*module)) Die("the clone differs", printed);
+  uir::hlo::Verify(*clone);
+  if (!SmallEnough(*module) || module->config().replica_count > 1 ||
+      module->config().num_partitions > 1)
+    return 0;
+  std::mt19937_64 rng(std::hash<std::string_view>()(text));
+  std::vector<Literal> args;
+  for (const HloInstruction* p : module->entry()->parameters()) {
+    Shape shape = p->shape();
+    if (!shape.is_static()) return 0;  // dynamic parameters take their bound; keep it simple
+    Literal l(shape);
+    Fill(l, rng);
+    args.push_back(std::move(l));
+  }
+  try {
+    uir::eval::Evaluate(*clone, args, uir::eval::EvaluateOptions{1, kMaxSteps});
+  } catch (const uir::UserError&) {
+  } catch (const uir::UnimplementedError&) {
+  }
+  return 0;
+}
