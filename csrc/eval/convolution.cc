@@ -43,7 +43,14 @@ struct Geometry {
 template <typename T>
 void Convolve(const HloInstruction& inst, const Literal& lhs, const Literal& rhs, Literal& out) {
   const auto& dn = inst.attributes().Get<hlo::ConvolutionDimensionNumbers>(AttrKey::kDimLabels);
-  const auto& window = inst.attributes().Get<hlo::Window>(AttrKey::kWindow).dimensions;
+  // No window= means size-1 windows with no padding, stride or dilation.
+  const auto window = inst.attributes()
+                          .GetOr<hlo::Window>(AttrKey::kWindow)
+                          .value_or(hlo::Window{std::vector<hlo::WindowDim>(
+                              inst.attributes()
+                                  .Get<hlo::ConvolutionDimensionNumbers>(AttrKey::kDimLabels)
+                                  .input_spatial_dimensions.size())})
+                          .dimensions;
   const int64_t fgc = inst.attributes().GetOr<int64_t>(AttrKey::kFeatureGroupCount).value_or(1);
   const int64_t bgc = inst.attributes().GetOr<int64_t>(AttrKey::kBatchGroupCount).value_or(1);
   const auto& in_dims = lhs.shape().dimensions();

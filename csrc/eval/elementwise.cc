@@ -153,7 +153,9 @@ T ReducePrecisionOne(T value, int exponent_bits, int mantissa_bits) {
     const Bits x_exp = x & exp_mask;
     const int64_t ebias = (int64_t{1} << (kExponent - 1)) - 1;
     const int64_t max_exp = ebias + (int64_t{1} << (exponent_bits - 1)) - 1;
-    const int64_t min_exp = ebias - (int64_t{1} << (exponent_bits - 1)) + 2;
+    // XLA flushes every value whose biased exponent is at most
+    // bias - (2^(e-1) - 1) to zero: the reduced type's denormals included.
+    const int64_t min_exp = ebias - ((int64_t{1} << (exponent_bits - 1)) - 1);
     if (x_exp > (static_cast<Bits>(max_exp) << kMantissa)) {
       x = sign | exp_mask;  // overflow: infinity
     } else if (x_exp <= (static_cast<Bits>(min_exp) << kMantissa)) {

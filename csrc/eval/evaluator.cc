@@ -161,6 +161,14 @@ class Evaluator final : public Context {
   Value RunFor(const HloComputation& c, std::vector<Value> args, int64_t lift,
                const HloInstruction* want) {
     const Plan& plan = PlanFor(c);
+    // Lifted scalar computations run on whole arrays (see CallLifted).
+    const bool was_lifted = lifted_;
+    lifted_ = lift >= 0;
+    struct Restore {
+      bool& flag;
+      bool value;
+      ~Restore() { flag = value; }
+    } restore{lifted_, was_lifted};
     std::unordered_map<const HloInstruction*, Value> values;
     std::unordered_map<const HloInstruction*, int> left = plan.uses;
     for (HloInstruction* inst : plan.order) {
@@ -196,6 +204,7 @@ class Evaluator final : public Context {
 
   Participant self_;
   int64_t steps_ = 0;
+  bool lifted_ = false;
   RngState rng_;
   std::unordered_map<const HloComputation*, Plan> plans_;
   std::unordered_map<const HloComputation*, bool> liftable_;
@@ -299,7 +308,29 @@ class Evaluator final : public Context {
       default:
         break;
     }
-    return Value::Own(EvalArrayOp(inst, Arrays(inst, values)));
+    Literal result = EvalArrayOp(inst, Arrays(inst, values));
+    // Every later reader indexes by the instruction's shape: a result of any
+    // other shape would be read out of bounds, so it stops here.
+    UIR_CHECK(lifted_ || SameArrays(result.shape(), inst.shape()))
+        << "%" << inst.name() << " evaluated to " << result.shape().Describe() << ", not "
+        << inst.shape().Describe();
+    return Value::Own(std::move(result));
+  }
+
+  // Same element types and dimensions, tuples alike; layouts and dynamic
+  // markers aside.
+  static bool SameArrays(const Shape& a, const Shape& b) {
+    if (a.IsBuffer()) return SameArrays(a.buffer_element(), b);
+    if (b.IsBuffer()) return SameArrays(a, b.buffer_element());
+    if (a.IsTuple() != b.IsTuple()) return false;
+    if (a.IsTuple()) {
+      if (a.tuple_shapes_size() != b.tuple_shapes_size()) return false;
+      for (int64_t i = 0; i < a.tuple_shapes_size(); ++i) {
+        if (!SameArrays(a.tuple_shapes(i), b.tuple_shapes(i))) return false;
+      }
+      return true;
+    }
+    return a.element_type() == b.element_type() && a.dimensions() == b.dimensions();
   }
 
   // The operands of an op that reads arrays. A tuple operand (rare: custom

@@ -193,16 +193,21 @@ bool WithIntBinary(HloOpcode op, With&& with) {
 
 template <typename T, typename With>
 bool WithBoolBinary(HloOpcode op, With&& with) {
+  // XLA computes pred arithmetic in C++'s bool: add is or, multiply is and,
+  // subtract is xor.
   switch (op) {
     case HloOpcode::kAnd:
     case HloOpcode::kMinimum:
+    case HloOpcode::kMultiply:
       with([](bool a, bool b) { return a && b; });
       return true;
     case HloOpcode::kOr:
     case HloOpcode::kMaximum:
+    case HloOpcode::kAdd:
       with([](bool a, bool b) { return a || b; });
       return true;
     case HloOpcode::kXor:
+    case HloOpcode::kSubtract:
       with([](bool a, bool b) { return a != b; });
       return true;
     default:

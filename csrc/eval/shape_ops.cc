@@ -46,6 +46,63 @@ Literal Broadcast(const HloInstruction& inst, const Literal& x) {
   return out;
 }
 
+// x transposed by `perm` (result dim i is x's dim perm[i]) into `out`.
+void PermuteInto(const Literal& x, const std::vector<int64_t>& perm, Literal& out) {
+  const auto in_strides = Strides(x.shape().dimensions());
+  const size_t size = ElementBytes(x);
+  ForEachIndex(out.shape().dimensions(), [&](const std::vector<int64_t>& idx, int64_t linear) {
+    int64_t src = 0;
+    for (size_t i = 0; i < perm.size(); ++i) src += idx[i] * in_strides[perm[i]];
+    CopyElement(x, src, out, linear, size);
+  });
+}
+
+// Dimensions from major to minor in memory under `shape`'s layout (the
+// default layout when it has none).
+std::vector<int64_t> MajorToMinor(const HloInstruction& inst, const hlo::Shape& shape) {
+  std::vector<int64_t> order;
+  if (!shape.has_layout()) {
+    for (int64_t i = 0; i < shape.rank(); ++i) order.push_back(i);
+    return order;
+  }
+  if (!shape.layout().tiles.empty()) {
+    throw UnimplementedError("the evaluator cannot bitcast tiled layouts (%" + inst.name() + ")");
+  }
+  const auto& m = shape.layout().minor_to_major;
+  order.assign(m.rbegin(), m.rend());
+  return order;
+}
+
+Literal Reinterpret(const HloInstruction& inst, const Literal& x);
+
+// bitcast: the operand's bytes in memory, read under the result's layout.
+// Both sides go through their physical (major-to-minor) order.
+Literal Bitcast(const HloInstruction& inst, const Literal& x) {
+  const hlo::Shape& in_shape = inst.operand(0)->shape();
+  const hlo::Shape& out_shape = inst.shape();
+  const auto in_order = MajorToMinor(inst, in_shape);
+  const auto out_order = MajorToMinor(inst, out_shape);
+  auto identity = [](const std::vector<int64_t>& o) {
+    for (size_t i = 0; i < o.size(); ++i) {
+      if (o[i] != static_cast<int64_t>(i)) return false;
+    }
+    return true;
+  };
+  if (identity(in_order) && identity(out_order)) return Reinterpret(inst, x);
+  std::vector<int64_t> in_phys, out_phys;
+  for (int64_t d : in_order) in_phys.push_back(x.shape().dimensions(d));
+  for (int64_t d : out_order) out_phys.push_back(out_shape.dimensions(d));
+  Literal physical = MakeLiteral(x.shape().element_type(), in_phys);
+  PermuteInto(x, in_order, physical);
+  // Reinterpret as the result's physical shape, then back to logical order.
+  const Literal reread = Reshaped(Reinterpret(inst, physical), out_phys);
+  std::vector<int64_t> inverse(out_order.size());
+  for (size_t i = 0; i < out_order.size(); ++i) inverse[out_order[i]] = static_cast<int64_t>(i);
+  Literal out = Output(inst);
+  PermuteInto(reread, inverse, out);
+  return out;
+}
+
 Literal Transpose(const HloInstruction& inst, const Literal& x) {
   Literal out = Output(inst);
   const auto perm = inst.attributes().Get<std::vector<int64_t>>(AttrKey::kDimensions);
@@ -150,12 +207,14 @@ std::vector<int64_t> ClampedStarts(const std::vector<const Literal*>& ops, size_
   std::vector<int64_t> starts(operand_dims.size(), 0);
   const bool vector_form =
       ops.size() == first + 1 && ops[first]->shape().rank() == 1 && operand_dims.size() != 1;
+  UIR_CHECK(vector_form || ops.size() == first + operand_dims.size())
+      << "dynamic slice with " << ops.size() - first << " start indices for rank "
+      << operand_dims.size();
   for (size_t i = 0; i < operand_dims.size(); ++i) {
-    int64_t s =
+    UIR_CHECK(window[i] <= operand_dims[i]) << "dynamic slice window exceeds the operand";
+    const int64_t s =
         vector_form ? ops[first]->GetInt64(static_cast<int64_t>(i)) : ops[first + i]->GetInt64(0);
-    if (vector_form || first + i < ops.size()) {
-      starts[i] = std::clamp<int64_t>(s, 0, operand_dims[i] - window[i]);
-    }
+    starts[i] = std::clamp<int64_t>(s, 0, operand_dims[i] - window[i]);
   }
   return starts;
 }
@@ -313,8 +372,9 @@ Literal EvalShapeOp(const HloInstruction& inst, const std::vector<const Literal*
   switch (inst.opcode()) {
     case HloOpcode::kBroadcast:
       return Broadcast(inst, *ops[0]);
-    case HloOpcode::kReshape:
     case HloOpcode::kBitcast:
+      return Bitcast(inst, *ops[0]);
+    case HloOpcode::kReshape:
     case HloOpcode::kBitcastConvert:
       return Reinterpret(inst, *ops[0]);
     case HloOpcode::kTranspose:
