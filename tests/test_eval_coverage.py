@@ -26,15 +26,12 @@ NOT_EVALUATED = {
     "ragged-dot": "not yet",
     "scaled-dot": "not yet",
     "scan": "not yet",
-    "stochastic-convert": "not yet",
 }
 
 EXAMPLES = {
     "ragged-dot": "ENTRY e {\n  a = f32[4,2] parameter(0)\n  b = f32[2,2,3] parameter(1)\n  g = s64[2] parameter(2)\n"
     "  ROOT r = f32[4,3] ragged-dot(a, b, g), lhs_contracting_dims={1}, rhs_contracting_dims={1}, "
     "lhs_ragged_dims={0}, rhs_group_dims={0}\n}",
-    "stochastic-convert": "ENTRY e {\n  a = f32[4] parameter(0)\n  b = u32[4] parameter(1)\n"
-    "  ROOT r = s8[4] stochastic-convert(a, b)\n}",
 }
 
 

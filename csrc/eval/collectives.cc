@@ -11,6 +11,7 @@
 #include "eval/shape_ops.h"
 #include "eval/typed.h"
 #include "hlo/module.h"
+#include "hlo/replica_groups.h"
 #include "support/error.h"
 
 namespace uir::eval {
@@ -27,37 +28,7 @@ std::string Where(const HloInstruction& inst) { return "%" + inst.name(); }
 std::vector<std::vector<int64_t>> ExpandGroups(const HloInstruction& inst) {
   const auto rg = inst.attributes().GetOr<hlo::ReplicaGroups>(AttrKey::kReplicaGroups);
   if (!rg) return {};
-  switch (rg->form) {
-    case hlo::ReplicaGroups::Form::kExplicit:
-      return rg->groups;
-    case hlo::ReplicaGroups::Form::kIota: {
-      // iota(prod(reshape_dims)) reshaped, transposed by perm, flattened,
-      // then cut into num_groups groups of group_size.
-      const auto& dims = rg->reshape_dims;
-      std::vector<int64_t> perm = rg->transpose_perm;
-      if (perm.empty()) {
-        perm.resize(dims.size());
-        std::iota(perm.begin(), perm.end(), 0);
-      }
-      std::vector<int64_t> t_dims;
-      for (int64_t p : perm) t_dims.push_back(dims[p]);
-      const auto strides = Strides(dims);
-      std::vector<int64_t> flat;
-      ForEachIndex(t_dims, [&](const std::vector<int64_t>& idx, int64_t) {
-        int64_t v = 0;
-        for (size_t i = 0; i < idx.size(); ++i) v += idx[i] * strides[perm[i]];
-        flat.push_back(v);
-      });
-      std::vector<std::vector<int64_t>> groups(static_cast<size_t>(rg->num_groups));
-      for (size_t i = 0; i < flat.size(); ++i)
-        groups[i / static_cast<size_t>(rg->group_size)].push_back(flat[i]);
-      return groups;
-    }
-    case hlo::ReplicaGroups::Form::kMesh:
-      break;
-  }
-  throw UnimplementedError("the evaluator cannot read mesh-form replica groups (" + Where(inst) +
-                           ")");
+  return hlo::ExpandReplicaGroups(*rg);
 }
 
 // The participants `self` exchanges with at `inst`, in group order.
@@ -118,6 +89,10 @@ Literal Combine(Context& ctx, const HloComputation& f, const Literal& a, const L
 // Piece `k` of `count` equal pieces of `x` along `dim`.
 Literal Piece(const Literal& x, int64_t dim, int64_t count, int64_t k) {
   std::vector<int64_t> dims = x.shape().dimensions();
+  if (dim < 0 || dim >= static_cast<int64_t>(dims.size()) || dims[dim] % count != 0) {
+    throw ShapeError("dimension " + std::to_string(dim) + " of " + x.shape().Describe() +
+                     " does not split into " + std::to_string(count) + " equal pieces");
+  }
   const int64_t size = dims[dim] / count;
   dims[dim] = size;
   Literal out = MakeLiteral(x.shape().element_type(), dims);
@@ -205,8 +180,40 @@ void Rendezvous::Finish(int me, bool failed) {
   cv_.notify_all();
 }
 
-Literal EvalCollective(const HloInstruction& inst, const std::vector<const Literal*>& ops,
-                       const Participant& self, Context& ctx) {
+namespace {
+
+Literal EvalCollectiveUnchecked(const HloInstruction& inst, const std::vector<const Literal*>& ops,
+                                const Participant& self, Context& ctx);
+
+bool SameDims(const hlo::Shape& a, const hlo::Shape& b) {
+  if (a.IsTuple() != b.IsTuple()) return false;
+  if (!a.IsTuple()) return a.element_type() == b.element_type() && a.dimensions() == b.dimensions();
+  if (a.tuple_shapes_size() != b.tuple_shapes_size()) return false;
+  for (int64_t i = 0; i < a.tuple_shapes_size(); ++i) {
+    if (!SameDims(a.tuple_shapes(i), b.tuple_shapes(i))) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+// The group sizes a collective meets depend on how many participants run
+// it, so a shape that does not fit them is found here, not by the verifier.
+hlo::Literal EvalCollective(const hlo::HloInstruction& inst,
+                            const std::vector<const hlo::Literal*>& ops, const Participant& self,
+                            Context& ctx) {
+  hlo::Literal out = EvalCollectiveUnchecked(inst, ops, self, ctx);
+  if (!SameDims(out.shape(), inst.shape())) {
+    throw ShapeError(Where(inst) + " produces " + out.shape().Describe() + " for its group, not " +
+                     inst.shape().Describe());
+  }
+  return out;
+}
+
+namespace {
+
+Literal EvalCollectiveUnchecked(const HloInstruction& inst, const std::vector<const Literal*>& ops,
+                                const Participant& self, Context& ctx) {
   const HloOpcode op = inst.opcode();
   if (op == HloOpcode::kReplicaId || op == HloOpcode::kPartitionId) {
     Literal out = MakeLiteral(inst.shape().element_type(), {});
@@ -317,6 +324,8 @@ Literal EvalCollective(const HloInstruction& inst, const std::vector<const Liter
   throw UnimplementedError("the evaluator does not support " + std::string(hlo::OpcodeName(op)) +
                            " yet (" + Where(inst) + ")");
 }
+
+}  // namespace
 
 int RequiredParticipants(const hlo::HloModule& module) {
   const int64_t partitions = std::max<int64_t>(1, module.config().num_partitions);

@@ -200,9 +200,44 @@ Direction ParseDirection(const std::string& d) {
                      : Direction::kLt;
 }
 
+// stochastic-convert as XLA's evaluator defines it: |x| rounds away from
+// zero when the random bits r are below frac(|x|) * 2^bits, so with
+// probability frac(|x|); NaN gives 0, infinities and out-of-range values
+// saturate to the result type's bounds.
+Literal StochasticConvert(const HloInstruction& inst, const Literal& x, const Literal& random) {
+  const PrimitiveType t = inst.shape().element_type();
+  const int out_bits = hlo::BitWidth(t);
+  const int random_bits = hlo::BitWidth(random.shape().element_type());
+  const int64_t max = static_cast<int64_t>((uint64_t{1} << (out_bits - 1)) - 1);
+  const int64_t min = -max - 1;
+  Literal out = MakeLiteral(t, x.shape().dimensions());
+  for (int64_t i = 0; i < x.element_count(); ++i) {
+    const double v = x.GetDouble(i);
+    int64_t r;
+    if (std::isnan(v)) {
+      r = 0;
+    } else if (v >= static_cast<double>(max)) {
+      r = max;
+    } else if (v <= static_cast<double>(min)) {
+      r = min;
+    } else {
+      const double a = std::fabs(v);
+      int64_t whole = static_cast<int64_t>(a);
+      const double frac = a - static_cast<double>(whole);
+      const auto threshold = static_cast<uint64_t>(std::ldexp(frac, random_bits));
+      if (frac != 0 && random.GetUint64(i) < threshold) ++whole;
+      r = v < 0 ? -whole : whole;
+    }
+    out.SetInt64(i, r);
+  }
+  return out;
+}
+
 Literal EvalElementwise(const HloInstruction& inst, const std::vector<const Literal*>& ops) {
   const HloOpcode op = inst.opcode();
   switch (op) {
+    case HloOpcode::kStochasticConvert:
+      return StochasticConvert(inst, *ops[0], *ops[1]);
     case HloOpcode::kConvert:
       return Convert(*ops[0], inst.shape().element_type());
     case HloOpcode::kCompare:

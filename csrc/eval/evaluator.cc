@@ -420,7 +420,8 @@ class Evaluator final : public Context {
       default:
         break;
     }
-    if (hlo::IsElementwise(op) || op == HloOpcode::kReducePrecision)
+    if (hlo::IsElementwise(op) || op == HloOpcode::kReducePrecision ||
+        op == HloOpcode::kStochasticConvert)
       return EvalElementwise(inst, ops);
     throw UnimplementedError("the evaluator does not support " + std::string(hlo::OpcodeName(op)) +
                              " yet (%" + inst.name() + ")");

@@ -317,6 +317,11 @@ Literal Gather(const HloInstruction& inst, const Literal& operand, const Literal
   auto contains = [](const std::vector<int64_t>& v, int64_t x) {
     return std::find(v.begin(), v.end(), x) != v.end();
   };
+  // A slice of size 0 in any dimension (XLA allows it even for collapsed
+  // dimensions) selects no operand element: the result stays zero.
+  for (int64_t d = 0; d < rank; ++d) {
+    if (slice_sizes[d] == 0) return out;
+  }
   // Operand dims that offset dims walk, in order.
   std::vector<int64_t> window_dims;
   for (int64_t d = 0; d < rank; ++d) {

@@ -221,6 +221,16 @@ ReplicaGroups Parser::ParseReplicaGroups() {
   if (AtIdent("mesh") || AtIdent("maximal_mesh")) {
     g.form = ReplicaGroups::Form::kMesh;
     g.mesh_text = CaptureUntilAttributeEnd();
+    // `mesh[...], device_ids=(...) {axes}`: the comma belongs to the form.
+    if (At(Tok::kComma)) {
+      Lexer::State s = lexer_.Save();
+      lexer_.Next();
+      if (At(Tok::kAttrName) && tok().text == "device_ids") {
+        g.mesh_text += ", " + CaptureUntilAttributeEnd();
+      } else {
+        lexer_.Restore(s);
+      }
+    }
     return g;
   }
   Fail("expected replica groups ({{0,1},...}, [n,m]<=[...] or mesh[...]), got '" + tok().text +

@@ -25,7 +25,9 @@ def parse_module(text: str, *, file: str | None = None) -> HloModule:
 def load(path: str | os.PathLike[str]) -> HloModule:
     """Reads and parses an HLO text file; errors name the file."""
     path = os.fspath(path)
-    with open(path, encoding="utf-8") as f:
+    # Bytes go to the parser as they are: one that is not UTF-8 is reported
+    # with its line and column like any other unexpected character.
+    with open(path, "rb") as f:
         text = f.read()
     return _core.hlo.parse_module(text, path)
 
