@@ -24,8 +24,14 @@ def _clean_env() -> dict[str, str]:
     }
 
 
-def test_parser_fuzzer_smoke(tmp_path):
-    # `make fuzz-build` is a no-op when the fuzzer is up to date.
+EVAL_FUZZER = ROOT / "build" / "fuzz" / "hlo_eval_fuzzer"
+
+
+def _run_fuzzer(fuzzer: pathlib.Path, runs: int, seed: int, tmp_path, timeout: int):
+    """Builds the fuzzers (a no-op when up to date) and runs `fuzzer` over
+    the corpus for a fixed seed and number of inputs: the suite sees the
+    same inputs however fast the machine is (`make fuzz` and `make
+    fuzz-eval` explore by time, with fresh seeds)."""
     build = subprocess.run(
         ["make", "-s", "fuzz-build"],
         cwd=ROOT,
@@ -35,15 +41,12 @@ def test_parser_fuzzer_smoke(tmp_path):
         env=_clean_env(),
     )
     assert build.returncode == 0, build.stdout + build.stderr
-    run = subprocess.run(
+    return subprocess.run(
         [
-            str(FUZZER),
-            # A fixed seed and a fixed number of runs (about 25 s here) keep
-            # the suite deterministic: the same inputs however fast the
-            # machine is. `make fuzz` explores by time, with fresh seeds.
-            "-runs=12000",
+            str(fuzzer),
+            f"-runs={runs}",
             "-max_total_time=90",
-            "-seed=20261122",
+            f"-seed={seed}",
             "-timeout=10",
             "-rss_limit_mb=4096",
             f"-artifact_prefix={tmp_path}/",
@@ -52,47 +55,22 @@ def test_parser_fuzzer_smoke(tmp_path):
         ],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=timeout,
         check=False,
         env=_clean_env(),
     )
+
+
+def test_parser_fuzzer_smoke(tmp_path):
+    run = _run_fuzzer(FUZZER, 12000, 20261122, tmp_path, timeout=120)  # about 25 s here
     assert run.returncode == 0, run.stderr[-4000:]
     assert "Done " in run.stderr
     assert not list(tmp_path.glob("crash-*")) and not list(tmp_path.glob("timeout-*"))
 
 
-EVAL_FUZZER = ROOT / "build" / "fuzz" / "hlo_eval_fuzzer"
-
-
 def test_eval_fuzzer_smoke(tmp_path):
     """The structure-aware fuzzer (mutated corpus modules through parse,
     verify, print, clone and evaluate) on a fixed seed and input count."""
-    build = subprocess.run(
-        ["make", "-s", "fuzz-build"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-        env=_clean_env(),
-    )
-    assert build.returncode == 0, build.stdout + build.stderr
-    run = subprocess.run(
-        [
-            str(EVAL_FUZZER),
-            "-runs=3000",
-            "-max_total_time=90",
-            "-seed=20261123",
-            "-timeout=10",
-            "-rss_limit_mb=4096",
-            f"-artifact_prefix={tmp_path}/",
-            str(tmp_path),
-            str(CORPUS),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=150,
-        check=False,
-        env=_clean_env(),
-    )
+    run = _run_fuzzer(EVAL_FUZZER, 3000, 20261123, tmp_path, timeout=150)
     assert run.returncode == 0, run.stderr[-4000:]
     assert "Done 3000 runs" in run.stderr

@@ -183,36 +183,6 @@ void Rendezvous::Finish(int me, bool failed) {
 namespace {
 
 Literal EvalCollectiveUnchecked(const HloInstruction& inst, const std::vector<const Literal*>& ops,
-                                const Participant& self, Context& ctx);
-
-bool SameDims(const hlo::Shape& a, const hlo::Shape& b) {
-  if (a.IsTuple() != b.IsTuple()) return false;
-  if (!a.IsTuple()) return a.element_type() == b.element_type() && a.dimensions() == b.dimensions();
-  if (a.tuple_shapes_size() != b.tuple_shapes_size()) return false;
-  for (int64_t i = 0; i < a.tuple_shapes_size(); ++i) {
-    if (!SameDims(a.tuple_shapes(i), b.tuple_shapes(i))) return false;
-  }
-  return true;
-}
-
-}  // namespace
-
-// The group sizes a collective meets depend on how many participants run
-// it, so a shape that does not fit them is found here, not by the verifier.
-hlo::Literal EvalCollective(const hlo::HloInstruction& inst,
-                            const std::vector<const hlo::Literal*>& ops, const Participant& self,
-                            Context& ctx) {
-  hlo::Literal out = EvalCollectiveUnchecked(inst, ops, self, ctx);
-  if (!SameDims(out.shape(), inst.shape())) {
-    throw ShapeError(Where(inst) + " produces " + out.shape().Describe() + " for its group, not " +
-                     inst.shape().Describe());
-  }
-  return out;
-}
-
-namespace {
-
-Literal EvalCollectiveUnchecked(const HloInstruction& inst, const std::vector<const Literal*>& ops,
                                 const Participant& self, Context& ctx) {
   const HloOpcode op = inst.opcode();
   if (op == HloOpcode::kReplicaId || op == HloOpcode::kPartitionId) {
@@ -326,6 +296,19 @@ Literal EvalCollectiveUnchecked(const HloInstruction& inst, const std::vector<co
 }
 
 }  // namespace
+
+// The group sizes a collective meets depend on how many participants run
+// it, so a shape that does not fit them is found here, not by the verifier.
+hlo::Literal EvalCollective(const hlo::HloInstruction& inst,
+                            const std::vector<const hlo::Literal*>& ops, const Participant& self,
+                            Context& ctx) {
+  hlo::Literal out = EvalCollectiveUnchecked(inst, ops, self, ctx);
+  if (!SameArrays(out.shape(), inst.shape())) {
+    throw ShapeError(Where(inst) + " produces " + out.shape().Describe() + " for its group, not " +
+                     inst.shape().Describe());
+  }
+  return out;
+}
 
 int RequiredParticipants(const hlo::HloModule& module) {
   const int64_t partitions = std::max<int64_t>(1, module.config().num_partitions);

@@ -317,22 +317,6 @@ class Evaluator final : public Context {
     return Value::Own(std::move(result));
   }
 
-  // Same element types and dimensions, tuples alike; layouts and dynamic
-  // markers aside.
-  static bool SameArrays(const Shape& a, const Shape& b) {
-    if (a.IsBuffer()) return SameArrays(a.buffer_element(), b);
-    if (b.IsBuffer()) return SameArrays(a, b.buffer_element());
-    if (a.IsTuple() != b.IsTuple()) return false;
-    if (a.IsTuple()) {
-      if (a.tuple_shapes_size() != b.tuple_shapes_size()) return false;
-      for (int64_t i = 0; i < a.tuple_shapes_size(); ++i) {
-        if (!SameArrays(a.tuple_shapes(i), b.tuple_shapes(i))) return false;
-      }
-      return true;
-    }
-    return a.element_type() == b.element_type() && a.dimensions() == b.dimensions();
-  }
-
   // The operands of an op that reads arrays. A tuple operand (rare: custom
   // calls, say) is materialized as a literal kept until the next call.
   std::vector<const Literal*> Arrays(const HloInstruction& inst,

@@ -105,14 +105,7 @@ Literal Bitcast(const HloInstruction& inst, const Literal& x) {
 
 Literal Transpose(const HloInstruction& inst, const Literal& x) {
   Literal out = Output(inst);
-  const auto perm = inst.attributes().Get<std::vector<int64_t>>(AttrKey::kDimensions);
-  const auto in_strides = Strides(x.shape().dimensions());
-  const size_t size = ElementBytes(x);
-  ForEachIndex(out.shape().dimensions(), [&](const std::vector<int64_t>& idx, int64_t linear) {
-    int64_t src = 0;
-    for (size_t i = 0; i < perm.size(); ++i) src += idx[i] * in_strides[perm[i]];
-    CopyElement(x, src, out, linear, size);
-  });
+  PermuteInto(x, inst.attributes().Get<std::vector<int64_t>>(AttrKey::kDimensions), out);
   return out;
 }
 

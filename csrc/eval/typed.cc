@@ -98,4 +98,16 @@ void NormalizeSubByte(Literal& l) {
   }
 }
 
+bool SameArrays(const hlo::Shape& a, const hlo::Shape& b) {
+  if (a.IsBuffer()) return SameArrays(a.buffer_element(), b);
+  if (b.IsBuffer()) return SameArrays(a, b.buffer_element());
+  if (a.IsTuple() != b.IsTuple()) return false;
+  if (!a.IsTuple()) return a.element_type() == b.element_type() && a.dimensions() == b.dimensions();
+  if (a.tuple_shapes_size() != b.tuple_shapes_size()) return false;
+  for (int64_t i = 0; i < a.tuple_shapes_size(); ++i) {
+    if (!SameArrays(a.tuple_shapes(i), b.tuple_shapes(i))) return false;
+  }
+  return true;
+}
+
 }  // namespace uir::eval

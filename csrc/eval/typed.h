@@ -92,6 +92,10 @@ void CopyElement(const hlo::Literal& src, int64_t from, hlo::Literal& dst, int64
 // `l`'s elements (row-major) under other dimensions of the same count.
 hlo::Literal Reshaped(const hlo::Literal& l, const std::vector<int64_t>& dims);
 
+// Same element types and dimensions, tuples alike; layouts and dynamic
+// markers aside, a buffer shape b(...) standing for its element.
+bool SameArrays(const hlo::Shape& a, const hlo::Shape& b);
+
 // A tuple literal of `elements`.
 hlo::Literal TupleOf(std::vector<hlo::Literal> elements);
 

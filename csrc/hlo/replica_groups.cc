@@ -229,14 +229,13 @@ std::vector<std::vector<int64_t>> ExpandMesh(const std::string& text) {
     for (size_t k = 0; k < refs.size(); ++k) {
       if (refs[k].dim == static_cast<int64_t>(d)) mine.push_back(k);
     }
-    const int64_t offset = static_cast<int64_t>(new_sizes.size());
     const int64_t n = sizes[d];
     if (mine.empty()) {
       new_sizes.push_back(n);
       continue;
     }
     if (mine.size() == 1 && refs[mine[0]].size == 0) {
-      grouped[mine[0]] = offset;
+      grouped[mine[0]] = static_cast<int64_t>(new_sizes.size());
       new_sizes.push_back(n);
       continue;
     }
@@ -255,7 +254,6 @@ std::vector<std::vector<int64_t>> ExpandMesh(const std::string& text) {
     }
     if (prod > n || n % prod != 0) Bad("sub-axes do not divide their axis");
     if (prod != n) new_sizes.push_back(n / prod);
-    (void)offset;
   }
   std::vector<int64_t> perm;
   for (int64_t i = 0; i < static_cast<int64_t>(new_sizes.size()); ++i) {
