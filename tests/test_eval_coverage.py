@@ -25,7 +25,6 @@ NOT_EVALUATED = {
     "ragged-all-to-all": "not yet",
     "ragged-dot": "not yet",
     "scaled-dot": "not yet",
-    "scan": "not yet",
 }
 
 EXAMPLES = {

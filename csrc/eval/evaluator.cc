@@ -256,6 +256,8 @@ class Evaluator final : public Context {
         return While(inst, value(0));
       case HloOpcode::kConditional:
         return Conditional(inst, all());
+      case HloOpcode::kScan:
+        return Scan(inst, all());
       case HloOpcode::kAsyncStart: {
         // The start's value is ((operands), result, context...): the wrapped
         // op runs here, so update and done only pass it along.
@@ -449,6 +451,86 @@ class Evaluator final : public Context {
         index = static_cast<int64_t>(branches.size()) - 1;
     }
     return Call(branches[index], Single(std::move(ops[index + 1])));
+  }
+
+  // Bytes of one element in the evaluator's row-major storage, and the
+  // number of blocks above dimension d and block bytes below it.
+  static std::pair<int64_t, int64_t> Blocks(const Shape& s, int64_t d) {
+    int64_t outer = 1, inner = hlo::StorageBytes(s.element_type());
+    for (int64_t i = 0; i < d; ++i) outer *= s.dimensions(i);
+    for (int64_t i = d + 1; i < s.rank(); ++i) inner *= s.dimensions(i);
+    return {outer, inner};
+  }
+
+  // scan(inputs..., inits...): step t calls to_apply(slice t of each input
+  // along the scan dimension..., carries...) -> (outputs..., carries...)
+  // and writes each output at position t of its stacked result; a reverse
+  // scan takes t from the end. The result is (stacked outputs..., final
+  // carries...), or the one array when there is only one (XLA's ScanExpander
+  // defines the same loop).
+  Value Scan(const HloInstruction& inst, std::vector<Value> ops) {
+    const hlo::AttributeMap& a = inst.attributes();
+    const int64_t d = a.Get<std::vector<int64_t>>(AttrKey::kDimensions).at(0);
+    const int64_t carries = a.Get<int64_t>(AttrKey::kNumCarries);
+    const bool reverse = a.GetOr<bool>(AttrKey::kIsReverse).value_or(false);
+    const HloComputation* f = Computation(inst, AttrKey::kToApply);
+    const std::vector<Shape> results =
+        inst.shape().IsTuple() ? inst.shape().tuple_shapes() : std::vector<Shape>{inst.shape()};
+    const int64_t inputs = static_cast<int64_t>(ops.size()) - carries;
+    const int64_t outputs = static_cast<int64_t>(results.size()) - carries;
+    UIR_CHECK(inputs >= 0 && outputs >= 0 && inputs + outputs > 0)
+        << "scan %" << inst.name() << " has no inputs and no outputs";
+    const int64_t length =
+        (inputs > 0 ? ops[0].array->shape() : results[0]).dimensions().at(static_cast<size_t>(d));
+    std::vector<Literal> stacked;
+    for (int64_t j = 0; j < outputs; ++j)
+      stacked.push_back(MakeLiteral(results[j].element_type(), results[j].dimensions()));
+    std::vector<Value> carry(std::make_move_iterator(ops.begin() + inputs),
+                             std::make_move_iterator(ops.end()));
+    for (int64_t step = 0; step < length; ++step) {
+      const int64_t t = reverse ? length - 1 - step : step;
+      std::vector<Value> args;
+      for (int64_t i = 0; i < inputs; ++i) {
+        const Literal& in = *ops[i].array;
+        UIR_CHECK(in.shape().dimensions(d) == length) << "scan %" << inst.name();
+        std::vector<int64_t> dims = in.shape().dimensions();
+        dims.erase(dims.begin() + d);
+        Literal slice = MakeLiteral(in.shape().element_type(), dims);
+        const auto [outer, inner] = Blocks(in.shape(), d);
+        for (int64_t o = 0; o < outer; ++o) {
+          std::memcpy(slice.mutable_bytes().data() + o * inner,
+                      in.bytes().data() + (o * length + t) * inner, static_cast<size_t>(inner));
+        }
+        args.push_back(Value::Own(std::move(slice)));
+      }
+      for (Value& c : carry) args.push_back(std::move(c));
+      Value r = Call(f, std::move(args));
+      std::vector<Value> parts =
+          f->root()->shape().IsTuple() ? std::move(r.tuple) : Single(std::move(r));
+      UIR_CHECK(static_cast<int64_t>(parts.size()) == outputs + carries)
+          << "scan %" << inst.name() << "'s to_apply returned " << parts.size() << " values";
+      for (int64_t j = 0; j < outputs; ++j) {
+        const Literal& out = *parts[j].array;
+        const auto [outer, inner] = Blocks(results[j], d);
+        UIR_CHECK(!parts[j].is_tuple() &&
+                  out.element_count() * hlo::StorageBytes(results[j].element_type()) ==
+                      outer * inner)
+            << "scan %" << inst.name() << "'s output " << j << " has the wrong size";
+        for (int64_t o = 0; o < outer; ++o) {
+          std::memcpy(stacked[j].mutable_bytes().data() + (o * length + t) * inner,
+                      out.bytes().data() + o * inner, static_cast<size_t>(inner));
+        }
+      }
+      carry.assign(std::make_move_iterator(parts.begin() + outputs),
+                   std::make_move_iterator(parts.end()));
+    }
+    std::vector<Value> all;
+    for (Literal& s : stacked) all.push_back(Value::Own(std::move(s)));
+    for (Value& c : carry) all.push_back(std::move(c));
+    if (!inst.shape().IsTuple()) return std::move(all.at(0));
+    Value t;
+    t.tuple = std::move(all);
+    return t;
   }
 
   Literal Map(const HloInstruction& inst, const std::vector<const Literal*>& ops) {

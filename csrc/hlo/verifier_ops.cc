@@ -192,64 +192,63 @@ void CheckCollective(const HloInstruction& inst) {
   }
 }
 
+// The element shapes of a tuple, or the shape itself.
+std::vector<Shape> Elements(const Shape& s) {
+  if (!s.IsTuple()) return {s};
+  return s.tuple_shapes();
+}
+
+// scan(inputs..., inits...): to_apply(input slices..., carries...) returns
+// (outputs..., carries...); the result is (stacked outputs..., carries...),
+// a single array when there is one of them (XLA's HloScanInstruction).
 void CheckScan(const HloInstruction& inst) {
   const AttributeMap& a = inst.attributes();
   const auto& dims = a.Get<std::vector<int64_t>>(AttrKey::kDimensions);
   const int64_t carries = a.Get<int64_t>(AttrKey::kNumCarries);
   const HloComputation& f = *a.Get<HloComputation*>(AttrKey::kToApply);
   const int64_t n = inst.operand_count();
+  const std::vector<Shape> results = Elements(inst.shape());
+  const std::vector<Shape> roots = Elements(f.root()->shape());
+  const int64_t result_count = static_cast<int64_t>(results.size());
   if (dims.size() != 1) Fail(inst, "scan needs dimensions={d}");
-  if (carries < 0 || carries > n) Fail(inst, "num_carries is out of range");
-  const int64_t inputs = n - carries;
   const int64_t d = dims[0];
-  int64_t length = -1;
-  std::vector<Shape> params;
+  if (carries < 0 || carries > n) Fail(inst, "num_carries is out of range");
+  if (carries > result_count) Fail(inst, "scan has fewer results than carries");
+  if (n == carries && result_count == carries) Fail(inst, "scan has no inputs and no outputs");
+  if (f.num_parameters() != n) Fail(inst, "to_apply must take one parameter per operand");
+  if (static_cast<int64_t>(roots.size()) != result_count)
+    Fail(inst, "to_apply must return one value per result of the scan");
+  const int64_t inputs = n - carries, outputs = result_count - carries;
+  auto scanned = [&](const Shape& s, const std::string& what) {
+    if (!s.IsArray() || d < 0 || d >= s.rank())
+      Fail(inst, "scan dimension " + std::to_string(d) + " is out of range for " + what);
+    return s.dimensions(d);
+  };
+  const int64_t length =
+      inputs > 0 ? scanned(inst.operand(0)->shape(), "input 0") : scanned(results[0], "result 0");
+  auto slice = [&](const Shape& s, const std::string& what) {
+    if (scanned(s, what) != length)
+      Fail(inst, what + " differs in the length of the scan dimension");
+    std::vector<int64_t> sliced = s.dimensions();
+    sliced.erase(sliced.begin() + d);
+    return Shape(s.element_type(), sliced);
+  };
   for (int64_t i = 0; i < n; ++i) {
     const Shape& s = inst.operand(i)->shape();
-    if (i < inputs) {
-      if (!s.IsArray() || d < 0 || d >= s.rank())
-        Fail(inst, "scan dimension " + std::to_string(d) + " is out of range for input " +
-                       std::to_string(i));
-      if (length >= 0 && s.dimensions(d) != length)
-        Fail(inst, "scan inputs differ in the length of the scan dimension");
-      length = s.dimensions(d);
-      std::vector<int64_t> sliced = s.dimensions();
-      sliced.erase(sliced.begin() + d);
-      params.emplace_back(s.element_type(), sliced);
-    } else {
-      Shape c = s;
-      c.ClearLayouts();
-      params.push_back(c);
-    }
+    const Shape want = i < inputs ? slice(s, "input " + std::to_string(i)) : s;
+    if (!f.parameter(i)->shape().Compatible(want))
+      Fail(inst, "to_apply's parameter " + std::to_string(i) + " must be " + want.Describe());
   }
-  if (f.num_parameters() != n) Fail(inst, "to_apply must take one parameter per operand");
-  for (int64_t i = 0; i < n; ++i) {
-    if (!f.parameter(i)->shape().Compatible(params[i]))
-      Fail(inst, "to_apply's parameter " + std::to_string(i) + " must be " + params[i].Describe());
+  for (int64_t j = 0; j < carries; ++j) {
+    if (!roots[outputs + j].Compatible(f.parameter(inputs + j)->shape()))
+      Fail(inst, "carry " + std::to_string(j) + " must keep its init's shape through to_apply");
   }
-  const Shape& root = f.root()->shape();
-  const Shape& out = inst.shape();
-  const int64_t results = root.IsTuple() ? root.tuple_shapes_size() : 1;
-  if (!out.IsTuple() || out.tuple_shapes_size() != results || results < carries)
-    Fail(inst, "scan's shape must be a tuple of the stacked outputs and the carries");
-  if (length < 0) Fail(inst, "scan needs at least one input to scan over");
-  for (int64_t j = 0; j < results; ++j) {
-    const Shape& r = root.IsTuple() ? root.tuple_shapes(j) : root;
-    const Shape& o = out.tuple_shapes(j);
-    Shape want = r;
-    want.ClearLayouts();
-    if (j < results - carries) {
-      if (!r.IsArray()) Fail(inst, "scan outputs must be arrays");
-      std::vector<int64_t> stacked = r.dimensions();
-      if (d > r.rank()) Fail(inst, "scan dimension is out of range for an output");
-      stacked.insert(stacked.begin() + d, length);
-      want = Shape(r.element_type(), stacked);
-    } else if (!r.Compatible(params[inputs + j - (results - carries)])) {
-      Fail(inst, "carry " + std::to_string(j - (results - carries)) +
-                     " must keep its init's shape through to_apply");
-    }
-    if (!o.Compatible(want))
-      Fail(inst, "result " + std::to_string(j) + " must be " + want.Describe());
+  for (int64_t j = 0; j < result_count; ++j) {
+    const std::string what = "result " + std::to_string(j);
+    const Shape want = j < outputs ? slice(results[j], what) : results[j];
+    if (!roots[j].Compatible(want))
+      Fail(inst, what + " must be to_apply's " + roots[j].Describe() +
+                     (j < outputs ? " stacked along the scan dimension" : ""));
   }
 }
 
