@@ -1,6 +1,7 @@
 // Literal helpers for the evaluator.
 #include "eval/typed.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "hlo/float_format.h"
@@ -108,6 +109,54 @@ bool SameArrays(const hlo::Shape& a, const hlo::Shape& b) {
     if (!SameArrays(a.tuple_shapes(i), b.tuple_shapes(i))) return false;
   }
   return true;
+}
+
+bool FitsShape(const hlo::Shape& actual, const hlo::Shape& declared) {
+  if (actual.IsBuffer()) return FitsShape(actual.buffer_element(), declared);
+  if (declared.IsBuffer()) return FitsShape(actual, declared.buffer_element());
+  if (actual.IsTuple() != declared.IsTuple()) return false;
+  if (actual.IsTuple()) {
+    if (actual.tuple_shapes_size() != declared.tuple_shapes_size()) return false;
+    for (int64_t i = 0; i < actual.tuple_shapes_size(); ++i) {
+      if (!FitsShape(actual.tuple_shapes(i), declared.tuple_shapes(i))) return false;
+    }
+    return true;
+  }
+  if (actual.element_type() != declared.element_type() || actual.rank() != declared.rank())
+    return false;
+  for (int64_t i = 0; i < actual.rank(); ++i) {
+    const int64_t got = actual.dimensions(i), bound = declared.dimensions(i);
+    if (got != bound && !(declared.is_dynamic_dimension(i) && got >= 0 && got <= bound))
+      return false;
+  }
+  return true;
+}
+
+Literal Resized(const Literal& l, const std::vector<int64_t>& dims) {
+  const std::vector<int64_t>& from = l.shape().dimensions();
+  UIR_CHECK(from.size() == dims.size()) << "Resized keeps the rank";
+  Literal out = MakeLiteral(l.shape().element_type(), dims);
+  std::vector<int64_t> common(dims.size());
+  for (size_t i = 0; i < dims.size(); ++i) common[i] = std::min(from[i], dims[i]);
+  const auto from_strides = Strides(from), to_strides = Strides(dims);
+  const size_t bytes = static_cast<size_t>(hlo::StorageBytes(l.shape().element_type()));
+  int64_t total = 1;
+  for (int64_t c : common) total *= c;
+  if (total == 0) return out;
+  std::vector<int64_t> index(dims.size(), 0);
+  for (int64_t n = 0; n < total; ++n) {
+    int64_t src = 0, dst = 0;
+    for (size_t i = 0; i < index.size(); ++i) {
+      src += index[i] * from_strides[i];
+      dst += index[i] * to_strides[i];
+    }
+    std::memcpy(out.mutable_bytes().data() + dst * bytes, l.bytes().data() + src * bytes, bytes);
+    for (int64_t i = static_cast<int64_t>(index.size()) - 1; i >= 0; --i) {
+      if (++index[i] < common[i]) break;
+      index[i] = 0;
+    }
+  }
+  return out;
 }
 
 }  // namespace uir::eval

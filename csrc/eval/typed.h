@@ -96,6 +96,15 @@ hlo::Literal Reshaped(const hlo::Literal& l, const std::vector<int64_t>& dims);
 // markers aside, a buffer shape b(...) standing for its element.
 bool SameArrays(const hlo::Shape& a, const hlo::Shape& b);
 
+// Whether an evaluated value of shape `actual` stands for `declared`: as
+// SameArrays, except that a dynamic dimension (<=N) of `declared` holds any
+// size up to N. The evaluator keeps a dynamic array at its actual size.
+bool FitsShape(const hlo::Shape& actual, const hlo::Shape& declared);
+
+// `l` with other dimensions of the same rank: the elements both share keep
+// their index, new ones are zero.
+hlo::Literal Resized(const hlo::Literal& l, const std::vector<int64_t>& dims);
+
 // A tuple literal of `elements`.
 hlo::Literal TupleOf(std::vector<hlo::Literal> elements);
 

@@ -112,19 +112,29 @@ std::optional<Shape> InferDot(HloOpcode op, const Shapes& s, const AttributeMap&
                " vs " + std::to_string(rhs.dimensions(rcv[i])));
     }
   }
+  // A result dimension is dynamic where the operand dimension it comes from
+  // is (a batch dimension where either side's is).
   std::vector<int64_t> out;
-  for (int64_t d : lbv) out.push_back(lhs.dimensions(d));
+  std::vector<bool> dynamic;
+  for (size_t i = 0; i < lbv.size(); ++i) {
+    out.push_back(lhs.dimensions(lbv[i]));
+    dynamic.push_back(lhs.is_dynamic_dimension(lbv[i]) || rhs.is_dynamic_dimension(rbv[i]));
+  }
   auto free = [&](const Shape& x, const std::vector<int64_t>& b, const std::vector<int64_t>& c) {
     for (int64_t i = 0; i < x.rank(); ++i) {
       if (std::find(b.begin(), b.end(), i) == b.end() &&
           std::find(c.begin(), c.end(), i) == c.end()) {
         out.push_back(x.dimensions(i));
+        dynamic.push_back(x.is_dynamic_dimension(i));
       }
     }
   };
   free(lhs, lbv, lcv);
   free(rhs, rbv, rcv);
-  return Shape(lhs.element_type(), out);
+  Shape result(lhs.element_type(), out);
+  for (size_t i = 0; i < dynamic.size(); ++i)
+    result.set_dynamic_dimension(static_cast<int64_t>(i), dynamic[i]);
+  return result;
 }
 
 std::optional<Shape> InferFft(HloOpcode op, const Shapes& s, const AttributeMap& a) {

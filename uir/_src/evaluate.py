@@ -71,8 +71,16 @@ def _check_value(shape, value, where: str):
     array = np.asarray(value)
     if array.dtype.newbyteorder("=") != want:
         raise TypeError(f"{where} takes {want}, got {array.dtype}")
-    if array.shape != shape.dims:
-        raise ValueError(f"{where} takes shape {shape.dims}, got {array.shape}")
+    dynamic = shape.dynamic_dims
+    fits = len(array.shape) == len(shape.dims) and all(
+        got == bound or (dyn and got <= bound)
+        for got, bound, dyn in zip(array.shape, shape.dims, dynamic, strict=True)
+    )
+    if not fits:
+        wanted = ", ".join(
+            f"<={b}" if d else str(b) for b, d in zip(shape.dims, dynamic, strict=True)
+        )
+        raise ValueError(f"{where} takes shape ({wanted}), got {array.shape}")
     return array
 
 
@@ -84,6 +92,10 @@ def _check_argument(param, value):
 def evaluate(module, *arrays, replicas: int = 1, seed: int = 0):
     """Runs `module`'s entry computation on NumPy arrays with the reference
     evaluator. Returns an array, or a tuple of them for a tuple result.
+
+    A dynamic dimension (`f32[<=8]`) takes an array of any size up to its
+    bound and comes back at its actual size; ops read only the valid
+    entries, as XLA's dynamic padder arranges.
 
     With `replicas` > 1 the module runs as that many participants (replicas
     times partitions), each on the same arrays; collectives exchange data
