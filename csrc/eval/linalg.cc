@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "eval/elementwise.h"
+#include "eval/fft.h"
 #include "eval/shape_ops.h"
 #include "eval/typed.h"
 
@@ -154,35 +155,6 @@ Literal TriangularSolve(const HloInstruction& inst, const Literal& a_in, const L
   return Convert(out, t);
 }
 
-// One-dimensional DFT of every line of `x` (complex, row-major `dims`) along
-// `dim`, in place; `inverse` conjugates the twiddles and scales by 1/n.
-void Dft(std::vector<C>& x, const std::vector<int64_t>& dims, size_t dim, bool inverse) {
-  const int64_t n = dims[dim];
-  if (n == 0) return;
-  const auto strides = Strides(dims);
-  const int64_t stride = strides[dim];
-  std::vector<C> twiddle(static_cast<size_t>(n));
-  for (int64_t k = 0; k < n; ++k) {
-    const double angle =
-        (inverse ? 2 : -2) * std::numbers::pi * static_cast<double>(k) / static_cast<double>(n);
-    twiddle[k] = C(std::cos(angle), std::sin(angle));
-  }
-  std::vector<int64_t> outer = dims;
-  outer[dim] = 1;
-  std::vector<C> line(static_cast<size_t>(n)), result(static_cast<size_t>(n));
-  ForEachIndex(outer, [&](const std::vector<int64_t>& idx, int64_t) {
-    int64_t base = 0;
-    for (size_t d = 0; d < idx.size(); ++d) base += idx[d] * strides[d];
-    for (int64_t i = 0; i < n; ++i) line[i] = x[base + i * stride];
-    for (int64_t k = 0; k < n; ++k) {
-      C s(0, 0);
-      for (int64_t i = 0; i < n; ++i) s += line[i] * twiddle[(i * k) % n];
-      result[k] = inverse ? s / static_cast<double>(n) : s;
-    }
-    for (int64_t i = 0; i < n; ++i) x[base + i * stride] = result[i];
-  });
-}
-
 Literal Fft(const HloInstruction& inst, const Literal& in) {
   const std::string type = inst.attributes().Get<std::string>(AttrKey::kFftType);
   const auto& length = inst.attributes().Get<std::vector<int64_t>>(AttrKey::kFftLength);
@@ -194,7 +166,7 @@ Literal Fft(const HloInstruction& inst, const Literal& in) {
   if (type == "IRFFT") {
     // Inverse over the leading fft dims, then rebuild each last-dim line
     // from Hermitian symmetry and invert it.
-    for (size_t d = rank - k; d + 1 < rank; ++d) Dft(data, dims, d, true);
+    for (size_t d = rank - k; d + 1 < rank; ++d) FftLines(data, dims, d, true);
     const int64_t n = length.back(), half = dims.back();
     std::vector<int64_t> full = dims;
     full.back() = n;
@@ -205,14 +177,14 @@ Literal Fft(const HloInstruction& inst, const Literal& in) {
             i < half ? data[line * half + i] : std::conj(data[line * half + (n - i)]);
       }
     }
-    Dft(expanded, full, rank - 1, true);
+    FftLines(expanded, full, rank - 1, true);
     Literal out = MakeLiteral(PrimitiveType::kF64, out_dims);
     for (int64_t i = 0; i < out.element_count(); ++i)
       MutableData<double>(out)[i] = expanded[i].real();
     return Convert(out, inst.shape().element_type());
   }
   const bool inverse = type == "IFFT";
-  for (size_t d = rank - k; d < rank; ++d) Dft(data, dims, d, inverse);
+  for (size_t d = rank - k; d < rank; ++d) FftLines(data, dims, d, inverse);
   Literal out = MakeLiteral(PrimitiveType::kC128, out_dims);
   // RFFT keeps the first n/2+1 entries of the last dim.
   const auto in_strides = Strides(dims);
