@@ -188,3 +188,33 @@ ENTRY e {
     )
     with pytest.raises(uir.ShapeError, match=r"participant 1 finished before reaching %s"):
         uir.evaluate(m, np.zeros(2, np.float32), replicas=2)
+
+
+def test_each_participant_can_run_on_its_own_inputs():
+    # Participant i gets xs[i]; no replica-id arithmetic makes them differ.
+    xs = np.random.default_rng(7).standard_normal((4, 3, 2)).astype(np.float32)
+    m = uir.hlo.parse_module(
+        f"HloModule m\n{ADD}ENTRY e {{\n  x = f32[3,2] parameter(0)\n"
+        "  s = f32[3,2] all-reduce(x), replica_groups={{0,1},{2,3}}, to_apply=add\n"
+        "  g = f32[12,2] all-gather(x), dimensions={0}, replica_groups={{0,1,2,3}}\n"
+        "  p = f32[3,2] collective-permute(x), source_target_pairs={{0,1},{1,2},{2,3},{3,0}}\n"
+        "  ROOT t = (f32[3,2], f32[12,2], f32[3,2]) tuple(s, g, p)\n}"
+    )
+    got = uir.evaluate(m, xs, replicas=4, per_replica=True)
+    for r, (s, g, p) in enumerate(got):
+        pair = xs[0] + xs[1] if r < 2 else xs[2] + xs[3]
+        np.testing.assert_array_equal(s, pair)
+        np.testing.assert_array_equal(g, xs.reshape(12, 2))
+        np.testing.assert_array_equal(p, xs[(r - 1) % 4])
+
+
+def test_per_replica_inputs_need_a_leading_axis_per_participant():
+    m = uir.hlo.parse_module("ENTRY e { x = f32[3] parameter(0)  ROOT n = f32[3] negate(x) }")
+    with pytest.raises(ValueError, match="leading axis of 4 participants"):
+        uir.evaluate(m, np.zeros((3, 3), np.float32), replicas=4, per_replica=True)
+    with pytest.raises(ValueError, match=r"takes shape \(3\)"):
+        uir.evaluate(m, np.zeros((2, 4), np.float32), replicas=2, per_replica=True)
+    got = uir.evaluate(
+        m, np.arange(6, dtype=np.float32).reshape(2, 3), replicas=2, per_replica=True
+    )
+    np.testing.assert_array_equal(got, [[0, -1, -2], [-3, -4, -5]])

@@ -1092,18 +1092,18 @@ Literal Evaluate(const hlo::HloModule& module, const std::vector<Literal>& args,
   return EvaluateComputation(*module.entry(), ptrs, self);
 }
 
-std::vector<Literal> EvaluateReplicated(const hlo::HloModule& module,
-                                        const std::vector<Literal>& args, int participants,
-                                        uint64_t seed) {
-  hlo::Verify(module);
-  if (participants < 1) throw ShapeError("a replicated evaluation needs at least 1 participant");
+namespace {
+
+std::vector<Literal> RunParticipants(const hlo::HloModule& module,
+                                     const std::vector<std::vector<const Literal*>>& args,
+                                     uint64_t seed) {
+  const int participants = static_cast<int>(args.size());
   const int partitions = static_cast<int>(std::max<int64_t>(1, module.config().num_partitions));
   if (participants % partitions != 0) {
     throw ShapeError(module.name() + " has " + std::to_string(partitions) +
                      " partitions; the participant count " + std::to_string(participants) +
                      " must be a multiple of it");
   }
-  const auto ptrs = CheckArguments(module, args);
   Rendezvous rendezvous(participants);
   std::vector<Literal> results(static_cast<size_t>(participants));
   std::mutex mu;
@@ -1114,7 +1114,7 @@ std::vector<Literal> EvaluateReplicated(const hlo::HloModule& module,
       bool failed = false;
       try {
         results[id] =
-            EvaluateComputation(*module.entry(), ptrs, {id, partitions, &rendezvous, seed});
+            EvaluateComputation(*module.entry(), args[id], {id, partitions, &rendezvous, seed});
       } catch (...) {
         // The first failure is the cause; later ones are its echoes in the
         // participants that were waiting for this one.
@@ -1128,6 +1128,29 @@ std::vector<Literal> EvaluateReplicated(const hlo::HloModule& module,
   for (std::thread& t : threads) t.join();
   if (first_error) std::rethrow_exception(first_error);
   return results;
+}
+
+}  // namespace
+
+std::vector<Literal> EvaluateReplicated(const hlo::HloModule& module,
+                                        const std::vector<Literal>& args, int participants,
+                                        uint64_t seed) {
+  hlo::Verify(module);
+  if (participants < 1) throw ShapeError("a replicated evaluation needs at least 1 participant");
+  const auto ptrs = CheckArguments(module, args);
+  return RunParticipants(module, std::vector<std::vector<const Literal*>>(participants, ptrs),
+                         seed);
+}
+
+std::vector<Literal> EvaluateReplicated(const hlo::HloModule& module,
+                                        const std::vector<std::vector<Literal>>& per_participant,
+                                        uint64_t seed) {
+  hlo::Verify(module);
+  if (per_participant.empty())
+    throw ShapeError("a replicated evaluation needs at least 1 participant");
+  std::vector<std::vector<const Literal*>> args;
+  for (const std::vector<Literal>& a : per_participant) args.push_back(CheckArguments(module, a));
+  return RunParticipants(module, args, seed);
 }
 
 }  // namespace uir::eval

@@ -36,6 +36,12 @@ std::vector<hlo::Literal> EvaluateReplicated(const hlo::HloModule& module,
                                              const std::vector<hlo::Literal>& args,
                                              int participants, uint64_t seed = 0);
 
+// The same, each participant on its own arguments: per_participant[i] are
+// participant i's (their count is the number of participants).
+std::vector<hlo::Literal> EvaluateReplicated(
+    const hlo::HloModule& module, const std::vector<std::vector<hlo::Literal>>& per_participant,
+    uint64_t seed = 0);
+
 // Runs one computation on argument literals.
 hlo::Literal EvaluateComputation(const hlo::HloComputation& computation,
                                  const std::vector<const hlo::Literal*>& args);

@@ -62,6 +62,25 @@ void BindEval(py::module_& m) {
       "Runs the module's entry computation on NumPy arrays; tuple results come back as tuples. "
       "With replicas > 1, runs that many participants and returns a list of their results.");
   sm.def(
+      "evaluate_per_participant",
+      [](const ModulePtr& module, const py::list& per_participant, uint64_t seed) -> py::list {
+        std::vector<std::vector<hlo::Literal>> args;
+        for (const py::handle& arrays : per_participant) {
+          args.emplace_back();
+          for (const py::handle& a : arrays.cast<py::list>()) args.back().push_back(ToArgument(a));
+        }
+        std::vector<hlo::Literal> results;
+        {
+          py::gil_scoped_release release;
+          results = eval::EvaluateReplicated(*module, args, seed);
+        }
+        py::list out;
+        for (const hlo::Literal& r : results) out.append(LiteralToPython(r));
+        return out;
+      },
+      py::arg("module"), py::arg("per_participant"), py::arg("seed") = 0,
+      "Runs one participant per list of arrays in per_participant; returns their results.");
+  sm.def(
       "required_replicas",
       [](const ModulePtr& module) { return eval::RequiredParticipants(*module); },
       py::arg("module"),

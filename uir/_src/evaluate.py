@@ -89,7 +89,7 @@ def _check_argument(param, value):
     return _check_value(param.shape, value, where)
 
 
-def evaluate(module, *arrays, replicas: int = 1, seed: int = 0):
+def evaluate(module, *arrays, replicas: int = 1, seed: int = 0, per_replica: bool = False):
     """Runs `module`'s entry computation on NumPy arrays with the reference
     evaluator. Returns an array, or a tuple of them for a tuple result.
 
@@ -101,16 +101,43 @@ def evaluate(module, *arrays, replicas: int = 1, seed: int = 0):
     times partitions), each on the same arrays; collectives exchange data
     between them, replica-id tells them apart. The result is then a list,
     one per participant. required_replicas(module) says how many a module's
-    collectives need. rng ops draw deterministically from `seed`."""
+    collectives need. With `per_replica=True` each participant gets its own
+    inputs: every array carries a leading axis of length `replicas` and
+    participant i runs on index i of it (as jax.pmap maps over axis 0); the
+    result is then always a list. rng ops draw deterministically from `seed`."""
     params = module.entry.parameters
     if len(arrays) != len(params):
         raise TypeError(f"{module.name} takes {len(params)} arguments, got {len(arrays)}")
     if not isinstance(replicas, int) or replicas < 1:
         raise ValueError(f"replicas must be a positive int, got {replicas!r}")
-    args = [_check_argument(p, a) for p, a in zip(params, arrays, strict=True)]
     if not isinstance(seed, int) or not 0 <= seed < 2**64:
         raise ValueError(f"seed must be an int in [0, 2**64), got {seed!r}")
+    if per_replica:
+        per = [
+            [
+                _check_argument(p, _participant_slice(a, i, replicas, p))
+                for p, a in zip(params, arrays, strict=True)
+            ]
+            for i in range(replicas)
+        ]
+        return _core.eval.evaluate_per_participant(module, per, seed)
+    args = [_check_argument(p, a) for p, a in zip(params, arrays, strict=True)]
     return _core.eval.evaluate(module, args, replicas, seed)
+
+
+def _participant_slice(value, i: int, replicas: int, param):
+    """Participant i's part of `value`: index i along the leading axis of
+    every array in it."""
+    if isinstance(value, (tuple, list)):
+        return tuple(_participant_slice(v, i, replicas, param) for v in value)
+    array = np.asarray(value)
+    if array.ndim == 0 or array.shape[0] != replicas:
+        raise ValueError(
+            f"parameter {param.attributes['parameter_number']} (%{param.name}: {param.shape}) "
+            f"with per_replica=True takes a leading axis of {replicas} participants, "
+            f"got shape {array.shape}"
+        )
+    return array[i]
 
 
 def required_replicas(module) -> int:
