@@ -144,7 +144,13 @@ Shape* RandomArray(Shape& s, std::mt19937_64& rng) {
 void MutateShape(Shape& s, std::mt19937_64& rng) {
   Shape* a = RandomArray(s, rng);
   if (a == nullptr) return;
-  switch (rng() % 6) {
+  switch (rng() % 7) {
+    case 5: {  // a dimension becomes dynamic (<=N), or static again
+      if (a->rank() == 0) break;
+      const int64_t i = static_cast<int64_t>(rng() % a->rank());
+      a->set_dynamic_dimension(i, !a->is_dynamic_dimension(i));
+      break;
+    }
     case 0:
     case 1: {  // one dimension
       if (a->rank() == 0) break;
@@ -300,7 +306,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<Literal> args;
   for (const HloInstruction* p : module->entry()->parameters()) {
     Shape shape = p->shape();
-    if (!shape.is_static()) return 0;  // dynamic parameters take their bound; keep it simple
+    if (shape.IsArray()) {
+      // A dynamic dimension takes a size up to its bound.
+      std::vector<int64_t> dims = shape.dimensions();
+      for (int64_t i = 0; i < shape.rank(); ++i) {
+        if (dims[i] < 0) return 0;  // unbounded ('?'): no size to pick from
+        if (shape.is_dynamic_dimension(i))
+          dims[i] = static_cast<int64_t>(rng() % static_cast<uint64_t>(dims[i] + 1));
+      }
+      shape = Shape(shape.element_type(), dims);
+    } else if (!shape.is_static()) {
+      return 0;  // dynamic dimensions inside tuple parameters: keep it simple
+    }
     Literal l(shape);
     Fill(l, rng);
     args.push_back(std::move(l));
