@@ -61,7 +61,7 @@ bool AttributeAllowed(HloOpcode op, AttrKey key) {
     case O::kSort:
       return In(key, {K::kDimensions, K::kIsStable, K::kToApply});
     case O::kTopK:
-      return In(key, {K::kK, K::kLargest});
+      return In(key, {K::kK, K::kLargest, K::kIsStable});
     case O::kWhile:
       return In(key, {K::kCondition, K::kBody});
     case O::kConditional:
