@@ -165,3 +165,26 @@ ENTRY e {{
     with pytest.raises(uir.VerifyError) as e:
         uir.hlo.parse_module(text).verify()
     assert "%s" in str(e.value) and phrase in str(e.value)
+
+
+def test_scan_over_a_dynamic_dimension_runs_its_actual_length():
+    text = """
+add {
+  x = f32[] parameter(0)
+  c = f32[] parameter(1)
+  s = f32[] add(c, x)
+  ROOT t = (f32[], f32[]) tuple(s, s)
+}
+ENTRY e {
+  x = f32[<=6] parameter(0)
+  y = f32[<=6] parameter(1)
+  z = f32[] constant(0)
+  s = (f32[<=6], f32[]) scan(x, z), dimensions={0}, num_carries=1, to_apply=add
+  two = (f32[<=6], f32[]) scan(y, z), dimensions={0}, num_carries=1, to_apply=add
+  ROOT t = ((f32[<=6], f32[]), (f32[<=6], f32[])) tuple(s, two)
+}"""
+    x = np.float32([1, 2, 3, 4])
+    (stacked, total), (ys, ytotal) = uir.evaluate(uir.hlo.parse_module(text), x, x[:2])
+    np.testing.assert_array_equal(stacked, np.cumsum(x))
+    assert total == 10 and ytotal == 3
+    np.testing.assert_array_equal(ys, [1, 3])

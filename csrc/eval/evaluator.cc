@@ -673,7 +673,11 @@ class Evaluator final : public Context {
       std::vector<Value> args;
       for (int64_t i = 0; i < inputs; ++i) {
         const Literal& in = *ops[i].array;
-        UIR_CHECK(in.shape().dimensions(d) == length) << "scan %" << inst.name();
+        if (in.shape().dimensions(d) != length) {
+          throw ShapeError("scan %" + inst.name() + "'s inputs have dynamic lengths " +
+                           std::to_string(length) + " and " +
+                           std::to_string(in.shape().dimensions(d)));
+        }
         std::vector<int64_t> dims = in.shape().dimensions();
         dims.erase(dims.begin() + d);
         Literal slice = MakeLiteral(in.shape().element_type(), dims);
