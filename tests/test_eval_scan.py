@@ -188,3 +188,10 @@ ENTRY e {
     np.testing.assert_array_equal(stacked, np.cumsum(x))
     assert total == 10 and ytotal == 3
     np.testing.assert_array_equal(ys, [1, 3])
+
+
+def test_scan_of_empty_slices_copies_nothing():
+    # Each step's slice is s32[0]: nothing to copy (found under UBSan).
+    module = uir.hlo.parse_module(cumulative_sum_module((3, 0), 0, False))
+    stacked, final = uir.evaluate(module, np.zeros((3, 0), np.int32), np.zeros(0, np.int32))
+    assert stacked.shape == (3, 0) and final.shape == (0,)

@@ -682,7 +682,7 @@ class Evaluator final : public Context {
         dims.erase(dims.begin() + d);
         Literal slice = MakeLiteral(in.shape().element_type(), dims);
         const auto [outer, inner] = Blocks(in.shape(), d);
-        for (int64_t o = 0; o < outer; ++o) {
+        for (int64_t o = 0; inner > 0 && o < outer; ++o) {  // (an empty slice has no data)
           std::memcpy(slice.mutable_bytes().data() + o * inner,
                       in.bytes().data() + (o * length + t) * inner, static_cast<size_t>(inner));
         }
@@ -705,7 +705,7 @@ class Evaluator final : public Context {
           throw ShapeError("scan %" + inst.name() + "'s output " + std::to_string(j) +
                            " changes its dynamic size between steps");
         }
-        for (int64_t o = 0; o < outer; ++o) {
+        for (int64_t o = 0; inner > 0 && o < outer; ++o) {
           std::memcpy(stacked[j].mutable_bytes().data() + (o * length + t) * inner,
                       out.bytes().data() + o * inner, static_cast<size_t>(inner));
         }
