@@ -214,3 +214,28 @@ def test_builtin_topk_matches_numpy():
     want = np.argsort(-key, axis=1, kind="stable")[:, :4]
     np.testing.assert_array_equal(indices, want)
     np.testing.assert_array_equal(values, np.take_along_axis(x, want, axis=1))
+
+
+@pytest.mark.parametrize(
+    "result,operand",
+    [
+        ("(f32[10], s32[10])", "f32[16,10]"),  # found by the fuzzer: rows missing
+        ("(f32[3,4], s32[3,5])", "f32[3,12]"),
+        ("(f32[3,4], f32[3,4])", "f32[3,12]"),
+        ("(f32[2,4], s32[2,4])", "f32[3,12]"),
+    ],
+)
+def test_builtin_topk_rejects_a_result_that_does_not_fit_its_operand(result, operand):
+    m = call_module("TopK", result, (operand,))
+    x = np.zeros(tuple(int(d) for d in operand[4:-1].split(",")), np.float32)
+    with pytest.raises(uir.CustomCallError, match="of x's shape"):
+        uir.evaluate(m, x)
+
+
+def test_builtin_pad_to_static_rejects_sizes_that_are_not_integer_scalars():
+    m = uir.hlo.parse_module(
+        "ENTRY e { x = f32[3] parameter(0)\n"
+        '  ROOT c = (f32[3], s32[0]) custom-call(x), custom_call_target="PadToStatic" }'
+    )
+    with pytest.raises(uir.CustomCallError, match="integer scalars"):
+        uir.evaluate(m, np.zeros(3, np.float32))

@@ -93,6 +93,11 @@ void PadToStatic(const HloInstruction& call, const std::vector<const Literal*>& 
                           "expects one array operand and a (array, sizes...) result");
   }
   auto& parts = result.mutable_tuple_elements();
+  for (size_t d = 1; d < parts.size(); ++d) {
+    const hlo::Shape& size = parts[d].shape();
+    if (!size.IsArray() || size.rank() != 0 || !hlo::IsInteger(size.element_type()))
+      throw CustomCallError(TargetName(call), "the sizes in the result must be integer scalars");
+  }
   parts[0] = *ops[0];
   for (size_t d = 0; d < ops[0]->shape().dimensions().size(); ++d)
     parts[d + 1].SetInt64(0, ops[0]->shape().dimensions()[d]);
@@ -111,6 +116,16 @@ void TopK(const HloInstruction& call, const std::vector<const Literal*>& ops, Li
   Literal& indices = result.mutable_tuple_elements()[1];
   const int64_t n = x.shape().dimensions().back();
   const int64_t k = values.shape().dimensions().empty() ? 1 : values.shape().dimensions().back();
+  // values and indices are x's shape with k in the last dimension.
+  std::vector<int64_t> want = x.shape().dimensions();
+  want.back() = k;
+  if (!values.shape().IsArray() || !indices.shape().IsArray() ||
+      values.shape().dimensions() != want || indices.shape().dimensions() != want ||
+      !hlo::IsInteger(indices.shape().element_type())) {
+    throw CustomCallError(TargetName(call),
+                          "the result must be (values, integer indices), each of x's shape with "
+                          "k in the last dimension");
+  }
   if (k > n || values.shape().element_type() != x.shape().element_type()) {
     throw CustomCallError(TargetName(call), "k = " + std::to_string(k) + " of " +
                                                 std::to_string(n) + " elements, or wrong types");
