@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 import uir
@@ -46,3 +48,65 @@ def edge_ints(dtype, n: int = 64, seed: int = 0) -> np.ndarray:
         ]
     )
     return values.astype(dtype)
+
+
+def dilate_and_pad(x, pads, dilation):
+    """x: [N, C, spatial...]; pads: (low, high) per spatial dim."""
+    for d, ((lo, hi), dil) in enumerate(zip(pads, dilation, strict=True)):
+        axis = 2 + d
+        n = x.shape[axis]
+        size = max(0, (n - 1) * dil + 1)
+        shape = list(x.shape)
+        shape[axis] = size
+        y = np.zeros(shape, x.dtype)
+        index = [slice(None)] * x.ndim
+        index[axis] = slice(0, size, dil)
+        y[tuple(index)] = x
+        # Negative padding crops.
+        widths = [(0, 0)] * x.ndim
+        widths[axis] = (max(lo, 0), max(hi, 0))
+        y = np.pad(y, widths)
+        crop = [slice(None)] * x.ndim
+        crop[axis] = slice(max(-lo, 0), y.shape[axis] - max(-hi, 0))
+        x = y[tuple(crop)]
+    return x
+
+
+def conv_reference(lhs, rhs, strides, pads, lhs_dil, rhs_dil, reversal, fgc=1, bgc=1):
+    """lhs [N, C, S...], rhs [O, I, K...] -> [N/bgc, O, S'...], in float64."""
+    if fgc > 1 or bgc > 1:
+        groups = max(fgc, bgc)
+        lhses = np.split(lhs, groups, axis=1 if fgc > 1 else 0)
+        rhses = np.split(rhs, groups, axis=0)
+        outs = [
+            conv_reference(a, b, strides, pads, lhs_dil, rhs_dil, reversal)
+            for a, b in zip(lhses, rhses, strict=True)
+        ]
+        return np.concatenate(outs, axis=1)
+    x = dilate_and_pad(lhs.astype(np.float64), pads, lhs_dil)
+    k = rhs.astype(np.float64)
+    for d, rev in enumerate(reversal):
+        if rev:
+            k = np.flip(k, axis=2 + d)
+    spatial = len(strides)
+    ksizes = rhs.shape[2:]
+    out_sizes = [
+        (x.shape[2 + d] - (ksizes[d] - 1) * rhs_dil[d] - 1) // strides[d] + 1
+        for d in range(spatial)
+    ]
+    out_sizes = [max(s, 0) for s in out_sizes]
+    out = np.zeros((lhs.shape[0], rhs.shape[0], *out_sizes))
+    for pos in itertools.product(*[range(s) for s in out_sizes]):
+        window = [
+            slice(
+                pos[d] * strides[d],
+                pos[d] * strides[d] + (ksizes[d] - 1) * rhs_dil[d] + 1,
+                rhs_dil[d],
+            )
+            for d in range(spatial)
+        ]
+        patch = x[(slice(None), slice(None), *window)]  # [N, C, K...]
+        out[(slice(None), slice(None), *pos)] = np.tensordot(
+            patch, k, axes=(list(range(1, patch.ndim)), list(range(1, k.ndim)))
+        )
+    return out

@@ -111,7 +111,7 @@ class Evaluator final : public Context {
       const HloOpcode op = inst->opcode();
       const bool scalar = inst->shape().IsArray() && inst->shape().rank() == 0;
       if (op == HloOpcode::kTuple) {
-        ok = ok && inst.get() == c.root();
+        ok = ok && inst == c.root();
       } else if (op == HloOpcode::kParameter || op == HloOpcode::kConstant) {
         ok = ok && scalar;
       } else {

@@ -8,25 +8,29 @@
 namespace uir::hlo {
 
 ComputationBuilder::ComputationBuilder(std::string name)
-    : computation_(std::make_unique<HloComputation>(std::move(name))) {}
+    : computation_(std::make_unique<HloComputation>(std::move(name))),
+      target_(computation_.get()) {}
+
+ComputationBuilder::ComputationBuilder(HloComputation* computation) : target_(computation) {
+  UIR_CHECK(computation != nullptr) << "ComputationBuilder on a null computation";
+}
 
 std::string ComputationBuilder::UniqueName(const std::string& base) {
-  std::string name = base;
-  for (int n = 1; names_.count(name); ++n) name = base + "." + std::to_string(n);
-  names_.insert(name);
-  return name;
+  UIR_CHECK(target_ != nullptr) << "ComputationBuilder used after Build()";
+  return target_->UniqueName(base);
 }
 
 HloInstruction* ComputationBuilder::Append(std::unique_ptr<HloInstruction> inst) {
-  UIR_CHECK(computation_ != nullptr) << "ComputationBuilder used after Build()";
+  UIR_CHECK(target_ != nullptr) << "ComputationBuilder used after Build()";
   inst->mutable_shape().FillMissingLayouts();
-  return computation_->AddInstruction(std::move(inst));
+  return target_->AddInstruction(std::move(inst));
 }
 
 HloInstruction* ComputationBuilder::Parameter(int64_t number, Shape shape, std::string name) {
   if (number < 0)
     throw ShapeError("parameter number must be non-negative, got " + std::to_string(number));
-  if (number < computation_->num_parameters() && computation_->parameter(number) != nullptr) {
+  UIR_CHECK(target_ != nullptr) << "ComputationBuilder used after Build()";
+  if (number < target_->num_parameters() && target_->parameter(number) != nullptr) {
     throw ShapeError("parameter(" + std::to_string(number) + ") is already defined");
   }
   auto inst = std::make_unique<HloInstruction>(
@@ -62,7 +66,7 @@ HloInstruction* ComputationBuilder::Add(HloOpcode opcode,
   std::vector<const Shape*> operand_shapes;
   for (HloInstruction* o : operands) {
     UIR_CHECK(o != nullptr) << "null operand for " << OpcodeName(opcode);
-    if (o->parent() != computation_.get()) {
+    if (o->parent() != target_) {
       throw ShapeError(std::string(OpcodeName(opcode)) + ": operand %" + o->name() +
                        " belongs to another computation");
     }
@@ -148,7 +152,8 @@ HloInstruction* ComputationBuilder::GetTupleElement(HloInstruction* tuple, int64
 }
 
 std::unique_ptr<HloComputation> ComputationBuilder::Build(HloInstruction* root) {
-  UIR_CHECK(computation_ != nullptr) << "ComputationBuilder::Build called twice";
+  UIR_CHECK(computation_ != nullptr)
+      << "ComputationBuilder::Build called twice, or on a builder for an existing computation";
   if (computation_->instruction_count() == 0)
     throw ShapeError("computation " + computation_->name() + " is empty");
   if (root != nullptr && root->parent() != computation_.get()) {
@@ -160,7 +165,10 @@ std::unique_ptr<HloComputation> ComputationBuilder::Build(HloInstruction* root) 
                        std::to_string(i) + ")");
     }
   }
-  computation_->set_root(root ? root : computation_->instructions().back().get());
+  HloInstruction* last = nullptr;
+  for (HloInstruction* i : computation_->instructions()) last = i;
+  computation_->set_root(root ? root : last);
+  target_ = nullptr;
   return std::move(computation_);
 }
 

@@ -5,20 +5,24 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <unordered_set>
 #include <vector>
 
 #include "hlo/module.h"
 
 namespace uir::hlo {
 
-// Builds one computation. Instructions are appended in the order they are
-// created, so operands always precede their users. Names are made unique
-// ("add", "add.1", ...). Errors are ShapeError for operands that do not fit
-// an opcode, naming the opcode and shapes.
+// Builds one computation, or adds instructions to an existing one (the way
+// a pass creates instructions: shapes inferred and checked, names unique in
+// the module). Names are made unique ("add", "add.1", ...). Errors are
+// ShapeError for operands that do not fit an opcode, naming the opcode and
+// shapes.
 class ComputationBuilder {
  public:
+  // A new computation, returned by Build().
   explicit ComputationBuilder(std::string name);
+  // Adds to `computation` (which must outlive the builder); Build() is not
+  // available.
+  explicit ComputationBuilder(HloComputation* computation);
 
   HloInstruction* Parameter(int64_t number, Shape shape, std::string name = "");
   HloInstruction* Constant(Literal literal, std::string name = "");
@@ -46,8 +50,8 @@ class ComputationBuilder {
  private:
   std::string UniqueName(const std::string& base);
   HloInstruction* Append(std::unique_ptr<HloInstruction> inst);
-  std::unique_ptr<HloComputation> computation_;
-  std::unordered_set<std::string> names_;
+  std::unique_ptr<HloComputation> computation_;  // owned until Build()
+  HloComputation* target_;
 };
 
 // The literal of a scalar `value` of `type`.

@@ -1,7 +1,10 @@
 // HloModule: ownership, deep copy and structural equality.
 #include "hlo/module.h"
 
+#include <algorithm>
+#include <functional>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "support/error.h"
 
@@ -74,27 +77,134 @@ bool SameInstruction(const HloInstruction& a, const HloInstruction& b,
 bool SameComputation(const HloComputation& a, const HloComputation& b) {
   if (a.name() != b.name() || a.instruction_count() != b.instruction_count()) return false;
   if (a.execution_thread() != b.execution_thread()) return false;
+  const std::vector<HloInstruction*> order_a = a.MakeInstructionPostOrder();
+  const std::vector<HloInstruction*> order_b = b.MakeInstructionPostOrder();
   std::unordered_map<const HloInstruction*, size_t> index_a, index_b;
-  for (size_t i = 0; i < a.instructions().size(); ++i) {
-    index_a[a.instructions()[i].get()] = i;
-    index_b[b.instructions()[i].get()] = i;
+  for (size_t i = 0; i < order_a.size(); ++i) {
+    index_a[order_a[i]] = i;
+    index_b[order_b[i]] = i;
   }
   if ((a.root() == nullptr) != (b.root() == nullptr)) return false;
   if (a.root() && index_a.at(a.root()) != index_b.at(b.root())) return false;
-  for (size_t i = 0; i < a.instructions().size(); ++i) {
-    if (!SameInstruction(*a.instructions()[i], *b.instructions()[i], index_a, index_b)) {
-      return false;
-    }
+  for (size_t i = 0; i < order_a.size(); ++i) {
+    if (!SameInstruction(*order_a[i], *order_b[i], index_a, index_b)) return false;
   }
   return true;
+}
+
+// Strips a ".N" suffix: the uniquer numbers from the stem.
+std::string NameStem(const std::string& base, const char* fallback) {
+  if (base.empty()) return fallback;
+  size_t dot = base.rfind('.');
+  if (dot == std::string::npos || dot == 0 || dot + 1 == base.size()) return base;
+  for (size_t i = dot + 1; i < base.size(); ++i) {
+    if (base[i] < '0' || base[i] > '9') return base;
+  }
+  return base.substr(0, dot);
+}
+
+std::string Unique(const std::string& base, const char* fallback,
+                   std::unordered_set<std::string>& used,
+                   std::unordered_map<std::string, int64_t>& next_suffix) {
+  if (!used.count(base) && !base.empty()) {
+    used.insert(base);
+    return base;
+  }
+  const std::string stem = NameStem(base, fallback);
+  std::string name = stem;
+  if (used.count(name)) {
+    int64_t& n = next_suffix[stem];
+    do {
+      name = stem + "." + std::to_string(++n);
+    } while (used.count(name));
+  }
+  used.insert(name);
+  return name;
+}
+
+// Clones `c` (whose callees are already in `map`) into `out`.
+std::unique_ptr<HloComputation> CloneComputation(
+    const HloComputation& c, const std::string& name, const ComputationMap& map,
+    std::unordered_map<const HloInstruction*, HloInstruction*>& inst_map,
+    const std::function<std::string(const std::string&)>& rename) {
+  auto copy = std::make_unique<HloComputation>(name);
+  copy->set_execution_thread(c.execution_thread());
+  const std::vector<HloInstruction*> order = c.MakeInstructionPostOrder();
+  for (HloInstruction* inst : order) {
+    auto ni = std::make_unique<HloInstruction>(inst->opcode(), inst->shape(), rename(inst->name()));
+    ni->set_parameter_number(inst->parameter_number());
+    if (inst->has_literal()) ni->set_literal(inst->literal());
+    for (HloInstruction* op : inst->operands()) ni->AppendOperand(inst_map.at(op));
+    for (const auto& [key, value] : inst->attributes().entries()) {
+      ni->mutable_attributes().Set(key, RemapComputations(value, map));
+    }
+    inst_map[inst] = copy->AddInstruction(std::move(ni));
+  }
+  for (HloInstruction* inst : order) {
+    for (HloInstruction* pred : inst->control_predecessors()) {
+      inst_map.at(pred)->AddControlDependencyTo(inst_map.at(inst));
+    }
+  }
+  if (c.root()) copy->set_root(inst_map.at(c.root()));
+  return copy;
+}
+
+// Computations reachable from `roots` through called computations, callees
+// before callers; among independent ones, in the order `roots` lists them.
+std::vector<HloComputation*> CalleesFirst(const std::vector<HloComputation*>& roots) {
+  std::vector<HloComputation*> order;
+  std::unordered_set<const HloComputation*> seen;
+  std::vector<std::pair<HloComputation*, std::vector<HloComputation*>>> stack;
+  for (HloComputation* start : roots) {
+    if (!seen.insert(start).second) continue;
+    stack.clear();
+    std::vector<HloComputation*> callees;
+    auto callees_of = [](const HloComputation* c) {
+      std::vector<HloComputation*> out;
+      for (const HloInstruction* inst : c->instructions()) {
+        for (HloComputation* callee : inst->called_computations()) out.push_back(callee);
+      }
+      std::reverse(out.begin(), out.end());  // popped from the back: first callee first
+      return out;
+    };
+    stack.emplace_back(start, callees_of(start));
+    while (!stack.empty()) {
+      auto& [node, pending] = stack.back();
+      if (!pending.empty()) {
+        HloComputation* next = pending.back();
+        pending.pop_back();
+        if (seen.insert(next).second) stack.emplace_back(next, callees_of(next));
+        continue;
+      }
+      order.push_back(node);
+      stack.pop_back();
+    }
+  }
+  return order;
 }
 
 }  // namespace
 
 HloComputation* HloModule::AddComputation(std::unique_ptr<HloComputation> computation) {
+  UIR_CHECK(computation->parent_ == nullptr)
+      << "computation " << computation->name() << " already belongs to a module";
   computation->parent_ = this;
+  computation->unique_id_ = NextUniqueId();
+  computation->local_names_.clear();
+  computation_names_.insert(computation->name());
+  for (HloInstruction* inst : computation->instructions()) {
+    inst->unique_id_ = NextUniqueId();
+    instruction_names_.insert(inst->name());
+  }
   computations_.push_back(std::move(computation));
   return computations_.back().get();
+}
+
+std::vector<HloComputation*> HloModule::MakeComputationPostOrder() const {
+  std::vector<HloComputation*> all;
+  all.reserve(computations_.size());
+  for (const auto& c : computations_) all.push_back(c.get());
+  return CalleesFirst(all);
 }
 
 HloComputation* HloModule::FindComputation(std::string_view name) const {
@@ -104,34 +214,109 @@ HloComputation* HloModule::FindComputation(std::string_view name) const {
   return nullptr;
 }
 
+void HloModule::RemoveComputation(HloComputation* computation) {
+  UIR_CHECK(computation != entry_) << "cannot remove the entry computation " << computation->name();
+  for (const auto& c : computations_) {
+    if (c.get() == computation) continue;
+    for (const HloInstruction* inst : c->instructions()) {
+      for (const HloComputation* callee : inst->called_computations()) {
+        UIR_CHECK(callee != computation) << "cannot remove computation " << computation->name()
+                                         << ": %" << inst->name() << " calls it";
+      }
+    }
+  }
+  auto it = std::find_if(computations_.begin(), computations_.end(),
+                         [&](const auto& c) { return c.get() == computation; });
+  UIR_CHECK(it != computations_.end())
+      << "computation " << computation->name() << " is not in module " << name_;
+  if (schedule_) schedule_->Update(*this);
+  computations_.erase(it);
+  if (schedule_) schedule_->Update(*this);
+}
+
+int64_t HloModule::RemoveUnreachableComputations() {
+  if (entry_ == nullptr) return 0;
+  std::vector<HloComputation*> live = CalleesFirst({entry_});
+  std::unordered_set<const HloComputation*> keep(live.begin(), live.end());
+  const size_t before = computations_.size();
+  std::erase_if(computations_, [&](const auto& c) { return !keep.count(c.get()); });
+  const auto removed = static_cast<int64_t>(before - computations_.size());
+  if (removed > 0 && schedule_) schedule_->Update(*this);
+  return removed;
+}
+
+HloComputation* HloModule::CloneComputationInto(const HloComputation& computation,
+                                                const std::string& suffix) {
+  ComputationMap map;
+  HloComputation* result = nullptr;
+  auto rename = [&](const std::string& name) {
+    return UniqueInstructionName(suffix.empty() ? name : name + "." + suffix);
+  };
+  for (HloComputation* c : CalleesFirst({const_cast<HloComputation*>(&computation)})) {
+    std::unordered_map<const HloInstruction*, HloInstruction*> inst_map;
+    const std::string name =
+        UniqueComputationName(suffix.empty() ? c->name() : c->name() + "." + suffix);
+    HloComputation* added = AddComputation(CloneComputation(*c, name, map, inst_map, rename));
+    map[c] = added;
+    if (c == &computation) result = added;
+  }
+  return result;
+}
+
+void HloModule::Cleanup() {
+  if (schedule_) schedule_->Update(*this);
+  for (const auto& c : computations_) c->FreeRemoved();
+}
+
+void HloModule::RegisterInstructionName(const std::string& name) {
+  instruction_names_.insert(name);
+}
+
+std::string HloModule::UniqueInstructionName(const std::string& base) {
+  return Unique(base, "instruction", instruction_names_, next_instruction_suffix_);
+}
+
+std::string HloModule::UniqueComputationName(const std::string& base) {
+  return Unique(base, "computation", computation_names_, next_computation_suffix_);
+}
+
+void HloModule::set_schedule(HloSchedule schedule) { schedule_ = std::move(schedule); }
+void HloModule::clear_schedule() { schedule_.reset(); }
+
 std::unique_ptr<HloModule> HloModule::Clone() const {
   auto out = std::make_unique<HloModule>(name_);
   out->config_ = config_;
   ComputationMap computation_map;
+  std::unordered_map<const HloInstruction*, HloInstruction*> inst_map;
+  auto same_name = [](const std::string& name) { return name; };
+  for (HloComputation* c : MakeComputationPostOrder()) {
+    HloComputation* added =
+        out->AddComputation(CloneComputation(*c, c->name(), computation_map, inst_map, same_name));
+    computation_map[c] = added;
+    if (c == entry_) out->entry_ = added;
+  }
+  // Keep the original insertion order of computations.
+  std::vector<std::unique_ptr<HloComputation>> ordered;
   for (const auto& c : computations_) {
-    auto copy = std::make_unique<HloComputation>(c->name());
-    copy->set_execution_thread(c->execution_thread());
-    computation_map[c.get()] = copy.get();
-    std::unordered_map<const HloInstruction*, HloInstruction*> inst_map;
-    for (const auto& inst : c->instructions()) {
-      auto ni = std::make_unique<HloInstruction>(inst->opcode(), inst->shape(), inst->name());
-      ni->set_parameter_number(inst->parameter_number());
-      if (inst->has_literal()) ni->set_literal(inst->literal());
-      for (HloInstruction* op : inst->operands()) ni->AppendOperand(inst_map.at(op));
-      for (const auto& [key, value] : inst->attributes().entries()) {
-        ni->mutable_attributes().Set(key, RemapComputations(value, computation_map));
-      }
-      inst_map[inst.get()] = copy->AddInstruction(std::move(ni));
+    HloComputation* mine = computation_map.at(c.get());
+    for (auto& slot : out->computations_) {
+      if (slot.get() == mine) ordered.push_back(std::move(slot));
     }
-    // Control edges may point forward in the order, so they are added last.
-    for (const auto& inst : c->instructions()) {
-      for (HloInstruction* pred : inst->control_predecessors()) {
-        inst_map.at(pred)->AddControlDependencyTo(inst_map.at(inst.get()));
+  }
+  out->computations_ = std::move(ordered);
+  if (schedule_) {
+    HloSchedule copy;
+    for (const auto& c : computations_) {
+      if (const auto* seq = schedule_->sequence(*c)) {
+        std::vector<HloInstruction*> mapped;
+        mapped.reserve(seq->size());
+        for (HloInstruction* i : *seq) {
+          if (!i->is_removed()) mapped.push_back(inst_map.at(i));
+        }
+        copy.set_sequence(*computation_map.at(c.get()), std::move(mapped));
       }
     }
-    if (c->root()) copy->set_root(inst_map.at(c->root()));
-    HloComputation* added = out->AddComputation(std::move(copy));
-    if (c.get() == entry_) out->entry_ = added;
+    out->schedule_ = std::move(copy);
   }
   return out;
 }
@@ -141,8 +326,10 @@ bool HloModule::Equals(const HloModule& other) const {
   if (computations_.size() != other.computations_.size()) return false;
   if ((entry_ == nullptr) != (other.entry_ == nullptr)) return false;
   if (entry_ && entry_->name() != other.entry_->name()) return false;
-  for (size_t i = 0; i < computations_.size(); ++i) {
-    if (!SameComputation(*computations_[i], *other.computations_[i])) return false;
+  const std::vector<HloComputation*> mine = MakeComputationPostOrder();
+  const std::vector<HloComputation*> theirs = other.MakeComputationPostOrder();
+  for (size_t i = 0; i < mine.size(); ++i) {
+    if (!SameComputation(*mine[i], *theirs[i])) return false;
   }
   return true;
 }

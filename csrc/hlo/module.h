@@ -1,5 +1,5 @@
-// HloModule: computations (callees before callers), the entry, and the
-// module-level configuration the text header carries.
+// HloModule: computations, the entry, the schedule, and the module-level
+// configuration the text header carries.
 #ifndef UIR_HLO_MODULE_H_
 #define UIR_HLO_MODULE_H_
 
@@ -7,9 +7,12 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "hlo/computation.h"
+#include "hlo/schedule.h"
 
 namespace uir::hlo {
 
@@ -77,10 +80,40 @@ class HloModule {
   const std::string& name() const { return name_; }
   void set_name(std::string name) { name_ = std::move(name); }
 
-  // Takes ownership; computations must be added callees first.
+  // Takes ownership, in any order: walks order computations by the call
+  // graph. Instructions get module-wide ids; their names are registered with
+  // the module's name uniquer as they are (not renamed).
   HloComputation* AddComputation(std::unique_ptr<HloComputation> computation);
+  // Computations in insertion order.
   const std::vector<std::unique_ptr<HloComputation>>& computations() const { return computations_; }
+  // Callees before callers, otherwise insertion order.
+  std::vector<HloComputation*> MakeComputationPostOrder() const;
   HloComputation* FindComputation(std::string_view name) const;
+  // Removes a computation no instruction of the module calls (InternalError
+  // otherwise) and is not the entry.
+  void RemoveComputation(HloComputation* computation);
+  // Removes every computation not reachable from the entry. Returns how many.
+  int64_t RemoveUnreachableComputations();
+  // Deep-copies `computation` and everything it calls into this module under
+  // fresh names; returns the copy. `computation` may belong to another module.
+  HloComputation* CloneComputationInto(const HloComputation& computation,
+                                       const std::string& suffix = "clone");
+  // Frees removed instructions in every computation and brings the schedule
+  // (if any) up to date.
+  void Cleanup();
+
+  // Fresh names: `base` (minus a ".N" suffix) or `base.N`, never a name any
+  // instruction (resp. computation) of the module has had.
+  std::string UniqueInstructionName(const std::string& base);
+  std::string UniqueComputationName(const std::string& base);
+  int64_t NextUniqueId() { return next_unique_id_++; }
+
+  // The schedule of an is_scheduled module: a sequence per computation.
+  bool has_schedule() const { return schedule_.has_value(); }
+  const HloSchedule& schedule() const { return *schedule_; }
+  HloSchedule& mutable_schedule() { return *schedule_; }
+  void set_schedule(HloSchedule schedule);
+  void clear_schedule();
 
   HloComputation* entry() const { return entry_; }
   void set_entry(HloComputation* entry) { entry_ = entry; }
@@ -88,19 +121,34 @@ class HloModule {
   const ModuleConfig& config() const { return config_; }
   ModuleConfig& mutable_config() { return config_; }
 
-  // A deep copy (same names, same order).
+  // A deep copy (same names, same order, same schedule).
   std::unique_ptr<HloModule> Clone() const;
 
   // Structural equality: same header configuration, and computations equal
-  // position by position: names, instruction order, opcodes, shapes with
-  // layouts, operands, attributes (called computations by name), literals.
+  // position by position (call-graph post order, instruction post order):
+  // names, opcodes, shapes with layouts, operands, attributes (called
+  // computations by name), literals.
   bool Equals(const HloModule& other) const;
 
+  // A hash of the module's structure that ignores instruction and
+  // computation names and metadata: equal for modules that compute the
+  // same way however they are named; a pass that changes it changed the
+  // module.
+  uint64_t Fingerprint() const;
+
  private:
+  friend class HloComputation;
+  void RegisterInstructionName(const std::string& name);
   std::string name_;
   std::vector<std::unique_ptr<HloComputation>> computations_;
   HloComputation* entry_ = nullptr;
   ModuleConfig config_;
+  std::optional<HloSchedule> schedule_;
+  int64_t next_unique_id_ = 0;
+  std::unordered_set<std::string> instruction_names_;
+  std::unordered_map<std::string, int64_t> next_instruction_suffix_;
+  std::unordered_set<std::string> computation_names_;
+  std::unordered_map<std::string, int64_t> next_computation_suffix_;
 };
 
 }  // namespace uir::hlo

@@ -9,14 +9,19 @@
 namespace uir::hlo {
 namespace {
 
+constexpr int kSideEffect = 1;
+constexpr int kCommutative = 2;
+constexpr int kAssociative = 4;
+
 struct OpcodeInfo {
   std::string_view name;
   int arity;
   OpcodeCategory category;
+  int properties;
 };
 
 constexpr std::array<OpcodeInfo, kNumOpcodes> kOpcodes = {{
-#define UIR_OPCODE(e, name, arity, category) {name, arity, OpcodeCategory::category},
+#define UIR_OPCODE(e, name, arity, category, props) {name, arity, OpcodeCategory::category, props},
 #include "hlo/opcode.def"
 #undef UIR_OPCODE
 }};
@@ -83,5 +88,9 @@ bool IsAsyncOpcode(HloOpcode opcode) {
   return opcode == HloOpcode::kAsyncStart || opcode == HloOpcode::kAsyncUpdate ||
          opcode == HloOpcode::kAsyncDone;
 }
+
+bool HasSideEffectOpcode(HloOpcode opcode) { return Info(opcode).properties & kSideEffect; }
+bool IsCommutative(HloOpcode opcode) { return Info(opcode).properties & kCommutative; }
+bool IsAssociative(HloOpcode opcode) { return Info(opcode).properties & kAssociative; }
 
 }  // namespace uir::hlo

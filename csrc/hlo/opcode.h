@@ -9,13 +9,13 @@
 namespace uir::hlo {
 
 enum class HloOpcode : uint8_t {
-#define UIR_OPCODE(e, name, arity, category) e,
+#define UIR_OPCODE(e, name, arity, category, props) e,
 #include "hlo/opcode.def"
 #undef UIR_OPCODE
 };
 
 inline constexpr int kNumOpcodes = 0
-#define UIR_OPCODE(e, name, arity, category) +1
+#define UIR_OPCODE(e, name, arity, category, props) +1
 #include "hlo/opcode.def"
 #undef UIR_OPCODE
     ;
@@ -39,6 +39,12 @@ bool HasOwnAsyncPair(HloOpcode opcode);
 // all-reduce-done, send-done, ...): none of them may be wrapped either.
 bool IsOwnAsyncFamily(HloOpcode opcode);
 bool IsAsyncOpcode(HloOpcode opcode);  // async-start, async-update, async-done
+// The property columns of opcode.def. Side effects of custom-call and of ops
+// that call computations depend on the instruction: see
+// HloInstruction::HasSideEffect.
+bool HasSideEffectOpcode(HloOpcode opcode);
+bool IsCommutative(HloOpcode opcode);
+bool IsAssociative(HloOpcode opcode);
 
 }  // namespace uir::hlo
 

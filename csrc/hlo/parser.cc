@@ -55,6 +55,15 @@ std::unique_ptr<HloModule> Parser::ParseModule() {
   module_->set_entry(entry);
   if (!has_header) module_->set_name("module_" + entry->name());
   ModuleConfig& config = module_->mutable_config();
+  if (config.is_scheduled) {
+    // The text order of a scheduled module is its schedule.
+    HloSchedule schedule;
+    for (const auto& c : module_->computations()) {
+      std::vector<HloInstruction*> sequence(c->instructions().begin(), c->instructions().end());
+      schedule.set_sequence(*c, std::move(sequence));
+    }
+    module_->set_schedule(std::move(schedule));
+  }
   if (!config.entry_parameter_layouts) {
     // XLA copies the entry layout from the entry computation's parameters and root.
     std::vector<Shape> params;
@@ -319,7 +328,9 @@ HloComputation* Parser::ParseInstructionList(std::unique_ptr<HloComputation> com
   in_progress_.erase(comp);
   if (comp->instruction_count() == 0)
     FailAt(open_offset, "computation '" + comp->name() + "' has no instructions");
-  comp->set_root(scope.root ? scope.root : comp->instructions().back().get());
+  HloInstruction* last = nullptr;
+  for (HloInstruction* i : comp->instructions()) last = i;
+  comp->set_root(scope.root ? scope.root : last);
   for (int64_t i = 0; i < comp->num_parameters(); ++i) {
     if (comp->parameter(i) == nullptr) {
       FailAt(open_offset, "computation '" + comp->name() + "' has no parameter(" +

@@ -222,12 +222,27 @@ class ModulePrinter {
     return os.str();
   }
 
+  // The schedule's order in a scheduled module, else post order.
+  static std::vector<HloInstruction*> PrintOrder(const HloComputation& c) {
+    const HloModule* m = c.parent();
+    if (m != nullptr && m->has_schedule()) {
+      if (const auto* seq = m->schedule().sequence(c)) {
+        std::vector<HloInstruction*> out;
+        for (HloInstruction* i : *seq) {
+          if (!i->is_removed()) out.push_back(i);
+        }
+        if (static_cast<int64_t>(out.size()) == c.instruction_count()) return out;
+      }
+    }
+    return c.MakeInstructionPostOrder();
+  }
+
   std::string Computation(const HloComputation& c, bool is_entry) const {
     std::ostringstream os;
     if (is_entry) os << "ENTRY ";
     os << "%" << c.name() << " " << c.SignatureString(o_.print_layout) << " {\n";
-    for (const auto& inst : c.instructions()) {
-      os << "  " << (inst.get() == c.root() ? "ROOT " : "") << Instruction(*inst) << "\n";
+    for (const HloInstruction* inst : PrintOrder(c)) {
+      os << "  " << (inst == c.root() ? "ROOT " : "") << Instruction(*inst) << "\n";
     }
     os << "}";
     if (!c.execution_thread().empty())
@@ -321,11 +336,11 @@ class ModulePrinter {
     std::ostringstream os;
     os << Header() << "\n\n" << StackFrames();
     bool first = true;
-    for (const auto& c : module_->computations()) {
-      if (HiddenComputation(c.get())) continue;
+    for (const HloComputation* c : module_->MakeComputationPostOrder()) {
+      if (HiddenComputation(c)) continue;
       if (!first) os << "\n\n";
       first = false;
-      os << Computation(*c, c.get() == module_->entry());
+      os << Computation(*c, c == module_->entry());
     }
     os << "\n\n";
     return os.str();
@@ -341,6 +356,10 @@ class ModulePrinter {
 const HloModule* ModuleOf(const HloComputation& c) { return c.parent(); }
 
 }  // namespace
+
+std::string AttributeValueText(AttrKey key, const AttrValue& value) {
+  return AttrValueText(key, value, PrintOptions{});
+}
 
 std::string PrintModule(const HloModule& module, const PrintOptions& options) {
   return ModulePrinter(&module, options).Module();

@@ -23,6 +23,8 @@ struct PrintOptions {
 
 std::string PrintModule(const HloModule& module, const PrintOptions& options = {});
 std::string PrintComputation(const HloComputation& computation, const PrintOptions& options = {});
+// An attribute's value as the printer writes it after "key=".
+std::string AttributeValueText(AttrKey key, const AttrValue& value);
 // One instruction line, without indentation or "ROOT".
 std::string PrintInstruction(const HloInstruction& instruction, const PrintOptions& options = {});
 

@@ -365,34 +365,29 @@ void CheckComputation(const HloComputation& c, const HloModule& module,
                       const std::unordered_set<const HloComputation*>& module_computations) {
   if (c.root() == nullptr) throw VerifyError(c.name(), "computation has no root");
   std::unordered_set<std::string> names;
-  std::unordered_set<const HloInstruction*> defined;
-  for (const auto& inst : c.instructions()) {
+  for (const HloInstruction* inst : c.instructions()) {
     if (inst->parent() != &c) Fail(*inst, "belongs to another computation");
     if (!names.insert(inst->name()).second)
       Fail(*inst, "name is used twice in computation %" + c.name());
     for (const HloInstruction* o : inst->operands()) {
-      if (!defined.count(o)) {
-        Fail(*inst, "operand %" + o->name() +
-                        (o->parent() == &c ? " is used before it is defined"
-                                           : " is not in this computation"));
-      }
+      if (o->parent() != &c || o->is_removed())
+        Fail(*inst, "operand %" + o->name() + " is not in this computation");
     }
-    defined.insert(inst.get());
-  }
-  for (const auto& inst : c.instructions()) {
     for (const HloInstruction* p : inst->control_predecessors()) {
-      if (p->parent() != &c)
+      if (p->parent() != &c || p->is_removed())
         Fail(*inst, "control predecessor %" + p->name() + " is not in this computation");
     }
   }
-  // Control edges may point anywhere in the order; a cycle would leave an
-  // instruction out of the post order.
-  if (c.MakeInstructionPostOrder().size() != c.instructions().size()) {
-    throw VerifyError(c.name(), "the control dependencies form a cycle");
-  }
+  if (c.root()->parent() != &c || c.root()->is_removed())
+    throw VerifyError(c.name(), "the root %" + c.root()->name() + " is not in the computation");
+  // The insertion order may be anything; the graph must be acyclic. A cycle
+  // shows as an instruction placed before one of its dependencies.
   {
     std::unordered_set<const HloInstruction*> placed;
     for (const HloInstruction* i : c.MakeInstructionPostOrder()) {
+      for (const HloInstruction* o : i->operands()) {
+        if (!placed.count(o)) Fail(*i, "is in a cycle through its operand %" + o->name());
+      }
       for (const HloInstruction* p : i->control_predecessors()) {
         if (!placed.count(p)) Fail(*i, "is in a cycle of control dependencies");
       }
@@ -403,7 +398,8 @@ void CheckComputation(const HloComputation& c, const HloModule& module,
     if (c.parameter(i) == nullptr)
       throw VerifyError(c.name(), "parameter(" + std::to_string(i) + ") is missing");
   }
-  for (const auto& inst : c.instructions()) CheckInstruction(*inst, module, module_computations);
+  for (const HloInstruction* inst : c.instructions())
+    CheckInstruction(*inst, module, module_computations);
 }
 
 }  // namespace
@@ -420,6 +416,7 @@ void Verify(const HloModule& module) {
   }
   CheckCallDepth(module);
   for (const auto& c : module.computations()) CheckComputation(*c, module, computations);
+  if (module.has_schedule()) module.schedule().Verify(module);
   const ModuleConfig& cfg = module.config();
   const HloComputation& entry = *module.entry();
   if (cfg.entry_parameter_layouts) {

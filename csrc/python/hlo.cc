@@ -298,6 +298,28 @@ hlo::PrintOptions Options(bool print_layout, bool print_operand_shapes, bool pri
   return o;
 }
 
+void CheckSameComputation(const PyInstruction& a, const PyInstruction& b) {
+  if (a.instruction->is_removed() || b.instruction->is_removed())
+    throw py::value_error("the instruction was removed");
+  if (a.instruction->parent() != b.instruction->parent()) {
+    throw py::value_error("%" + a.instruction->name() + " and %" + b.instruction->name() +
+                          " are in different computations");
+  }
+}
+
+void CheckRemovable(const PyComputation& c, const PyInstruction& i) {
+  const hlo::HloInstruction* inst = i.instruction;
+  if (inst->is_removed()) throw py::value_error("%" + inst->name() + " was already removed");
+  if (inst->parent() != c.computation)
+    throw py::value_error("%" + inst->name() + " is not in this computation");
+  if (!inst->users().empty())
+    throw py::value_error("cannot remove %" + inst->name() + ": it has users");
+  if (inst == c.computation->root())
+    throw py::value_error("cannot remove %" + inst->name() + ": it is the root");
+  if (inst->opcode() == hlo::HloOpcode::kParameter)
+    throw py::value_error("cannot remove parameter %" + inst->name());
+}
+
 }  // namespace
 
 hlo::Shape ToShape(const py::handle& value) {
@@ -391,6 +413,31 @@ void BindHlo(py::module_& m) {
       .def_property_readonly(
           "computation",
           [](const PyInstruction& i) { return PyComputation{i.module, i.instruction->parent()}; })
+      .def_property_readonly("unique_id",
+                             [](const PyInstruction& i) { return i.instruction->unique_id(); })
+      .def_property_readonly("is_removed",
+                             [](const PyInstruction& i) { return i.instruction->is_removed(); })
+      .def(
+          "replace_all_uses_with",
+          [](const PyInstruction& i, const PyInstruction& replacement) {
+            CheckSameComputation(i, replacement);
+            if (!i.instruction->shape().Compatible(replacement.instruction->shape())) {
+              throw py::value_error(
+                  "cannot replace %" + i.instruction->name() + " (" +
+                  i.instruction->shape().ToString() + ") with %" + replacement.instruction->name() +
+                  " (" + replacement.instruction->shape().ToString() + "): the shapes differ");
+            }
+            i.instruction->ReplaceAllUsesWith(replacement.instruction);
+          },
+          py::arg("replacement"),
+          "Every use of this instruction (and the root, if it is it) becomes `replacement`.")
+      .def(
+          "identical",
+          [](const PyInstruction& a, const PyInstruction& b) {
+            return a.instruction->Identical(*b.instruction);
+          },
+          py::arg("other"),
+          "Same opcode, shape, operands, literal and attributes (names and metadata aside).")
       .def("to_text", [](const PyInstruction& i) { return hlo::PrintInstruction(*i.instruction); })
       .def("__str__", [](const PyInstruction& i) { return hlo::PrintInstruction(*i.instruction); })
       .def("__repr__",
@@ -418,6 +465,45 @@ void BindHlo(py::module_& m) {
                              })
       .def_property_readonly(
           "is_entry", [](const PyComputation& c) { return c.module->entry() == c.computation; })
+      .def_property_readonly(
+          "instruction_count",
+          [](const PyComputation& c) { return c.computation->instruction_count(); })
+      .def(
+          "find_instruction",
+          [](const PyComputation& c, const std::string& name) -> py::object {
+            hlo::HloInstruction* i = c.computation->FindInstruction(name);
+            if (i == nullptr) return py::none();
+            return py::cast(PyInstruction{c.module, i, c.owner});
+          },
+          py::arg("name"))
+      .def(
+          "remove_instruction",
+          [](const PyComputation& c, const PyInstruction& i, bool unused_operands) {
+            CheckRemovable(c, i);
+            if (unused_operands) {
+              c.computation->RemoveInstructionAndUnusedOperands(i.instruction);
+            } else {
+              c.computation->RemoveInstruction(i.instruction);
+            }
+          },
+          py::arg("instruction"), py::arg("unused_operands") = false,
+          "Removes an instruction without users that is not the root (with unused_operands, "
+          "also the operands it leaves unused).")
+      .def(
+          "replace_instruction",
+          [](const PyComputation& c, const PyInstruction& old, const PyInstruction& replacement) {
+            CheckSameComputation(old, replacement);
+            if (old.instruction->parent() != c.computation)
+              throw py::value_error("%" + old.instruction->name() + " is not in this computation");
+            if (!old.instruction->shape().Compatible(replacement.instruction->shape()))
+              throw py::value_error("cannot replace %" + old.instruction->name() +
+                                    ": the shapes differ");
+            if (old.instruction->opcode() == hlo::HloOpcode::kParameter)
+              throw py::value_error("cannot replace parameter %" + old.instruction->name());
+            c.computation->ReplaceInstruction(old.instruction, replacement.instruction);
+          },
+          py::arg("old"), py::arg("replacement"),
+          "Replaces every use of `old`, then removes it and the operands it leaves unused.")
       .def("to_text", [](const PyComputation& c) { return hlo::PrintComputation(*c.computation); })
       .def("__str__", [](const PyComputation& c) { return hlo::PrintComputation(*c.computation); })
       .def("__repr__",
@@ -455,6 +541,16 @@ void BindHlo(py::module_& m) {
           },
           "Raises uir.VerifyError naming the first instruction that breaks an invariant.")
       .def("clone", [](const hlo::HloModule& mod) { return ModulePtr(mod.Clone()); })
+      .def("fingerprint", &hlo::HloModule::Fingerprint,
+           "A hash of the structure that ignores names and metadata.")
+      .def(
+          "update_schedule",
+          [](hlo::HloModule& mod) {
+            if (mod.has_schedule()) mod.mutable_schedule().Update(mod);
+          },
+          "Brings a scheduled module's schedule up to date after edits.")
+      .def("remove_unreachable_computations", &hlo::HloModule::RemoveUnreachableComputations,
+           "Removes computations the entry does not reach; returns how many.")
       .def("__eq__", [](const hlo::HloModule& a, const hlo::HloModule& b) { return a.Equals(b); })
       .def("__hash__", [](const hlo::HloModule& mod) { return py::hash(py::str(mod.name())); });
   BindHloBuilder(sm);

@@ -202,6 +202,7 @@ struct BuilderState {
   ModulePtr module;
   std::unique_ptr<hlo::ComputationBuilder> builder;
   bool built = false;
+  hlo::HloComputation* existing = nullptr;  // adding to a computation of the module
 };
 
 struct PyComputationBuilder {
@@ -211,8 +212,18 @@ struct PyComputationBuilder {
     if (state->built) throw py::value_error("this computation has already been built");
     return *state->builder;
   }
-  PyInstruction Wrap(hlo::HloInstruction* i) const { return {state->module, i, state}; }
+  PyInstruction Wrap(hlo::HloInstruction* i) const {
+    if (state->existing != nullptr) return {state->module, i, nullptr};
+    return {state->module, i, state};
+  }
   hlo::HloInstruction* Unwrap(const PyInstruction& i) const {
+    if (state->existing != nullptr) {
+      if (i.instruction->parent() != state->existing || i.instruction->is_removed()) {
+        throw py::value_error("operand %" + i.instruction->name() + " is not in computation " +
+                              state->existing->name());
+      }
+      return i.instruction;
+    }
     if (i.owner != state) {
       throw py::value_error("operand %" + i.instruction->name() +
                             " belongs to another computation");
@@ -328,6 +339,9 @@ void BindHloBuilder(py::module_& sm) {
       .def(
           "build",
           [](PyComputationBuilder& b, const std::optional<PyInstruction>& root) {
+            if (b.state->existing != nullptr)
+              throw py::value_error(
+                  "this builder adds to an existing computation: nothing to build");
             hlo::HloInstruction* r = root ? b.Unwrap(*root) : nullptr;
             std::unique_ptr<hlo::HloComputation> c = b.builder().Build(r);
             b.state->built = true;
@@ -335,6 +349,19 @@ void BindHloBuilder(py::module_& sm) {
             return PyComputation{b.state->module, added};
           },
           py::arg("root") = py::none(), "Finishes the computation and adds it to the module.");
+
+  py::object computation_class = sm.attr("HloComputation");
+  computation_class.attr("builder") = py::cpp_function(
+      [](const PyComputation& c) {
+        auto state = std::make_shared<BuilderState>();
+        state->module = c.module;
+        state->existing = c.computation;
+        state->builder = std::make_unique<hlo::ComputationBuilder>(c.computation);
+        return PyComputationBuilder{state};
+      },
+      py::is_method(computation_class), py::name("builder"),
+      "A builder that adds instructions to this computation (shapes inferred, names unique in "
+      "the module).");
 
   py::class_<PyModuleBuilder>(sm, "ModuleBuilder",
                               "Builds a module one computation at a time, callees first.")

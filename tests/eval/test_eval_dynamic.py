@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import uir
 
-CORPUS = pathlib.Path(__file__).resolve().parents[2] / "shared" / "corpus" / "xla-hlo"
+CORPUS = pathlib.Path(__file__).resolve().parents[3] / "shared" / "corpus" / "xla-hlo"
 
 ADD = "add { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] add(a, b) }\n"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_eval_convolution import conv_reference
+from eval_util import conv_reference
 
 import uir
 import uir.numpy as jnp

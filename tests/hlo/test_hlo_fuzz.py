@@ -10,7 +10,7 @@ import subprocess
 
 from corpus import CORPUS
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 FUZZER = ROOT / "build" / "fuzz" / "hlo_parser_fuzzer"
 
 

@@ -10,8 +10,7 @@ import sys
 
 import numpy as np
 import pytest
-from corpus import CORPUS, manifest_rows
-from test_eval_corpus import TOO_HEAVY
+from corpus import CORPUS, TOO_HEAVY, manifest_rows
 
 pytest.importorskip("jax")
 
@@ -22,7 +21,7 @@ pytestmark = pytest.mark.xla
 
 from pathlib import Path  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 import xla_reference  # noqa: E402
 
 CORE = sorted(r["file"] for r in manifest_rows() if r["cpu_class"] == "core")

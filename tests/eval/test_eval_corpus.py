@@ -10,23 +10,12 @@ import contextlib
 import io
 
 import pytest
-from corpus import CORPUS, manifest_rows
-from test_hlo_corpus import XLA_REJECTS
+from corpus import CORPUS, TOO_HEAVY, XLA_REJECTS, manifest_rows
 
 from uir._src import cli
 
 ROWS = manifest_rows()
 MODULES = sorted(r["file"] for r in ROWS if r["cpu_class"] in ("core", "extended"))
-
-# Too much work for a test (each is an XLA benchmark). Those that finish in
-# minutes are run by hand with `uir run` (the time it took is noted).
-TOO_HEAVY = {
-    "xla_backends_cpu_benchmarks_hlo__jax.b380442861__0.hlo": "a while loop of 10^6 iterations over 10^6-element arrays (10^12 element operations)",
-    "xla_backends_cpu_benchmarks_hlo__in_place_dynamic_update_slice_fusion__0.hlo": "10^5 loop iterations, each drawing a random index with three threefry loops: ~10^8 instruction evaluations (runs in 30 s)",
-    "xla_hlo_translate_hlo_to_mhlo_tests__auto_layout__0.hlo": "a 4096x6144x4608 dot, 1.2e11 multiply-adds (runs in 10 s)",
-    "xla_tools_multihost_hlo_runner_data__fp8_gemm_loop__0.hlo": "20 iterations of 32768x8192x1024 fp8 dots, 5.5e12 multiply-adds over 2^28-element arrays",
-    "xla_tools_multihost_hlo_runner_data__sharded_computation__0.hlo": "attention over 32x12x512x512, 10^8-element intermediates (runs in 37 s)",
-}
 
 # Modules known to evaluate today; the count can only go up.
 MIN_EVALUATED = 136

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 PYTHON_DIRS = ["uir", "tests", "benchmarks", "tools"]
 
 

@@ -12,7 +12,7 @@ import pytest
 
 import uir
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 OPCODES = re.findall(r'UIR_OPCODE\(k\w+, "([^"]+)"', (ROOT / "csrc/hlo/opcode.def").read_text())
 
 NOT_EVALUATED = {
@@ -37,7 +37,7 @@ EXAMPLES = {
 def evaluator_test_texts() -> str:
     return "\n".join(
         p.read_text()
-        for p in (ROOT / "tests").glob("test_*.py")
+        for p in (ROOT / "tests").glob("**/test_*.py")
         if p.name.startswith(("test_eval", "test_custom_call"))
     )
 

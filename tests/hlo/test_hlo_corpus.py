@@ -7,34 +7,11 @@ from __future__ import annotations
 import re
 
 import pytest
-from corpus import CORPUS
+from corpus import CORPUS, XLA_REJECTS
 
 import uir
 
 MODULES = sorted(CORPUS.glob("*.hlo"))
-
-# Modules that XLA's own verifier would reject; they come from tests of tools
-# that never verify (MLIR import, indexing printers, FileCheck generators).
-# Each entry is the reason, and a part of the message our verifier must give.
-XLA_REJECTS = {
-    "xla_hlo_tools_tests__generate_hlo_test_checks_test_input__4.hlo": (
-        "call passes f32[4] operands to a computation whose parameters are f32[]",
-        "should have the signature (f32[4], f32[4]) -> f32[]",
-    ),
-    "xla_hlo_transforms_tests__operand_upcaster__0.hlo": (
-        "dot of two rank-1 operands without contracting dims is an outer product, "
-        "s32[8,8], but the module declares s32[8]",
-        "differs from the inferred s32[8,8]",
-    ),
-    "xla_hlo_translate_hlo_to_mhlo_tests__import__0.hlo": (
-        "convolution.4 has window size 3x3 but its kernel's spatial dimensions are 2x2",
-        "window size 3 differs from kernel spatial size 2",
-    ),
-    "xla_tools__print_indexing_test__0.hlo": (
-        "fusion passes s32[1024] to a fused parameter declared s32[]",
-        "calls %fused_computation",
-    ),
-}
 
 
 def test_corpus_is_present():
