@@ -62,7 +62,7 @@ def test_builder_on_an_existing_computation_makes_module_unique_names():
 
 
 def test_unique_ids_are_distinct_across_the_module():
-    m = uir.hlo.parse_module((CORPUS_MODULE_WITH_CALLEES))
+    m = uir.hlo.parse_module(CORPUS_MODULE_WITH_CALLEES)
     ids = [i.unique_id for c in m.computations for i in c.instructions]
     assert len(ids) == len(set(ids)) and min(ids) >= 0
 
@@ -101,7 +101,7 @@ def test_remove_instruction_refuses_users_root_and_parameters():
     with pytest.raises(ValueError, match="is the root"):
         entry.remove_instruction(entry.find_instruction("n"))
     p = entry.parameters[0]
-    with pytest.raises(ValueError, match="has users|parameter"):
+    with pytest.raises(ValueError, match=r"has users|parameter"):
         entry.remove_instruction(p)
 
 
