@@ -4,7 +4,7 @@ The public names are re-exported here; the implementation lives in uir._src
 and the C++ core in uir._core.
 """
 
-from uir import _core, custom_call, hlo, lax, nn, numpy, tree_util
+from uir import _core, custom_call, hlo, lax, nn, numpy, passes, tree_util
 from uir._src import config
 from uir._src.api import jit, make_hlo
 from uir._src.errors import (
@@ -42,5 +42,6 @@ __all__ = [
     "make_hlo",
     "nn",
     "numpy",
+    "passes",
     "tree_util",
 ]

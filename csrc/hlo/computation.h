@@ -87,7 +87,7 @@ class HloComputation {
   // InternalError. O(1) amortized.
   void RemoveInstruction(HloInstruction* instruction);
   // Removes `instruction` and then each operand that is left without users
-  // (transitively), except parameters and the root.
+  // (transitively), except parameters, the root and side-effecting ones.
   void RemoveInstructionAndUnusedOperands(HloInstruction* instruction);
   // Replaces every use of `old_instruction` with `new_instruction` (shapes
   // must be compatible), gives the replacement the old one's metadata if it

@@ -1,5 +1,6 @@
 // Instruction identity and hashing (for CSE), and the module fingerprint
 // (for the pass checker and the compilation cache).
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <unordered_map>
@@ -94,10 +95,17 @@ void HashShape(Hasher& h, const Shape& s) { h.Str(s.ToString(/*print_layout=*/tr
 
 }  // namespace
 
-bool HloInstruction::Identical(const HloInstruction& other, bool compare_computations) const {
+bool HloInstruction::Identical(const HloInstruction& other, bool compare_computations,
+                               bool any_operand_order) const {
   if (opcode_ != other.opcode_ || !(shape_ == other.shape_) ||
-      parameter_number_ != other.parameter_number_ || operands_ != other.operands_) {
+      parameter_number_ != other.parameter_number_) {
     return false;
+  }
+  if (operands_ != other.operands_) {
+    const bool crosswise = any_operand_order && operands_.size() == 2 &&
+                           other.operands_.size() == 2 && operands_[0] == other.operands_[1] &&
+                           operands_[1] == other.operands_[0];
+    if (!crosswise) return false;
   }
   if ((literal_ == nullptr) != (other.literal_ == nullptr)) return false;
   if (literal_ && !(*literal_ == *other.literal_ && literal_->shape() == other.literal_->shape()))
@@ -105,7 +113,7 @@ bool HloInstruction::Identical(const HloInstruction& other, bool compare_computa
   return SameAttributes(*this, other, compare_computations);
 }
 
-size_t HloInstruction::Hash() const {
+size_t HloInstruction::Hash(bool any_operand_order) const {
   Hasher h;
   h.Int(static_cast<int64_t>(opcode_));
   h.Int(parameter_number_);
@@ -113,7 +121,10 @@ size_t HloInstruction::Hash() const {
   if (shape_.IsArray()) {
     for (int64_t d : shape_.dimensions()) h.Int(d);
   }
-  for (const HloInstruction* o : operands_) h.Int(o->unique_id());
+  std::vector<int64_t> ids;
+  for (const HloInstruction* o : operands_) ids.push_back(o->unique_id());
+  if (any_operand_order) std::sort(ids.begin(), ids.end());
+  for (int64_t id : ids) h.Int(id);
   if (literal_) {
     auto bytes = literal_->bytes();
     h.Bytes(bytes.data(), std::min<size_t>(bytes.size(), 64));

@@ -100,9 +100,13 @@ class HloInstruction {
   // literal, parameter number and attributes other than metadata; called
   // computations compare by identity, or structurally with
   // `compare_computations`. Names and control edges are ignored.
-  bool Identical(const HloInstruction& other, bool compare_computations = false) const;
-  // Hash consistent with Identical (operands by unique id).
-  size_t Hash() const;
+  // With `any_operand_order` (for commutative ops), the two operands may
+  // also match crosswise.
+  bool Identical(const HloInstruction& other, bool compare_computations = false,
+                 bool any_operand_order = false) const;
+  // Hash consistent with Identical (operands by unique id; with
+  // `any_operand_order`, in sorted order).
+  size_t Hash(bool any_operand_order = false) const;
 
   // Async ops: the computation async-start calls (async-update/done find it
   // through their operand chain), and the instruction it wraps (its root).

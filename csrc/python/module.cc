@@ -7,6 +7,7 @@ PYBIND11_MODULE(_core, m) {
   uir::python::BindSupport(m);
   uir::python::BindHlo(m);
   uir::python::BindEval(m);
+  uir::python::BindPasses(m);
   uir::python::BindRuntime(m);
   uir::python::BindCodegen(m);
 }

@@ -1,0 +1,185 @@
+// algsimp, dot and reduce family: dots that contract nothing become
+// multiplies; reductions of broadcasts and reductions over nothing go away.
+#include <algorithm>
+#include <numeric>
+
+#include "hlo/pattern_matcher.h"
+#include "passes/algsimp/algsimp.h"
+
+namespace uir::passes::algsimp {
+namespace {
+
+using hlo::AttributeMap;
+using hlo::AttrKey;
+using hlo::HloInstruction;
+using hlo::HloOpcode;
+
+const std::vector<int64_t>& IntList(const HloInstruction* i, AttrKey key) {
+  static const std::vector<int64_t> kEmpty;
+  const auto* v = i->attributes().Find(key);
+  return v ? std::get<std::vector<int64_t>>(*v) : kEmpty;
+}
+
+// Places `x` (an operand of a dot, converted to `type`) in the dot's result
+// shape: its contracting dimensions (all of size 1) dropped, the rest moved
+// to `result_pos` (one entry per dimension of x; -1 for contracting ones)
+// and broadcast along the other side's dimensions.
+HloInstruction* Arrange(HloInstruction* x, hlo::PrimitiveType type,
+                        const std::vector<int64_t>& result_pos, const hlo::Shape& result,
+                        hlo::ComputationBuilder& b) {
+  if (x->shape().element_type() != type) x = b.Convert(x, type);
+  std::vector<int64_t> kept_dims, kept_pos;
+  for (int64_t d = 0; d < x->shape().rank(); ++d) {
+    if (result_pos[d] < 0) continue;
+    kept_dims.push_back(x->shape().dimensions(d));
+    kept_pos.push_back(result_pos[d]);
+  }
+  if (static_cast<int64_t>(kept_dims.size()) != x->shape().rank()) x = b.Reshape(x, kept_dims);
+  std::vector<int64_t> perm(kept_pos.size());
+  std::iota(perm.begin(), perm.end(), 0);
+  std::sort(perm.begin(), perm.end(),
+            [&](int64_t a, int64_t c) { return kept_pos[a] < kept_pos[c]; });
+  if (!std::is_sorted(kept_pos.begin(), kept_pos.end())) {
+    std::vector<int64_t> dims, pos;
+    for (int64_t p : perm) {
+      dims.push_back(kept_dims[p]);
+      pos.push_back(kept_pos[p]);
+    }
+    AttributeMap attrs;
+    attrs.Set(AttrKey::kDimensions, perm);
+    x = b.Add(HloOpcode::kTranspose, {x}, std::move(attrs));
+    kept_pos = std::move(pos);
+  }
+  return b.Broadcast(x, result.dimensions(), kept_pos);
+}
+
+// A dot whose contracting dimensions hold one element (or that has none) is
+// an elementwise product of its operands broadcast to the result: exact.
+HloInstruction* DotWithoutContraction(HloInstruction* i, hlo::ComputationBuilder& b) {
+  if (i->opcode() != HloOpcode::kDot || i->operand_count() != 2) return nullptr;
+  const hlo::Shape& out = i->shape();
+  const hlo::PrimitiveType type = out.element_type();
+  if (!(hlo::IsFloat(type) || hlo::IsInteger(type))) return nullptr;
+  HloInstruction* lhs = i->operand(0);
+  HloInstruction* rhs = i->operand(1);
+  const auto& lb = IntList(i, AttrKey::kLhsBatchDims);
+  const auto& lc = IntList(i, AttrKey::kLhsContractingDims);
+  const auto& rb = IntList(i, AttrKey::kRhsBatchDims);
+  const auto& rc = IntList(i, AttrKey::kRhsContractingDims);
+  for (int64_t d : lc) {
+    if (lhs->shape().dimensions(d) != 1) return nullptr;
+  }
+  // Positions in the result: batch dims first, then lhs free, then rhs free.
+  const auto batch = static_cast<int64_t>(lb.size());
+  std::vector<int64_t> lpos(lhs->shape().rank(), -2), rpos(rhs->shape().rank(), -2);
+  for (int64_t d : lc) lpos[d] = -1;
+  for (int64_t d : rc) rpos[d] = -1;
+  for (int64_t k = 0; k < batch; ++k) {
+    lpos[lb[k]] = k;
+    rpos[rb[k]] = k;
+  }
+  int64_t next = batch;
+  for (auto& p : lpos) {
+    if (p == -2) p = next++;
+  }
+  for (auto& p : rpos) {
+    if (p == -2) p = next++;
+  }
+  if (next != out.rank()) return nullptr;
+  HloInstruction* l = Arrange(lhs, type, lpos, out, b);
+  HloInstruction* r = Arrange(rhs, type, rpos, out, b);
+  return b.Add(HloOpcode::kMultiply, {l, r}, {}, out);
+}
+
+// The value `op` leaves unchanged, for `type`, if it has one we can test.
+std::optional<double> IdentityOf(HloOpcode op, hlo::PrimitiveType type) {
+  switch (op) {
+    case HloOpcode::kAdd:
+    case HloOpcode::kOr:
+      return 0.0;
+    case HloOpcode::kMultiply:
+    case HloOpcode::kAnd:
+      return 1.0;
+    case HloOpcode::kMaximum:
+      return hlo::IsFloat(type) ? std::optional(-INFINITY) : std::nullopt;
+    case HloOpcode::kMinimum:
+      return hlo::IsFloat(type) ? std::optional(INFINITY) : std::nullopt;
+    default:
+      return std::nullopt;
+  }
+}
+
+// reduce over no dimensions with the reducer's identity as init -> operand.
+HloInstruction* ReduceNothing(HloInstruction* i, hlo::ComputationBuilder&) {
+  if (i->opcode() != HloOpcode::kReduce || i->operand_count() != 2) return nullptr;
+  if (!IntList(i, AttrKey::kDimensions).empty()) return nullptr;
+  const auto* reducer = i->attributes().Get<hlo::HloComputation*>(AttrKey::kToApply);
+  auto op = ReducerOpcode(*reducer);
+  if (!op) return nullptr;
+  auto id = IdentityOf(*op, i->shape().element_type());
+  if (!id || !hlo::IsConstantWithValue(*i->operand(1), *id)) return nullptr;
+  return i->operand(0)->shape() == i->shape() ? i->operand(0) : nullptr;
+}
+
+// reduce(broadcast(x)) over only broadcast-added dimensions: for max, min,
+// and, or the result is op(x, init) (x alone when init is the identity);
+// for add with init 0 it is x * count (this one rounds differently from a
+// sequential sum: reassociation).
+HloInstruction* ReduceOfBroadcast(HloInstruction* i, hlo::ComputationBuilder& b) {
+  if (i->opcode() != HloOpcode::kReduce || i->operand_count() != 2) return nullptr;
+  HloInstruction* bc = i->operand(0);
+  if (bc->opcode() != HloOpcode::kBroadcast) return nullptr;
+  const auto& reduced = IntList(i, AttrKey::kDimensions);
+  const auto& bdims = IntList(bc, AttrKey::kDimensions);
+  if (reduced.empty()) return nullptr;
+  int64_t count = 1;
+  for (int64_t r : reduced) {
+    if (std::find(bdims.begin(), bdims.end(), r) != bdims.end()) return nullptr;
+    count *= bc->shape().dimensions(r);
+  }
+  if (count == 0) return nullptr;
+  const auto* reducer = i->attributes().Get<hlo::HloComputation*>(AttrKey::kToApply);
+  auto op = ReducerOpcode(*reducer);
+  if (!op || *op == HloOpcode::kMultiply) return nullptr;
+  const hlo::PrimitiveType type = i->shape().element_type();
+  HloInstruction* init = i->operand(1);
+  auto id = IdentityOf(*op, type);
+  const bool init_is_identity = id && hlo::IsConstantWithValue(*init, *id);
+  if (*op == HloOpcode::kAdd && !init_is_identity) return nullptr;
+  // x's dimensions in the result: each broadcast dimension shifted down by
+  // the reduced dimensions before it.
+  HloInstruction* x = bc->operand(0);
+  std::vector<int64_t> pos;
+  for (int64_t d : bdims) {
+    pos.push_back(d -
+                  std::count_if(reduced.begin(), reduced.end(), [&](int64_t r) { return r < d; }));
+  }
+  HloInstruction* arranged = x;
+  if (!(x->shape() == i->shape())) {
+    AttributeMap attrs;
+    attrs.Set(AttrKey::kDimensions, pos);
+    arranged = b.Add(HloOpcode::kBroadcast, {x}, std::move(attrs), i->shape());
+  }
+  if (*op == HloOpcode::kAdd) {
+    if (count == 1) return arranged;
+    return b.Add(HloOpcode::kMultiply, {arranged, SplatLike(i, static_cast<double>(count), b)}, {},
+                 i->shape());
+  }
+  if (init_is_identity) return arranged;
+  HloInstruction* init_b = init;
+  if (i->shape().rank() > 0) {
+    AttributeMap attrs;
+    attrs.Set(AttrKey::kDimensions, std::vector<int64_t>{});
+    init_b = b.Add(HloOpcode::kBroadcast, {init}, std::move(attrs), i->shape());
+  }
+  return b.Add(*op, {arranged, init_b}, {}, i->shape());
+}
+
+}  // namespace
+
+const std::vector<Rule>& DotReduceRules() {
+  static const std::vector<Rule> kRules = {DotWithoutContraction, ReduceNothing, ReduceOfBroadcast};
+  return kRules;
+}
+
+}  // namespace uir::passes::algsimp

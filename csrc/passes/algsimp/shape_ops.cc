@@ -1,0 +1,152 @@
+// algsimp, shape family: reshape, transpose, broadcast, slice, concatenate,
+// pad, convert, copy and reverse that do nothing, and chains that compose
+// into one op.
+#include "passes/algsimp/algsimp.h"
+
+namespace uir::passes::algsimp {
+namespace {
+
+using hlo::AttributeMap;
+using hlo::AttrKey;
+using hlo::HloInstruction;
+using hlo::HloOpcode;
+
+HloInstruction* Same(HloInstruction* x, const HloInstruction* inst) {
+  return x != nullptr && x->shape() == inst->shape() ? x : nullptr;
+}
+
+const std::vector<int64_t>& Dims(const HloInstruction* i) {
+  return i->attributes().Get<std::vector<int64_t>>(AttrKey::kDimensions);
+}
+
+bool IsIota(const std::vector<int64_t>& v) {
+  for (size_t k = 0; k < v.size(); ++k) {
+    if (v[k] != static_cast<int64_t>(k)) return false;
+  }
+  return true;
+}
+
+HloInstruction* WithDims(HloOpcode op, HloInstruction* x, std::vector<int64_t> dims,
+                         const HloInstruction* like, hlo::ComputationBuilder& b) {
+  AttributeMap attrs;
+  attrs.Set(AttrKey::kDimensions, std::move(dims));
+  return b.Add(op, {x}, std::move(attrs), like->shape());
+}
+
+// reshape to the operand's own shape -> operand; reshape(reshape(x)) -> reshape(x).
+HloInstruction* Reshape(HloInstruction* i, hlo::ComputationBuilder& b) {
+  if (i->opcode() != HloOpcode::kReshape) return nullptr;
+  HloInstruction* x = i->operand(0);
+  if (HloInstruction* same = Same(x, i)) return same;
+  if (x->opcode() == HloOpcode::kReshape) {
+    HloInstruction* inner = x->operand(0);
+    if (HloInstruction* same = Same(inner, i)) return same;
+    return b.Add(HloOpcode::kReshape, {inner}, {}, i->shape());
+  }
+  return nullptr;
+}
+
+// Identity permutation -> operand; transpose(transpose(x)) -> one transpose.
+HloInstruction* Transpose(HloInstruction* i, hlo::ComputationBuilder& b) {
+  if (i->opcode() != HloOpcode::kTranspose) return nullptr;
+  HloInstruction* x = i->operand(0);
+  if (IsIota(Dims(i))) return Same(x, i);
+  if (x->opcode() != HloOpcode::kTranspose) return nullptr;
+  const std::vector<int64_t>& outer = Dims(i);
+  const std::vector<int64_t>& inner = Dims(x);
+  std::vector<int64_t> composed(outer.size());
+  for (size_t k = 0; k < outer.size(); ++k) composed[k] = inner[outer[k]];
+  if (IsIota(composed)) return Same(x->operand(0), i);
+  return WithDims(HloOpcode::kTranspose, x->operand(0), std::move(composed), i, b);
+}
+
+// Broadcast to the same shape in order -> operand; broadcast(broadcast(x)) -> one.
+HloInstruction* Broadcast(HloInstruction* i, hlo::ComputationBuilder& b) {
+  if (i->opcode() != HloOpcode::kBroadcast) return nullptr;
+  HloInstruction* x = i->operand(0);
+  if (x->shape().rank() == i->shape().rank() && IsIota(Dims(i))) {
+    if (HloInstruction* same = Same(x, i)) return same;
+  }
+  if (x->opcode() != HloOpcode::kBroadcast) return nullptr;
+  const std::vector<int64_t>& outer = Dims(i);
+  const std::vector<int64_t>& inner = Dims(x);
+  std::vector<int64_t> composed;
+  for (int64_t d : inner) composed.push_back(outer[d]);
+  return WithDims(HloOpcode::kBroadcast, x->operand(0), std::move(composed), i, b);
+}
+
+// A slice of everything -> operand; slice(slice(x)) -> one slice.
+HloInstruction* Slice(HloInstruction* i, hlo::ComputationBuilder& b) {
+  if (i->opcode() != HloOpcode::kSlice) return nullptr;
+  HloInstruction* x = i->operand(0);
+  const auto& ranges = i->attributes().Get<std::vector<hlo::SliceRange>>(AttrKey::kSlice);
+  bool full = true;
+  for (size_t d = 0; d < ranges.size(); ++d) {
+    full = full && ranges[d].start == 0 && ranges[d].stride == 1 &&
+           ranges[d].limit == x->shape().dimensions(static_cast<int64_t>(d));
+  }
+  if (full) return Same(x, i);
+  if (x->opcode() != HloOpcode::kSlice) return nullptr;
+  const auto& inner = x->attributes().Get<std::vector<hlo::SliceRange>>(AttrKey::kSlice);
+  std::vector<hlo::SliceRange> composed(ranges.size());
+  for (size_t d = 0; d < ranges.size(); ++d) {
+    const int64_t count = i->shape().dimensions(static_cast<int64_t>(d));
+    hlo::SliceRange& r = composed[d];
+    r.stride = inner[d].stride * ranges[d].stride;
+    r.start = inner[d].start + ranges[d].start * inner[d].stride;
+    r.limit = count == 0 ? r.start : r.start + (count - 1) * r.stride + 1;
+  }
+  AttributeMap attrs;
+  attrs.Set(AttrKey::kSlice, std::move(composed));
+  return b.Add(HloOpcode::kSlice, {x->operand(0)}, std::move(attrs), i->shape());
+}
+
+// concatenate(x) -> x; empty operands dropped.
+HloInstruction* Concatenate(HloInstruction* i, hlo::ComputationBuilder& b) {
+  if (i->opcode() != HloOpcode::kConcatenate) return nullptr;
+  if (i->operand_count() == 1) return Same(i->operand(0), i);
+  std::vector<HloInstruction*> kept;
+  for (HloInstruction* o : i->operands()) {
+    if (o->shape().element_count() != 0) kept.push_back(o);
+  }
+  if (kept.empty() || kept.size() == i->operands().size()) return nullptr;
+  if (kept.size() == 1) return Same(kept[0], i);
+  AttributeMap attrs;
+  attrs.Set(AttrKey::kDimensions, Dims(i));
+  return b.Add(HloOpcode::kConcatenate, kept, std::move(attrs), i->shape());
+}
+
+// Pad by nothing -> operand.
+HloInstruction* Pad(HloInstruction* i, hlo::ComputationBuilder&) {
+  if (i->opcode() != HloOpcode::kPad) return nullptr;
+  for (const hlo::PaddingDim& p : i->attributes().Get<hlo::PaddingConfig>(AttrKey::kPadding)) {
+    if (p.low != 0 || p.high != 0 || p.interior != 0) return nullptr;
+  }
+  return Same(i->operand(0), i);
+}
+
+// convert to the same type, copy to the same layout -> operand.
+HloInstruction* Identity(HloInstruction* i, hlo::ComputationBuilder&) {
+  if (i->opcode() != HloOpcode::kConvert && i->opcode() != HloOpcode::kCopy) return nullptr;
+  return Same(i->operand(0), i);
+}
+
+// Reversing no dimension, or only dimensions of size 1 -> operand.
+HloInstruction* Reverse(HloInstruction* i, hlo::ComputationBuilder&) {
+  if (i->opcode() != HloOpcode::kReverse) return nullptr;
+  for (int64_t d : Dims(i)) {
+    if (i->shape().dimensions(d) > 1) return nullptr;
+  }
+  return Same(i->operand(0), i);
+}
+
+}  // namespace
+
+const std::vector<Rule>& ShapeRules() {
+  static const std::vector<Rule> kRules = {
+      Reshape, Transpose, Broadcast, Slice, Concatenate, Pad, Identity, Reverse,
+  };
+  return kRules;
+}
+
+}  // namespace uir::passes::algsimp

@@ -1,0 +1,74 @@
+// The pass table and the default pipeline, which reads top to bottom.
+#include "passes/registry.h"
+
+#include <functional>
+#include <map>
+#include <stdexcept>
+
+#include "passes/algsimp/algsimp.h"
+#include "passes/call_inliner.h"
+#include "passes/constant_folding.h"
+#include "passes/cse.h"
+#include "passes/dce.h"
+#include "passes/tuple_simplifier.h"
+
+namespace uir::passes {
+namespace {
+
+using Factory = std::function<std::unique_ptr<HloPass>()>;
+
+template <typename T>
+Factory Make() {
+  return [] { return std::make_unique<T>(); };
+}
+
+const std::map<std::string, Factory>& Table() {
+  static const std::map<std::string, Factory> kTable = {
+      {"algsimp", Make<AlgebraicSimplifier>()},
+      {"call-inliner", Make<CallInliner>()},
+      {"constant-folding", Make<ConstantFolding>()},
+      {"cse", Make<Cse>()},
+      {"dce", Make<Dce>()},
+      {"tuple-simplifier", Make<TupleSimplifier>()},
+  };
+  return kTable;
+}
+
+}  // namespace
+
+std::vector<std::string> AvailablePasses() {
+  std::vector<std::string> out;
+  for (const auto& [name, factory] : Table()) out.push_back(name);
+  return out;
+}
+
+std::unique_ptr<HloPass> CreatePass(const std::string& name) {
+  auto it = Table().find(name);
+  if (it == Table().end()) {
+    std::string list;
+    for (const std::string& n : AvailablePasses()) list += (list.empty() ? "" : ", ") + n;
+    // invalid_argument: Python's ValueError.
+    throw std::invalid_argument("unknown pass '" + name + "'; available: " + list);
+  }
+  return it->second();
+}
+
+std::unique_ptr<HloPassPipeline> MakePipeline(const std::vector<std::string>& names) {
+  auto pipeline = std::make_unique<HloPassPipeline>("passes");
+  for (const std::string& n : names) pipeline->AddPass(CreatePass(n));
+  return pipeline;
+}
+
+std::unique_ptr<HloPassPipeline> DefaultPipeline() {
+  auto p = std::make_unique<HloPassPipeline>("default");
+  p->Add<CallInliner>();
+  HloPassPipeline* simplify = p->AddFixedPoint("simplification");
+  simplify->Add<AlgebraicSimplifier>();
+  simplify->Add<ConstantFolding>();
+  simplify->Add<TupleSimplifier>();
+  simplify->Add<Dce>();
+  simplify->Add<Cse>();
+  return p;
+}
+
+}  // namespace uir::passes

@@ -1,0 +1,25 @@
+// The pass registry (every pass by name) and the default pipeline.
+#ifndef UIR_PASSES_REGISTRY_H_
+#define UIR_PASSES_REGISTRY_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "passes/pipeline.h"
+
+namespace uir::passes {
+
+// Every registered pass name, sorted.
+std::vector<std::string> AvailablePasses();
+// A new instance of the pass `name`; an unknown name is a
+// std::invalid_argument that lists the available ones.
+std::unique_ptr<HloPass> CreatePass(const std::string& name);
+// A pipeline of the named passes, in order.
+std::unique_ptr<HloPassPipeline> MakePipeline(const std::vector<std::string>& names);
+// The default optimization pipeline (DESIGN.md's data flow, front half).
+std::unique_ptr<HloPassPipeline> DefaultPipeline();
+
+}  // namespace uir::passes
+
+#endif  // UIR_PASSES_REGISTRY_H_

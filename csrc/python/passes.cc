@@ -1,0 +1,119 @@
+// Bindings for the pass framework: the registry, pipelines (with Python
+// passes beside C++ ones) and the per-pass observer.
+#include <pybind11/functional.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "passes/registry.h"
+#include "python/bindings.h"
+#include "python/hlo_types.h"
+
+namespace py = pybind11;
+
+namespace uir::python {
+namespace {
+
+// The module a pipeline is running on, for Python passes (which need the
+// shared pointer the Python views hold).
+thread_local ModulePtr running_module;
+
+// A pass written in Python: fn(module) -> bool changed.
+class PythonPass : public passes::HloPass {
+ public:
+  PythonPass(std::string name, py::function fn) : name_(std::move(name)), fn_(std::move(fn)) {}
+  ~PythonPass() override {
+    py::gil_scoped_acquire gil;
+    fn_ = py::function();
+  }
+  std::string_view name() const override { return name_; }
+  bool Run(hlo::HloModule& module) override {
+    py::gil_scoped_acquire gil;
+    if (running_module.get() != &module) {
+      throw std::invalid_argument("Python pass '" + name_ + "' run outside Pipeline.run");
+    }
+    return fn_(running_module).cast<bool>();
+  }
+
+ private:
+  std::string name_;
+  py::function fn_;
+};
+
+using PipelinePtr = std::shared_ptr<passes::HloPassPipeline>;
+
+py::dict RecordToPython(const passes::PassRecord& r) {
+  py::dict d;
+  d["name"] = r.name;
+  d["pipeline"] = r.pipeline;
+  d["iteration"] = r.iteration;
+  d["changed"] = r.changed;
+  d["seconds"] = r.seconds;
+  d["instruction_count"] = r.instruction_count;
+  return d;
+}
+
+}  // namespace
+
+void BindPasses(py::module_& m) {
+  py::module_ sm = m.def_submodule("passes", "The HLO pass framework and its passes.");
+  sm.def("available", &passes::AvailablePasses, "Every registered pass name, sorted.");
+
+  py::class_<passes::HloPassPipeline, PipelinePtr>(sm, "Pipeline")
+      .def_property_readonly("name",
+                             [](const passes::HloPassPipeline& p) { return std::string(p.name()); })
+      .def_property_readonly("names", &passes::HloPassPipeline::LeafNames,
+                             "Every pass in running order (a fixed point's passes once).")
+      .def(
+          "run",
+          [](passes::HloPassPipeline& p, const ModulePtr& module, bool verify, bool check_unchanged,
+             const std::optional<py::function>& observer) {
+            passes::PipelineOptions options;
+            options.verify = verify;
+            options.check_unchanged = check_unchanged;
+            if (observer) {
+              py::function fn = *observer;
+              options.observer = [fn, module](const passes::PassRecord& r, const hlo::HloModule&) {
+                py::gil_scoped_acquire gil;
+                fn(RecordToPython(r), module);
+              };
+            }
+            ModulePtr previous = running_module;
+            running_module = module;
+            bool changed = false;
+            try {
+              py::gil_scoped_release release;
+              changed = p.Run(*module, options);
+            } catch (...) {
+              running_module = previous;
+              throw;
+            }
+            running_module = previous;
+            return changed;
+          },
+          py::arg("module"), py::arg("verify") = true, py::arg("check_unchanged") = true,
+          py::arg("observer") = py::none(),
+          "Runs the pipeline on `module` in place; returns whether it changed. "
+          "observer(record, module) is called after every pass.");
+
+  sm.def(
+      "make_pipeline",
+      [](const py::list& items) {
+        auto p = std::make_shared<passes::HloPassPipeline>("passes");
+        for (const py::handle& item : items) {
+          if (py::isinstance<py::str>(item)) {
+            p->AddPass(passes::CreatePass(item.cast<std::string>()));
+          } else {
+            auto [name, fn] = item.cast<std::pair<std::string, py::function>>();
+            p->AddPass(std::make_unique<PythonPass>(name, fn));
+          }
+        }
+        return p;
+      },
+      py::arg("passes"),
+      "A pipeline of registered pass names and (name, fn) Python passes, in order.");
+  sm.def(
+      "default_pipeline", [] { return PipelinePtr(passes::DefaultPipeline()); },
+      "The default optimization pipeline.");
+}
+
+}  // namespace uir::python
