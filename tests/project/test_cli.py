@@ -10,6 +10,7 @@ import sys
 from corpus import CORPUS
 
 import uir
+from uir._src import cli
 
 
 def _uir(*args: str) -> subprocess.CompletedProcess[str]:
@@ -98,3 +99,25 @@ def test_run_reports_a_bad_file_without_a_traceback(tmp_path):
     assert result.returncode == 1
     assert "ParseError" in result.stderr and "bad.hlo:2:" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_opt_runs_named_passes_and_prints_hlo(tmp_path, capsys):
+    path = tmp_path / "m.hlo"
+    path.write_text(
+        "HloModule m\nENTRY main {\n  p = f32[4] parameter(0)\n  z = f32[] constant(0)\n"
+        "  b = f32[4] broadcast(z), dimensions={}\n  ROOT a = f32[4] add(p, b)\n}\n"
+    )
+    assert cli.main(["opt", str(path), "--passes", "algsimp,dce", "--check"]) == 0
+    out = capsys.readouterr().out
+    assert "ROOT %p = f32[4]{0} parameter(0)" in out and "add(" not in out
+    assert cli.main(["opt", str(path), "--pipeline", "default", "--trace"]) == 0
+    captured = capsys.readouterr()
+    assert "algsimp" in captured.err and "instructions" in captured.err
+
+
+def test_opt_unknown_pass_lists_the_available_ones(tmp_path, capsys):
+    path = tmp_path / "m.hlo"
+    path.write_text("HloModule m\nENTRY main {\n  ROOT p = f32[4] parameter(0)\n}\n")
+    assert cli.main(["opt", str(path), "--passes", "nope"]) == 1
+    err = capsys.readouterr().err
+    assert "unknown pass 'nope'" in err and "algsimp" in err and "dce" in err

@@ -60,6 +60,23 @@ def _build_parser() -> argparse.ArgumentParser:
         "--backend", choices=["eval"], default="eval", help="what runs it (default: %(default)s)"
     )
     run.set_defaults(handler=_run_run)
+
+    opt = sub.add_parser(
+        "opt", help="run passes on an HLO module and print the result (as hlo-opt)"
+    )
+    opt.add_argument("file", help="an HLO text file")
+    which = opt.add_mutually_exclusive_group(required=True)
+    which.add_argument("--passes", help="comma-separated pass names, run in order")
+    which.add_argument("--pipeline", choices=["default"], help="a named pipeline")
+    opt.add_argument(
+        "--check",
+        action="store_true",
+        help="evaluate before and after every pass that changes the module; "
+        "stop at the first one that changes the results",
+    )
+    opt.add_argument("--trace", action="store_true", help="print a table of the passes to stderr")
+    opt.add_argument("--dump-to", help="write XLA-style dumps to this directory")
+    opt.set_defaults(handler=_run_opt)
     return parser
 
 
@@ -75,6 +92,24 @@ def _run_run(args: argparse.Namespace) -> int:
     return run.main(
         args.file, inputs=args.inputs, seed=args.seed, output=args.output, replicas=args.replicas
     )
+
+
+def _run_opt(args: argparse.Namespace) -> int:
+    from uir._src import hlo, passes
+
+    module = hlo.load(args.file)
+    if args.passes is not None:
+        names = [n.strip() for n in args.passes.split(",") if n.strip()]
+        pipeline = passes.make_pipeline(names)
+    else:
+        pipeline = passes.default_pipeline()
+    options = {"check": args.check or None, "dump_to": args.dump_to, "trace": args.trace}
+    result = pipeline.run(module, **options)
+    if args.trace:
+        result, records = result
+        print(passes.format_trace(records), file=sys.stderr)
+    sys.stdout.write(result.to_text())
+    return 0
 
 
 def _run_info(args: argparse.Namespace) -> int:
