@@ -90,12 +90,16 @@ class Lowered:
 
 
 class Compiled:
-    """A lowered function ready to run. Runs on the reference evaluator until
-    the CPU backend lands; callers do not change when it does."""
+    """A lowered function ready to run: `module` is the lowered module after
+    the default pass pipeline (`lowered.module` is untouched). Runs on the
+    reference evaluator until the CPU backend lands; callers do not change
+    when it does."""
 
     def __init__(self, lowered: Lowered):
+        from uir._src.passes import default_pipeline
+
         self.lowered = lowered
-        self.module = lowered.module
+        self.module = default_pipeline().run(lowered.module)
 
     def as_text(self) -> str:
         return self.module.to_text()

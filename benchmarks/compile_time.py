@@ -1,0 +1,76 @@
+"""Compile time of the default pass pipeline: the largest `core` corpus module
+(the ResNet-50 dump) and generated modules of 1,000 to 100,000 instructions,
+whose time should grow linearly. Edits dominate the generated ones: every
+third instruction is a duplicate (cse replaces it), every fifth is dead
+(dce removes it) and every seventh adds zero (algsimp removes it).
+
+    .venv/bin/python benchmarks/compile_time.py
+"""
+
+from __future__ import annotations
+
+import pathlib
+import sys
+import time
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests"))
+
+from corpus import CORPUS
+
+import uir
+
+RESNET = "xla_backends_cpu_benchmarks_hlo__resnet50_keras_jax_f32__0.hlo"
+
+
+def chain(n: int) -> str:
+    lines = [
+        "  p = f32[8] parameter(0)",
+        "  z = f32[] constant(0)",
+        "  zb = f32[8] broadcast(z), dimensions={}",
+    ]
+    last = "p"
+    for i in range(n):
+        if i % 3 == 1:
+            lines.append(f"  n{i} = f32[8] negate({last})")  # same as the one before: cse
+            last = f"n{i}"
+        elif i % 5 == 0:
+            lines.append(f"  n{i} = f32[8] exponential({last})")  # dead: nobody reads it
+        elif i % 7 == 0:
+            lines.append(f"  n{i} = f32[8] add({last}, zb)")  # x + 0: algsimp
+            last = f"n{i}"
+        else:
+            lines.append(f"  n{i} = f32[8] negate({last})")
+            lines.append(f"  m{i} = f32[8] negate({last})")  # duplicate: cse
+            lines.append(f"  k{i} = f32[8] add(n{i}, m{i})")
+            last = f"k{i}"
+    lines.append(f"  ROOT r = f32[8] negate({last})")
+    return "HloModule chain\nENTRY main {\n" + "\n".join(lines) + "\n}\n"
+
+
+def timed(module, verify: bool, repeat: int = 3) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        uir.passes.default_pipeline().run(module, verify=verify)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def main() -> None:
+    resnet = uir.hlo.parse_module((CORPUS / RESNET).read_text())
+    count = sum(len(c.instructions) for c in resnet.computations)
+    print(
+        f"{'module':<24} {'instructions':>12} {'pipeline s':>11} {'+verify s':>10} {'us/instr':>9}"
+    )
+    t, tv = timed(resnet, False), timed(resnet, True)
+    print(f"{'resnet50 (corpus)':<24} {count:12d} {t:11.3f} {tv:10.3f} {1e6 * t / count:9.2f}")
+    for n in (1_000, 10_000, 100_000):
+        m = uir.hlo.parse_module(chain(n))
+        count = sum(len(c.instructions) for c in m.computations)
+        repeat = 3 if n < 100_000 else 1
+        t, tv = timed(m, False, repeat), timed(m, True, repeat)
+        print(f"{'chain ' + str(n):<24} {count:12d} {t:11.3f} {tv:10.3f} {1e6 * t / count:9.2f}")
+
+
+if __name__ == "__main__":
+    main()
