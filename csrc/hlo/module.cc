@@ -296,14 +296,12 @@ std::unique_ptr<HloModule> HloModule::Clone() const {
     if (c == entry_) out->entry_ = added;
   }
   // Keep the original insertion order of computations.
-  std::vector<std::unique_ptr<HloComputation>> ordered;
+  std::unordered_map<const HloComputation*, std::unique_ptr<HloComputation>> owned;
+  for (auto& slot : out->computations_) owned[slot.get()] = std::move(slot);
+  out->computations_.clear();
   for (const auto& c : computations_) {
-    HloComputation* mine = computation_map.at(c.get());
-    for (auto& slot : out->computations_) {
-      if (slot.get() == mine) ordered.push_back(std::move(slot));
-    }
+    out->computations_.push_back(std::move(owned.at(computation_map.at(c.get()))));
   }
-  out->computations_ = std::move(ordered);
   if (schedule_) {
     HloSchedule copy;
     for (const auto& c : computations_) {

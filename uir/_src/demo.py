@@ -79,12 +79,35 @@ def _stage_jit(size: int) -> bool:
     return ok
 
 
+def _stage_passes() -> bool:
+    _section("Passes: a traced softmax through the default pipeline (check=True)")
+    import numpy as np
+
+    import uir
+    import uir.numpy as jnp
+
+    def softmax(x):
+        e = jnp.exp(x - jnp.max(x, axis=1, keepdims=True))
+        return e / jnp.sum(e, axis=1, keepdims=True)
+
+    x = np.random.default_rng(0).standard_normal((4, 8)).astype(np.float32)
+    module = uir.jit(softmax).lower(x).module
+    print(module.to_text(print_metadata=False))
+    out, records = uir.passes.default_pipeline().run(module, trace=True, check=True)
+    print(uir.passes.format_trace(records))
+    print()
+    print(out.to_text(print_metadata=False))
+    ok = bool(np.allclose(uir.evaluate(out, x), uir.evaluate(module, x), rtol=1e-6))
+    print(f"  optimized module {'matches' if ok else 'DIFFERS FROM'} the original on random inputs")
+    return ok
+
+
 def run(size: int = 1 << 22) -> int:
     """Runs every stage; returns the process exit status."""
     from uir import __version__
 
     print(f"uir {__version__}: a tensor compiler from array programs and XLA's HLO to machine code")
-    stages: list[Callable[[], bool]] = [_stage_host, lambda: _stage_jit(size)]
+    stages: list[Callable[[], bool]] = [_stage_host, _stage_passes, lambda: _stage_jit(size)]
     ok = all([stage() for stage in stages])
     print(f"\n{'demo finished' if ok else 'demo FAILED'}")
     return 0 if ok else 1

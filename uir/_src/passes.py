@@ -58,11 +58,11 @@ class PassRecord:
 
 def format_trace(records: Sequence[PassRecord]) -> str:
     """A table: pass, changed, milliseconds, instruction count."""
-    rows = [f"{'pass':<28} {'changed':>7} {'ms':>9} {'instructions':>12}"]
+    rows = [f"{'pass':<40} {'changed':>7} {'ms':>9} {'instructions':>12}"]
     for r in records:
         name = r.name if not r.iteration else f"{r.name} [{r.pipeline} {r.iteration}]"
         rows.append(
-            f"{name:<28} {'yes' if r.changed else '-':>7} {r.seconds * 1e3:9.3f} "
+            f"{name:<40} {'yes' if r.changed else '-':>7} {r.seconds * 1e3:9.3f} "
             f"{r.instruction_count:12d}"
         )
     return "\n".join(rows)
