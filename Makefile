@@ -96,7 +96,8 @@ CORPUS_DIR ?= ../shared/corpus/xla-hlo
 fuzz-build: $(SYSTEM_STAMP) $(DEPS_STAMP)
 	@[ -f $(FUZZ_DIR)/build.ninja ] || cmake -S tools/fuzz -B $(FUZZ_DIR) -G Ninja \
 	    -DCMAKE_CXX_COMPILER=clang++-19 -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-	@cmake --build $(FUZZ_DIR) --parallel 2 | grep -v "^ninja: no work to do" || true
+	@cmake --build $(FUZZ_DIR) --parallel 2 >$(FUZZ_DIR)/build.log 2>&1 \
+	    || { cat $(FUZZ_DIR)/build.log; exit 1; }
 	@test -x $(FUZZER) && test -x $(EVAL_FUZZER)
 
 fuzz: fuzz-build

@@ -222,7 +222,7 @@ void MutateAttribute(HloInstruction& inst, std::mt19937_64& rng) {
 bool MutateModule(HloModule& m, std::mt19937_64& rng) {
   std::vector<HloInstruction*> all;
   for (const auto& c : m.computations())
-    for (const auto& inst : c->instructions()) all.push_back(inst.get());
+    for (HloInstruction* inst : c->instructions()) all.push_back(inst);
   if (all.empty()) return false;
   HloInstruction* inst = all[rng() % all.size()];
   switch (rng() % 4) {
@@ -232,13 +232,12 @@ bool MutateModule(HloModule& m, std::mt19937_64& rng) {
     case 1:
       MutateAttribute(*inst, rng);
       return true;
-    case 2: {  // an operand from earlier in the same computation
+    case 2: {  // an operand from earlier in post order, so no cycle forms
       if (inst->operand_count() == 0) return false;
-      const auto& list = inst->parent()->instructions();
       std::vector<HloInstruction*> earlier;
-      for (const auto& x : list) {
-        if (x.get() == inst) break;
-        earlier.push_back(x.get());
+      for (HloInstruction* x : inst->parent()->MakeInstructionPostOrder()) {
+        if (x == inst) break;
+        earlier.push_back(x);
       }
       if (earlier.empty()) return false;
       inst->ReplaceOperand(static_cast<int64_t>(rng() % inst->operand_count()),
