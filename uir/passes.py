@@ -1,5 +1,6 @@
 """uir.passes: the HLO optimization passes, one by one or as a pipeline."""
 
+from uir._src.fusion_report import FusionDecision, FusionReport, explain_fusion, machine_model
 from uir._src.passes import (
     PassCheckError,
     PassRecord,
@@ -15,13 +16,17 @@ from uir._src.passes import (
 )
 
 __all__ = [
+    "FusionDecision",
+    "FusionReport",
     "PassCheckError",
     "PassRecord",
     "Pipeline",
     "available",
     "default_pipeline",
+    "explain_fusion",
     "flags",
     "format_trace",
+    "machine_model",
     "make_pipeline",
     "register",
     "run",

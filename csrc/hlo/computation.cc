@@ -85,6 +85,25 @@ void HloComputation::RemoveInstruction(HloInstruction* inst) {
   --live_count_;
 }
 
+void HloComputation::RemoveParameter(int64_t number) {
+  UIR_CHECK(number >= 0 && number < num_parameters() && parameters_[number] != nullptr)
+      << "computation " << name_ << " has no parameter " << number;
+  HloInstruction* param = parameters_[number];
+  UIR_CHECK(param->users().empty() && param != root_)
+      << "cannot remove parameter %" << param->name() << ": it is still used";
+  param->DropControlDependenciesKeepingOrder();
+  auto it = by_name_.find(param->name());
+  if (it != by_name_.end() && it->second == param) by_name_.erase(it);
+  param->removed_ = true;
+  removed_.push_back(std::move(instructions_[param->index_in_parent_]));
+  param->index_in_parent_ = -1;
+  --live_count_;
+  parameters_.erase(parameters_.begin() + number);
+  for (int64_t k = number; k < num_parameters(); ++k) {
+    if (parameters_[k] != nullptr) parameters_[k]->set_parameter_number(k);
+  }
+}
+
 void HloComputation::RemoveInstructionAndUnusedOperands(HloInstruction* inst) {
   std::vector<HloInstruction*> worklist = {inst};
   while (!worklist.empty()) {

@@ -89,6 +89,9 @@ class HloComputation {
   // Removes `instruction` and then each operand that is left without users
   // (transitively), except parameters, the root and side-effecting ones.
   void RemoveInstructionAndUnusedOperands(HloInstruction* instruction);
+  // Removes parameter `number`, which must have no users; later parameters
+  // are renumbered down by one (the caller fixes the callers' operands).
+  void RemoveParameter(int64_t number);
   // Replaces every use of `old_instruction` with `new_instruction` (shapes
   // must be compatible), gives the replacement the old one's metadata if it
   // has none, then removes the old one and operands it leaves unused.

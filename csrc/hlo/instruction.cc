@@ -74,6 +74,13 @@ void HloInstruction::AppendOperand(HloInstruction* operand) {
   operand->AddUser(this);
 }
 
+void HloInstruction::RemoveOperand(int64_t i) {
+  UIR_CHECK(i >= 0 && i < operand_count()) << "operand index " << i << " of " << name_;
+  HloInstruction* old = operands_[i];
+  operands_.erase(operands_.begin() + i);
+  if (std::find(operands_.begin(), operands_.end(), old) == operands_.end()) old->RemoveUser(this);
+}
+
 void HloInstruction::ReplaceOperand(int64_t i, HloInstruction* operand) {
   UIR_CHECK(i >= 0 && i < operand_count()) << "operand index " << i << " of " << name_;
   UIR_CHECK(operand != nullptr) << "null operand for " << name_;

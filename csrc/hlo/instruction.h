@@ -48,6 +48,8 @@ class HloInstruction {
   int64_t user_count() const { return static_cast<int64_t>(users_.size()); }
   bool IsUserOf(const HloInstruction* operand) const;
   void AppendOperand(HloInstruction* operand);
+  // Drops operand i (later operands move down), keeping use lists right.
+  void RemoveOperand(int64_t i);
   // Replaces operand i, keeping use lists right.
   void ReplaceOperand(int64_t i, HloInstruction* operand);
   // Every use of `old_operand` by this instruction becomes `new_operand`.

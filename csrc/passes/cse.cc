@@ -25,7 +25,9 @@ bool Mergeable(const hlo::HloInstruction* i) {
          i->control_successors().empty() && !i->HasSideEffect();
 }
 
-bool RunOnComputation(hlo::HloComputation& c) {
+}  // namespace
+
+bool CseComputation(hlo::HloComputation& c) {
   bool changed = false;
   std::unordered_set<Key, KeyHash> seen;
   for (hlo::HloInstruction* i : c.MakeInstructionPostOrder()) {
@@ -40,11 +42,9 @@ bool RunOnComputation(hlo::HloComputation& c) {
   return changed;
 }
 
-}  // namespace
-
 bool Cse::Run(hlo::HloModule& module) {
   bool changed = false;
-  for (hlo::HloComputation* c : module.MakeComputationPostOrder()) changed |= RunOnComputation(*c);
+  for (hlo::HloComputation* c : module.MakeComputationPostOrder()) changed |= CseComputation(*c);
   return changed;
 }
 

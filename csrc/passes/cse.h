@@ -20,6 +20,9 @@ class Cse : public HloPass {
   bool Run(hlo::HloModule& module) override;
 };
 
+// CSE of one computation; true if it merged anything.
+bool CseComputation(hlo::HloComputation& computation);
+
 }  // namespace uir::passes
 
 #endif  // UIR_PASSES_CSE_H_

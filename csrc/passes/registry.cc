@@ -10,6 +10,7 @@
 #include "passes/constant_folding.h"
 #include "passes/cse.h"
 #include "passes/dce.h"
+#include "passes/fusion/priority_fusion.h"
 #include "passes/tuple_simplifier.h"
 
 namespace uir::passes {
@@ -29,6 +30,7 @@ const std::map<std::string, Factory>& Table() {
       {"constant-folding", Make<ConstantFolding>()},
       {"cse", Make<Cse>()},
       {"dce", Make<Dce>()},
+      {"priority-fusion", Make<PriorityFusion>()},
       {"tuple-simplifier", Make<TupleSimplifier>()},
   };
   return kTable;
@@ -59,8 +61,10 @@ std::unique_ptr<HloPassPipeline> MakePipeline(const std::vector<std::string>& na
   return pipeline;
 }
 
-std::unique_ptr<HloPassPipeline> DefaultPipeline() {
-  auto p = std::make_unique<HloPassPipeline>("default");
+namespace {
+
+void AddSimplification(HloPassPipeline& pipeline) {
+  HloPassPipeline* p = &pipeline;
   p->Add<CallInliner>();
   HloPassPipeline* simplify = p->AddFixedPoint("simplification");
   simplify->Add<AlgebraicSimplifier>();
@@ -68,6 +72,20 @@ std::unique_ptr<HloPassPipeline> DefaultPipeline() {
   simplify->Add<TupleSimplifier>();
   simplify->Add<Dce>();
   simplify->Add<Cse>();
+}
+
+}  // namespace
+
+std::unique_ptr<HloPassPipeline> SimplificationPipeline() {
+  auto p = std::make_unique<HloPassPipeline>("simplify");
+  AddSimplification(*p);
+  return p;
+}
+
+std::unique_ptr<HloPassPipeline> DefaultPipeline() {
+  auto p = std::make_unique<HloPassPipeline>("default");
+  AddSimplification(*p);
+  p->Add<PriorityFusion>();
   return p;
 }
 

@@ -4,9 +4,11 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "passes/fusion/priority_fusion.h"
 #include "passes/registry.h"
 #include "python/bindings.h"
 #include "python/hlo_types.h"
+#include "support/machine.h"
 
 namespace py = pybind11;
 
@@ -50,6 +52,46 @@ py::dict RecordToPython(const passes::PassRecord& r) {
   d["seconds"] = r.seconds;
   d["instruction_count"] = r.instruction_count;
   return d;
+}
+
+MachineModel MachineByName(const std::string& name) {
+  if (name == "host") return MachineModel::Host();
+  if (name == "reference") return MachineModel::Reference();
+  throw std::invalid_argument("unknown machine '" + name + "'; use 'host' or 'reference'");
+}
+
+py::dict MachineToPython(const MachineModel& m) {
+  py::dict d;
+  d["cores"] = m.cores;
+  d["vector_bytes"] = m.vector_bytes;
+  d["l1_bytes"] = m.l1_bytes;
+  d["l2_bytes"] = m.l2_bytes;
+  d["dram_bytes_per_s"] = m.dram_bytes_per_s;
+  d["cache_bytes_per_s"] = m.cache_bytes_per_s;
+  d["flops_per_s"] = m.flops_per_s;
+  d["kernel_overhead_s"] = m.kernel_overhead_s;
+  d["fast_memory_bytes"] = m.fast_memory_bytes();
+  d["cache_resident_bytes"] = m.cache_resident_bytes();
+  d["flops_per_byte"] = m.flops_per_byte();
+  d["text"] = m.ToString();
+  return d;
+}
+
+py::dict DecisionToPython(const passes::FusionDecision& d) {
+  py::dict out;
+  out["computation"] = d.computation;
+  out["producer"] = d.producer;
+  out["producer_op"] = d.producer_op;
+  out["consumers"] = d.consumers;
+  out["fused"] = d.fused;
+  out["result"] = d.result;
+  out["kind"] = d.kind;
+  out["rule"] = d.rule;
+  out["bytes_saved"] = d.bytes_saved;
+  out["flops_duplicated"] = d.flops_duplicated;
+  out["seconds_unfused"] = d.seconds_unfused;
+  out["seconds_fused"] = d.seconds_fused;
+  return out;
 }
 
 }  // namespace
@@ -111,6 +153,28 @@ void BindPasses(py::module_& m) {
       },
       py::arg("passes"),
       "A pipeline of registered pass names and (name, fn) Python passes, in order.");
+  sm.def(
+      "machine_model", [](const std::string& name) { return MachineToPython(MachineByName(name)); },
+      py::arg("name") = "host",
+      "The cost model's machine: 'host' (this machine) or 'reference' (machine-limits.md).");
+  sm.def(
+      "priority_fusion_decisions",
+      [](const ModulePtr& module, const std::string& machine) {
+        passes::PriorityFusion pass(MachineByName(machine));
+        {
+          py::gil_scoped_release release;
+          pass.Run(*module);
+          module->Cleanup();
+        }
+        py::list out;
+        for (const passes::FusionDecision& d : pass.decisions()) out.append(DecisionToPython(d));
+        return out;
+      },
+      py::arg("module"), py::arg("machine") = "host",
+      "Runs priority-fusion on `module` in place; returns its decisions as dicts.");
+  sm.def(
+      "simplification_pipeline", [] { return PipelinePtr(passes::SimplificationPipeline()); },
+      "The default pipeline's passes before fusion.");
   sm.def(
       "default_pipeline", [] { return PipelinePtr(passes::DefaultPipeline()); },
       "The default optimization pipeline.");

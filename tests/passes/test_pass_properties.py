@@ -21,7 +21,8 @@ def modules(draw, dtype: str = "f32"):
     """A random entry over p0, p1: [4,3] arrays, built from ops that the
     passes rewrite (identities with 0 and 1, double negation, shape no-ops
     and chains, reductions of broadcasts, dots without contraction, tuples,
-    calls, duplicates, dead code, constant-only subgraphs)."""
+    calls, duplicates, dead code, constant-only subgraphs, row and column
+    reductions broadcast back, as fusion meets them)."""
     lines: list[str] = []
     values: list[str] = []  # names of [4,3] values
     counter = iter(range(10_000))
@@ -35,7 +36,7 @@ def modules(draw, dtype: str = "f32"):
     s = f"{t}[4,3]"
     values += ["p0", "p1"]
     for _ in range(draw(st.integers(2, 9))):
-        kind = draw(st.sampled_from(range(13)))
+        kind = draw(st.sampled_from(range(16)))
         x = draw(st.sampled_from(values))
         y = draw(st.sampled_from(values))
         if kind == 0:
@@ -97,6 +98,28 @@ def modules(draw, dtype: str = "f32"):
             c = new(f"{s} constant({{{{1,2,3}},{{4,5,6}},{{7,8,9}},{{1,0,2}}}})")
             c2 = new(f"{s} negate({c})")
             values.append(new(f"{s} add({x}, {c2})"))
+        elif kind == 12:
+            # a row reduction broadcast back along its rows (softmax-like)
+            reducer = draw(st.sampled_from(["add", "max"]))
+            init = "0" if reducer == "add" else ("-inf" if t == "f32" else "-2147483648")
+            k = new(f"{t}[] constant({init})")
+            r = new(f"{t}[4] reduce({x}, {k}), dimensions={{1}}, to_apply={reducer}")
+            b = new(f"{s} broadcast({r}), dimensions={{0}}")
+            values.append(new(f"{s} {draw(st.sampled_from(BINARY))}({y}, {b})"))
+        elif kind == 13:
+            # a column reduction broadcast back (not a row)
+            k = new(f"{t}[] constant(0)")
+            r = new(f"{t}[3] reduce({x}, {k}), dimensions={{0}}, to_apply=add")
+            b = new(f"{s} broadcast({r}), dimensions={{1}}")
+            values.append(new(f"{s} subtract({y}, {b})"))
+        elif kind == 14:
+            # a row result reshaped to [4,1], worked on, and broadcast back
+            k = new(f"{t}[] constant(0)")
+            r = new(f"{t}[4] reduce({x}, {k}), dimensions={{1}}, to_apply=add")
+            r1 = new(f"{t}[4,1] reshape({r})")
+            n = new(f"{t}[4,1] negate({r1})")
+            b = new(f"{s} broadcast({n}), dimensions={{0,1}}")
+            values.append(new(f"{s} add({x}, {b})"))
         else:
             new(f"{s} abs({x})")  # dead
     root = values[-1]
@@ -147,7 +170,15 @@ def check(text: str, dtype: str, pass_name: str) -> None:
             np.testing.assert_array_equal(g, w)
 
 
-PASSES = ["algsimp", "constant-folding", "cse", "dce", "tuple-simplifier", "call-inliner"]
+PASSES = [
+    "algsimp",
+    "constant-folding",
+    "cse",
+    "dce",
+    "tuple-simplifier",
+    "call-inliner",
+    "priority-fusion",
+]
 
 
 @pytest.mark.parametrize("pass_name", PASSES)

@@ -80,26 +80,62 @@ def _stage_jit(size: int) -> bool:
 
 
 def _stage_passes() -> bool:
-    _section("Passes: a traced softmax through the default pipeline (check=True)")
     import numpy as np
 
     import uir
+    import uir.nn as nn
     import uir.numpy as jnp
 
     def softmax(x):
         e = jnp.exp(x - jnp.max(x, axis=1, keepdims=True))
         return e / jnp.sum(e, axis=1, keepdims=True)
 
-    x = np.random.default_rng(0).standard_normal((4, 8)).astype(np.float32)
-    module = uir.jit(softmax).lower(x).module
-    print(module.to_text(print_metadata=False))
-    out, records = uir.passes.default_pipeline().run(module, trace=True, check=True)
-    print(uir.passes.format_trace(records))
-    print()
-    print(out.to_text(print_metadata=False))
-    ok = bool(np.allclose(uir.evaluate(out, x), uir.evaluate(module, x), rtol=1e-6))
-    print(f"  optimized module {'matches' if ok else 'DIFFERS FROM'} the original on random inputs")
+    def mlp_block(x, g, w1, b1, w2, b2):
+        # a transformer MLP block: layer norm, dense + gelu, dense, residual
+        mu = jnp.mean(x, axis=-1, keepdims=True)
+        var = jnp.mean((x - mu) ** 2, axis=-1, keepdims=True)
+        h = (x - mu) / jnp.sqrt(var + 1e-5) * g
+        return x + nn.gelu(h @ w1 + b1) @ w2 + b2
+
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((4, 8)).astype(np.float32)
+    block_args = [
+        rng.standard_normal(s).astype(np.float32)
+        for s in [(4, 8), (8,), (8, 16), (16,), (16, 8), (8,)]
+    ]
+    ok = True
+    for name, fn, args in [("softmax", softmax, [x]), ("MLP block", mlp_block, block_args)]:
+        _section(f"Passes: a traced {name} through the default pipeline (check=True)")
+        module = uir.jit(fn).lower(*args).module
+        print(module.to_text(print_metadata=False))
+        out, records = uir.passes.default_pipeline().run(module, trace=True, check=True)
+        print(uir.passes.format_trace(records))
+        print()
+        print(out.to_text(print_metadata=False))
+        if fn is softmax:
+            print("fusion decisions (uir.passes.explain_fusion):")
+            print(uir.passes.explain_fusion(module))
+        kernels = [
+            i.opcode for i in out.entry.instructions if i.opcode not in ("parameter", "constant")
+        ]
+        print(f"  kernels left: {len(kernels)} ({', '.join(kernels)})")
+        same = all(
+            np.allclose(a, b, rtol=1e-5, atol=1e-6)
+            for a, b in zip(
+                _leaves(uir.evaluate(out, *args)), _leaves(uir.evaluate(module, *args)), strict=True
+            )
+        )
+        print(
+            f"  optimized module {'matches' if same else 'DIFFERS FROM'} the original on random inputs"
+        )
+        ok = ok and same
     return ok
+
+
+def _leaves(value) -> list:
+    if isinstance(value, (list, tuple)):
+        return [leaf for v in value for leaf in _leaves(v)]
+    return [value]
 
 
 def run(size: int = 1 << 22) -> int:

@@ -1,0 +1,197 @@
+#include "passes/fusion/fusion_utils.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "hlo/builder.h"
+#include "passes/fusion/fusion_analysis.h"
+#include "support/error.h"
+
+namespace uir::passes::fusion {
+
+using hlo::AttrKey;
+using hlo::HloComputation;
+using hlo::HloInstruction;
+using hlo::HloOpcode;
+
+namespace {
+
+HloInstruction* AddParameter(HloComputation* c, const hlo::Shape& shape) {
+  const int64_t n = c->num_parameters();
+  auto param = std::make_unique<HloInstruction>(HloOpcode::kParameter, shape,
+                                                c->UniqueName("param_" + std::to_string(n)));
+  param->set_parameter_number(n);
+  return c->AddInstruction(std::move(param));
+}
+
+HloInstruction* AddClone(HloComputation* c, const HloInstruction& original,
+                         const std::vector<HloInstruction*>& operands) {
+  auto clone = original.CloneWithNewOperands(original.shape(), operands);
+  clone->set_name(c->UniqueName(original.name()));
+  return c->AddInstruction(std::move(clone));
+}
+
+}  // namespace
+
+HloInstruction* WrapInFusion(HloInstruction* instruction, const std::string& kind) {
+  HloComputation* parent = instruction->parent();
+  hlo::HloModule* module = parent->parent();
+  UIR_CHECK(module != nullptr) << "fusing %" << instruction->name() << " outside a module";
+  HloComputation* fused = module->AddComputation(
+      std::make_unique<HloComputation>(module->UniqueComputationName("fused_computation")));
+  std::vector<HloInstruction*> outer;
+  std::vector<HloInstruction*> operands;
+  for (HloInstruction* o : instruction->operands()) {
+    auto it = std::find(outer.begin(), outer.end(), o);
+    if (it != outer.end()) {
+      operands.push_back(fused->parameter(it - outer.begin()));
+      continue;
+    }
+    outer.push_back(o);
+    operands.push_back(AddParameter(fused, o->shape()));
+  }
+  fused->set_root(AddClone(fused, *instruction, operands));
+
+  auto fusion = std::make_unique<HloInstruction>(HloOpcode::kFusion, instruction->shape(),
+                                                 parent->UniqueName("fusion"));
+  for (HloInstruction* o : outer) fusion->AppendOperand(o);
+  fusion->mutable_attributes().Set(AttrKey::kKind, kind);
+  fusion->mutable_attributes().Set(AttrKey::kCalls, fused);
+  HloInstruction* result = parent->AddInstruction(std::move(fusion));
+  parent->ReplaceInstruction(instruction, result);
+  return result;
+}
+
+namespace {
+
+// The kind only grows: kLoop < kInput < kOutput.
+void RaiseKind(HloInstruction* fusion, const HloInstruction& added_from) {
+  const auto rank = [](const std::string& kind) {
+    return kind == "kOutput" ? 2 : kind == "kInput" ? 1 : 0;
+  };
+  std::string added = "kLoop";
+  if (added_from.opcode() == HloOpcode::kFusion) {
+    added = added_from.attributes().Get<std::string>(AttrKey::kKind);
+  } else if (added_from.opcode() == HloOpcode::kReduce) {
+    added = "kInput";
+  } else if (added_from.opcode() == HloOpcode::kDot ||
+             added_from.opcode() == HloOpcode::kConvolution) {
+    added = "kOutput";
+  }
+  if (rank(added) > rank(fusion->attributes().Get<std::string>(AttrKey::kKind)))
+    fusion->mutable_attributes().Set(AttrKey::kKind, added);
+}
+
+// The parameter of `fusion` that reads `outer`, made if there is none.
+HloInstruction* ParameterFor(HloInstruction* fusion, HloInstruction* outer) {
+  HloComputation* fused = FusedComputation(*fusion);
+  for (int64_t i = 0; i < fusion->operand_count(); ++i) {
+    if (fusion->operand(i) == outer) return fused->parameter(i);
+  }
+  fusion->AppendOperand(outer);
+  return AddParameter(fused, outer->shape());
+}
+
+// Clones `body` (a plain instruction, or a fusion whose computation is
+// inlined) into `into`, its operands given by `operand_for`; returns the
+// clone of its result.
+template <typename OperandFor>
+HloInstruction* CloneBody(HloComputation* into, const HloInstruction& body,
+                          OperandFor operand_for) {
+  if (body.opcode() != HloOpcode::kFusion) {
+    std::vector<HloInstruction*> operands;
+    for (HloInstruction* o : body.operands()) operands.push_back(operand_for(o));
+    return AddClone(into, body, operands);
+  }
+  const HloComputation* inner = FusedComputation(body);
+  std::unordered_map<const HloInstruction*, HloInstruction*> map;
+  for (int64_t k = 0; k < inner->num_parameters(); ++k)
+    map[inner->parameter(k)] = operand_for(body.operand(k));
+  for (const HloInstruction* n : inner->MakeInstructionPostOrder()) {
+    if (n->opcode() == HloOpcode::kParameter) continue;
+    std::vector<HloInstruction*> operands;
+    for (const HloInstruction* o : n->operands()) operands.push_back(map.at(o));
+    map[n] = AddClone(into, *n, operands);
+  }
+  return map.at(inner->root());
+}
+
+}  // namespace
+
+HloInstruction* FuseConsumerIntoProducer(HloInstruction* producer, HloInstruction* consumer) {
+  UIR_CHECK(producer->opcode() == HloOpcode::kFusion && producer->user_count() == 1 &&
+            producer->users()[0] == consumer)
+      << "%" << consumer->name() << " is not the only user of fusion %" << producer->name();
+  HloComputation* fused = FusedComputation(*producer);
+  HloInstruction* old_root = fused->root();
+  HloInstruction* root = CloneBody(fused, *consumer, [&](HloInstruction* o) {
+    return o == producer ? old_root : ParameterFor(producer, o);
+  });
+  fused->set_root(root);
+  producer->mutable_shape() = consumer->shape();
+  RaiseKind(producer, *consumer);
+  consumer->ReplaceAllUsesWith(producer);
+  consumer->parent()->RemoveInstruction(consumer);
+  return producer;
+}
+
+HloInstruction* MergeSibling(HloInstruction* a, HloInstruction* b) {
+  UIR_CHECK(a->opcode() == HloOpcode::kFusion) << "%" << a->name() << " is not a fusion";
+  HloComputation* fused = FusedComputation(*a);
+  HloComputation* parent = a->parent();
+  HloInstruction* old_root = fused->root();
+  const bool was_tuple = old_root->opcode() == HloOpcode::kTuple;
+  const std::vector<HloInstruction*> a_users = a->users();
+  const bool a_was_root = parent->root() == a;
+
+  HloInstruction* b_root =
+      CloneBody(fused, *b, [&](HloInstruction* o) { return ParameterFor(a, o); });
+  std::vector<HloInstruction*> outputs;
+  if (was_tuple) {
+    outputs = old_root->operands();
+  } else {
+    outputs.push_back(old_root);
+  }
+  const int64_t b_index = static_cast<int64_t>(outputs.size());
+  outputs.push_back(b_root);
+  hlo::ComputationBuilder inside(fused);
+  HloInstruction* tuple = inside.Tuple(outputs);
+  fused->set_root(tuple);
+  if (was_tuple) fused->RemoveInstruction(old_root);
+  a->mutable_shape() = tuple->shape();
+  RaiseKind(a, *b);
+
+  hlo::ComputationBuilder outside(parent);
+  if (!was_tuple) {
+    HloInstruction* first = outside.GetTupleElement(a, 0);
+    for (HloInstruction* u : a_users) u->ReplaceUsesOfOperand(a, first);
+    if (a_was_root) parent->set_root(first);
+  }
+  HloInstruction* b_value = outside.GetTupleElement(a, b_index);
+  b->ReplaceAllUsesWith(b_value);
+  parent->RemoveInstruction(b);
+  return a;
+}
+
+void FuseProducerInto(HloInstruction* fusion, HloInstruction* producer) {
+  HloComputation* fused = FusedComputation(*fusion);
+  std::vector<int64_t> reading;
+  for (int64_t i = 0; i < fusion->operand_count(); ++i) {
+    if (fusion->operand(i) == producer) reading.push_back(i);
+  }
+  UIR_CHECK(!reading.empty()) << "%" << producer->name() << " is no operand of %" << fusion->name();
+  HloInstruction* result =
+      CloneBody(fused, *producer, [&](HloInstruction* o) { return ParameterFor(fusion, o); });
+  for (int64_t i : reading) fused->parameter(i)->ReplaceAllUsesWith(result);
+  for (auto it = reading.rbegin(); it != reading.rend(); ++it) {
+    fused->RemoveParameter(*it);
+    fusion->RemoveOperand(*it);
+  }
+  RaiseKind(fusion, *producer);
+}
+
+void UpdateFusionKind(HloInstruction* fusion) {
+  fusion->mutable_attributes().Set(AttrKey::kKind, std::string(FusionSummary::Of(*fusion).Kind()));
+}
+
+}  // namespace uir::passes::fusion
