@@ -10,8 +10,10 @@
 #include "passes/constant_folding.h"
 #include "passes/cse.h"
 #include "passes/dce.h"
+#include "passes/fusion/multi_output_fusion.h"
 #include "passes/fusion/priority_fusion.h"
 #include "passes/tuple_simplifier.h"
+#include "passes/while_loop_simplifier.h"
 
 namespace uir::passes {
 namespace {
@@ -30,8 +32,10 @@ const std::map<std::string, Factory>& Table() {
       {"constant-folding", Make<ConstantFolding>()},
       {"cse", Make<Cse>()},
       {"dce", Make<Dce>()},
+      {"multi-output-fusion", Make<MultiOutputFusion>()},
       {"priority-fusion", Make<PriorityFusion>()},
       {"tuple-simplifier", Make<TupleSimplifier>()},
+      {"while-loop-simplifier", Make<WhileLoopSimplifier>()},
   };
   return kTable;
 }
@@ -70,6 +74,7 @@ void AddSimplification(HloPassPipeline& pipeline) {
   simplify->Add<AlgebraicSimplifier>();
   simplify->Add<ConstantFolding>();
   simplify->Add<TupleSimplifier>();
+  simplify->Add<WhileLoopSimplifier>();
   simplify->Add<Dce>();
   simplify->Add<Cse>();
 }
@@ -86,6 +91,8 @@ std::unique_ptr<HloPassPipeline> DefaultPipeline() {
   auto p = std::make_unique<HloPassPipeline>("default");
   AddSimplification(*p);
   p->Add<PriorityFusion>();
+  p->Add<MultiOutputFusion>();
+  p->Add<Cse>();
   return p;
 }
 

@@ -22,7 +22,8 @@ def modules(draw, dtype: str = "f32"):
     passes rewrite (identities with 0 and 1, double negation, shape no-ops
     and chains, reductions of broadcasts, dots without contraction, tuples,
     calls, duplicates, dead code, constant-only subgraphs, row and column
-    reductions broadcast back, as fusion meets them)."""
+    reductions broadcast back, as fusion meets them, counted loops with dead
+    state)."""
     lines: list[str] = []
     values: list[str] = []  # names of [4,3] values
     counter = iter(range(10_000))
@@ -35,8 +36,9 @@ def modules(draw, dtype: str = "f32"):
     t = dtype
     s = f"{t}[4,3]"
     values += ["p0", "p1"]
+    loops: list[str] = []
     for _ in range(draw(st.integers(2, 9))):
-        kind = draw(st.sampled_from(range(16)))
+        kind = draw(st.sampled_from(range(17)))
         x = draw(st.sampled_from(values))
         y = draw(st.sampled_from(values))
         if kind == 0:
@@ -120,6 +122,36 @@ def modules(draw, dtype: str = "f32"):
             n = new(f"{t}[4,1] negate({r1})")
             b = new(f"{s} broadcast({n}), dimensions={{0,1}}")
             values.append(new(f"{s} add({x}, {b})"))
+        elif kind == 15:
+            # a counted loop (0 to 3 trips) with one state element nobody reads
+            trips = draw(st.integers(0, 3))
+            w = f"loop{len(loops)}"
+            st_ = f"(s32[], {s}, {s}, {s})"
+            op = draw(st.sampled_from(BINARY))
+            loops.append(f"""{w}_cond {{
+  p = {st_} parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant({trips})
+  ROOT lt = pred[] compare(i, n), direction=LT
+}}
+{w}_body {{
+  p = {st_} parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  one = s32[] constant(1)
+  i1 = s32[] add(i, one)
+  x = {s} get-tuple-element(p), index=1
+  y = {s} get-tuple-element(p), index=2
+  z = {s} get-tuple-element(p), index=3
+  x1 = {s} {op}(x, y)
+  y1 = {s} negate(y)
+  z1 = {s} abs(z)
+  ROOT t = {st_} tuple(i1, x1, y1, z1)
+}}
+""")
+            zero = new("s32[] constant(0)")
+            init = new(f"{st_} tuple({zero}, {x}, {y}, {x})")
+            loop = new(f"{st_} while({init}), condition={w}_cond, body={w}_body")
+            values.append(new(f"{s} get-tuple-element({loop}), index=1"))
         else:
             new(f"{s} abs({x})")  # dead
     root = values[-1]
@@ -146,7 +178,7 @@ ENTRY main {{
   p0 = {s} parameter(0)
   p1 = {s} parameter(1)
 """
-    return head + "\n".join(lines) + "\n}\n"
+    return head.replace("ENTRY main", "".join(loops) + "ENTRY main") + "\n".join(lines) + "\n}\n"
 
 
 def inputs(dtype: str, seed: int):
@@ -178,6 +210,8 @@ PASSES = [
     "tuple-simplifier",
     "call-inliner",
     "priority-fusion",
+    "multi-output-fusion",
+    "while-loop-simplifier",
 ]
 
 
@@ -191,3 +225,18 @@ def test_pass_keeps_results_on_random_modules(pass_name, data):
 
 def test_every_pass_has_a_property_test():
     assert set(PASSES) == set(uir.passes.available())
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_fusion_passes_in_sequence_keep_results(data):
+    # multi-output-fusion meets the fusions priority-fusion made
+    dtype = data.draw(st.sampled_from(["f32", "s32"]))
+    text = data.draw(modules(dtype))
+    module = uir.hlo.parse_module(text)
+    args = inputs(dtype, 0)
+    want = uir.evaluate(module, *args)
+    out = uir.passes.run(module, ["priority-fusion", "multi-output-fusion", "cse"])
+    got = uir.evaluate(out, *args)
+    for w, g in zip(want, got, strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)

@@ -1,0 +1,180 @@
+#include "passes/fusion/multi_output_fusion.h"
+
+#include <algorithm>
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "passes/cse.h"
+#include "passes/dce.h"
+#include "passes/fusion/fusion_analysis.h"
+#include "passes/fusion/fusion_utils.h"
+#include "passes/fusion/priority_fusion.h"
+
+namespace uir::passes {
+
+using hlo::HloComputation;
+using hlo::HloInstruction;
+using hlo::HloOpcode;
+
+namespace {
+
+constexpr size_t kMaxFusionInputs = 64;
+
+// The iteration space of a fusion's outputs: the dimensions it loops over
+// (a reduction: its input's) and, for reductions, the dimensions reduced.
+struct Space {
+  std::vector<int64_t> dims;
+  std::optional<std::vector<int64_t>> reduced;
+};
+
+std::vector<const HloInstruction*> Outputs(const HloInstruction& i) {
+  if (i.opcode() != HloOpcode::kFusion) return {&i};
+  const HloInstruction* root = fusion::FusedComputation(i)->root();
+  if (root->opcode() != HloOpcode::kTuple) return {root};
+  return {root->operands().begin(), root->operands().end()};
+}
+
+// The common space of all outputs, or nullopt if they differ.
+std::optional<Space> SpaceOf(const HloInstruction& i) {
+  std::optional<Space> out;
+  for (const HloInstruction* o : Outputs(i)) {
+    Space s;
+    if (o->opcode() == HloOpcode::kReduce) {
+      if (o->operand_count() != 2) return std::nullopt;  // variadic: left alone
+      s.dims = o->operand(0)->shape().dimensions();
+      auto dims = o->attributes().Get<std::vector<int64_t>>(hlo::AttrKey::kDimensions);
+      std::sort(dims.begin(), dims.end());
+      s.reduced = dims;
+    } else {
+      if (!o->shape().IsArray()) return std::nullopt;
+      s.dims = o->shape().dimensions();
+    }
+    if (!out) {
+      out = s;
+    } else if (out->dims != s.dims) {
+      return std::nullopt;
+    } else if (s.reduced) {
+      if (out->reduced && *out->reduced != *s.reduced) return std::nullopt;
+      out->reduced = s.reduced;
+    }
+  }
+  return out;
+}
+
+// A sibling candidate: a fusible op or fusion without a dot and without
+// reductions other than its outputs; a multi-output fusion only if every
+// reader takes one element.
+bool Candidate(const HloInstruction& i) {
+  const HloOpcode op = i.opcode();
+  if (op == HloOpcode::kFusion) {
+    if (i.HasSideEffect() || !i.control_predecessors().empty() || !i.control_successors().empty())
+      return false;
+    const auto outputs = Outputs(i);
+    if (outputs.size() > 1) {
+      for (const HloInstruction* u : i.users())
+        if (u->opcode() != HloOpcode::kGetTupleElement) return false;
+    }
+    int64_t output_reductions = 0;
+    for (const HloInstruction* o : outputs) output_reductions += o->opcode() == HloOpcode::kReduce;
+    const fusion::FusionSummary s = fusion::FusionSummary::Of(i);
+    return s.library_ops == 0 && s.reductions == output_reductions;
+  }
+  if (!fusion::IsFusible(i)) return false;
+  return op != HloOpcode::kDot && op != HloOpcode::kConvolution && op != HloOpcode::kConstant &&
+         op != HloOpcode::kFusion;
+}
+
+bool Compatible(const HloInstruction& a, const HloInstruction& b) {
+  const std::optional<Space> sa = SpaceOf(a), sb = SpaceOf(b);
+  if (!sa || !sb || sa->dims != sb->dims) return false;
+  return !sa->reduced || !sb->reduced || *sa->reduced == *sb->reduced;
+}
+
+size_t MergedInputs(const HloInstruction& a, const HloInstruction& b) {
+  std::unordered_set<const HloInstruction*> in(a.operands().begin(), a.operands().end());
+  in.insert(b.operands().begin(), b.operands().end());
+  return in.size();
+}
+
+// Whether `to` is an operand of `from`, directly or not. Nodes placed
+// before `to` in post order cannot lead to it and are not searched.
+bool Reaches(const HloInstruction* from, const HloInstruction* to,
+             const std::unordered_map<const HloInstruction*, int64_t>& position) {
+  const int64_t floor = position.at(to);
+  std::vector<const HloInstruction*> work = {from};
+  std::unordered_set<const HloInstruction*> seen = {from};
+  while (!work.empty()) {
+    const HloInstruction* i = work.back();
+    work.pop_back();
+    if (i == to) return true;
+    const auto visit = [&](const HloInstruction* o) {
+      if (position.at(o) >= floor && seen.insert(o).second) work.push_back(o);
+    };
+    for (const HloInstruction* o : i->operands()) visit(o);
+    for (const HloInstruction* o : i->control_predecessors()) visit(o);
+  }
+  return false;
+}
+
+bool RunOnComputation(HloComputation& c) {
+  bool changed = false;
+  std::vector<HloComputation*> touched;
+  // Each merge changes the graph: positions are recomputed after it and the
+  // operand retried, until no pair of its users merges.
+  std::vector<HloInstruction*> order = c.MakeInstructionPostOrder();
+  std::unordered_map<const HloInstruction*, int64_t> position;
+  const auto number = [&] {
+    position.clear();
+    for (HloInstruction* i : c.MakeInstructionPostOrder())
+      position.emplace(i, static_cast<int64_t>(position.size()));
+  };
+  number();
+  for (size_t k = 0; k < order.size(); ++k) {
+    HloInstruction* shared = order[k];
+    if (shared->is_removed()) continue;
+    std::vector<HloInstruction*> siblings;
+    for (HloInstruction* u : shared->users())
+      if (Candidate(*u)) siblings.push_back(u);
+    std::sort(siblings.begin(), siblings.end(),
+              [&](auto* x, auto* y) { return position.at(x) < position.at(y); });
+    bool merged = false;
+    for (size_t i = 0; i < siblings.size() && !merged; ++i) {
+      for (size_t j = i + 1; j < siblings.size() && !merged; ++j) {
+        HloInstruction* a = siblings[i];
+        HloInstruction* b = siblings[j];
+        if (b->opcode() == HloOpcode::kFusion && Outputs(*b).size() > 1) std::swap(a, b);
+        if (b->opcode() == HloOpcode::kFusion && Outputs(*b).size() > 1) continue;
+        if (!Compatible(*a, *b) || MergedInputs(*a, *b) > kMaxFusionInputs) continue;
+        if (Reaches(a, b, position) || Reaches(b, a, position)) continue;
+        if (a->opcode() != HloOpcode::kFusion) {
+          a = fusion::WrapInFusion(a, "kLoop");
+          fusion::UpdateFusionKind(a);
+        }
+        fusion::MergeSibling(a, b);
+        touched.push_back(fusion::FusedComputation(*a));
+        merged = changed = true;
+      }
+    }
+    if (merged) {  // the same operand again, with fresh positions
+      number();
+      --k;
+    }
+  }
+  for (HloComputation* fused : touched) {
+    if (fused->parent() == nullptr) continue;
+    if (CseComputation(*fused)) RemoveDeadInstructions(*fused);
+  }
+  return changed;
+}
+
+}  // namespace
+
+bool MultiOutputFusion::Run(hlo::HloModule& module) {
+  bool changed = false;
+  for (HloComputation* c : FusionTargets(module)) changed |= RunOnComputation(*c);
+  if (changed) module.RemoveUnreachableComputations();
+  return changed;
+}
+
+}  // namespace uir::passes
