@@ -31,15 +31,8 @@ HloInstruction* HloComputation::AddInstruction(std::unique_ptr<HloInstruction> i
     parameters_[n] = raw;
   }
   // Compact when more than half the slots are holes, so the list stays O(live).
-  if (instructions_.size() >= 64 && static_cast<size_t>(live_count_) * 2 < instructions_.size()) {
-    size_t out = 0;
-    for (auto& slot : instructions_) {
-      if (slot == nullptr) continue;
-      slot->index_in_parent_ = static_cast<int64_t>(out);
-      instructions_[out++] = std::move(slot);
-    }
-    instructions_.resize(out);
-  }
+  if (instructions_.size() >= 64 && static_cast<size_t>(live_count_) * 2 < instructions_.size())
+    Compact();
   raw->index_in_parent_ = static_cast<int64_t>(instructions_.size());
   instructions_.push_back(std::move(instruction));
   ++live_count_;
@@ -76,6 +69,10 @@ void HloComputation::RemoveInstruction(HloInstruction* inst) {
   UIR_CHECK(inst != root_) << "cannot remove %" << inst->name() << ": it is the root of " << name_;
   UIR_CHECK(inst->opcode() != HloOpcode::kParameter) << "cannot remove parameter %" << inst->name();
   inst->DetachOperands();
+  Retire(inst);
+}
+
+void HloComputation::Retire(HloInstruction* inst) {
   inst->DropControlDependenciesKeepingOrder();
   auto it = by_name_.find(inst->name());
   if (it != by_name_.end() && it->second == inst) by_name_.erase(it);
@@ -91,13 +88,7 @@ void HloComputation::RemoveParameter(int64_t number) {
   HloInstruction* param = parameters_[number];
   UIR_CHECK(param->users().empty() && param != root_)
       << "cannot remove parameter %" << param->name() << ": it is still used";
-  param->DropControlDependenciesKeepingOrder();
-  auto it = by_name_.find(param->name());
-  if (it != by_name_.end() && it->second == param) by_name_.erase(it);
-  param->removed_ = true;
-  removed_.push_back(std::move(instructions_[param->index_in_parent_]));
-  param->index_in_parent_ = -1;
-  --live_count_;
+  Retire(param);
   parameters_.erase(parameters_.begin() + number);
   for (int64_t k = number; k < num_parameters(); ++k) {
     if (parameters_[k] != nullptr) parameters_[k]->set_parameter_number(k);
@@ -142,7 +133,10 @@ void HloComputation::Cleanup() {
 
 void HloComputation::FreeRemoved() {
   removed_.clear();
-  if (static_cast<size_t>(live_count_) == instructions_.size()) return;
+  if (static_cast<size_t>(live_count_) != instructions_.size()) Compact();
+}
+
+void HloComputation::Compact() {
   size_t out = 0;
   for (auto& slot : instructions_) {
     if (slot == nullptr) continue;

@@ -130,6 +130,11 @@ class HloComputation {
   void Rename(HloInstruction* instruction, std::string name);
   void Register(HloInstruction* instruction);
   void FreeRemoved();
+  // Marks `instruction` removed (kept alive until Cleanup) and drops its
+  // control edges and name; operands are the caller's business.
+  void Retire(HloInstruction* instruction);
+  // Closes the holes removed instructions left in the insertion order.
+  void Compact();
 
   std::string name_;
   HloModule* parent_ = nullptr;

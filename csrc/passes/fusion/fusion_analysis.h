@@ -31,6 +31,9 @@
 
 namespace uir::passes::fusion {
 
+// The most distinct inputs a fusion may read (a kernel's argument list).
+inline constexpr size_t kMaxFusionInputs = 64;
+
 // An op that may be part of a fusion (as producer or consumer): elementwise
 // ops, index-only ops (broadcast, reshape, bitcast, transpose, copy, slice,
 // dynamic-slice, concatenate, pad, reverse, iota), scalar constants,

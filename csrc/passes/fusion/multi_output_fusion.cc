@@ -19,8 +19,6 @@ using hlo::HloOpcode;
 
 namespace {
 
-constexpr size_t kMaxFusionInputs = 64;
-
 // The iteration space of a fusion's outputs: the dimensions it loops over
 // (a reduction: its input's) and, for reductions, the dimensions reduced.
 struct Space {
@@ -145,7 +143,7 @@ bool RunOnComputation(HloComputation& c) {
         HloInstruction* b = siblings[j];
         if (b->opcode() == HloOpcode::kFusion && Outputs(*b).size() > 1) std::swap(a, b);
         if (b->opcode() == HloOpcode::kFusion && Outputs(*b).size() > 1) continue;
-        if (!Compatible(*a, *b) || MergedInputs(*a, *b) > kMaxFusionInputs) continue;
+        if (!Compatible(*a, *b) || MergedInputs(*a, *b) > fusion::kMaxFusionInputs) continue;
         if (Reaches(a, b, position) || Reaches(b, a, position)) continue;
         if (a->opcode() != HloOpcode::kFusion) {
           a = fusion::WrapInFusion(a, "kLoop");

@@ -45,8 +45,6 @@ std::vector<HloComputation*> FusionTargets(const hlo::HloModule& module) {
 
 namespace {
 
-constexpr size_t kMaxFusionInputs = 64;
-
 std::string OpLabel(const HloInstruction& i) {
   if (i.opcode() == HloOpcode::kFusion)
     return "fusion(" + i.attributes().Get<std::string>(hlo::AttrKey::kKind) + ")";
@@ -142,9 +140,9 @@ class Fuser {
       }
       const FusionSummary us = Summarize(*u);
       const FusionSummary ms = FusionSummary::Merge(*p, ps, us);
-      if (ms.inputs.size() > kMaxFusionInputs) {
+      if (ms.inputs.size() > fusion::kMaxFusionInputs) {
         ev.rule = "fusing into %" + u->name() + " would read more than " +
-                  std::to_string(kMaxFusionInputs) + " inputs";
+                  std::to_string(fusion::kMaxFusionInputs) + " inputs";
         return ev;
       }
       const bool trivial = ms.library_ops == 0 &&
