@@ -12,6 +12,8 @@
 #include "passes/dce.h"
 #include "passes/fusion/multi_output_fusion.h"
 #include "passes/fusion/priority_fusion.h"
+#include "passes/layout_assignment.h"
+#include "passes/layout_normalization.h"
 #include "passes/tuple_simplifier.h"
 #include "passes/while_loop_simplifier.h"
 
@@ -32,6 +34,8 @@ const std::map<std::string, Factory>& Table() {
       {"constant-folding", Make<ConstantFolding>()},
       {"cse", Make<Cse>()},
       {"dce", Make<Dce>()},
+      {"layout-assignment", Make<LayoutAssignment>()},
+      {"layout-normalization", Make<LayoutNormalization>()},
       {"multi-output-fusion", Make<MultiOutputFusion>()},
       {"priority-fusion", Make<PriorityFusion>()},
       {"tuple-simplifier", Make<TupleSimplifier>()},
@@ -90,6 +94,11 @@ std::unique_ptr<HloPassPipeline> SimplificationPipeline() {
 std::unique_ptr<HloPassPipeline> DefaultPipeline() {
   auto p = std::make_unique<HloPassPipeline>("default");
   AddSimplification(*p);
+  p->Add<LayoutAssignment>();
+  p->Add<LayoutNormalization>();
+  p->Add<AlgebraicSimplifier>();
+  p->Add<Dce>();
+  p->Add<Cse>();
   p->Add<PriorityFusion>();
   p->Add<MultiOutputFusion>();
   p->Add<Cse>();

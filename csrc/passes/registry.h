@@ -18,7 +18,8 @@ std::unique_ptr<HloPass> CreatePass(const std::string& name);
 // A pipeline of the named passes, in order.
 std::unique_ptr<HloPassPipeline> MakePipeline(const std::vector<std::string>& names);
 // The default optimization pipeline (DESIGN.md's data flow, front half):
-// call inlining, the simplification fixed point, then fusion.
+// call inlining, the simplification fixed point, layouts (assigned,
+// normalized, cleaned up), then fusion.
 std::unique_ptr<HloPassPipeline> DefaultPipeline();
 // The default pipeline's passes before fusion.
 std::unique_ptr<HloPassPipeline> SimplificationPipeline();

@@ -5,6 +5,7 @@
 #include <pybind11/stl.h>
 
 #include "passes/fusion/priority_fusion.h"
+#include "passes/layout_assignment.h"
 #include "passes/registry.h"
 #include "python/bindings.h"
 #include "python/hlo_types.h"
@@ -172,6 +173,9 @@ void BindPasses(py::module_& m) {
       },
       py::arg("module"), py::arg("machine") = "host",
       "Runs priority-fusion on `module` in place; returns its decisions as dicts.");
+  sm.def(
+      "layout_problems", [](const ModulePtr& m) { return passes::LayoutProblems(*m); },
+      py::arg("module"), "Where the module breaks layout-assignment's rules (empty once it ran).");
   sm.def(
       "simplification_pipeline", [] { return PipelinePtr(passes::SimplificationPipeline()); },
       "The default pipeline's passes before fusion.");

@@ -212,6 +212,8 @@ PASSES = [
     "priority-fusion",
     "multi-output-fusion",
     "while-loop-simplifier",
+    "layout-assignment",
+    "layout-normalization",
 ]
 
 
@@ -237,6 +239,34 @@ def test_fusion_passes_in_sequence_keep_results(data):
     args = inputs(dtype, 0)
     want = uir.evaluate(module, *args)
     out = uir.passes.run(module, ["priority-fusion", "multi-output-fusion", "cse"])
+    got = uir.evaluate(out, *args)
+    for w, g in zip(want, got, strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_layout_passes_keep_results_with_random_layouts(data):
+    dtype = data.draw(st.sampled_from(["f32", "s32"]))
+    text = data.draw(modules(dtype))
+    s = f"{dtype}[4,3]"
+    lay = [data.draw(st.sampled_from(["{1,0}", "{0,1}"])) for _ in range(4)]
+    text = text.replace(f"p0 = {s} parameter(0)", f"p0 = {s}{lay[0]} parameter(0)", 1)
+    text = text.replace(f"p1 = {s} parameter(1)", f"p1 = {s}{lay[1]} parameter(1)", 1)
+    header = (
+        f"HloModule random, entry_computation_layout={{({s}{lay[0]}, {s}{lay[1]})"
+        f"->({s}{lay[2]}, {s}{lay[3]})}}"
+    )
+    module = uir.hlo.parse_module(text.replace("HloModule random", header, 1))
+    args = inputs(dtype, 0)
+    want = uir.evaluate(module, *args)
+    assigned = uir.passes.run(module, ["layout-assignment"])
+    assert uir._core.passes.layout_problems(assigned) == []
+    out = uir.passes.run(assigned, ["layout-normalization", "algsimp", "dce"])
+    keep = {"parameter", "bitcast", "tuple", "get-tuple-element", "dot", "call", "constant"}
+    for i in out.entry.instructions:
+        if i.opcode not in keep and i.shape.rank == 2:
+            assert list(i.shape.layout) == [1, 0], i.to_text()
     got = uir.evaluate(out, *args)
     for w, g in zip(want, got, strict=True):
         np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)

@@ -60,6 +60,7 @@ const std::vector<algsimp::Rule>& RulesFor(hlo::HloOpcode op) {
     case hlo::HloOpcode::kConvert:
     case hlo::HloOpcode::kCopy:
     case hlo::HloOpcode::kReverse:
+    case hlo::HloOpcode::kBitcast:
       return algsimp::ShapeRules();
     case hlo::HloOpcode::kDot:
     case hlo::HloOpcode::kReduce:

@@ -142,9 +142,20 @@ HloInstruction* Reverse(HloInstruction* i, hlo::ComputationBuilder&) {
 
 }  // namespace
 
+// bitcast(x) with x's shape and layout is x; bitcast(bitcast(x)) is one
+// bitcast of x (or x itself when it already has the result's shape).
+HloInstruction* Bitcast(HloInstruction* i, hlo::ComputationBuilder& b) {
+  if (i->opcode() != HloOpcode::kBitcast) return nullptr;
+  HloInstruction* x = i->operand(0);
+  if (HloInstruction* same = Same(x, i)) return same;
+  if (x->opcode() != HloOpcode::kBitcast) return nullptr;
+  if (HloInstruction* same = Same(x->operand(0), i)) return same;
+  return b.Add(HloOpcode::kBitcast, {x->operand(0)}, {}, i->shape());
+}
+
 const std::vector<Rule>& ShapeRules() {
   static const std::vector<Rule> kRules = {
-      Reshape, Transpose, Broadcast, Slice, Concatenate, Pad, Identity, Reverse,
+      Reshape, Transpose, Broadcast, Slice, Concatenate, Pad, Identity, Reverse, Bitcast,
   };
   return kRules;
 }

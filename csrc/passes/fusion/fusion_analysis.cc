@@ -89,6 +89,11 @@ std::string Describe(const HloInstruction* i) {
   return "%" + i->name() + " (" + std::string(hlo::OpcodeName(i->opcode())) + ")";
 }
 
+bool DefaultLayout(const Shape& s) {
+  return !s.has_layout() || s.layout().minor_to_major.empty() ||
+         s.layout().minor_to_major == Shape::DefaultLayout(s.rank()).minor_to_major;
+}
+
 }  // namespace
 
 bool IsFusible(const HloInstruction& i) {
@@ -100,6 +105,10 @@ bool IsFusible(const HloInstruction& i) {
   if (op == HloOpcode::kFusion) return !FusedComputation(i)->root()->shape().IsTuple();
   if (op == HloOpcode::kReduce) return true;
   if (op == HloOpcode::kBitcastConvert || op == HloOpcode::kStochasticConvert) return false;
+  // A bitcast that changes layout moves elements across rows: kernels only
+  // index through bitcasts between default layouts.
+  if (op == HloOpcode::kBitcast)
+    return DefaultLayout(i.shape()) && DefaultLayout(i.operand(0)->shape());
   return hlo::IsElementwise(op) || IsIndexOnly(op) || IsLibraryOp(op);
 }
 
