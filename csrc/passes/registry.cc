@@ -8,6 +8,7 @@
 #include "passes/algsimp/algsimp.h"
 #include "passes/call_inliner.h"
 #include "passes/constant_folding.h"
+#include "passes/copy_insertion.h"
 #include "passes/cse.h"
 #include "passes/dce.h"
 #include "passes/fusion/multi_output_fusion.h"
@@ -32,6 +33,7 @@ const std::map<std::string, Factory>& Table() {
       {"algsimp", Make<AlgebraicSimplifier>()},
       {"call-inliner", Make<CallInliner>()},
       {"constant-folding", Make<ConstantFolding>()},
+      {"copy-insertion", Make<CopyInsertion>()},
       {"cse", Make<Cse>()},
       {"dce", Make<Dce>()},
       {"layout-assignment", Make<LayoutAssignment>()},
@@ -102,6 +104,7 @@ std::unique_ptr<HloPassPipeline> DefaultPipeline() {
   p->Add<PriorityFusion>();
   p->Add<MultiOutputFusion>();
   p->Add<Cse>();
+  p->Add<CopyInsertion>();
   return p;
 }
 

@@ -19,7 +19,7 @@ std::unique_ptr<HloPass> CreatePass(const std::string& name);
 std::unique_ptr<HloPassPipeline> MakePipeline(const std::vector<std::string>& names);
 // The default optimization pipeline (DESIGN.md's data flow, front half):
 // call inlining, the simplification fixed point, layouts (assigned,
-// normalized, cleaned up), then fusion.
+// normalized, cleaned up), fusion, then copy insertion.
 std::unique_ptr<HloPassPipeline> DefaultPipeline();
 // The default pipeline's passes before fusion.
 std::unique_ptr<HloPassPipeline> SimplificationPipeline();

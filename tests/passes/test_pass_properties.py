@@ -38,7 +38,7 @@ def modules(draw, dtype: str = "f32"):
     values += ["p0", "p1"]
     loops: list[str] = []
     for _ in range(draw(st.integers(2, 9))):
-        kind = draw(st.sampled_from(range(17)))
+        kind = draw(st.sampled_from(range(18)))
         x = draw(st.sampled_from(values))
         y = draw(st.sampled_from(values))
         if kind == 0:
@@ -152,6 +152,12 @@ def modules(draw, dtype: str = "f32"):
             init = new(f"{st_} tuple({zero}, {x}, {y}, {x})")
             loop = new(f"{st_} while({init}), condition={w}_cond, body={w}_body")
             values.append(new(f"{s} get-tuple-element({loop}), index=1"))
+        elif kind == 16:
+            # an in-place update of a value that may be read again later
+            row = new(f"{t}[1,3] slice({y}), slice={{[0:1], [0:3]}}")
+            i0 = new(f"s32[] constant({draw(st.integers(0, 3))})")
+            i1 = new("s32[] constant(0)")
+            values.append(new(f"{s} dynamic-update-slice({x}, {row}, {i0}, {i1})"))
         else:
             new(f"{s} abs({x})")  # dead
     root = values[-1]
@@ -214,6 +220,7 @@ PASSES = [
     "while-loop-simplifier",
     "layout-assignment",
     "layout-normalization",
+    "copy-insertion",
 ]
 
 
@@ -222,7 +229,42 @@ PASSES = [
 @given(data=st.data())
 def test_pass_keeps_results_on_random_modules(pass_name, data):
     dtype = data.draw(st.sampled_from(["f32", "s32"]))
-    check(data.draw(modules(dtype)), dtype, pass_name)
+    text = data.draw(modules(dtype))
+    check(text, dtype, pass_name)
+    if pass_name == "copy-insertion":
+        assert_no_clobbered_values(uir.passes.run(uir.hlo.parse_module(text), [pass_name]))
+
+
+def _ancestors(inst) -> set[int]:
+    seen: set[int] = set()
+    work = list(inst.operands) + list(inst.control_predecessors)
+    while work:
+        i = work.pop()
+        if i.unique_id not in seen:
+            seen.add(i.unique_id)
+            work += list(i.operands) + list(i.control_predecessors)
+    return seen
+
+
+def assert_no_clobbered_values(module) -> None:
+    """Every dynamic-update-slice writes a buffer nothing reads afterwards:
+    not an entry parameter or constant, not an output, and every other
+    reader of it ordered before the update."""
+    root = module.entry.root
+    for c in module.computations:
+        for inst in c.instructions:
+            if inst.opcode != "dynamic-update-slice":
+                continue
+            buf = inst.operands[0]
+            while buf.opcode == "bitcast":
+                buf = buf.operands[0]
+            assert buf.opcode not in ("parameter", "constant"), inst.to_text()
+            before = _ancestors(inst)
+            for r in buf.users:
+                if r.unique_id == inst.unique_id:
+                    continue
+                assert r.unique_id != root.unique_id, f"{buf.name} is also an output"
+                assert r.unique_id in before, f"{r.name} may read {buf.name} after {inst.name}"
 
 
 def test_every_pass_has_a_property_test():
