@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "hlo/builder.h"
+#include "passes/dataflow_order.h"
 #include "passes/fusion/priority_fusion.h"
 
 namespace uir::passes {
@@ -19,42 +20,6 @@ namespace {
 bool IsView(const HloInstruction& i) {
   return i.opcode() == HloOpcode::kBitcast || i.opcode() == HloOpcode::kGetTupleElement;
 }
-
-// Dataflow order within one computation: does `a` come after `b` whatever
-// the schedule (it reads b, directly or not, or is ordered after it)?
-class Order {
- public:
-  explicit Order(HloComputation& c) : c_(c) { Number(); }
-
-  bool After(const HloInstruction* a, const HloInstruction* b) {
-    if (!position_.count(a) || !position_.count(b)) Number();
-    const int64_t floor = position_.at(b);
-    std::vector<const HloInstruction*> work = {a};
-    std::unordered_set<const HloInstruction*> seen = {a};
-    while (!work.empty()) {
-      const HloInstruction* i = work.back();
-      work.pop_back();
-      if (i == b) return a != b;
-      const auto visit = [&](const HloInstruction* o) {
-        auto it = position_.find(o);  // copies added since numbering: always searched
-        if ((it == position_.end() || it->second >= floor) && seen.insert(o).second)
-          work.push_back(o);
-      };
-      for (const HloInstruction* o : i->operands()) visit(o);
-      for (const HloInstruction* o : i->control_predecessors()) visit(o);
-    }
-    return false;
-  }
-
- private:
-  void Number() {
-    position_.clear();
-    for (HloInstruction* i : c_.MakeInstructionPostOrder())
-      position_.emplace(i, static_cast<int64_t>(position_.size()));
-  }
-  HloComputation& c_;
-  std::unordered_map<const HloInstruction*, int64_t> position_;
-};
 
 // The instructions that read `value`'s buffer, looking through views of it
 // (bitcasts; get-tuple-element of element `index` when `index` >= 0).
@@ -286,7 +251,7 @@ class Inserter {
 
   HloComputation& c_;
   const HloComputation* entry_;
-  Order order_;
+  DataflowOrder order_;
 };
 
 // Same-layout copies with no control edges: removed (insertion puts back

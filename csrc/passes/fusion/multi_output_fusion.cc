@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "passes/cse.h"
+#include "passes/dataflow_order.h"
 #include "passes/dce.h"
 #include "passes/fusion/fusion_analysis.h"
 #include "passes/fusion/fusion_utils.h"
@@ -95,37 +96,19 @@ size_t MergedInputs(const HloInstruction& a, const HloInstruction& b) {
   return in.size();
 }
 
-// Whether `to` is an operand of `from`, directly or not. Nodes placed
-// before `to` in post order cannot lead to it and are not searched.
-bool Reaches(const HloInstruction* from, const HloInstruction* to,
-             const std::unordered_map<const HloInstruction*, int64_t>& position) {
-  const int64_t floor = position.at(to);
-  std::vector<const HloInstruction*> work = {from};
-  std::unordered_set<const HloInstruction*> seen = {from};
-  while (!work.empty()) {
-    const HloInstruction* i = work.back();
-    work.pop_back();
-    if (i == to) return true;
-    const auto visit = [&](const HloInstruction* o) {
-      if (position.at(o) >= floor && seen.insert(o).second) work.push_back(o);
-    };
-    for (const HloInstruction* o : i->operands()) visit(o);
-    for (const HloInstruction* o : i->control_predecessors()) visit(o);
-  }
-  return false;
-}
-
 bool RunOnComputation(HloComputation& c) {
   bool changed = false;
   std::vector<HloComputation*> touched;
   // Each merge changes the graph: positions are recomputed after it and the
   // operand retried, until no pair of its users merges.
   std::vector<HloInstruction*> order = c.MakeInstructionPostOrder();
+  DataflowOrder dataflow(c);
   std::unordered_map<const HloInstruction*, int64_t> position;
   const auto number = [&] {
     position.clear();
     for (HloInstruction* i : c.MakeInstructionPostOrder())
       position.emplace(i, static_cast<int64_t>(position.size()));
+    dataflow.Renumber();
   };
   number();
   for (size_t k = 0; k < order.size(); ++k) {
@@ -144,7 +127,7 @@ bool RunOnComputation(HloComputation& c) {
         if (b->opcode() == HloOpcode::kFusion && Outputs(*b).size() > 1) std::swap(a, b);
         if (b->opcode() == HloOpcode::kFusion && Outputs(*b).size() > 1) continue;
         if (!Compatible(*a, *b) || MergedInputs(*a, *b) > fusion::kMaxFusionInputs) continue;
-        if (Reaches(a, b, position) || Reaches(b, a, position)) continue;
+        if (dataflow.After(a, b) || dataflow.After(b, a)) continue;
         if (a->opcode() != HloOpcode::kFusion) {
           a = fusion::WrapInFusion(a, "kLoop");
           fusion::UpdateFusionKind(a);
