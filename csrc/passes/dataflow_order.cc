@@ -11,6 +11,11 @@ void DataflowOrder::Renumber() {
     position_.emplace(i, static_cast<int64_t>(position_.size()));
 }
 
+int64_t DataflowOrder::Position(const hlo::HloInstruction* instruction) {
+  if (!position_.count(instruction)) Renumber();
+  return position_.at(instruction);
+}
+
 bool DataflowOrder::After(const hlo::HloInstruction* a, const hlo::HloInstruction* b) {
   if (a == b) return false;
   if (!position_.count(b)) Renumber();

@@ -20,6 +20,10 @@ class DataflowOrder {
   // it); instructions added since the last Renumber are always searched.
   bool After(const hlo::HloInstruction* a, const hlo::HloInstruction* b);
 
+  // The instruction's place in post order (as of the last Renumber; an
+  // instruction added since triggers one).
+  int64_t Position(const hlo::HloInstruction* instruction);
+
   // Recomputes post-order positions after the graph changed shape.
   void Renumber();
 

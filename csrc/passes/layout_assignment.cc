@@ -4,6 +4,7 @@
 #include <unordered_set>
 
 #include "hlo/builder.h"
+#include "passes/fusion/fusion_utils.h"
 
 namespace uir::passes {
 
@@ -208,12 +209,7 @@ void ConstrainResult(HloComputation* entry, const Shape& want) {
 
 // Computations laid out here: all but fused ones (laid out with their fusion).
 std::vector<HloComputation*> Targets(const hlo::HloModule& module) {
-  std::unordered_set<const HloComputation*> fused;
-  for (const auto& c : module.computations()) {
-    for (const HloInstruction* i : c->instructions()) {
-      if (i->opcode() == HloOpcode::kFusion) fused.insert(Callee(*i, AttrKey::kCalls));
-    }
-  }
+  const auto fused = fusion::FusedComputations(module);
   std::vector<HloComputation*> out;
   for (HloComputation* c : module.MakeComputationPostOrder())
     if (!fused.count(c)) out.push_back(c);

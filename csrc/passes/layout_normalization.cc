@@ -5,6 +5,7 @@
 
 #include "hlo/builder.h"
 #include "passes/dce.h"
+#include "passes/fusion/fusion_utils.h"
 
 namespace uir::passes {
 
@@ -252,16 +253,10 @@ class Normalizer {
 }  // namespace
 
 bool LayoutNormalization::Run(hlo::HloModule& module) {
-  std::vector<HloComputation*> fused;
-  for (const auto& c : module.computations()) {
-    for (const HloInstruction* i : c->instructions()) {
-      if (i->opcode() == HloOpcode::kFusion)
-        fused.push_back(i->attributes().Get<HloComputation*>(AttrKey::kCalls));
-    }
-  }
+  const auto fused = fusion::FusedComputations(module);
   bool changed = false;
   for (HloComputation* c : module.MakeComputationPostOrder()) {
-    if (std::find(fused.begin(), fused.end(), c) != fused.end()) continue;
+    if (fused.count(c)) continue;
     changed |= Normalizer(*c).Run();
   }
   return changed;

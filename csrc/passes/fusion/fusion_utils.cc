@@ -4,6 +4,8 @@
 #include <unordered_map>
 
 #include "hlo/builder.h"
+#include "passes/cse.h"
+#include "passes/dce.h"
 #include "passes/fusion/fusion_analysis.h"
 #include "support/error.h"
 
@@ -188,6 +190,26 @@ void FuseProducerInto(HloInstruction* fusion, HloInstruction* producer) {
     fusion->RemoveOperand(*it);
   }
   RaiseKind(fusion, *producer);
+}
+
+void TidyFusedComputation(const HloInstruction& fusion) {
+  HloComputation* fused = FusedComputation(fusion);
+  if (CseComputation(*fused)) RemoveDeadInstructions(*fused);
+  for (int64_t k = 0; k < fused->num_parameters(); ++k) {
+    HloInstruction* param = fused->parameter(k);
+    const std::string want = "param_" + std::to_string(k);
+    if (param->name().rfind(want + ".", 0) != 0 && param->name() != want)
+      param->set_name(fused->UniqueName(want));
+  }
+}
+
+std::unordered_set<const HloComputation*> FusedComputations(const hlo::HloModule& module) {
+  std::unordered_set<const HloComputation*> out;
+  for (const auto& c : module.computations()) {
+    for (const HloInstruction* i : c->instructions())
+      if (i->opcode() == HloOpcode::kFusion) out.insert(FusedComputation(*i));
+  }
+  return out;
 }
 
 void UpdateFusionKind(HloInstruction* fusion) {

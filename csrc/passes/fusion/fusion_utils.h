@@ -3,6 +3,7 @@
 #define UIR_PASSES_FUSION_FUSION_UTILS_H_
 
 #include <string>
+#include <unordered_set>
 
 #include "hlo/module.h"
 
@@ -36,6 +37,14 @@ hlo::HloInstruction* FuseConsumerIntoProducer(hlo::HloInstruction* producer,
 // multi-output, must be read only through get-tuple-element; neither may
 // reach the other. Returns `a`.
 hlo::HloInstruction* MergeSibling(hlo::HloInstruction* a, hlo::HloInstruction* b);
+
+// After a fusion grew: identical copies that duplicated producers left
+// behind are merged (CSE, then DCE), and parameters are named after their
+// numbers (param_N).
+void TidyFusedComputation(const hlo::HloInstruction& fusion);
+
+// The computations fusion instructions call.
+std::unordered_set<const hlo::HloComputation*> FusedComputations(const hlo::HloModule& module);
 
 // Sets the fusion's kind from what its computation holds (kOutput with a
 // dot or convolution, kInput with a reduction, else kLoop).

@@ -5,9 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "passes/cse.h"
 #include "passes/dataflow_order.h"
-#include "passes/dce.h"
 #include "passes/fusion/fusion_analysis.h"
 #include "passes/fusion/fusion_utils.h"
 #include "passes/fusion/priority_fusion.h"
@@ -98,19 +96,11 @@ size_t MergedInputs(const HloInstruction& a, const HloInstruction& b) {
 
 bool RunOnComputation(HloComputation& c) {
   bool changed = false;
-  std::vector<HloComputation*> touched;
+  std::vector<HloInstruction*> grown;
   // Each merge changes the graph: positions are recomputed after it and the
   // operand retried, until no pair of its users merges.
   std::vector<HloInstruction*> order = c.MakeInstructionPostOrder();
   DataflowOrder dataflow(c);
-  std::unordered_map<const HloInstruction*, int64_t> position;
-  const auto number = [&] {
-    position.clear();
-    for (HloInstruction* i : c.MakeInstructionPostOrder())
-      position.emplace(i, static_cast<int64_t>(position.size()));
-    dataflow.Renumber();
-  };
-  number();
   for (size_t k = 0; k < order.size(); ++k) {
     HloInstruction* shared = order[k];
     if (shared->is_removed()) continue;
@@ -118,7 +108,7 @@ bool RunOnComputation(HloComputation& c) {
     for (HloInstruction* u : shared->users())
       if (Candidate(*u)) siblings.push_back(u);
     std::sort(siblings.begin(), siblings.end(),
-              [&](auto* x, auto* y) { return position.at(x) < position.at(y); });
+              [&](auto* x, auto* y) { return dataflow.Position(x) < dataflow.Position(y); });
     bool merged = false;
     for (size_t i = 0; i < siblings.size() && !merged; ++i) {
       for (size_t j = i + 1; j < siblings.size() && !merged; ++j) {
@@ -133,19 +123,16 @@ bool RunOnComputation(HloComputation& c) {
           fusion::UpdateFusionKind(a);
         }
         fusion::MergeSibling(a, b);
-        touched.push_back(fusion::FusedComputation(*a));
+        if (std::find(grown.begin(), grown.end(), a) == grown.end()) grown.push_back(a);
         merged = changed = true;
       }
     }
     if (merged) {  // the same operand again, with fresh positions
-      number();
+      dataflow.Renumber();
       --k;
     }
   }
-  for (HloComputation* fused : touched) {
-    if (fused->parent() == nullptr) continue;
-    if (CseComputation(*fused)) RemoveDeadInstructions(*fused);
-  }
+  for (HloInstruction* f : grown) fusion::TidyFusedComputation(*f);
   return changed;
 }
 

@@ -5,8 +5,6 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "passes/cse.h"
-#include "passes/dce.h"
 #include "passes/fusion/fusion_analysis.h"
 #include "passes/fusion/fusion_utils.h"
 
@@ -74,7 +72,8 @@ class Fuser {
     for (HloInstruction* i : c_.MakeInstructionPostOrder()) {
       auto it = rejected_.find(i->unique_id());
       if (it != rejected_.end()) log_.push_back(it->second);
-      if (i->opcode() == HloOpcode::kFusion && bodies_.count(i->unique_id())) Tidy(*i);
+      if (i->opcode() == HloOpcode::kFusion && bodies_.count(i->unique_id()))
+        fusion::TidyFusedComputation(*i);
     }
     return changed;
   }
@@ -238,19 +237,6 @@ class Fuser {
     for (HloInstruction* f : fusions) {
       Consider(f);
       for (HloInstruction* o : f->operands()) Consider(o);
-    }
-  }
-
-  // A grown fusion: producers duplicated into consumers that later merged
-  // leave identical copies behind; parameters get names after their numbers.
-  void Tidy(const HloInstruction& f) {
-    HloComputation* fused = fusion::FusedComputation(f);
-    if (CseComputation(*fused)) RemoveDeadInstructions(*fused);
-    for (int64_t k = 0; k < fused->num_parameters(); ++k) {
-      HloInstruction* param = fused->parameter(k);
-      const std::string want = "param_" + std::to_string(k);
-      if (param->name().rfind(want + ".", 0) != 0 && param->name() != want)
-        param->set_name(fused->UniqueName(want));
     }
   }
 
