@@ -15,9 +15,8 @@ void HloComputation::Register(HloInstruction* inst) {
     parent_->RegisterInstructionName(inst->name());
   } else {
     inst->unique_id_ = next_local_id_++;
-    local_names_.insert(inst->name());
   }
-  by_name_.try_emplace(inst->name(), inst);
+  by_name_.try_emplace(inst->name_, inst);
 }
 
 HloInstruction* HloComputation::AddInstruction(std::unique_ptr<HloInstruction> instruction) {
@@ -42,10 +41,10 @@ HloInstruction* HloComputation::AddInstruction(std::unique_ptr<HloInstruction> i
 
 std::string HloComputation::UniqueName(const std::string& base) {
   if (parent_ != nullptr) return parent_->UniqueInstructionName(base);
+  // Detached: unique among the instructions the computation holds now.
   std::string stem = base.empty() ? "instruction" : base;
   std::string name = stem;
-  for (int64_t n = 1; local_names_.count(name); ++n) name = stem + "." + std::to_string(n);
-  local_names_.insert(name);
+  for (int64_t n = 1; by_name_.count(name); ++n) name = stem + "." + std::to_string(n);
   return name;
 }
 
@@ -54,11 +53,7 @@ void HloComputation::Rename(HloInstruction* inst, std::string name) {
   if (it != by_name_.end() && it->second == inst) by_name_.erase(it);
   inst->name_ = std::move(name);
   by_name_.try_emplace(inst->name_, inst);
-  if (parent_ != nullptr) {
-    parent_->RegisterInstructionName(inst->name_);
-  } else {
-    local_names_.insert(inst->name_);
-  }
+  if (parent_ != nullptr) parent_->RegisterInstructionName(inst->name_);
 }
 
 void HloComputation::RemoveInstruction(HloInstruction* inst) {
@@ -187,7 +182,7 @@ std::vector<HloInstruction*> HloComputation::MakeInstructionPostOrder() const {
 }
 
 HloInstruction* HloComputation::FindInstruction(std::string_view name) const {
-  auto it = by_name_.find(std::string(name));
+  auto it = by_name_.find(name);
   return it == by_name_.end() ? nullptr : it->second;
 }
 

@@ -7,6 +7,7 @@
 #include <iterator>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -143,8 +144,8 @@ class HloComputation {
   std::vector<std::unique_ptr<HloInstruction>> removed_;       // freed by Cleanup
   int64_t live_count_ = 0;
   int64_t next_local_id_ = 0;  // ids while detached
-  std::unordered_map<std::string, HloInstruction*> by_name_;
-  std::unordered_set<std::string> local_names_;  // names taken while detached
+  // Keys view the instructions' own names (kept in step by Rename and Retire).
+  std::unordered_map<std::string_view, HloInstruction*> by_name_;
   std::vector<HloInstruction*> parameters_;
   HloInstruction* root_ = nullptr;
   std::string execution_thread_;

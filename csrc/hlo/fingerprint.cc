@@ -7,6 +7,7 @@
 
 #include "hlo/module.h"
 #include "hlo/printer.h"
+#include "support/error.h"
 
 namespace uir::hlo {
 namespace {
@@ -91,7 +92,27 @@ bool ComputationsIdentical(const HloComputation& a, const HloComputation& b) {
   return true;
 }
 
-void HashShape(Hasher& h, const Shape& s) { h.Str(s.ToString(/*print_layout=*/true)); }
+// Everything Shape's == compares, without building its text.
+void HashShape(Hasher& h, const Shape& s) {
+  h.Int(s.IsTuple() ? -1 : s.IsBuffer() ? -2 : static_cast<int64_t>(s.element_type()));
+  if (s.IsTuple() || s.IsBuffer()) {
+    h.Int(s.tuple_shapes_size());
+    for (const Shape& e : s.tuple_shapes()) HashShape(h, e);
+    return;
+  }
+  h.Int(s.rank());
+  for (int64_t k = 0; k < s.rank(); ++k) {
+    h.Int(s.dimensions(k));
+    h.Int(s.is_dynamic_dimension(k));
+  }
+  if (!s.has_layout()) {
+    h.Int(-3);
+  } else if (s.layout().HasOnlyMinorToMajor()) {
+    for (int64_t d : s.layout().minor_to_major) h.Int(d);
+  } else {
+    h.Str(LayoutToString(s.layout()));
+  }
+}
 
 }  // namespace
 
@@ -121,10 +142,17 @@ size_t HloInstruction::Hash(bool any_operand_order) const {
   if (shape_.IsArray()) {
     for (int64_t d : shape_.dimensions()) h.Int(d);
   }
-  std::vector<int64_t> ids;
-  for (const HloInstruction* o : operands_) ids.push_back(o->unique_id());
-  if (any_operand_order) std::sort(ids.begin(), ids.end());
-  for (int64_t id : ids) h.Int(id);
+  if (any_operand_order && operands_.size() == 2) {  // commutative ops are binary
+    h.Int(std::min(operands_[0]->unique_id(), operands_[1]->unique_id()));
+    h.Int(std::max(operands_[0]->unique_id(), operands_[1]->unique_id()));
+  } else if (any_operand_order) {
+    std::vector<int64_t> ids;
+    for (const HloInstruction* o : operands_) ids.push_back(o->unique_id());
+    std::sort(ids.begin(), ids.end());
+    for (int64_t id : ids) h.Int(id);
+  } else {
+    for (const HloInstruction* o : operands_) h.Int(o->unique_id());
+  }
   if (literal_) {
     auto bytes = literal_->bytes();
     h.Bytes(bytes.data(), std::min<size_t>(bytes.size(), 64));
@@ -155,16 +183,24 @@ uint64_t HloModule::Fingerprint() const {
     h.Str("computation");
     h.Str(c->execution_thread());
     const std::vector<HloInstruction*> order = c->MakeInstructionPostOrder();
-    std::unordered_map<const HloInstruction*, int64_t> index;
-    for (size_t k = 0; k < order.size(); ++k) index[order[k]] = static_cast<int64_t>(k);
-    h.Int(c->root() ? index.at(c->root()) : -1);
+    // Post-order positions by list slot (dense, unlike unique ids).
+    std::vector<int64_t> position(c->instructions_.size(), -1);
+    for (size_t k = 0; k < order.size(); ++k) {
+      position[static_cast<size_t>(order[k]->index_in_parent_)] = static_cast<int64_t>(k);
+    }
+    auto index_of = [&](const HloInstruction* i) {
+      UIR_CHECK(i->parent() == c && !i->is_removed())
+          << "%" << i->name() << " is used outside its computation";
+      return position[static_cast<size_t>(i->index_in_parent_)];
+    };
+    h.Int(c->root() ? index_of(c->root()) : -1);
     for (const HloInstruction* inst : order) {
       h.Int(static_cast<int64_t>(inst->opcode()));
       HashShape(h, inst->shape());
       h.Int(inst->parameter_number());
-      for (const HloInstruction* o : inst->operands()) h.Int(index.at(o));
+      for (const HloInstruction* o : inst->operands()) h.Int(index_of(o));
       h.Int(-2);
-      for (const HloInstruction* p : inst->control_predecessors()) h.Int(index.at(p));
+      for (const HloInstruction* p : inst->control_predecessors()) h.Int(index_of(p));
       if (inst->has_literal()) {
         auto bytes = inst->literal().bytes();
         h.Bytes(bytes.data(), bytes.size());
@@ -185,7 +221,7 @@ uint64_t HloModule::Fingerprint() const {
     if (schedule_) {
       if (const auto* seq = schedule_->sequence(*c)) {
         for (const HloInstruction* i : *seq) {
-          if (!i->is_removed()) h.Int(index.at(i));
+          if (!i->is_removed()) h.Int(index_of(i));
         }
       }
     }

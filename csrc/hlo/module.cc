@@ -106,19 +106,18 @@ std::string NameStem(const std::string& base, const char* fallback) {
 std::string Unique(const std::string& base, const char* fallback,
                    std::unordered_set<std::string>& used,
                    std::unordered_map<std::string, int64_t>& next_suffix) {
-  if (!used.count(base) && !base.empty()) {
-    used.insert(base);
-    return base;
-  }
-  const std::string stem = NameStem(base, fallback);
-  std::string name = stem;
-  if (used.count(name)) {
-    int64_t& n = next_suffix[stem];
-    do {
-      name = stem + "." + std::to_string(++n);
-    } while (used.count(name));
-  }
-  used.insert(name);
+  if (!base.empty() && used.insert(base).second) return base;
+  std::string stem = NameStem(base, fallback);
+  // `base` is taken (or empty); its stem needs checking only when it differs.
+  if ((stem != base || base.empty()) && used.insert(stem).second) return stem;
+  // Most stems are taken once: try ".1" before keeping a counter for them.
+  std::string name = stem + ".1";
+  auto counter = next_suffix.find(stem);
+  if (counter == next_suffix.end() && used.insert(name).second) return name;
+  int64_t& n = counter != next_suffix.end() ? counter->second : next_suffix[stem];
+  do {
+    name = stem + "." + std::to_string(++n);
+  } while (!used.insert(name).second);
   return name;
 }
 
@@ -190,7 +189,6 @@ HloComputation* HloModule::AddComputation(std::unique_ptr<HloComputation> comput
       << "computation " << computation->name() << " already belongs to a module";
   computation->parent_ = this;
   computation->unique_id_ = NextUniqueId();
-  computation->local_names_.clear();
   computation_names_.insert(computation->name());
   for (HloInstruction* inst : computation->instructions()) {
     inst->unique_id_ = NextUniqueId();
@@ -288,6 +286,10 @@ std::unique_ptr<HloModule> HloModule::Clone() const {
   out->config_ = config_;
   ComputationMap computation_map;
   std::unordered_map<const HloInstruction*, HloInstruction*> inst_map;
+  size_t count = 0;
+  for (const auto& c : computations_) count += static_cast<size_t>(c->instruction_count());
+  inst_map.reserve(count);
+  out->instruction_names_.reserve(instruction_names_.size());
   auto same_name = [](const std::string& name) { return name; };
   for (HloComputation* c : MakeComputationPostOrder()) {
     HloComputation* added =

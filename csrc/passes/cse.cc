@@ -29,8 +29,10 @@ bool Mergeable(const hlo::HloInstruction* i) {
 
 bool CseComputation(hlo::HloComputation& c) {
   bool changed = false;
+  const std::vector<hlo::HloInstruction*> order = c.MakeInstructionPostOrder();
   std::unordered_set<Key, KeyHash> seen;
-  for (hlo::HloInstruction* i : c.MakeInstructionPostOrder()) {
+  seen.reserve(order.size());
+  for (hlo::HloInstruction* i : order) {
     if (i->is_removed() || !Mergeable(i)) continue;
     auto [it, inserted] = seen.insert(Key{i});
     if (inserted) continue;
