@@ -137,45 +137,67 @@ HloInstruction* FuseConsumerIntoProducer(HloInstruction* producer, HloInstructio
   return producer;
 }
 
-HloInstruction* MergeSibling(HloInstruction* a, HloInstruction* b) {
-  UIR_CHECK(a->opcode() == HloOpcode::kFusion) << "%" << a->name() << " is not a fusion";
-  HloComputation* fused = FusedComputation(*a);
-  HloComputation* parent = a->parent();
+namespace {
+
+// Makes `value` (an instruction of `fusion`'s computation) one more output of
+// `fusion`: the root becomes (or grows) a tuple, the fusion takes its shape,
+// and former readers of a single-output fusion read element 0. Returns a
+// get-tuple-element of the new output.
+HloInstruction* AddOutput(HloInstruction* fusion, HloInstruction* value) {
+  HloComputation* fused = FusedComputation(*fusion);
+  HloComputation* parent = fusion->parent();
   HloInstruction* old_root = fused->root();
   const bool was_tuple = old_root->opcode() == HloOpcode::kTuple;
-  const std::vector<HloInstruction*> a_users = a->users();
-  const bool a_was_root = parent->root() == a;
+  const std::vector<HloInstruction*> readers = fusion->users();
+  const bool was_root = parent->root() == fusion;
 
-  HloInstruction* b_root =
-      CloneBody(fused, *b, [&](HloInstruction* o) { return ParameterFor(a, o); });
   std::vector<HloInstruction*> outputs;
   if (was_tuple) {
     outputs = old_root->operands();
   } else {
     outputs.push_back(old_root);
   }
-  const int64_t b_index = static_cast<int64_t>(outputs.size());
-  outputs.push_back(b_root);
+  const int64_t index = static_cast<int64_t>(outputs.size());
+  outputs.push_back(value);
   hlo::ComputationBuilder inside(fused);
   HloInstruction* tuple = inside.Tuple(outputs);
   fused->set_root(tuple);
   if (was_tuple) fused->RemoveInstruction(old_root);
-  a->mutable_shape() = tuple->shape();
-  RaiseKind(a, *b);
+  fusion->mutable_shape() = tuple->shape();
 
   hlo::ComputationBuilder outside(parent);
   if (!was_tuple) {
-    HloInstruction* first = outside.GetTupleElement(a, 0);
-    for (HloInstruction* u : a_users) u->ReplaceUsesOfOperand(a, first);
-    if (a_was_root) parent->set_root(first);
+    HloInstruction* first = outside.GetTupleElement(fusion, 0);
+    for (HloInstruction* u : readers) u->ReplaceUsesOfOperand(fusion, first);
+    if (was_root) parent->set_root(first);
   }
-  HloInstruction* b_value = outside.GetTupleElement(a, b_index);
+  return outside.GetTupleElement(fusion, index);
+}
+
+}  // namespace
+
+HloInstruction* MergeSibling(HloInstruction* a, HloInstruction* b) {
+  UIR_CHECK(a->opcode() == HloOpcode::kFusion) << "%" << a->name() << " is not a fusion";
+  HloInstruction* b_root =
+      CloneBody(FusedComputation(*a), *b, [&](HloInstruction* o) { return ParameterFor(a, o); });
+  HloInstruction* b_value = AddOutput(a, b_root);
+  RaiseKind(a, *b);
   b->ReplaceAllUsesWith(b_value);
-  parent->RemoveInstruction(b);
+  b->parent()->RemoveInstruction(b);
   return a;
 }
 
-void FuseProducerInto(HloInstruction* fusion, HloInstruction* producer) {
+HloInstruction* FuseProducerAsOutput(HloInstruction* fusion, HloInstruction* producer) {
+  UIR_CHECK(fusion->opcode() == HloOpcode::kFusion) << "%" << fusion->name() << " is not a fusion";
+  UIR_CHECK(producer->shape().IsArray()) << "%" << producer->name() << " has more than one output";
+  HloInstruction* value = FuseProducerInto(fusion, producer);
+  HloInstruction* read = AddOutput(fusion, value);
+  producer->ReplaceAllUsesWith(read);
+  producer->parent()->RemoveInstruction(producer);
+  return fusion;
+}
+
+HloInstruction* FuseProducerInto(HloInstruction* fusion, HloInstruction* producer) {
   HloComputation* fused = FusedComputation(*fusion);
   std::vector<int64_t> reading;
   for (int64_t i = 0; i < fusion->operand_count(); ++i) {
@@ -190,6 +212,7 @@ void FuseProducerInto(HloInstruction* fusion, HloInstruction* producer) {
     fusion->RemoveOperand(*it);
   }
   RaiseKind(fusion, *producer);
+  return result;
 }
 
 void TidyFusedComputation(const HloInstruction& fusion) {

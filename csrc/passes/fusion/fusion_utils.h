@@ -18,8 +18,9 @@ hlo::HloInstruction* WrapInFusion(hlo::HloInstruction* instruction, const std::s
 // inlined) into `fusion`'s computation in place of every parameter that
 // reads it; the producer's operands become fusion operands (shared with
 // existing ones). The producer itself is left as is (the caller removes it
-// once nothing uses it). O(producer size + fusion operands).
-void FuseProducerInto(hlo::HloInstruction* fusion, hlo::HloInstruction* producer);
+// once nothing uses it). Returns the clone of the producer's result.
+// O(producer size + fusion operands).
+hlo::HloInstruction* FuseProducerInto(hlo::HloInstruction* fusion, hlo::HloInstruction* producer);
 
 // The other way round, for a fusion `producer` whose only user is
 // `consumer`: the consumer's body (a plain instruction or a fusion) joins
@@ -37,6 +38,14 @@ hlo::HloInstruction* FuseConsumerIntoProducer(hlo::HloInstruction* producer,
 // multi-output, must be read only through get-tuple-element; neither may
 // reach the other. Returns `a`.
 hlo::HloInstruction* MergeSibling(hlo::HloInstruction* a, hlo::HloInstruction* b);
+
+// Producer-consumer multi-output fusion: `producer` (a single-output
+// instruction or fusion) is fused into `fusion` as for FuseProducerInto, and
+// its value becomes one more output of `fusion` (as for MergeSibling), which
+// the producer's other readers now read. The producer is removed. None of
+// those readers may be reached by `fusion`. Returns `fusion`.
+hlo::HloInstruction* FuseProducerAsOutput(hlo::HloInstruction* fusion,
+                                          hlo::HloInstruction* producer);
 
 // After a fusion grew: identical copies that duplicated producers left
 // behind are merged (CSE, then DCE), and parameters are named after their

@@ -94,6 +94,91 @@ size_t MergedInputs(const HloInstruction& a, const HloInstruction& b) {
   return in.size();
 }
 
+// A producer that can join a consumer's fusion as an extra output: one array
+// output computed elementwise (no reduction, dot or convolution inside, so
+// its iteration space is its shape), no control edges, and readers besides
+// the consumer (with only one, priority fusion already decided).
+bool ProducerCandidate(const HloInstruction& p) {
+  if (!p.shape().IsArray() || p.user_count() < 2 || !Candidate(p)) return false;
+  if (!p.control_predecessors().empty() || !p.control_successors().empty()) return false;
+  const fusion::FusionSummary s = fusion::FusionSummary::Of(p);
+  return s.reductions == 0 && s.library_ops == 0;
+}
+
+// True if `consumer` reads `p` only at the index it computes: through
+// elementwise ops of the same dimensions into its outputs or a reduction's
+// input. Then a kernel writes each element of `p` where it computes it.
+bool ReadsElementwise(const HloInstruction& consumer, const HloInstruction& p) {
+  const auto at_own_index = [&](const HloInstruction& user, const HloInstruction& value) {
+    if (user.opcode() == HloOpcode::kReduce) {
+      for (int64_t k = user.operand_count() / 2; k < user.operand_count(); ++k)
+        if (user.operand(k) == &value) return false;  // an init value
+      return true;
+    }
+    return hlo::IsElementwise(user.opcode()) && user.shape().IsArray() &&
+           user.shape().dimensions() == p.shape().dimensions();
+  };
+  if (consumer.opcode() != HloOpcode::kFusion) return at_own_index(consumer, p);
+  const HloComputation* fused = fusion::FusedComputation(consumer);
+  const HloInstruction* root = fused->root();
+  std::vector<const HloInstruction*> work;
+  for (int64_t k = 0; k < consumer.operand_count(); ++k)
+    if (consumer.operand(k) == &p) work.push_back(fused->parameter(k));
+  std::unordered_set<const HloInstruction*> seen(work.begin(), work.end());
+  while (!work.empty()) {
+    const HloInstruction* v = work.back();
+    work.pop_back();
+    for (const HloInstruction* u : v->users()) {
+      if (u == root && u->opcode() == HloOpcode::kTuple) continue;  // an output
+      if (!at_own_index(*u, *v)) return false;
+      if (u->opcode() != HloOpcode::kReduce && seen.insert(u).second) work.push_back(u);
+    }
+  }
+  return true;
+}
+
+// Producer-consumer fusion: for each consumer in post order, an operand that
+// is a ProducerCandidate with the consumer's iteration space joins the
+// consumer's fusion and is written from there, so the consumer no longer
+// reads it from memory. Refused where another reader of the producer is
+// reached by the consumer (the fusion would read its own output).
+bool FuseProducersAsOutputs(HloComputation& c, std::vector<HloInstruction*>& grown) {
+  bool changed = false;
+  DataflowOrder dataflow(c);
+  for (HloInstruction* consumer : c.MakeInstructionPostOrder()) {
+    if (consumer->is_removed() || !Candidate(*consumer)) continue;
+    if (!consumer->control_predecessors().empty() || !consumer->control_successors().empty())
+      continue;
+    const std::optional<Space> space = SpaceOf(*consumer);
+    if (!space) continue;
+    for (bool again = true; again;) {
+      again = false;
+      for (HloInstruction* p : consumer->operands()) {
+        if (!ProducerCandidate(*p) || p->shape().dimensions() != space->dims ||
+            !ReadsElementwise(*consumer, *p))
+          continue;
+        if (MergedInputs(*consumer, *p) > fusion::kMaxFusionInputs) continue;
+        bool cycle = false;
+        for (const HloInstruction* u : p->users())
+          cycle |= u != consumer && dataflow.After(consumer, u);
+        if (cycle) continue;
+        if (consumer->opcode() != HloOpcode::kFusion) {
+          consumer = fusion::WrapInFusion(consumer, "kLoop");
+          fusion::UpdateFusionKind(consumer);
+        }
+        grown.erase(std::remove(grown.begin(), grown.end(), p), grown.end());
+        fusion::FuseProducerAsOutput(consumer, p);
+        if (std::find(grown.begin(), grown.end(), consumer) == grown.end())
+          grown.push_back(consumer);
+        dataflow.Renumber();
+        again = changed = true;
+        break;  // the operand list changed
+      }
+    }
+  }
+  return changed;
+}
+
 bool RunOnComputation(HloComputation& c) {
   bool changed = false;
   std::vector<HloInstruction*> grown;
@@ -132,6 +217,7 @@ bool RunOnComputation(HloComputation& c) {
       --k;
     }
   }
+  changed |= FuseProducersAsOutputs(c, grown);
   for (HloInstruction* f : grown) fusion::TidyFusedComputation(*f);
   return changed;
 }
