@@ -13,10 +13,13 @@ struct TypeInfo {
   int bits;
   int bytes;
   TypeKind kind;
+  std::string_view dtype;
+  DtypeSource source;
 };
 
 constexpr std::array<TypeInfo, kNumPrimitiveTypes> kTypes = {{
-#define UIR_PRIMITIVE_TYPE(e, name, bits, bytes, kind) {name, bits, bytes, TypeKind::kind},
+#define UIR_PRIMITIVE_TYPE(e, name, bits, bytes, kind, dtype, source) \
+  {name, bits, bytes, TypeKind::kind, dtype, DtypeSource::source},
 #include "hlo/primitive_type.def"
 #undef UIR_PRIMITIVE_TYPE
 }};
@@ -39,6 +42,16 @@ std::optional<PrimitiveType> PrimitiveTypeFromName(std::string_view name) {
 }
 
 TypeKind KindOf(PrimitiveType type) { return Info(type).kind; }
+std::string_view DtypeName(PrimitiveType type) { return Info(type).dtype; }
+DtypeSource DtypeSourceOf(PrimitiveType type) { return Info(type).source; }
+
+std::optional<PrimitiveType> PrimitiveTypeFromDtypeName(std::string_view name) {
+  if (name.empty()) return std::nullopt;
+  for (size_t i = 0; i < kTypes.size(); ++i) {
+    if (kTypes[i].dtype == name) return static_cast<PrimitiveType>(i);
+  }
+  return std::nullopt;
+}
 int BitWidth(PrimitiveType type) { return Info(type).bits; }
 int StorageBytes(PrimitiveType type) { return Info(type).bytes; }
 

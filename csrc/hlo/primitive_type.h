@@ -9,15 +9,18 @@
 namespace uir::hlo {
 
 enum class PrimitiveType : uint8_t {
-#define UIR_PRIMITIVE_TYPE(e, name, bits, bytes, kind) e,
+#define UIR_PRIMITIVE_TYPE(e, name, bits, bytes, kind, dtype, source) e,
 #include "hlo/primitive_type.def"
 #undef UIR_PRIMITIVE_TYPE
 };
 
 enum class TypeKind : uint8_t { kPred, kSigned, kUnsigned, kFloat, kComplex, kToken, kOpaque };
 
+// Where the Python dtype of an element type comes from.
+enum class DtypeSource : uint8_t { kNumPy, kMlDtypes, kNone };
+
 inline constexpr int kNumPrimitiveTypes = 0
-#define UIR_PRIMITIVE_TYPE(e, name, bits, bytes, kind) +1
+#define UIR_PRIMITIVE_TYPE(e, name, bits, bytes, kind, dtype, source) +1
 #include "hlo/primitive_type.def"
 #undef UIR_PRIMITIVE_TYPE
     ;
@@ -28,6 +31,11 @@ std::string_view PrimitiveTypeName(PrimitiveType type);
 std::optional<PrimitiveType> PrimitiveTypeFromName(std::string_view name);
 
 TypeKind KindOf(PrimitiveType type);
+// The NumPy or ml_dtypes dtype name ("float32", "bfloat16"; "" for none).
+std::string_view DtypeName(PrimitiveType type);
+DtypeSource DtypeSourceOf(PrimitiveType type);
+// The element type whose dtype is named `name`, if any.
+std::optional<PrimitiveType> PrimitiveTypeFromDtypeName(std::string_view name);
 // Bits of one value (pred: 1; token and opaque: 0).
 int BitWidth(PrimitiveType type);
 // Bytes one element takes in a Literal (sub-byte types take one byte).

@@ -5,7 +5,6 @@
 #include <pybind11/stl.h>
 
 #include <cstring>
-#include <map>
 #include <memory>
 
 #include "hlo/float_format.h"
@@ -24,46 +23,23 @@ using hlo::AttrKey;
 using hlo::AttrKind;
 using hlo::AttrValue;
 
-// The NumPy dtype name of `type`, or "" where NumPy has none.
-const char* NumpyName(hlo::PrimitiveType type) {
-  using hlo::PrimitiveType;
-  switch (type) {
-    case PrimitiveType::kPred:
-      return "bool";
-    case PrimitiveType::kS8:
-      return "int8";
-    case PrimitiveType::kS16:
-      return "int16";
-    case PrimitiveType::kS32:
-      return "int32";
-    case PrimitiveType::kS64:
-      return "int64";
-    case PrimitiveType::kU8:
-      return "uint8";
-    case PrimitiveType::kU16:
-      return "uint16";
-    case PrimitiveType::kU32:
-      return "uint32";
-    case PrimitiveType::kU64:
-      return "uint64";
-    case PrimitiveType::kF16:
-      return "float16";
-    case PrimitiveType::kF32:
-      return "float32";
-    case PrimitiveType::kF64:
-      return "float64";
-    case PrimitiveType::kC64:
-      return "complex64";
-    case PrimitiveType::kC128:
-      return "complex128";
-    default:
-      return "";
+// The Python dtype of `type` (NumPy's or ml_dtypes'), or None where it has none.
+py::object DtypeObject(hlo::PrimitiveType type) {
+  const std::string name(hlo::DtypeName(type));
+  switch (hlo::DtypeSourceOf(type)) {
+    case hlo::DtypeSource::kNumPy:
+      return py::dtype(name);
+    case hlo::DtypeSource::kMlDtypes:
+      return py::dtype::from_args(py::module_::import("ml_dtypes").attr(name.c_str()));
+    case hlo::DtypeSource::kNone:
+      break;
   }
+  return py::none();
 }
 
+// Shape.dtype: NumPy's dtype where NumPy has one, else the HLO type name.
 py::object Dtype(hlo::PrimitiveType type) {
-  const char* name = NumpyName(type);
-  if (*name) return py::dtype(name);
+  if (hlo::DtypeSourceOf(type) == hlo::DtypeSource::kNumPy) return DtypeObject(type);
   return py::str(std::string(hlo::PrimitiveTypeName(type)));
 }
 
@@ -83,33 +59,8 @@ py::object LiteralToPython(const hlo::Literal& l) {
   if (!s.IsArray()) return py::none();
   std::vector<py::ssize_t> dims(s.dimensions().begin(), s.dimensions().end());
   const hlo::PrimitiveType t = s.element_type();
-  if (*NumpyName(t)) {
-    py::array out(py::dtype(NumpyName(t)), dims);
-    if (!l.bytes().empty()) std::memcpy(out.mutable_data(), l.bytes().data(), l.bytes().size());
-    return out;
-  }
-  // Types NumPy lacks travel as ml_dtypes arrays (what JAX uses), bit for bit.
-  static const std::map<hlo::PrimitiveType, const char*> kMlDtypes = {
-      {hlo::PrimitiveType::kBF16, "bfloat16"},
-      {hlo::PrimitiveType::kF8E5M2, "float8_e5m2"},
-      {hlo::PrimitiveType::kF8E4M3, "float8_e4m3"},
-      {hlo::PrimitiveType::kF8E4M3FN, "float8_e4m3fn"},
-      {hlo::PrimitiveType::kF8E4M3B11FNUZ, "float8_e4m3b11fnuz"},
-      {hlo::PrimitiveType::kF8E3M4, "float8_e3m4"},
-      {hlo::PrimitiveType::kF8E5M2FNUZ, "float8_e5m2fnuz"},
-      {hlo::PrimitiveType::kF8E4M3FNUZ, "float8_e4m3fnuz"},
-      {hlo::PrimitiveType::kF8E8M0FNU, "float8_e8m0fnu"},
-      {hlo::PrimitiveType::kF6E3M2FN, "float6_e3m2fn"},
-      {hlo::PrimitiveType::kF6E2M3FN, "float6_e2m3fn"},
-      {hlo::PrimitiveType::kF4E2M1FN, "float4_e2m1fn"},
-      {hlo::PrimitiveType::kS2, "int2"},
-      {hlo::PrimitiveType::kS4, "int4"},
-      {hlo::PrimitiveType::kU2, "uint2"},
-      {hlo::PrimitiveType::kU4, "uint4"},
-  };
-  auto it = kMlDtypes.find(t);
-  if (it != kMlDtypes.end()) {
-    py::object dtype = py::module_::import("ml_dtypes").attr(it->second);
+  py::object dtype = DtypeObject(t);
+  if (!dtype.is_none()) {
     py::array out(py::dtype::from_args(dtype), dims);
     if (!l.bytes().empty()) std::memcpy(out.mutable_data(), l.bytes().data(), l.bytes().size());
     return out;
@@ -329,6 +280,25 @@ hlo::Shape ToShape(const py::handle& value) {
 
 void BindHlo(py::module_& m) {
   py::module_ sm = m.def_submodule("hlo", "XLA's HLO: parse, print, verify, inspect.");
+
+  sm.def(
+      "element_types",
+      [] {
+        static const char* kSources[] = {"numpy", "ml_dtypes", ""};
+        static const char* kKinds[] = {"pred",    "signed", "unsigned", "float",
+                                       "complex", "token",  "opaque"};
+        py::list out;
+        for (int k = 0; k < hlo::kNumPrimitiveTypes; ++k) {
+          const auto t = static_cast<hlo::PrimitiveType>(k);
+          out.append(
+              py::make_tuple(std::string(hlo::PrimitiveTypeName(t)), std::string(hlo::DtypeName(t)),
+                             kSources[static_cast<int>(hlo::DtypeSourceOf(t))], hlo::BitWidth(t),
+                             hlo::StorageBytes(t), kKinds[static_cast<int>(hlo::KindOf(t))]));
+        }
+        return out;
+      },
+      "Every HLO element type as (name, dtype name, dtype source, bits, storage "
+      "bytes, kind), from primitive_type.def: the one table Python reads.");
 
   py::class_<hlo::Shape>(sm, "Shape",
                          "An HLO shape: an array (element type, dimensions, layout) or a tuple.")

@@ -5,7 +5,6 @@
 #include <pybind11/stl.h>
 
 #include <cstring>
-#include <map>
 
 #include "hlo/builder.h"
 #include "hlo/parser.h"
@@ -22,45 +21,6 @@ using hlo::AttrKey;
 using hlo::AttrKind;
 using hlo::AttrValue;
 using hlo::PrimitiveType;
-
-// NumPy and ml_dtypes dtype names -> element types.
-std::optional<PrimitiveType> TypeFromDtypeName(const std::string& name) {
-  static const std::map<std::string, PrimitiveType> kNames = {
-      {"bool", PrimitiveType::kPred},
-      {"int8", PrimitiveType::kS8},
-      {"int16", PrimitiveType::kS16},
-      {"int32", PrimitiveType::kS32},
-      {"int64", PrimitiveType::kS64},
-      {"uint8", PrimitiveType::kU8},
-      {"uint16", PrimitiveType::kU16},
-      {"uint32", PrimitiveType::kU32},
-      {"uint64", PrimitiveType::kU64},
-      {"float16", PrimitiveType::kF16},
-      {"float32", PrimitiveType::kF32},
-      {"float64", PrimitiveType::kF64},
-      {"complex64", PrimitiveType::kC64},
-      {"complex128", PrimitiveType::kC128},
-      {"bfloat16", PrimitiveType::kBF16},
-      {"int2", PrimitiveType::kS2},
-      {"int4", PrimitiveType::kS4},
-      {"uint2", PrimitiveType::kU2},
-      {"uint4", PrimitiveType::kU4},
-      {"float8_e5m2", PrimitiveType::kF8E5M2},
-      {"float8_e4m3", PrimitiveType::kF8E4M3},
-      {"float8_e4m3fn", PrimitiveType::kF8E4M3FN},
-      {"float8_e4m3b11fnuz", PrimitiveType::kF8E4M3B11FNUZ},
-      {"float8_e3m4", PrimitiveType::kF8E3M4},
-      {"float8_e5m2fnuz", PrimitiveType::kF8E5M2FNUZ},
-      {"float8_e4m3fnuz", PrimitiveType::kF8E4M3FNUZ},
-      {"float8_e8m0fnu", PrimitiveType::kF8E8M0FNU},
-      {"float6_e3m2fn", PrimitiveType::kF6E3M2FN},
-      {"float6_e2m3fn", PrimitiveType::kF6E2M3FN},
-      {"float4_e2m1fn", PrimitiveType::kF4E2M1FN},
-  };
-  auto it = kNames.find(name);
-  if (it == kNames.end()) return std::nullopt;
-  return it->second;
-}
 
 const hlo::HloComputation* ComputationOf(const py::handle& value, AttrKey key) {
   if (!py::isinstance<PyComputation>(value)) {
@@ -243,7 +203,7 @@ hlo::Literal NumpyToLiteral(const py::handle& value, bool allow_view) {
   if (!array) throw py::type_error("expected a NumPy array or scalar");
   const bool native = array.dtype().byteorder() != '>';
   if (!native) array = array.attr("astype")(array.dtype().attr("newbyteorder")("="));
-  auto type = TypeFromDtypeName(py::str(array.dtype()).cast<std::string>());
+  auto type = hlo::PrimitiveTypeFromDtypeName(py::str(array.dtype()).cast<std::string>());
   if (!type)
     throw py::type_error("no HLO element type for dtype " +
                          py::str(array.dtype()).cast<std::string>());
