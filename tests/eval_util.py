@@ -7,9 +7,9 @@ import itertools
 import numpy as np
 
 import uir
-from uir._src.evaluate import _DTYPES
+from uir._src.dtypes import NUMPY_DTYPES
 
-HLO_NAME = {np.dtype(v): k for k, v in _DTYPES.items() if k not in ("s2", "s4", "u2", "u4")}
+HLO_NAME = {np.dtype(v): k for k, v in NUMPY_DTYPES.items() if k not in ("s2", "s4", "u2", "u4")}
 
 
 def hlo_type(array: np.ndarray) -> str:

@@ -8,6 +8,7 @@ import functools
 import ml_dtypes
 import numpy as np
 
+from uir import _core
 from uir._src import config
 
 # The lattice JAX promotes on: a type promotes to any type reachable from
@@ -40,6 +41,8 @@ WEAK = {"i*": "int", "f*": "float", "c*": "complex"}
 
 @functools.cache
 def _upper_bounds(t: str) -> frozenset[str]:
+    if t not in _LATTICE:
+        raise TypeError(f"uir has no type promotion rule for {t}")
     out = {t}
     for u in _LATTICE[t]:
         out |= _upper_bounds(u)
@@ -48,6 +51,8 @@ def _upper_bounds(t: str) -> frozenset[str]:
 
 @functools.cache
 def _join(a: str, b: str) -> str:
+    if a == b:  # also for types outside the lattice (int4, the other float8s)
+        return a
     common = _upper_bounds(a) & _upper_bounds(b)
     # The least element: the one every other common bound is above.
     for c in common:
@@ -119,25 +124,28 @@ def is_bool(dtype) -> bool:
     return np.dtype(dtype) == np.bool_
 
 
-_HLO = {
-    "bool": "pred",
-    "int8": "s8",
-    "int16": "s16",
-    "int32": "s32",
-    "int64": "s64",
-    "uint8": "u8",
-    "uint16": "u16",
-    "uint32": "u32",
-    "uint64": "u64",
-    "float16": "f16",
-    "bfloat16": "bf16",
-    "float32": "f32",
-    "float64": "f64",
-    "complex64": "c64",
-    "complex128": "c128",
-    "float8_e4m3fn": "f8e4m3fn",
-    "float8_e5m2": "f8e5m2",
-}
+# Every HLO element type with a Python dtype, from primitive_type.def (the
+# only table): HLO name -> dtype, and dtype name -> HLO name.
+def _element_type_table() -> dict[str, np.dtype]:
+    table = {}
+    for name, dtype_name, source, *_ in _core.hlo.element_types():
+        if source == "numpy":
+            table[name] = np.dtype(dtype_name)
+        elif source == "ml_dtypes":
+            table[name] = np.dtype(getattr(ml_dtypes, dtype_name))
+    return table
+
+
+NUMPY_DTYPES: dict[str, np.dtype] = _element_type_table()
+_HLO: dict[str, str] = {d.name: name for name, d in NUMPY_DTYPES.items()}
+
+
+def numpy_dtype(element_type: str) -> np.dtype:
+    """The NumPy (or ml_dtypes) dtype that carries values of an HLO element type."""
+    try:
+        return NUMPY_DTYPES[element_type]
+    except KeyError:
+        raise TypeError(f"HLO element type {element_type} has no NumPy dtype") from None
 
 
 def hlo_type(dtype) -> str:

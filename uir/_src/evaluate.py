@@ -2,54 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-import ml_dtypes
 import numpy as np
 
 from uir import _core
-
-# HLO element type -> the NumPy (or ml_dtypes) dtype a caller passes.
-_DTYPES: dict[str, Any] = {
-    "pred": np.bool_,
-    "s8": np.int8,
-    "s16": np.int16,
-    "s32": np.int32,
-    "s64": np.int64,
-    "u8": np.uint8,
-    "u16": np.uint16,
-    "u32": np.uint32,
-    "u64": np.uint64,
-    "f16": np.float16,
-    "f32": np.float32,
-    "f64": np.float64,
-    "c64": np.complex64,
-    "c128": np.complex128,
-    "bf16": ml_dtypes.bfloat16,
-    "s2": ml_dtypes.int2,
-    "s4": ml_dtypes.int4,
-    "u2": ml_dtypes.uint2,
-    "u4": ml_dtypes.uint4,
-    "f8e5m2": ml_dtypes.float8_e5m2,
-    "f8e4m3": ml_dtypes.float8_e4m3,
-    "f8e4m3fn": ml_dtypes.float8_e4m3fn,
-    "f8e4m3b11fnuz": ml_dtypes.float8_e4m3b11fnuz,
-    "f8e3m4": ml_dtypes.float8_e3m4,
-    "f8e5m2fnuz": ml_dtypes.float8_e5m2fnuz,
-    "f8e4m3fnuz": ml_dtypes.float8_e4m3fnuz,
-    "f8e8m0fnu": ml_dtypes.float8_e8m0fnu,
-    "f6e3m2fn": ml_dtypes.float6_e3m2fn,
-    "f6e2m3fn": ml_dtypes.float6_e2m3fn,
-    "f4e2m1fn": ml_dtypes.float4_e2m1fn,
-}
-
-
-def numpy_dtype(element_type: str) -> np.dtype:
-    """The NumPy dtype that carries values of an HLO element type."""
-    try:
-        return np.dtype(_DTYPES[element_type])
-    except KeyError:
-        raise TypeError(f"HLO element type {element_type} has no NumPy dtype") from None
+from uir._src.dtypes import numpy_dtype
 
 
 def _check_value(shape, value, where: str):

@@ -94,7 +94,7 @@ class Computation:
             return tuple(
                 self._wrap_shape(inst, i, s, weak) for i, s in enumerate(shape.tuple_shapes)
             )
-        return Tracer(self, inst, tuple(shape.dims), _np_dtype(shape.element_type), weak)
+        return Tracer(self, inst, tuple(shape.dims), dtypes.numpy_dtype(shape.element_type), weak)
 
     def _wrap_shape(self, tuple_inst, index, shape, weak):
         gte = self.builder.op("get-tuple-element", tuple_inst, index=index)
@@ -138,16 +138,6 @@ def tracing(comp: Computation):
         yield comp
     finally:
         stack.pop()
-
-
-_NP_DTYPES = {v: k for k, v in dtypes._HLO.items()}
-
-
-def _np_dtype(element_type: str) -> np.dtype:
-    import ml_dtypes
-
-    name = _NP_DTYPES[element_type]
-    return np.dtype(getattr(ml_dtypes, name, None) or name)
 
 
 class Tracer:
