@@ -5,6 +5,7 @@ and the C++ core in uir._core.
 """
 
 from uir import _core, custom_call, hlo, lax, nn, numpy, passes, tree_util
+from uir._src import array_methods as _array_methods  # noqa: F401  (Tracer's operators)
 from uir._src import config
 from uir._src.api import jit, make_hlo
 from uir._src.errors import (

@@ -17,8 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from uir import tree_util
-from uir._src import dtypes, errors, tracing
+from uir._src import dtypes, errors, tracing, tree_util
 from uir._src.evaluate import evaluate
 from uir._src.tracing import Tracer
 

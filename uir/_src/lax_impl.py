@@ -6,8 +6,7 @@ import builtins
 
 import numpy as np
 
-from uir import tree_util
-from uir._src import dtypes, ops, tracing
+from uir._src import dtypes, ops, tracing, tree_util
 from uir._src.eager import eager
 from uir._src.ops import asarray, fail
 from uir._src.tracing import Tracer

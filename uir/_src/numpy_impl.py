@@ -592,3 +592,19 @@ newaxis = None
 def ravel(a):
     x = asarray(a)
     return ops.reshape(x, (x.size,))
+
+
+def result_type(*args):
+    """The dtype values of `args` combine to (JAX's promotion)."""
+    return dtypes.promote(
+        *[
+            ops.weak_dtype_of(a)
+            if not isinstance(a, type) and not isinstance(a, np.dtype)
+            else (dtypes.canonicalize(a), False)
+            for a in args
+        ]
+    )[0]
+
+
+def promote_types(a, b):
+    return dtypes.promote((dtypes.canonicalize(a), False), (dtypes.canonicalize(b), False))[0]
