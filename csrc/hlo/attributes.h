@@ -4,9 +4,11 @@
 #define UIR_HLO_ATTRIBUTES_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -179,13 +181,81 @@ struct BackendConfig {
   bool operator==(const BackendConfig&) const = default;
 };
 
+// A value held out of line, so that a variant holding one stays small: it
+// copies deeply and compares by value. Only a moved-from Boxed is empty.
+template <typename T>
+class Boxed {
+ public:
+  Boxed(T value) : p_(std::make_unique<T>(std::move(value))) {}  // NOLINT: implicit on purpose
+  Boxed(const Boxed& other) : p_(std::make_unique<T>(*other.p_)) {}
+  Boxed(Boxed&&) noexcept = default;
+  Boxed& operator=(const Boxed& other) {
+    if (this != &other) p_ = std::make_unique<T>(*other.p_);
+    return *this;
+  }
+  Boxed& operator=(Boxed&&) noexcept = default;
+  ~Boxed() = default;
+  const T& get() const { return *p_; }
+  T& get() { return *p_; }
+  bool operator==(const Boxed& other) const { return *p_ == *other.p_; }
+
+ private:
+  std::unique_ptr<T> p_;
+};
+
+// How an attribute value of type T is stored in AttrValue: in place, or
+// boxed for the large structured ones (an attribute costs 40 bytes, not the
+// size of the largest value type).
+template <typename T>
+struct AttrStorage {
+  using type = T;
+};
+#define UIR_BOXED_ATTR(T)  \
+  template <>              \
+  struct AttrStorage<T> {  \
+    using type = Boxed<T>; \
+  };
+UIR_BOXED_ATTR(ConvolutionDimensionNumbers)
+UIR_BOXED_ATTR(Shape)
+UIR_BOXED_ATTR(Literal)
+UIR_BOXED_ATTR(ReplicaGroups)
+UIR_BOXED_ATTR(Sharding)
+UIR_BOXED_ATTR(Metadata)
+UIR_BOXED_ATTR(BackendConfig)
+#undef UIR_BOXED_ATTR
+template <typename T>
+using AttrStored = typename AttrStorage<T>::type;
+
 using AttrValue =
     std::variant<int64_t, bool, double, std::string, std::vector<int64_t>,
                  std::vector<std::vector<int64_t>>, std::vector<bool>, HloComputation*,
                  std::vector<HloComputation*>, std::vector<SliceRange>, PaddingConfig, Window,
-                 ConvolutionDimensionNumbers, std::vector<std::string>, Shape, std::vector<Shape>,
-                 std::vector<OutputOperandAlias>, Literal, ReplicaGroups, Sharding,
-                 FrontendAttributes, Metadata, BackendConfig>;
+                 AttrStored<ConvolutionDimensionNumbers>, std::vector<std::string>,
+                 AttrStored<Shape>, std::vector<Shape>, std::vector<OutputOperandAlias>,
+                 AttrStored<Literal>, AttrStored<ReplicaGroups>, AttrStored<Sharding>,
+                 FrontendAttributes, AttrStored<Metadata>, AttrStored<BackendConfig>>;
+
+// The value of type T in `value`, or null if it holds another type.
+template <typename T>
+const T* AttrIf(const AttrValue& value) {
+  const auto* stored = std::get_if<AttrStored<T>>(&value);
+  if constexpr (std::is_same_v<AttrStored<T>, T>) {
+    return stored;
+  } else {
+    return stored != nullptr ? &stored->get() : nullptr;
+  }
+}
+// The value of type T in `value` (std::bad_variant_access if it holds another).
+template <typename T>
+const T& AttrAs(const AttrValue& value) {
+  const T* p = AttrIf<T>(value);
+  if (p == nullptr) throw std::bad_variant_access();
+  return *p;
+}
+template <typename T>
+bool AttrHolds(const AttrValue& value) {
+  return std::holds_alternative<AttrStored<T>>(value);
+}
 
 // An instruction's attributes, kept sorted by key (= printing order).
 class AttributeMap {
@@ -201,14 +271,16 @@ class AttributeMap {
   template <typename T>
   const T& Get(AttrKey key) const {
     const AttrValue* v = Find(key);
-    CheckType(key, v != nullptr && std::holds_alternative<T>(*v));
-    return std::get<T>(*v);
+    const T* value = v != nullptr ? AttrIf<T>(*v) : nullptr;
+    CheckType(key, value != nullptr);
+    return *value;
   }
   template <typename T>
   std::optional<T> GetOr(AttrKey key) const {
     const AttrValue* v = Find(key);
-    if (v == nullptr || !std::holds_alternative<T>(*v)) return std::nullopt;
-    return std::get<T>(*v);
+    const T* value = v != nullptr ? AttrIf<T>(*v) : nullptr;
+    if (value == nullptr) return std::nullopt;
+    return *value;
   }
 
  private:

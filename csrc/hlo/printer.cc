@@ -61,7 +61,7 @@ std::string AttrValueText(AttrKey key, const AttrValue& value, const PrintOption
     case AttrKind::kWindow:
       return WindowToString(std::get<Window>(value));
     case AttrKind::kDimLabels:
-      return DimLabelsToString(std::get<ConvolutionDimensionNumbers>(value));
+      return DimLabelsToString(AttrAs<ConvolutionDimensionNumbers>(value));
     case AttrKind::kPrecisionList: {
       std::string out = "{";
       const auto& list = std::get<std::vector<std::string>>(value);
@@ -69,7 +69,7 @@ std::string AttrValueText(AttrKey key, const AttrValue& value, const PrintOption
       return out + "}";
     }
     case AttrKind::kShape:
-      return ShapeText(std::get<Shape>(value), o);
+      return ShapeText(AttrAs<Shape>(value), o);
     case AttrKind::kShapeList: {
       std::string out = "{";
       const auto& list = std::get<std::vector<Shape>>(value);
@@ -79,19 +79,19 @@ std::string AttrValueText(AttrKey key, const AttrValue& value, const PrintOption
     case AttrKind::kAliasing:
       return AliasingToString(std::get<std::vector<OutputOperandAlias>>(value));
     case AttrKind::kLiteral: {
-      const Literal& l = std::get<Literal>(value);
+      const Literal& l = AttrAs<Literal>(value);
       return ShapeText(l.shape(), o) + " " + l.ToString();
     }
     case AttrKind::kReplicaGroups:
-      return ReplicaGroupsToString(std::get<ReplicaGroups>(value));
+      return ReplicaGroupsToString(AttrAs<ReplicaGroups>(value));
     case AttrKind::kSharding:
-      return ShardingToString(std::get<Sharding>(value));
+      return ShardingToString(AttrAs<Sharding>(value));
     case AttrKind::kFrontendAttributes:
       return FrontendAttributesToString(std::get<FrontendAttributes>(value));
     case AttrKind::kMetadata:
-      return MetadataToString(std::get<Metadata>(value));
+      return MetadataToString(AttrAs<Metadata>(value));
     case AttrKind::kBackendConfig: {
-      const BackendConfig& b = std::get<BackendConfig>(value);
+      const BackendConfig& b = AttrAs<BackendConfig>(value);
       return b.is_raw_block ? b.text : "\"" + CEscape(b.text) + "\"";
     }
   }

@@ -24,7 +24,7 @@ std::optional<Shape> InferConvolution(HloOpcode op, const Shapes& s, const Attri
   RequireArray(op, s, 1);
   const auto* dn = a.Find(AttrKey::kDimLabels);
   if (!dn) Fail(op, s, "needs dim_labels=");
-  const auto& d = std::get<ConvolutionDimensionNumbers>(*dn);
+  const auto& d = AttrAs<ConvolutionDimensionNumbers>(*dn);
   const Shape& lhs = *s[0];
   const Shape& rhs = *s[1];
   if (d.input_rank != lhs.rank() || d.kernel_rank != rhs.rank()) {

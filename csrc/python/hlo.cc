@@ -155,7 +155,7 @@ py::object AttrToPython(AttrKey key, const AttrValue& v, const ModulePtr& m) {
       return out;
     }
     case AttrKind::kDimLabels: {
-      const auto& dn = std::get<hlo::ConvolutionDimensionNumbers>(v);
+      const auto& dn = hlo::AttrAs<hlo::ConvolutionDimensionNumbers>(v);
       py::dict d;
       d["labels"] = hlo::DimLabelsToString(dn);
       d["input_batch_dimension"] = dn.input_batch_dimension;
@@ -172,7 +172,7 @@ py::object AttrToPython(AttrKey key, const AttrValue& v, const ModulePtr& m) {
     case AttrKind::kPrecisionList:
       return py::cast(std::get<std::vector<std::string>>(v));
     case AttrKind::kShape:
-      return py::cast(std::get<hlo::Shape>(v));
+      return py::cast(hlo::AttrAs<hlo::Shape>(v));
     case AttrKind::kShapeList:
       return py::cast(std::get<std::vector<hlo::Shape>>(v));
     case AttrKind::kAliasing: {
@@ -184,21 +184,21 @@ py::object AttrToPython(AttrKey key, const AttrValue& v, const ModulePtr& m) {
       return out;
     }
     case AttrKind::kLiteral:
-      return LiteralToPython(std::get<hlo::Literal>(v));
+      return LiteralToPython(hlo::AttrAs<hlo::Literal>(v));
     case AttrKind::kReplicaGroups: {
-      const auto& g = std::get<hlo::ReplicaGroups>(v);
+      const auto& g = hlo::AttrAs<hlo::ReplicaGroups>(v);
       if (g.form == hlo::ReplicaGroups::Form::kExplicit) return py::cast(g.groups);
       return py::str(hlo::ReplicaGroupsToString(g));
     }
     case AttrKind::kSharding:
-      return ShardingToPython(std::get<hlo::Sharding>(v));
+      return ShardingToPython(hlo::AttrAs<hlo::Sharding>(v));
     case AttrKind::kFrontendAttributes: {
       py::dict d;
       for (const auto& a : std::get<hlo::FrontendAttributes>(v)) d[py::str(a.key)] = a.value;
       return d;
     }
     case AttrKind::kMetadata: {
-      const auto& md = std::get<hlo::Metadata>(v);
+      const auto& md = hlo::AttrAs<hlo::Metadata>(v);
       py::dict d;
       auto s = [&](const char* k, const std::string& x) {
         if (!x.empty()) d[k] = x;
@@ -220,7 +220,7 @@ py::object AttrToPython(AttrKey key, const AttrValue& v, const ModulePtr& m) {
       return d;
     }
     case AttrKind::kBackendConfig:
-      return py::str(std::get<hlo::BackendConfig>(v).text);
+      return py::str(hlo::AttrAs<hlo::BackendConfig>(v).text);
   }
   return py::none();
 }
