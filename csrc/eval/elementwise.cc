@@ -63,9 +63,9 @@ Literal Binary(const HloInstruction& inst, HloOpcode op, const Literal& x, const
 }
 
 Literal Compare(const HloInstruction& inst, const Literal& x, const Literal& y) {
-  const Direction d = ParseDirection(inst.attributes().Get<std::string>(AttrKey::kDirection));
-  const auto type = inst.attributes().GetOr<std::string>(AttrKey::kCompareType);
-  const bool total = type && *type == "TOTALORDER";
+  const Direction d = DirectionOf(inst);
+  const auto type = inst.attributes().GetEnumOr<hlo::ComparisonType>(AttrKey::kCompareType);
+  const bool total = type == hlo::ComparisonType::kTotalOrder;
   const PrimitiveType t = x.shape().element_type();
   if (hlo::IsNarrowFloat(t)) {
     Literal wx = WidenToF32(x), wy = WidenToF32(y);
@@ -191,13 +191,8 @@ Literal ReducePrecision(const HloInstruction& inst, const Literal& x) {
 
 }  // namespace
 
-Direction ParseDirection(const std::string& d) {
-  return d == "EQ"   ? Direction::kEq
-         : d == "NE" ? Direction::kNe
-         : d == "GE" ? Direction::kGe
-         : d == "GT" ? Direction::kGt
-         : d == "LE" ? Direction::kLe
-                     : Direction::kLt;
+Direction DirectionOf(const HloInstruction& compare) {
+  return compare.attributes().GetEnum<Direction>(AttrKey::kDirection);
 }
 
 // stochastic-convert as XLA's evaluator defines it: |x| rounds away from

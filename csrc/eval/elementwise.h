@@ -20,7 +20,7 @@ hlo::Literal EvalElementwise(const hlo::HloInstruction& inst,
 // becomes 0; to narrow floats rounds to nearest even; complex -> real keeps
 // the real part; anything -> pred is "!= 0".
 // compare's `direction` attribute (EQ, NE, GE, GT, LE, LT).
-Direction ParseDirection(const std::string& direction);
+Direction DirectionOf(const hlo::HloInstruction& compare);
 
 hlo::Literal Convert(const hlo::Literal& in, hlo::PrimitiveType type);
 

@@ -8,6 +8,7 @@
 #include <complex>
 #include <cstdint>
 
+#include "hlo/attribute_enums.h"
 #include "hlo/opcode.h"
 
 namespace uir::eval {
@@ -24,7 +25,7 @@ template <typename T>
 bool FoldKernel(hlo::HloOpcode op, T* acc, const T* x, int64_t n);
 
 // compare: out[i] = x[i] <direction> y[i]; `total_order` for TOTALORDER on floats.
-enum class Direction : uint8_t { kEq, kNe, kGe, kGt, kLe, kLt };
+using Direction = hlo::ComparisonDirection;
 template <typename T>
 void CompareKernel(Direction d, bool total_order, const T* x, const T* y, bool* out, int64_t n);
 

@@ -88,7 +88,8 @@ Literal TriangularSolve(const HloInstruction& inst, const Literal& a_in, const L
   const bool left = attrs.GetOr<bool>(AttrKey::kLeftSide).value_or(false);
   const bool lower = attrs.GetOr<bool>(AttrKey::kLower).value_or(false);
   const bool unit = attrs.GetOr<bool>(AttrKey::kUnitDiagonal).value_or(false);
-  const std::string op = attrs.GetOr<std::string>(AttrKey::kTransposeA).value_or("NO_TRANSPOSE");
+  const hlo::TransposeKind op = attrs.GetEnumOr<hlo::TransposeKind>(AttrKey::kTransposeA)
+                                    .value_or(hlo::TransposeKind::kNoTranspose);
   const PrimitiveType t = b_in.shape().element_type();
   const PrimitiveType w = WorkType(t);
   const Literal a = Convert(a_in, w), b = Convert(b_in, w);
@@ -107,14 +108,14 @@ Literal TriangularSolve(const HloInstruction& inst, const Literal& a_in, const L
         for (int64_t j = 0; j < k; ++j) {
           const bool in_triangle = lower ? j <= i : j >= i;
           T v = !in_triangle ? T(0) : (i == j && unit) ? T(1) : ap[i * k + j];
-          if (op == "NO_TRANSPOSE") {
+          if (op == hlo::TransposeKind::kNoTranspose) {
             m[i * k + j] = v;
           } else {
-            m[j * k + i] = op == "ADJOINT" ? Conj(v) : v;
+            m[j * k + i] = op == hlo::TransposeKind::kAdjoint ? Conj(v) : v;
           }
         }
       }
-      bool m_lower = lower != (op != "NO_TRANSPOSE");
+      bool m_lower = lower != (op != hlo::TransposeKind::kNoTranspose);
       // x op(a) = b  <=>  op(a)^T x^T = b^T: solve on the left with m^T.
       std::vector<T> rhs(static_cast<size_t>(rows * cols));
       const T* bp = Data<T>(b) + bi * rows * cols;
@@ -156,14 +157,14 @@ Literal TriangularSolve(const HloInstruction& inst, const Literal& a_in, const L
 }
 
 Literal Fft(const HloInstruction& inst, const Literal& in) {
-  const std::string type = inst.attributes().Get<std::string>(AttrKey::kFftType);
+  const hlo::FftType type = inst.attributes().GetEnum<hlo::FftType>(AttrKey::kFftType);
   const auto& length = inst.attributes().Get<std::vector<int64_t>>(AttrKey::kFftLength);
   const auto& out_dims = inst.shape().dimensions();
   const size_t rank = out_dims.size(), k = length.size();
   const Literal x = Convert(in, PrimitiveType::kC128);
   std::vector<int64_t> dims = in.shape().dimensions();
   std::vector<C> data(Data<C>(x), Data<C>(x) + x.element_count());
-  if (type == "IRFFT") {
+  if (type == hlo::FftType::kIrfft) {
     // Inverse over the leading fft dims, then rebuild each last-dim line
     // from Hermitian symmetry and invert it.
     for (size_t d = rank - k; d + 1 < rank; ++d) FftLines(data, dims, d, true);
@@ -183,7 +184,7 @@ Literal Fft(const HloInstruction& inst, const Literal& in) {
       MutableData<double>(out)[i] = expanded[i].real();
     return Convert(out, inst.shape().element_type());
   }
-  const bool inverse = type == "IFFT";
+  const bool inverse = type == hlo::FftType::kIfft;
   for (size_t d = rank - k; d < rank; ++d) FftLines(data, dims, d, inverse);
   Literal out = MakeLiteral(PrimitiveType::kC128, out_dims);
   // RFFT keeps the first n/2+1 entries of the last dim.

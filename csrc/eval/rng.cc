@@ -33,7 +33,7 @@ uint64_t SplitMix64(uint64_t x) {
 double Uniform01(uint64_t bits) { return static_cast<double>(bits >> 11) * 0x1.0p-53; }
 
 Literal Rng(const HloInstruction& inst, const std::vector<const Literal*>& ops, RngState& state) {
-  const std::string dist = inst.attributes().Get<std::string>(AttrKey::kDistribution);
+  const auto dist = inst.attributes().GetEnum<hlo::RandomDistribution>(AttrKey::kDistribution);
   const uint64_t run = state.runs[&inst]++;
   const uint64_t stream =
       SplitMix64(state.seed ^ SplitMix64(std::hash<std::string>()(inst.name()) + run));
@@ -42,7 +42,7 @@ Literal Rng(const HloInstruction& inst, const std::vector<const Literal*>& ops, 
   auto bits = [&](int64_t i, uint64_t k) {
     return SplitMix64(stream + static_cast<uint64_t>(i) * 0x9E3779B97F4A7C15ull + k);
   };
-  if (dist == "rng_normal") {
+  if (dist == hlo::RandomDistribution::kNormal) {
     const double mu = ops[0]->GetDouble(0), sigma = ops[1]->GetDouble(0);
     for (int64_t i = 0; i < out.element_count(); ++i) {
       const double u1 = 1.0 - Uniform01(bits(i, 0)), u2 = Uniform01(bits(i, 1));
@@ -51,7 +51,6 @@ Literal Rng(const HloInstruction& inst, const std::vector<const Literal*>& ops, 
     }
     return out;
   }
-  if (dist != "rng_uniform") throw UnimplementedError("rng distribution " + dist);
   if (hlo::IsFloat(t)) {
     // [a, b): a draw that rounds up to b in the result type is redrawn.
     const double a = ops[0]->GetDouble(0), b = ops[1]->GetDouble(0);

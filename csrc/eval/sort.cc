@@ -70,13 +70,13 @@ struct KeyForm {
 std::optional<KeyForm> FindKeyForm(const HloComputation& c) {
   const HloInstruction* root = c.root();
   if (root->opcode() != HloOpcode::kCompare) return std::nullopt;
-  const Direction d = ParseDirection(root->attributes().Get<std::string>(AttrKey::kDirection));
+  const Direction d = DirectionOf(*root);
   if (d != Direction::kLt && d != Direction::kGt) return std::nullopt;
-  const auto type = root->attributes().GetOr<std::string>(AttrKey::kCompareType);
+  const auto type = root->attributes().GetEnumOr<hlo::ComparisonType>(AttrKey::kCompareType);
   if (hlo::IsComplex(root->operand(0)->shape().element_type())) return std::nullopt;
   for (int64_t k = 0; 2 * k + 1 < c.num_parameters(); ++k) {
     if (Mirrors(root->operand(0), root->operand(1), 2 * k, 2 * k + 1)) {
-      return KeyForm{root->operand(0), k, d, type && *type == "TOTALORDER"};
+      return KeyForm{root->operand(0), k, d, type == hlo::ComparisonType::kTotalOrder};
     }
   }
   return std::nullopt;

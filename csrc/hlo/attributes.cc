@@ -44,7 +44,7 @@ std::optional<AttrKey> AttrKeyFromName(std::string_view name) {
   return std::nullopt;
 }
 
-const std::vector<std::string_view>& AllowedIdentifiers(AttrKey key) {
+const std::vector<std::string_view>& EnumNames(AttrKey key) {
   static const std::vector<std::string_view> kAny;
   static const std::vector<std::string_view> kFusionKinds = {"kLoop", "kInput", "kOutput",
                                                              "kCustom"};
@@ -85,6 +85,25 @@ const std::vector<std::string_view>& AllowedIdentifiers(AttrKey key) {
     default:
       return kAny;
   }
+}
+
+std::string_view EnumName(AttrKey key, EnumValue value) {
+  const auto& names = EnumNames(key);
+  UIR_CHECK(value.index < names.size())
+      << "attribute " << AttrName(key) << " has no value " << int{value.index};
+  return names[value.index];
+}
+
+std::optional<EnumValue> EnumFromName(AttrKey key, std::string_view name) {
+  const auto& names = EnumNames(key);
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == name) return EnumValue{static_cast<uint8_t>(i)};
+  }
+  return std::nullopt;
+}
+
+std::string_view FusionKindName(FusionKind kind) {
+  return EnumName(AttrKey::kKind, EnumValue{static_cast<uint8_t>(kind)});
 }
 
 const AttrValue* AttributeMap::Find(AttrKey key) const {

@@ -13,6 +13,7 @@
 #include <variant>
 #include <vector>
 
+#include "hlo/attribute_enums.h"
 #include "hlo/literal.h"
 #include "hlo/shape.h"
 
@@ -32,7 +33,8 @@ enum class AttrKind : uint8_t {
   kBool,                // true
   kFloat,               // 0.001
   kString,              // "text"
-  kIdentifier,          // GT, kLoop, API_VERSION_TYPED_FFI (validated per attribute)
+  kEnum,                // GT, kLoop, API_VERSION_TYPED_FFI: one of EnumNames(key)
+  kIdentifier,          // dot_bf16_bf16_f32, rng_default: any identifier, kept as text
   kRaw,                 // a {...} block kept as written
   kIntList,             // {1,0}
   kIntListList,         // {{0,1},{1,2}}
@@ -58,8 +60,20 @@ enum class AttrKind : uint8_t {
 std::string_view AttrName(AttrKey key);
 std::optional<AttrKey> AttrKeyFromName(std::string_view name);
 AttrKind AttrKindOf(AttrKey key);
-// The identifiers a kIdentifier attribute accepts, or empty if any identifier.
-const std::vector<std::string_view>& AllowedIdentifiers(AttrKey key);
+
+// A kEnum attribute's value: its index in EnumNames(key), parsed once. The
+// enums of attribute_enums.h name the indices of each list.
+struct EnumValue {
+  uint8_t index = 0;
+  bool operator==(const EnumValue&) const = default;
+};
+// The spellings of a kEnum attribute's values, in index order (empty for
+// other attributes).
+const std::vector<std::string_view>& EnumNames(AttrKey key);
+std::string_view EnumName(AttrKey key, EnumValue value);
+// The value spelled exactly `name`, if any.
+std::optional<EnumValue> EnumFromName(AttrKey key, std::string_view name);
+std::string_view FusionKindName(FusionKind kind);  // "kLoop", ...
 
 struct SliceRange {
   int64_t start = 0;
@@ -228,7 +242,7 @@ using AttrStored = typename AttrStorage<T>::type;
 
 using AttrValue =
     std::variant<int64_t, bool, double, std::string, std::vector<int64_t>,
-                 std::vector<std::vector<int64_t>>, std::vector<bool>, HloComputation*,
+                 std::vector<std::vector<int64_t>>, std::vector<bool>, EnumValue, HloComputation*,
                  std::vector<HloComputation*>, std::vector<SliceRange>, PaddingConfig, Window,
                  AttrStored<ConvolutionDimensionNumbers>, std::vector<std::string>,
                  AttrStored<Shape>, std::vector<Shape>, std::vector<OutputOperandAlias>,
@@ -281,6 +295,21 @@ class AttributeMap {
     const T* value = v != nullptr ? AttrIf<T>(*v) : nullptr;
     if (value == nullptr) return std::nullopt;
     return *value;
+  }
+  // kEnum attributes as their typed enum (FusionKind, ComparisonDirection, ...).
+  template <typename E>
+  E GetEnum(AttrKey key) const {
+    return static_cast<E>(Get<EnumValue>(key).index);
+  }
+  template <typename E>
+  std::optional<E> GetEnumOr(AttrKey key) const {
+    const auto v = GetOr<EnumValue>(key);
+    if (!v) return std::nullopt;
+    return static_cast<E>(v->index);
+  }
+  template <typename E>
+  void SetEnum(AttrKey key, E value) {
+    Set(key, EnumValue{static_cast<uint8_t>(value)});
   }
 
  private:

@@ -98,9 +98,9 @@ HloInstruction* ComputationBuilder::Binary(HloOpcode opcode, HloInstruction* x, 
 }
 
 HloInstruction* ComputationBuilder::Compare(HloInstruction* x, HloInstruction* y,
-                                            std::string direction) {
+                                            ComparisonDirection direction) {
   AttributeMap attrs;
-  attrs.Set(AttrKey::kDirection, std::move(direction));
+  attrs.SetEnum(AttrKey::kDirection, direction);
   return Add(HloOpcode::kCompare, {x, y}, std::move(attrs));
 }
 

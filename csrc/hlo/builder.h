@@ -36,7 +36,7 @@ class ComputationBuilder {
   // Conveniences for the common ops.
   HloInstruction* Unary(HloOpcode opcode, HloInstruction* x);
   HloInstruction* Binary(HloOpcode opcode, HloInstruction* x, HloInstruction* y);
-  HloInstruction* Compare(HloInstruction* x, HloInstruction* y, std::string direction);
+  HloInstruction* Compare(HloInstruction* x, HloInstruction* y, ComparisonDirection direction);
   HloInstruction* Broadcast(HloInstruction* x, std::vector<int64_t> dims,
                             std::vector<int64_t> broadcast_dimensions);
   HloInstruction* Reshape(HloInstruction* x, std::vector<int64_t> dims);

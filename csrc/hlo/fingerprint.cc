@@ -162,6 +162,7 @@ size_t HloInstruction::Hash(bool any_operand_order) const {
     if (key == AttrKey::kMetadata) continue;
     h.Int(static_cast<int64_t>(key));
     if (const auto* i = std::get_if<int64_t>(&value)) h.Int(*i);
+    if (const auto* e = std::get_if<EnumValue>(&value)) h.Int(e->index);
     if (const auto* s = std::get_if<std::string>(&value)) h.Str(*s);
     if (const auto* l = std::get_if<std::vector<int64_t>>(&value)) {
       for (int64_t v : *l) h.Int(v);

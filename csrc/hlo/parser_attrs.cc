@@ -442,25 +442,31 @@ AttrValue Parser::ParseAttrValue(AttrKey key, std::string_view owner) {
              "'");
       std::string value = tok().text;
       lexer_.Next();
-      const auto& allowed = AllowedIdentifiers(key);
-      if (allowed.empty()) return value;
-      for (std::string_view a : allowed) {
-        if (a == value) return value;
-      }
+      return value;
+    }
+    case AttrKind::kEnum: {
+      if (!At(Tok::kIdent))
+        Fail("expected an identifier for " + std::string(AttrName(key)) + ", got '" + tok().text +
+             "'");
+      const std::string value = tok().text;
+      lexer_.Next();
+      if (auto e = EnumFromName(key, value)) return *e;
+      const auto& names = EnumNames(key);
       // api_version and the enum-like proto fields are case-insensitive in XLA.
-      for (std::string_view a : allowed) {
-        if (a.size() == value.size() &&
-            std::equal(a.begin(), a.end(), value.begin(),
-                       [](char x, char y) {
-                         return std::toupper(static_cast<unsigned char>(x)) ==
-                                std::toupper(static_cast<unsigned char>(y));
-                       }) &&
-            key != AttrKey::kDirection && key != AttrKey::kCompareType && key != AttrKey::kKind) {
-          return std::string(a);
+      if (key != AttrKey::kDirection && key != AttrKey::kCompareType && key != AttrKey::kKind) {
+        for (size_t i = 0; i < names.size(); ++i) {
+          const std::string_view a = names[i];
+          if (a.size() == value.size() &&
+              std::equal(a.begin(), a.end(), value.begin(), [](char x, char y) {
+                return std::toupper(static_cast<unsigned char>(x)) ==
+                       std::toupper(static_cast<unsigned char>(y));
+              })) {
+            return EnumValue{static_cast<uint8_t>(i)};
+          }
         }
       }
       std::string list;
-      for (std::string_view a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+      for (std::string_view a : names) list += (list.empty() ? "" : ", ") + std::string(a);
       FailAt(offset,
              "invalid " + std::string(AttrName(key)) + " '" + value + "'; expected one of " + list);
     }

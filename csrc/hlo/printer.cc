@@ -33,6 +33,8 @@ std::string AttrValueText(AttrKey key, const AttrValue& value, const PrintOption
       return FormatDouble(std::get<double>(value));
     case AttrKind::kString:
       return "\"" + CEscape(std::get<std::string>(value)) + "\"";
+    case AttrKind::kEnum:
+      return std::string(EnumName(key, std::get<EnumValue>(value)));
     case AttrKind::kIdentifier:
     case AttrKind::kRaw:
       return std::get<std::string>(value);

@@ -140,7 +140,7 @@ std::optional<Shape> InferDot(HloOpcode op, const Shapes& s, const AttributeMap&
 std::optional<Shape> InferFft(HloOpcode op, const Shapes& s, const AttributeMap& a) {
   RequireArray(op, s, 0);
   const Shape& x = *s[0];
-  auto type = a.GetOr<std::string>(AttrKey::kFftType);
+  auto type = a.GetEnumOr<FftType>(AttrKey::kFftType);
   if (!type) Fail(op, s, "needs fft_type=");
   const auto length = RequireInts(op, s, a, AttrKey::kFftLength);
   if (length.empty() || length.size() > 3) Fail(op, s, "fft_length needs 1 to 3 entries");
@@ -157,20 +157,22 @@ std::optional<Shape> InferFft(HloOpcode op, const Shapes& s, const AttributeMap&
         Fail(op, s, "the trailing dimensions must equal fft_length");
     }
   };
-  if (*type == "FFT" || *type == "IFFT") {
-    if (!IsComplex(t)) Fail(op, s, *type + " needs a complex operand");
+  if (*type == FftType::kFft || *type == FftType::kIfft) {
+    if (!IsComplex(t))
+      Fail(op, s,
+           std::string(EnumName(AttrKey::kFftType, EnumValue{static_cast<uint8_t>(*type)})) +
+               " needs a complex operand");
     trailing_match(n);
     return x;
   }
   std::vector<int64_t> dims = x.dimensions();
-  if (*type == "RFFT") {
+  if (*type == FftType::kRfft) {
     if (t != PrimitiveType::kF32 && t != PrimitiveType::kF64)
       Fail(op, s, "RFFT needs an f32 or f64 operand");
     trailing_match(n);
     dims.back() = length.back() == 0 ? 0 : length.back() / 2 + 1;
     return Shape(t == PrimitiveType::kF64 ? PrimitiveType::kC128 : PrimitiveType::kC64, dims);
   }
-  if (*type != "IRFFT") Fail(op, s, "unknown fft_type " + *type);
   if (!IsComplex(t)) Fail(op, s, "IRFFT needs a complex operand");
   trailing_match(n - 1);
   if (x.dimensions().back() != (length.back() == 0 ? 0 : length.back() / 2 + 1))
@@ -244,9 +246,9 @@ std::optional<Shape> InferRng(HloOpcode op, const Shapes& s, const AttributeMap&
       RequireScalar(op, s, 1, "b");
       if (s[0]->element_type() != s[1]->element_type())
         Fail(op, s, "a and b must have the same element type");
-      auto dist = a.GetOr<std::string>(AttrKey::kDistribution);
+      auto dist = a.GetEnumOr<RandomDistribution>(AttrKey::kDistribution);
       if (!dist) Fail(op, s, "needs distribution=");
-      if (*dist == "rng_normal" && !IsFloat(s[0]->element_type()))
+      if (*dist == RandomDistribution::kNormal && !IsFloat(s[0]->element_type()))
         Fail(op, s, "rng_normal needs floating-point parameters");
       return std::nullopt;  // the dimensions are the instruction's own
     }

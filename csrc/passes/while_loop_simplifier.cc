@@ -134,13 +134,40 @@ std::optional<int64_t> ScalarInt(const HloInstruction& i) {
   return i.literal().GetInt64(0);
 }
 
-bool Holds(const std::string& direction, int64_t a, int64_t b) {
-  if (direction == "LT") return a < b;
-  if (direction == "LE") return a <= b;
-  if (direction == "GT") return a > b;
-  if (direction == "GE") return a >= b;
-  if (direction == "EQ") return a == b;
-  return a != b;  // NE
+bool Holds(hlo::ComparisonDirection direction, int64_t a, int64_t b) {
+  using D = hlo::ComparisonDirection;
+  switch (direction) {
+    case D::kLt:
+      return a < b;
+    case D::kLe:
+      return a <= b;
+    case D::kGt:
+      return a > b;
+    case D::kGe:
+      return a >= b;
+    case D::kEq:
+      return a == b;
+    case D::kNe:
+      return a != b;
+  }
+  return false;
+}
+
+// The direction with the operands swapped (a < b  is  b > a).
+hlo::ComparisonDirection Mirrored(hlo::ComparisonDirection direction) {
+  using D = hlo::ComparisonDirection;
+  switch (direction) {
+    case D::kLt:
+      return D::kGt;
+    case D::kGt:
+      return D::kLt;
+    case D::kLe:
+      return D::kGe;
+    case D::kGe:
+      return D::kLe;
+    default:
+      return direction;  // EQ, NE
+  }
 }
 
 // 0 or 1 when the loop provably runs that many times, else nullopt.
@@ -153,16 +180,14 @@ std::optional<int> ShortTripCount(const HloInstruction& w) {
   if (cmp->opcode() != HloOpcode::kCompare || init->opcode() != HloOpcode::kTuple ||
       root->opcode() != HloOpcode::kTuple)
     return std::nullopt;
-  std::string direction = cmp->attributes().Get<std::string>(AttrKey::kDirection);
+  hlo::ComparisonDirection direction =
+      cmp->attributes().GetEnum<hlo::ComparisonDirection>(AttrKey::kDirection);
   const HloInstruction* var = cmp->operand(0);
   std::optional<int64_t> limit = ScalarInt(*cmp->operand(1));
   if (!limit) {  // constant on the left: mirror the comparison
     var = cmp->operand(1);
     limit = ScalarInt(*cmp->operand(0));
-    const std::unordered_map<std::string, std::string> mirror = {
-        {"LT", "GT"}, {"GT", "LT"}, {"LE", "GE"}, {"GE", "LE"}, {"EQ", "EQ"}, {"NE", "NE"}};
-    if (!mirror.count(direction)) return std::nullopt;
-    direction = mirror.at(direction);
+    direction = Mirrored(direction);
   }
   if (!limit || var->opcode() != HloOpcode::kGetTupleElement ||
       var->operand(0) != cond->parameter(0))

@@ -110,6 +110,8 @@ py::object AttrToPython(AttrKey key, const AttrValue& v, const ModulePtr& m) {
       return py::bool_(std::get<bool>(v));
     case AttrKind::kFloat:
       return py::float_(std::get<double>(v));
+    case AttrKind::kEnum:
+      return py::str(std::string(hlo::EnumName(key, std::get<hlo::EnumValue>(v))));
     case AttrKind::kString:
     case AttrKind::kIdentifier:
     case AttrKind::kRaw:

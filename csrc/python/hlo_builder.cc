@@ -37,8 +37,8 @@ AttrValue PyToAttr(AttrKey key, const py::handle& v) {
   // the parser reads after `name=`.
   const AttrKind kind = hlo::AttrKindOf(key);
   const bool textual = kind != AttrKind::kString && kind != AttrKind::kIdentifier &&
-                       kind != AttrKind::kRaw && kind != AttrKind::kSharding &&
-                       kind != AttrKind::kBackendConfig;
+                       kind != AttrKind::kEnum && kind != AttrKind::kRaw &&
+                       kind != AttrKind::kSharding && kind != AttrKind::kBackendConfig;
   if (textual && py::isinstance<py::str>(v) && kind != AttrKind::kComputation) {
     return hlo::ParseAttributeValue(key, v.cast<std::string>());
   }
@@ -54,6 +54,7 @@ AttrValue PyToAttr(AttrKey key, const py::handle& v) {
       case AttrKind::kRaw:
         return v.cast<std::string>();
       case AttrKind::kIdentifier:
+      case AttrKind::kEnum:
         return hlo::ParseAttributeValue(key, v.cast<std::string>());
       case AttrKind::kIntList:
         return Ints(v);

@@ -217,10 +217,10 @@ double FusionSummary::Seconds(const MachineModel& m) const {
   return std::max(bytes / bandwidth, flops / (m.flops_per_s * cores)) + m.kernel_overhead_s;
 }
 
-const char* FusionSummary::Kind() const {
-  if (library_ops > 0) return "kOutput";
-  if (reductions > 0) return "kInput";
-  return "kLoop";
+hlo::FusionKind FusionSummary::Kind() const {
+  if (library_ops > 0) return hlo::FusionKind::kOutput;
+  if (reductions > 0) return hlo::FusionKind::kInput;
+  return hlo::FusionKind::kLoop;
 }
 
 // ---------------------------------------------------------------------------

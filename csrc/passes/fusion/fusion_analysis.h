@@ -66,8 +66,8 @@ struct FusionSummary {
   int64_t BytesAccessed() const { return BytesRead() + output_bytes; }
   // Roofline estimate of running it as one kernel on all cores.
   double Seconds(const MachineModel& machine) const;
-  // "kLoop", "kInput" or "kOutput".
-  const char* Kind() const;
+  // kLoop, kInput (a reduction) or kOutput (a dot or convolution).
+  hlo::FusionKind Kind() const;
 };
 
 // The instructions of a fusion as it would be after merging `producer` into

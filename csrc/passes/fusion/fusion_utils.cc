@@ -35,7 +35,7 @@ HloInstruction* AddClone(HloComputation* c, const HloInstruction& original,
 
 }  // namespace
 
-HloInstruction* WrapInFusion(HloInstruction* instruction, const std::string& kind) {
+HloInstruction* WrapInFusion(HloInstruction* instruction, hlo::FusionKind kind) {
   HloComputation* parent = instruction->parent();
   hlo::HloModule* module = parent->parent();
   UIR_CHECK(module != nullptr) << "fusing %" << instruction->name() << " outside a module";
@@ -57,7 +57,7 @@ HloInstruction* WrapInFusion(HloInstruction* instruction, const std::string& kin
   auto fusion = std::make_unique<HloInstruction>(HloOpcode::kFusion, instruction->shape(),
                                                  parent->UniqueName("fusion"));
   for (HloInstruction* o : outer) fusion->AppendOperand(o);
-  fusion->mutable_attributes().Set(AttrKey::kKind, kind);
+  fusion->mutable_attributes().SetEnum(AttrKey::kKind, kind);
   fusion->mutable_attributes().Set(AttrKey::kCalls, fused);
   HloInstruction* result = parent->AddInstruction(std::move(fusion));
   parent->ReplaceInstruction(instruction, result);
@@ -68,20 +68,21 @@ namespace {
 
 // The kind only grows: kLoop < kInput < kOutput.
 void RaiseKind(HloInstruction* fusion, const HloInstruction& added_from) {
-  const auto rank = [](const std::string& kind) {
-    return kind == "kOutput" ? 2 : kind == "kInput" ? 1 : 0;
+  using hlo::FusionKind;
+  const auto rank = [](FusionKind kind) {
+    return kind == FusionKind::kOutput ? 2 : kind == FusionKind::kInput ? 1 : 0;
   };
-  std::string added = "kLoop";
+  FusionKind added = FusionKind::kLoop;
   if (added_from.opcode() == HloOpcode::kFusion) {
-    added = added_from.attributes().Get<std::string>(AttrKey::kKind);
+    added = added_from.attributes().GetEnum<FusionKind>(AttrKey::kKind);
   } else if (added_from.opcode() == HloOpcode::kReduce) {
-    added = "kInput";
+    added = FusionKind::kInput;
   } else if (added_from.opcode() == HloOpcode::kDot ||
              added_from.opcode() == HloOpcode::kConvolution) {
-    added = "kOutput";
+    added = FusionKind::kOutput;
   }
-  if (rank(added) > rank(fusion->attributes().Get<std::string>(AttrKey::kKind)))
-    fusion->mutable_attributes().Set(AttrKey::kKind, added);
+  if (rank(added) > rank(fusion->attributes().GetEnum<FusionKind>(AttrKey::kKind)))
+    fusion->mutable_attributes().SetEnum(AttrKey::kKind, added);
 }
 
 // The parameter of `fusion` that reads `outer`, made if there is none.
@@ -236,7 +237,7 @@ std::unordered_set<const HloComputation*> FusedComputations(const hlo::HloModule
 }
 
 void UpdateFusionKind(HloInstruction* fusion) {
-  fusion->mutable_attributes().Set(AttrKey::kKind, std::string(FusionSummary::Of(*fusion).Kind()));
+  fusion->mutable_attributes().SetEnum(AttrKey::kKind, FusionSummary::Of(*fusion).Kind());
 }
 
 }  // namespace uir::passes::fusion

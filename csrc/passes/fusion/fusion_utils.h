@@ -12,7 +12,7 @@ namespace uir::passes::fusion {
 // Replaces `instruction` by a fusion of `kind` whose new computation
 // ("fused_computation") computes it from one parameter per distinct operand
 // ("param_N"). Returns the fusion.
-hlo::HloInstruction* WrapInFusion(hlo::HloInstruction* instruction, const std::string& kind);
+hlo::HloInstruction* WrapInFusion(hlo::HloInstruction* instruction, hlo::FusionKind kind);
 
 // Clones `producer` (a plain instruction or a fusion, whose computation is
 // inlined) into `fusion`'s computation in place of every parameter that

@@ -163,7 +163,7 @@ bool FuseProducersAsOutputs(HloComputation& c, std::vector<HloInstruction*>& gro
           cycle |= u != consumer && dataflow.After(consumer, u);
         if (cycle) continue;
         if (consumer->opcode() != HloOpcode::kFusion) {
-          consumer = fusion::WrapInFusion(consumer, "kLoop");
+          consumer = fusion::WrapInFusion(consumer, hlo::FusionKind::kLoop);
           fusion::UpdateFusionKind(consumer);
         }
         grown.erase(std::remove(grown.begin(), grown.end(), p), grown.end());
@@ -204,7 +204,7 @@ bool RunOnComputation(HloComputation& c) {
         if (!Compatible(*a, *b) || MergedInputs(*a, *b) > fusion::kMaxFusionInputs) continue;
         if (dataflow.After(a, b) || dataflow.After(b, a)) continue;
         if (a->opcode() != HloOpcode::kFusion) {
-          a = fusion::WrapInFusion(a, "kLoop");
+          a = fusion::WrapInFusion(a, hlo::FusionKind::kLoop);
           fusion::UpdateFusionKind(a);
         }
         fusion::MergeSibling(a, b);

@@ -43,9 +43,13 @@ std::vector<HloComputation*> FusionTargets(const hlo::HloModule& module) {
 
 namespace {
 
+std::string KindName(const HloInstruction& fusion) {
+  return std::string(
+      hlo::FusionKindName(fusion.attributes().GetEnum<hlo::FusionKind>(hlo::AttrKey::kKind)));
+}
+
 std::string OpLabel(const HloInstruction& i) {
-  if (i.opcode() == HloOpcode::kFusion)
-    return "fusion(" + i.attributes().Get<std::string>(hlo::AttrKey::kKind) + ")";
+  if (i.opcode() == HloOpcode::kFusion) return "fusion(" + KindName(i) + ")";
   return std::string(hlo::OpcodeName(i.opcode()));
 }
 
@@ -156,7 +160,7 @@ class Fuser {
       ev.seconds_unfused += us.Seconds(machine_);
       ev.seconds_fused += ms.Seconds(machine_);
       ev.bytes_saved += static_cast<double>(us.BytesAccessed() - ms.BytesAccessed());
-      kind = ms.Kind();
+      kind = hlo::FusionKindName(ms.Kind());
     }
     ev.flops_duplicated = ps.flops * static_cast<double>(users - 1);
     ev.benefit = ev.seconds_unfused - ev.seconds_fused;
@@ -218,7 +222,7 @@ class Fuser {
       for (HloInstruction* u : users) {
         HloInstruction* f = u;
         if (u->opcode() != HloOpcode::kFusion) {
-          f = fusion::WrapInFusion(u, "kLoop");
+          f = fusion::WrapInFusion(u, hlo::FusionKind::kLoop);
           order_[f->unique_id()] = order_[u->unique_id()];
           fusion::UpdateFusionKind(f);  // one instruction: cheap
         }
@@ -232,7 +236,7 @@ class Fuser {
       rejected_.erase(p->unique_id());
     }
     d.result = fusions.front()->name();
-    d.kind = fusions.front()->attributes().Get<std::string>(hlo::AttrKey::kKind);
+    d.kind = KindName(*fusions.front());
     log_.push_back(std::move(d));
     for (HloInstruction* f : fusions) {
       Consider(f);
