@@ -8,6 +8,7 @@ import os
 import pathlib
 import subprocess
 
+import pytest
 from corpus import CORPUS
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -61,6 +62,7 @@ def _run_fuzzer(fuzzer: pathlib.Path, runs: int, seed: int, tmp_path, timeout: i
     )
 
 
+@pytest.mark.slow
 def test_parser_fuzzer_smoke(tmp_path):
     run = _run_fuzzer(FUZZER, 12000, 20261122, tmp_path, timeout=120)  # about 25 s here
     assert run.returncode == 0, run.stderr[-4000:]
@@ -68,6 +70,7 @@ def test_parser_fuzzer_smoke(tmp_path):
     assert not list(tmp_path.glob("crash-*")) and not list(tmp_path.glob("timeout-*"))
 
 
+@pytest.mark.slow
 def test_eval_fuzzer_smoke(tmp_path):
     """The structure-aware fuzzer (mutated corpus modules through parse,
     verify, print, clone and evaluate) on a fixed seed and input count."""
