@@ -1,5 +1,6 @@
-// The evaluator's walk over a computation, control flow, tuples, reduce and
-// dot. Elementwise ops are in elementwise.cc, data movement in shape_ops.cc.
+// The evaluator's walk over a computation, control flow and tuples.
+// Elementwise ops are in elementwise.cc, data movement in shape_ops.cc,
+// reductions in reduce.cc, dot in dot.cc.
 #include "eval/evaluator.h"
 
 #include <algorithm>
@@ -11,14 +12,15 @@
 #include <type_traits>
 #include <unordered_map>
 
-#include "eval/blas.h"
 #include "eval/collectives.h"
 #include "eval/context.h"
 #include "eval/convolution.h"
+#include "eval/dot.h"
 #include "eval/dynamic.h"
 #include "eval/elementwise.h"
 #include "eval/kernels.h"
 #include "eval/linalg.h"
+#include "eval/reduce.h"
 #include "eval/rng.h"
 #include "eval/scatter.h"
 #include "eval/shape_ops.h"
@@ -38,9 +40,6 @@ using hlo::HloOpcode;
 using hlo::Literal;
 using hlo::PrimitiveType;
 using hlo::Shape;
-
-// Below this many independent calls, lifting a computation does not pay.
-constexpr int64_t kMinLiftedBatch = 8;
 
 // A value during evaluation. Arrays are shared, not copied, between the
 // instructions that pass them along (tuple, get-tuple-element, parameters,
@@ -351,13 +350,13 @@ class Evaluator final : public Context {
       case HloOpcode::kAfterAll:
         return Literal(Shape::Token());
       case HloOpcode::kMap:
-        return Map(inst, ops);
+        return eval::Map(*this, inst, ops);
       case HloOpcode::kReduce:
-        return Reduce(inst, ops);
+        return eval::Reduce(*this, inst, ops);
       case HloOpcode::kReduceWindow:
-        return ReduceWindow(inst, ops);
+        return eval::ReduceWindow(*this, inst, ops);
       case HloOpcode::kDot:
-        return Dot(inst, *ops[0], *ops[1]);
+        return eval::Dot(inst, *ops[0], *ops[1]);
       case HloOpcode::kSort:
         return EvalSort(inst, ops, *this);
       case HloOpcode::kCustomCall:
@@ -557,303 +556,6 @@ class Evaluator final : public Context {
     Value t;
     t.tuple = std::move(all);
     return t;
-  }
-
-  Literal Map(const HloInstruction& inst, const std::vector<const Literal*>& ops) {
-    const HloComputation* f = Computation(inst, AttrKey::kToApply);
-    Literal out = MakeLiteral(inst.shape().element_type(), inst.shape().dimensions());
-    if (Liftable(*f) && !ops.empty()) {
-      std::vector<Literal> flat;
-      for (const Literal* o : ops) flat.push_back(Reshaped(*o, {o->element_count()}));
-      std::vector<const Literal*> args;
-      for (const Literal& l : flat) args.push_back(&l);
-      const Literal r = CallLifted(*f, args, nullptr);
-      out.mutable_bytes().assign(r.bytes().begin(), r.bytes().end());
-      return out;
-    }
-    for (int64_t i = 0; i < out.element_count(); ++i) {
-      std::vector<Literal> scalars;
-      for (const Literal* o : ops) scalars.push_back(ElementAt(*o, i));
-      std::vector<const Literal*> args;
-      for (const Literal& s : scalars) args.push_back(&s);
-      SetElement(out, i, Call(*f, args));
-    }
-    return out;
-  }
-
-  Literal Reduce(const HloInstruction& inst, const std::vector<const Literal*>& ops) {
-    const size_t n = ops.size() / 2;
-    const auto dims = inst.attributes().Get<std::vector<int64_t>>(AttrKey::kDimensions);
-    const HloComputation* f = Computation(inst, AttrKey::kToApply);
-    const std::vector<int64_t>& in_dims = ops[0]->shape().dimensions();
-    std::vector<int64_t> out_dims;
-    std::vector<bool> reduced(in_dims.size(), false);
-    for (int64_t d : dims) reduced[d] = true;
-    for (size_t i = 0; i < in_dims.size(); ++i) {
-      if (!reduced[i]) out_dims.push_back(in_dims[i]);
-    }
-    // Output element each input element folds into.
-    std::vector<int64_t> target(static_cast<size_t>(ops[0]->element_count()));
-    const auto out_strides = Strides(out_dims);
-    ForEachIndex(in_dims, [&](const std::vector<int64_t>& idx, int64_t linear) {
-      int64_t o = 0, k = 0;
-      for (size_t i = 0; i < idx.size(); ++i) {
-        if (!reduced[i]) o += idx[i] * out_strides[k++];
-      }
-      target[linear] = o;
-    });
-    const auto simple = n == 1 ? SimpleReducer(*f) : std::nullopt;
-    const PrimitiveType t = ops[0]->shape().element_type();
-    if (simple && !hlo::IsNarrowFloat(t) && t == ops[1]->shape().element_type()) {
-      return FastReduce(*simple, *ops[0], *ops[1], out_dims, target);
-    }
-    std::vector<Literal> acc;
-    for (size_t j = 0; j < n; ++j) {
-      Literal a = MakeLiteral(ops[n + j]->shape().element_type(), out_dims);
-      for (int64_t i = 0; i < a.element_count(); ++i) SetElement(a, i, *ops[n + j]);
-      acc.push_back(std::move(a));
-    }
-    const int64_t outputs = acc[0].element_count();
-    if (outputs >= kMinLiftedBatch && Liftable(*f)) {
-      LiftedReduce(*f, ops, target, acc);
-      for (Literal& a : acc) a = Reshaped(a, out_dims);
-    } else {
-      for (int64_t i = 0; i < static_cast<int64_t>(target.size()); ++i) {
-        std::vector<Literal> args;
-        for (size_t j = 0; j < n; ++j) args.push_back(ElementAt(acc[j], target[i]));
-        for (size_t j = 0; j < n; ++j) args.push_back(ElementAt(*ops[j], i));
-        std::vector<const Literal*> ptrs;
-        for (const Literal& a : args) ptrs.push_back(&a);
-        Literal r = Call(*f, ptrs);
-        if (n == 1) {
-          SetElement(acc[0], target[i], r);
-        } else {
-          for (size_t j = 0; j < n; ++j) SetElement(acc[j], target[i], r.tuple_elements()[j]);
-        }
-      }
-    }
-    return n == 1 ? std::move(acc[0]) : TupleOf(std::move(acc));
-  }
-
-  // The generic reduce with the reducer lifted over all outputs: step k folds
-  // every output's k-th input (in row-major order, as the scalar path does).
-  void LiftedReduce(const HloComputation& f, const std::vector<const Literal*>& ops,
-                    const std::vector<int64_t>& target, std::vector<Literal>& acc) {
-    const size_t n = acc.size();
-    const int64_t outputs = acc[0].element_count();
-    const int64_t steps = static_cast<int64_t>(target.size()) / outputs;
-    // sources[k * outputs + o]: the input element output o folds at step k.
-    std::vector<int64_t> sources(target.size());
-    std::vector<int64_t> seen(static_cast<size_t>(outputs), 0);
-    for (int64_t i = 0; i < static_cast<int64_t>(target.size()); ++i)
-      sources[seen[target[i]]++ * outputs + target[i]] = i;
-    for (Literal& a : acc) a = Reshaped(a, {outputs});
-    std::vector<Literal> xs;
-    for (size_t j = 0; j < n; ++j)
-      xs.push_back(MakeLiteral(ops[j]->shape().element_type(), {outputs}));
-    for (int64_t k = 0; k < steps; ++k) {
-      for (size_t j = 0; j < n; ++j) {
-        for (int64_t o = 0; o < outputs; ++o)
-          CopyElement(*ops[j], sources[k * outputs + o], xs[j], o);
-      }
-      std::vector<const Literal*> args;
-      for (const Literal& a : acc) args.push_back(&a);
-      for (const Literal& x : xs) args.push_back(&x);
-      Literal r = CallLifted(f, args, nullptr);
-      if (n == 1) {
-        acc[0] = std::move(r);
-      } else {
-        for (size_t j = 0; j < n; ++j) acc[j] = std::move(r.mutable_tuple_elements()[j]);
-      }
-    }
-  }
-
-  // reduce-window: each output element folds the input elements its window
-  // covers, in row-major window order; positions in padding or between
-  // dilated base elements are skipped (they hold the init value).
-  Literal ReduceWindow(const HloInstruction& inst, const std::vector<const Literal*>& ops) {
-    const size_t n = ops.size() / 2;
-    const HloComputation* f = Computation(inst, AttrKey::kToApply);
-    const auto& window = inst.attributes().Get<hlo::Window>(AttrKey::kWindow).dimensions;
-    const std::vector<int64_t>& in_dims = ops[0]->shape().dimensions();
-    const auto in_strides = Strides(in_dims);
-    std::vector<int64_t> window_sizes;
-    for (const hlo::WindowDim& w : window) window_sizes.push_back(w.size);
-    const Shape& out_shape = n == 1 ? inst.shape() : inst.shape().tuple_shapes(0);
-    std::vector<Literal> acc;
-    for (size_t j = 0; j < n; ++j) {
-      Literal a = MakeLiteral(ops[n + j]->shape().element_type(), out_shape.dimensions());
-      for (int64_t i = 0; i < a.element_count(); ++i) SetElement(a, i, *ops[n + j]);
-      acc.push_back(std::move(a));
-    }
-    const std::optional<HloOpcode> simple = n == 1 ? SimpleReducer(*f) : std::nullopt;
-    const PrimitiveType t = ops[0]->shape().element_type();
-    const bool fast =
-        simple.has_value() && !hlo::IsNarrowFloat(t) && t == ops[1]->shape().element_type();
-    const HloOpcode fast_op = simple.value_or(HloOpcode::kAdd);
-    ForEachIndex(out_shape.dimensions(), [&](const std::vector<int64_t>& out_idx,
-                                             int64_t out_linear) {
-      ForEachIndex(window_sizes, [&](const std::vector<int64_t>& w_idx, int64_t) {
-        int64_t src = 0;
-        for (size_t d = 0; d < window.size(); ++d) {
-          const hlo::WindowDim& w = window[d];
-          // Position in the padded, base-dilated input.
-          const int64_t pos = out_idx[d] * w.stride + w_idx[d] * w.window_dilation - w.padding_low;
-          if (pos < 0 || pos % w.base_dilation != 0) return;
-          const int64_t i = pos / w.base_dilation;
-          if (i >= in_dims[d]) return;
-          src += i * in_strides[d];
-        }
-        if (fast) {
-          DispatchNative(t, [&](auto tag) {
-            using T = typename decltype(tag)::type;
-            FoldKernel<T>(fast_op, MutableData<T>(acc[0]) + out_linear, Data<T>(*ops[0]) + src, 1);
-          });
-          return;
-        }
-        std::vector<Literal> args;
-        for (size_t j = 0; j < n; ++j) args.push_back(ElementAt(acc[j], out_linear));
-        for (size_t j = 0; j < n; ++j) args.push_back(ElementAt(*ops[j], src));
-        std::vector<const Literal*> ptrs;
-        for (const Literal& l : args) ptrs.push_back(&l);
-        Literal r = Call(*f, ptrs);
-        if (n == 1) {
-          SetElement(acc[0], out_linear, r);
-        } else {
-          for (size_t j = 0; j < n; ++j) SetElement(acc[j], out_linear, r.tuple_elements()[j]);
-        }
-      });
-    });
-    if (fast) NormalizeSubByte(acc[0]);
-    return n == 1 ? std::move(acc[0]) : TupleOf(std::move(acc));
-  }
-
-  // Reduction with a plain binary reducer, as typed loops. Each output folds
-  // its inputs in row-major order, like the generic path, so both agree bit
-  // for bit; runs of inputs that go to one output fold in one kernel call,
-  // runs that go to consecutive outputs combine elementwise.
-  Literal FastReduce(HloOpcode op, const Literal& in, const Literal& init,
-                     const std::vector<int64_t>& out_dims, const std::vector<int64_t>& target) {
-    Literal out = MakeLiteral(in.shape().element_type(), out_dims);
-    DispatchNative(in.shape().element_type(), [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      T* acc = MutableData<T>(out);
-      const T* x = Data<T>(in);
-      const T start = Data<T>(init)[0];
-      for (int64_t i = 0; i < out.element_count(); ++i) acc[i] = start;
-      const size_t n = target.size();
-      size_t i = 0;
-      while (i < n) {
-        size_t j = i + 1;
-        if (j < n && target[j] == target[i]) {
-          while (j < n && target[j] == target[i]) ++j;
-          FoldKernel<T>(op, acc + target[i], x + i, static_cast<int64_t>(j - i));
-        } else {
-          while (j < n && target[j] == target[j - 1] + 1) ++j;
-          BinaryKernel<T>(op, acc + target[i], x + i, acc + target[i], static_cast<int64_t>(j - i));
-        }
-        i = j;
-      }
-    });
-    NormalizeSubByte(out);
-    return out;
-  }
-
-  // dot: batch dims, then lhs free dims, then rhs free dims. Both operands
-  // are first laid out as [batch, free, contracting] in the working type, so
-  // the inner loop is a contiguous dot product. Floats accumulate in double
-  // and round once to the result type (large products through BLAS, in
-  // double too, in its own summation order); integers accumulate in int64
-  // and wrap to the result width; complex in c128.
-  Literal Dot(const HloInstruction& inst, const Literal& lhs_in, const Literal& rhs_in) {
-    const auto& a = inst.attributes();
-    auto dims_of = [&](AttrKey k) {
-      return a.GetOr<std::vector<int64_t>>(k).value_or(std::vector<int64_t>{});
-    };
-    const auto lb = dims_of(AttrKey::kLhsBatchDims), rb = dims_of(AttrKey::kRhsBatchDims);
-    const auto lc = dims_of(AttrKey::kLhsContractingDims),
-               rc = dims_of(AttrKey::kRhsContractingDims);
-    const PrimitiveType out_type = inst.shape().element_type();
-    const bool integral = hlo::IsInteger(out_type) || out_type == PrimitiveType::kPred;
-    const PrimitiveType work = hlo::IsComplex(out_type) ? PrimitiveType::kC128
-                               : integral               ? PrimitiveType::kS64
-                                                        : PrimitiveType::kF64;
-    int64_t batch = 1, m = 1, n = 1, k = 1;
-    const Literal lhs = Arrange(Convert(lhs_in, work), lb, lc, &batch, &m, &k);
-    const Literal rhs = Arrange(Convert(rhs_in, work), rb, rc, &batch, &n, &k);
-    Literal out = MakeLiteral(work, inst.shape().dimensions());
-    UIR_CHECK(out.element_count() == batch * m * n)
-        << "dot %" << inst.name() << " has the wrong output shape";
-    DispatchNative(work, [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      if constexpr (!std::is_same_v<T, bool>) {
-        const T* x = Data<T>(lhs);
-        const T* y = Data<T>(rhs);
-        T* o = MutableData<T>(out);
-        if constexpr (std::is_same_v<T, double> || std::is_same_v<T, std::complex<double>>) {
-          // Large float products go to BLAS (still in double).
-          if (m * n * k >= kMinBlasWork) {
-            for (int64_t b = 0; b < batch; ++b)
-              GemmABt(m, n, k, x + b * m * k, y + b * n * k, o + b * m * n);
-            return;
-          }
-        }
-        for (int64_t b = 0; b < batch; ++b) {
-          for (int64_t i = 0; i < m; ++i) {
-            const T* xr = x + (b * m + i) * k;
-            for (int64_t j = 0; j < n; ++j) {
-              const T* yr = y + (b * n + j) * k;
-              T sum = T(0);
-              if constexpr (std::is_same_v<T, int64_t>) {
-                uint64_t s = 0;
-                for (int64_t c = 0; c < k; ++c)
-                  s += static_cast<uint64_t>(xr[c]) * static_cast<uint64_t>(yr[c]);
-                sum = static_cast<int64_t>(s);
-              } else {
-                for (int64_t c = 0; c < k; ++c) sum += xr[c] * yr[c];
-              }
-              o[(b * m + i) * n + j] = sum;
-            }
-          }
-        }
-      }
-    });
-    return Convert(out, out_type);
-  }
-
-  // Transposes `x` to [batch dims..., free dims..., contracting dims...] and
-  // reports the three sizes (batch is the same for both operands).
-  static Literal Arrange(const Literal& x, const std::vector<int64_t>& batch_dims,
-                         const std::vector<int64_t>& contracting, int64_t* batch, int64_t* free,
-                         int64_t* contract) {
-    const auto& d = x.shape().dimensions();
-    std::vector<int64_t> perm(batch_dims);
-    *batch = 1;
-    for (int64_t b : batch_dims) *batch *= d[b];
-    *free = 1;
-    for (int64_t i = 0; i < static_cast<int64_t>(d.size()); ++i) {
-      if (std::find(batch_dims.begin(), batch_dims.end(), i) == batch_dims.end() &&
-          std::find(contracting.begin(), contracting.end(), i) == contracting.end()) {
-        perm.push_back(i);
-        *free *= d[i];
-      }
-    }
-    *contract = 1;
-    for (int64_t c : contracting) {
-      perm.push_back(c);
-      *contract *= d[c];
-    }
-    std::vector<int64_t> out_dims;
-    for (int64_t p : perm) out_dims.push_back(d[p]);
-    Literal out = MakeLiteral(x.shape().element_type(), out_dims);
-    const auto in_strides = Strides(d);
-    const size_t size = static_cast<size_t>(hlo::StorageBytes(x.shape().element_type()));
-    ForEachIndex(out_dims, [&](const std::vector<int64_t>& idx, int64_t linear) {
-      int64_t src = 0;
-      for (size_t i = 0; i < idx.size(); ++i) src += idx[i] * in_strides[perm[i]];
-      std::memcpy(out.mutable_bytes().data() + linear * size, x.bytes().data() + src * size, size);
-    });
-    return out;
   }
 };
 
