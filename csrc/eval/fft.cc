@@ -9,6 +9,7 @@
 #include <numbers>
 #include <unsupported/Eigen/FFT>
 
+#include "eval/elementwise.h"
 #include "eval/shape_ops.h"
 #include "eval/typed.h"
 #include "support/error.h"
@@ -115,6 +116,52 @@ void FftLines(std::vector<C>& x, const std::vector<int64_t>& dims, size_t dim, b
     for (int64_t i = 0; i < n; ++i)
       x[base + i * stride] = inverse ? std::conj(line[i]) * scale : line[i];
   });
+}
+
+// fft(x): FFT/IFFT over the trailing fft_length dims of a complex array,
+// RFFT from reals (the last dim halved plus one), IRFFT back to reals.
+hlo::Literal Fft(const hlo::HloInstruction& inst, const hlo::Literal& in) {
+  using hlo::AttrKey;
+  using hlo::Literal;
+  using hlo::PrimitiveType;
+  const hlo::FftType type = inst.attributes().GetEnum<hlo::FftType>(AttrKey::kFftType);
+  const auto& length = inst.attributes().Get<std::vector<int64_t>>(AttrKey::kFftLength);
+  const auto& out_dims = inst.shape().dimensions();
+  const size_t rank = out_dims.size(), k = length.size();
+  const Literal x = Convert(in, PrimitiveType::kC128);
+  std::vector<int64_t> dims = in.shape().dimensions();
+  std::vector<C> data(Data<C>(x), Data<C>(x) + x.element_count());
+  if (type == hlo::FftType::kIrfft) {
+    // Inverse over the leading fft dims, then rebuild each last-dim line
+    // from Hermitian symmetry and invert it.
+    for (size_t d = rank - k; d + 1 < rank; ++d) FftLines(data, dims, d, true);
+    const int64_t n = length.back(), half = dims.back();
+    std::vector<int64_t> full = dims;
+    full.back() = n;
+    std::vector<C> expanded(static_cast<size_t>(n == 0 ? 0 : data.size() / half * n));
+    for (size_t line = 0; half > 0 && line < data.size() / half; ++line) {
+      for (int64_t i = 0; i < n; ++i) {
+        expanded[line * n + i] =
+            i < half ? data[line * half + i] : std::conj(data[line * half + (n - i)]);
+      }
+    }
+    FftLines(expanded, full, rank - 1, true);
+    Literal out = MakeLiteral(PrimitiveType::kF64, out_dims);
+    for (int64_t i = 0; i < out.element_count(); ++i)
+      MutableData<double>(out)[i] = expanded[i].real();
+    return Convert(out, inst.shape().element_type());
+  }
+  const bool inverse = type == hlo::FftType::kIfft;
+  for (size_t d = rank - k; d < rank; ++d) FftLines(data, dims, d, inverse);
+  Literal out = MakeLiteral(PrimitiveType::kC128, out_dims);
+  // RFFT keeps the first n/2+1 entries of the last dim.
+  const auto in_strides = Strides(dims);
+  ForEachIndex(out_dims, [&](const std::vector<int64_t>& idx, int64_t linear) {
+    int64_t src = 0;
+    for (size_t d = 0; d < idx.size(); ++d) src += idx[d] * in_strides[d];
+    MutableData<C>(out)[linear] = data[src];
+  });
+  return Convert(out, inst.shape().element_type());
 }
 
 }  // namespace uir::eval

@@ -7,6 +7,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "hlo/instruction.h"
+#include "hlo/literal.h"
+
 namespace uir::eval {
 
 // The discrete Fourier transform of every line of `x` (row-major `dims`)
@@ -14,6 +17,9 @@ namespace uir::eval {
 // `inverse` the conjugate twiddles and a 1/n scale (XLA's IFFT).
 void FftLines(std::vector<std::complex<double>>& x, const std::vector<int64_t>& dims, size_t dim,
               bool inverse);
+
+// The fft op (FFT, IFFT, RFFT, IRFFT over fft_length trailing dims).
+hlo::Literal Fft(const hlo::HloInstruction& inst, const hlo::Literal& in);
 
 }  // namespace uir::eval
 

@@ -1,5 +1,6 @@
-// Linear algebra, FFT, top-k, batch norm and dynamic sizes. Floats work in
-// f64 (complex in c128) and round once to the result type.
+// Linear algebra (cholesky, triangular-solve) and top-k, and the dispatch of
+// the ops whose kernels live in fft.cc, batch_norm.cc and dynamic_size.cc.
+// Floats work in f64 (complex in c128) and round once to the result type.
 #include "eval/linalg.h"
 
 #include <algorithm>
@@ -9,6 +10,8 @@
 #include <numeric>
 #include <type_traits>
 
+#include "eval/batch_norm.h"
+#include "eval/dynamic_size.h"
 #include "eval/elementwise.h"
 #include "eval/fft.h"
 #include "eval/shape_ops.h"
@@ -156,47 +159,6 @@ Literal TriangularSolve(const HloInstruction& inst, const Literal& a_in, const L
   return Convert(out, t);
 }
 
-Literal Fft(const HloInstruction& inst, const Literal& in) {
-  const hlo::FftType type = inst.attributes().GetEnum<hlo::FftType>(AttrKey::kFftType);
-  const auto& length = inst.attributes().Get<std::vector<int64_t>>(AttrKey::kFftLength);
-  const auto& out_dims = inst.shape().dimensions();
-  const size_t rank = out_dims.size(), k = length.size();
-  const Literal x = Convert(in, PrimitiveType::kC128);
-  std::vector<int64_t> dims = in.shape().dimensions();
-  std::vector<C> data(Data<C>(x), Data<C>(x) + x.element_count());
-  if (type == hlo::FftType::kIrfft) {
-    // Inverse over the leading fft dims, then rebuild each last-dim line
-    // from Hermitian symmetry and invert it.
-    for (size_t d = rank - k; d + 1 < rank; ++d) FftLines(data, dims, d, true);
-    const int64_t n = length.back(), half = dims.back();
-    std::vector<int64_t> full = dims;
-    full.back() = n;
-    std::vector<C> expanded(static_cast<size_t>(n == 0 ? 0 : data.size() / half * n));
-    for (size_t line = 0; half > 0 && line < data.size() / half; ++line) {
-      for (int64_t i = 0; i < n; ++i) {
-        expanded[line * n + i] =
-            i < half ? data[line * half + i] : std::conj(data[line * half + (n - i)]);
-      }
-    }
-    FftLines(expanded, full, rank - 1, true);
-    Literal out = MakeLiteral(PrimitiveType::kF64, out_dims);
-    for (int64_t i = 0; i < out.element_count(); ++i)
-      MutableData<double>(out)[i] = expanded[i].real();
-    return Convert(out, inst.shape().element_type());
-  }
-  const bool inverse = type == hlo::FftType::kIfft;
-  for (size_t d = rank - k; d < rank; ++d) FftLines(data, dims, d, inverse);
-  Literal out = MakeLiteral(PrimitiveType::kC128, out_dims);
-  // RFFT keeps the first n/2+1 entries of the last dim.
-  const auto in_strides = Strides(dims);
-  ForEachIndex(out_dims, [&](const std::vector<int64_t>& idx, int64_t linear) {
-    int64_t src = 0;
-    for (size_t d = 0; d < idx.size(); ++d) src += idx[d] * in_strides[d];
-    MutableData<C>(out)[linear] = data[src];
-  });
-  return Convert(out, inst.shape().element_type());
-}
-
 // topk(x), k, largest: the k largest (or smallest) along the last dim,
 // NaN counting as the largest, ties in index order.
 Literal TopK(const HloInstruction& inst, const Literal& x) {
@@ -223,78 +185,6 @@ Literal TopK(const HloInstruction& inst, const Literal& x) {
   return TupleOf({std::move(values), std::move(indices)});
 }
 
-// Batch norm over every dimension but `feature_index`, in f64.
-Literal BatchNorm(const HloInstruction& inst, const std::vector<const Literal*>& ops) {
-  const int64_t f = inst.attributes().Get<int64_t>(AttrKey::kFeatureIndex);
-  const double eps = inst.attributes().Get<double>(AttrKey::kEpsilon);
-  const PrimitiveType t = ops[0]->shape().element_type();
-  std::vector<Literal> w;
-  for (const Literal* o : ops) w.push_back(Convert(*o, PrimitiveType::kF64));
-  const auto& dims = ops[0]->shape().dimensions();
-  const int64_t features = dims[f];
-  const int64_t stride = Strides(dims)[f];
-  const int64_t total = ops[0]->element_count();
-  const double count = features == 0 ? 0 : static_cast<double>(total / features);
-  auto feature = [&](int64_t i) { return (i / stride) % features; };
-  auto per_feature_mean = [&](auto value) {
-    std::vector<double> m(static_cast<size_t>(features), 0.0);
-    for (int64_t i = 0; i < total; ++i) m[feature(i)] += value(i);
-    for (double& v : m) v /= count;
-    return m;
-  };
-  const double* x = Data<double>(w[0]);
-  auto vec = [](const Literal& l) {
-    return std::vector<double>(Data<double>(l), Data<double>(l) + l.element_count());
-  };
-  auto out_of = [&](const std::vector<double>& v, const std::vector<int64_t>& d) {
-    Literal l = MakeLiteral(PrimitiveType::kF64, d);
-    std::copy(v.begin(), v.end(), MutableData<double>(l));
-    return Convert(l, t);
-  };
-  const std::vector<double> scale = vec(w[1]);
-  if (inst.opcode() == HloOpcode::kBatchNormInference ||
-      inst.opcode() == HloOpcode::kBatchNormTraining) {
-    std::vector<double> mean, var;
-    if (inst.opcode() == HloOpcode::kBatchNormInference) {
-      mean = vec(w[3]);
-      var = vec(w[4]);
-    } else {
-      mean = per_feature_mean([&](int64_t i) { return x[i]; });
-      var = per_feature_mean([&](int64_t i) {
-        const double d = x[i] - mean[feature(i)];
-        return d * d;
-      });
-    }
-    const std::vector<double> offset = vec(w[2]);
-    std::vector<double> y(static_cast<size_t>(total));
-    for (int64_t i = 0; i < total; ++i) {
-      const int64_t c = feature(i);
-      y[i] = (x[i] - mean[c]) / std::sqrt(var[c] + eps) * scale[c] + offset[c];
-    }
-    if (inst.opcode() == HloOpcode::kBatchNormInference) return out_of(y, dims);
-    return TupleOf({out_of(y, dims), out_of(mean, {features}), out_of(var, {features})});
-  }
-  // batch-norm-grad(operand, scale, mean, variance, grad_output).
-  const std::vector<double> mean = vec(w[2]), var = vec(w[3]);
-  const double* dy = Data<double>(w[4]);
-  const auto dy_mean = per_feature_mean([&](int64_t i) { return dy[i]; });
-  const auto dy_xc_mean =
-      per_feature_mean([&](int64_t i) { return dy[i] * (x[i] - mean[feature(i)]); });
-  std::vector<double> dx(static_cast<size_t>(total)), dscale(static_cast<size_t>(features)),
-      doffset(static_cast<size_t>(features));
-  for (int64_t c = 0; c < features; ++c) {
-    doffset[c] = dy_mean[c] * count;
-    dscale[c] = dy_xc_mean[c] * count / std::sqrt(var[c] + eps);
-  }
-  for (int64_t i = 0; i < total; ++i) {
-    const int64_t c = feature(i);
-    const double inv = 1.0 / std::sqrt(var[c] + eps);
-    dx[i] =
-        scale[c] * inv * (dy[i] - dy_mean[c] - (x[i] - mean[c]) * dy_xc_mean[c] / (var[c] + eps));
-  }
-  return TupleOf({out_of(dx, dims), out_of(dscale, {features}), out_of(doffset, {features})});
-}
-
 }  // namespace
 
 Literal EvalLinalgOp(const HloInstruction& inst, const std::vector<const Literal*>& ops) {
@@ -311,51 +201,10 @@ Literal EvalLinalgOp(const HloInstruction& inst, const std::vector<const Literal
     case HloOpcode::kBatchNormTraining:
     case HloOpcode::kBatchNormGrad:
       return BatchNorm(inst, ops);
-    case HloOpcode::kGetDimensionSize: {
-      // Dynamic arrays are kept at their actual size (see FitsShape).
-      Literal out = MakeLiteral(inst.shape().element_type(), {});
-      out.SetInt64(0, ops[0]->shape().dimensions()[inst.attributes().Get<std::vector<int64_t>>(
-                          AttrKey::kDimensions)[0]]);
-      return out;
-    }
-    case HloOpcode::kSetDimensionSize: {
-      // The first `size` entries along the dimension; entries beyond the
-      // operand's own size are padding, which XLA leaves unspecified (zero here).
-      const int64_t d = inst.attributes().Get<std::vector<int64_t>>(AttrKey::kDimensions)[0];
-      const int64_t size = ops[1]->GetInt64(0), bound = inst.shape().dimensions(d);
-      if (size < 0 || size > bound) {
-        throw ShapeError("set-dimension-size %" + inst.name() + " sets dimension " +
-                         std::to_string(d) + " to " + std::to_string(size) +
-                         ", outside its bound [0, " + std::to_string(bound) + "]");
-      }
-      std::vector<int64_t> dims = ops[0]->shape().dimensions();
-      dims[d] = size;
-      return Resized(*ops[0], dims);
-    }
-    case HloOpcode::kDynamicReshape: {
-      // The operand's elements in row-major order under the sizes its
-      // operands 1.. give, each within its dimension's bound.
-      std::vector<int64_t> dims;
-      int64_t count = 1;
-      for (int64_t i = 0; i < inst.shape().rank(); ++i) {
-        const int64_t size = ops[1 + i]->GetInt64(0), bound = inst.shape().dimensions(i);
-        if (size < 0 || size > bound || (size != bound && !inst.shape().is_dynamic_dimension(i))) {
-          throw ShapeError("dynamic-reshape %" + inst.name() + " gives dimension " +
-                           std::to_string(i) + " the size " + std::to_string(size) +
-                           (inst.shape().is_dynamic_dimension(i) ? ", outside its bound "
-                                                                 : ", but it is static at ") +
-                           std::to_string(bound));
-        }
-        dims.push_back(size);
-        count *= size;
-      }
-      if (count != ops[0]->element_count()) {
-        throw ShapeError("dynamic-reshape %" + inst.name() + " reshapes " +
-                         std::to_string(ops[0]->element_count()) + " elements to " +
-                         std::to_string(count));
-      }
-      return Reshaped(*ops[0], dims);
-    }
+    case HloOpcode::kGetDimensionSize:
+    case HloOpcode::kSetDimensionSize:
+    case HloOpcode::kDynamicReshape:
+      return EvalDynamicSize(inst, ops);
     default:
       break;
   }

@@ -1,6 +1,7 @@
-// Evaluation of the linear-algebra, FFT, top-k, batch-norm and dynamic-size
-// ops: cholesky, triangular-solve, fft, topk, batch-norm-{inference,
-// training,grad}, get-dimension-size, set-dimension-size, dynamic-reshape.
+// Evaluation of cholesky, triangular-solve and topk here, and of fft,
+// batch-norm-{inference,training,grad}, get-dimension-size,
+// set-dimension-size and dynamic-reshape through fft.h, batch_norm.h and
+// dynamic_size.h.
 #ifndef UIR_EVAL_LINALG_H_
 #define UIR_EVAL_LINALG_H_
 
