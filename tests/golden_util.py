@@ -58,8 +58,15 @@ def filecheck() -> str:
 
 
 def run_filecheck(case: Case, output: str, tmp: pathlib.Path) -> subprocess.CompletedProcess:
-    check_file = tmp / f"{case.file.stem}_{case.index}.hlo"
-    check_file.write_text(case.text)
+    return filecheck_text(case.text, output, tmp / f"{case.file.stem}_{case.index}.hlo")
+
+
+def filecheck_text(
+    check_text: str, output: str, check_file: pathlib.Path
+) -> subprocess.CompletedProcess:
+    """FileCheck of `output` against the directives in `check_text`
+    (written to `check_file` first)."""
+    check_file.write_text(check_text)
     return subprocess.run(
         [filecheck(), str(check_file), "--dump-input=never"],
         input=output,

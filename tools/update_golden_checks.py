@@ -17,13 +17,12 @@ from __future__ import annotations
 import argparse
 import pathlib
 import re
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests"))
 
-from golden_util import SEPARATOR, Case, cases, filecheck
+from golden_util import SEPARATOR, Case, cases, filecheck_text
 
 import uir
 
@@ -92,15 +91,7 @@ def regenerate(case: Case) -> str:
     checks = generate_checks(hlo_only, output)
     new_text = body + "\n" + "\n".join(checks) + "\n"
     with tempfile.TemporaryDirectory() as tmp:
-        check_file = pathlib.Path(tmp) / "case.hlo"
-        check_file.write_text(new_text)
-        result = subprocess.run(
-            [filecheck(), str(check_file), "--dump-input=never"],
-            input=output,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
+        result = filecheck_text(new_text, output, pathlib.Path(tmp) / "case.hlo")
     if result.returncode != 0:
         raise RuntimeError(f"{case.id}: the generated checks fail:\n{result.stderr}")
     return new_text

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import importlib.util
 import pathlib
-import subprocess
 
 import pytest
-from golden_util import GOLDEN, cases, filecheck
+from golden_util import GOLDEN, cases, filecheck_text
 
 import uir
 
@@ -19,15 +18,7 @@ spec.loader.exec_module(update)
 
 
 def _filecheck(check_text: str, output: str, tmp: pathlib.Path) -> int:
-    check_file = tmp / "case.hlo"
-    check_file.write_text(check_text)
-    return subprocess.run(
-        [filecheck(), str(check_file), "--dump-input=never"],
-        input=output,
-        capture_output=True,
-        text=True,
-        check=False,
-    ).returncode
+    return filecheck_text(check_text, output, tmp / "case.hlo").returncode
 
 
 @pytest.mark.parametrize("path", sorted(GOLDEN.glob("*.hlo")), ids=lambda p: p.stem)
