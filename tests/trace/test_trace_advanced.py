@@ -174,6 +174,21 @@ def test_reduce_window_max_pool_and_sum():
     np.testing.assert_allclose(s, want_s, rtol=1e-5, atol=1e-5)
 
 
+def test_lax_gather_with_batching_dims_takes_xlas_shape():
+    # The result shape comes from the C++ shape inference (XLA's rule).
+    x = rand(2, 3, 4)
+    idx = np.array([[1], [2]], np.int32)
+    dn = lax.GatherDimensionNumbers(
+        offset_dims=(1,),
+        collapsed_slice_dims=(1,),
+        start_index_map=(1,),
+        operand_batching_dims=(0,),
+        start_indices_batching_dims=(0,),
+    )
+    got = uir.jit(lambda a, i: lax.gather(a, i, dn, (1, 1, 4)))(x, idx)
+    np.testing.assert_array_equal(got, np.stack([x[0, 1], x[1, 2]]))
+
+
 def test_lax_gather_and_scatter_add_rows():
     x = rand(5, 3)
     idx = np.array([[4], [1], [4]], np.int32)

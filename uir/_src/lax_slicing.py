@@ -111,22 +111,10 @@ class ScatterDimensionNumbers(tuple):
 @eager
 def gather(operand, start_indices, dimension_numbers, slice_sizes):
     """XLA's gather; start_indices' last dimension is the index vector, and
-    out-of-range starts are clamped."""
+    out-of-range starts are clamped. The result shape is the C++ shape
+    inference's (XLA's rule), not recomputed here."""
     x, idx = asarray(operand), asarray(start_indices)
     offset, collapsed, start_map, op_batch, idx_batch = dimension_numbers
-    batch_shape = idx.shape[:-1]
-    offset_sizes = [
-        s for i, s in enumerate(slice_sizes) if i not in collapsed and i not in op_batch
-    ]
-    rank = len(batch_shape) + len(offset_sizes)
-    shape, bi, oi = [], 0, 0
-    for d in range(rank):
-        if d in offset:
-            shape.append(offset_sizes[oi])
-            oi += 1
-        else:
-            shape.append(batch_shape[bi])
-            bi += 1
     attrs = {}
     if op_batch:
         attrs.update(
@@ -141,7 +129,6 @@ def gather(operand, start_indices, dimension_numbers, slice_sizes):
         start_index_map=list(start_map),
         index_vector_dim=idx.ndim - 1,
         slice_sizes=list(slice_sizes),
-        shape=dtypes.hlo_shape(shape, x.dtype),
         op_name="gather",
         **attrs,
     )
