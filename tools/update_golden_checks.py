@@ -48,8 +48,10 @@ def _variable(name: str, taken: set[str]) -> str:
 
 
 def generate_checks(input_text: str, output: str) -> list[str]:
-    """CHECK lines pinning `output`, with names absent from the input as variables."""
-    known = set(re.findall(NAME, input_text))
+    """CHECK lines pinning `output`, with names the input does not define as variables."""
+    # Names the input defines: instructions (`x = ...`) and computations.
+    known = set(re.findall(rf"^\s*(?:ROOT\s+)?%?({NAME})\s*=", input_text, re.MULTILINE))
+    known |= set(re.findall(rf"^(?:ENTRY\s+)?%?({NAME})\s*[({{]", input_text, re.MULTILINE))
     variables: dict[str, str] = {}
     taken: set[str] = set()
 
