@@ -16,6 +16,11 @@ UNARY = ["negate", "abs", "exponential", "not"]
 BINARY = ["add", "subtract", "multiply", "maximum", "minimum"]
 
 
+def _identity(reducer: str, t: str) -> str:
+    """The init value of an `add` or `max` reduction over type t."""
+    return "0" if reducer == "add" else ("-inf" if t == "f32" else "-2147483648")
+
+
 @st.composite
 def modules(draw, dtype: str = "f32"):
     """A random entry over p0, p1: [4,3] arrays, built from ops that the
@@ -78,7 +83,7 @@ def modules(draw, dtype: str = "f32"):
             values.append(new(f"{s} reshape({one})"))
         elif kind == 7:
             reducer = draw(st.sampled_from(["add", "max"]))
-            init = "0" if reducer == "add" else ("-inf" if t == "f32" else "-2147483648")
+            init = _identity(reducer, t)
             r = new(
                 f"{t}[4] reduce({x}, {new(f'{t}[] constant(0)')}), dimensions={{1}}, to_apply=add"
             )
@@ -103,7 +108,7 @@ def modules(draw, dtype: str = "f32"):
         elif kind == 12:
             # a row reduction broadcast back along its rows (softmax-like)
             reducer = draw(st.sampled_from(["add", "max"]))
-            init = "0" if reducer == "add" else ("-inf" if t == "f32" else "-2147483648")
+            init = _identity(reducer, t)
             k = new(f"{t}[] constant({init})")
             r = new(f"{t}[4] reduce({x}, {k}), dimensions={{1}}, to_apply={reducer}")
             b = new(f"{s} broadcast({r}), dimensions={{0}}")

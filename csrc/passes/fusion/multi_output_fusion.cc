@@ -99,8 +99,8 @@ size_t MergedInputs(const HloInstruction& a, const HloInstruction& b) {
 // its iteration space is its shape), no control edges, and readers besides
 // the consumer (with only one, priority fusion already decided).
 bool ProducerCandidate(const HloInstruction& p) {
+  // (Candidate already refuses control edges.)
   if (!p.shape().IsArray() || p.user_count() < 2 || !Candidate(p)) return false;
-  if (!p.control_predecessors().empty() || !p.control_successors().empty()) return false;
   const fusion::FusionSummary s = fusion::FusionSummary::Of(p);
   return s.reductions == 0 && s.library_ops == 0;
 }
@@ -147,8 +147,6 @@ bool FuseProducersAsOutputs(HloComputation& c, std::vector<HloInstruction*>& gro
   DataflowOrder dataflow(c);
   for (HloInstruction* consumer : c.MakeInstructionPostOrder()) {
     if (consumer->is_removed() || !Candidate(*consumer)) continue;
-    if (!consumer->control_predecessors().empty() || !consumer->control_successors().empty())
-      continue;
     const std::optional<Space> space = SpaceOf(*consumer);
     if (!space) continue;
     for (bool again = true; again;) {
