@@ -1,12 +1,19 @@
 """Type stubs for uir's C++ extension (csrc/python/). Private API: use the
 `uir` package."""
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, TypeAlias, overload
 
 import numpy as np
 import numpy.typing as npt
 
 __version__: str
+
+# A NumPy dtype or scalar type, an HLO element type name ("f32") or a dtype
+# name ("float32").
+DTypeLike: TypeAlias = npt.DTypeLike | str
+# An hlo.Shape, shape text, (dims, dtype), or a sequence of shapes (a tuple).
+ShapeLike: TypeAlias = Any
 
 class support:
     @staticmethod
@@ -40,7 +47,12 @@ class codegen:
 
 class hlo:
     class Shape:
+        @overload
         def __init__(self, text: str) -> None: ...
+        @overload
+        def __init__(self, dims: Sequence[int], dtype: DTypeLike) -> None: ...
+        @staticmethod
+        def tuple(elements: Sequence[ShapeLike]) -> hlo.Shape: ...
         dtype: np.dtype | str | None
         element_type: str | None
         dims: tuple[int, ...]
@@ -90,7 +102,7 @@ class hlo:
 
     class ComputationBuilder:
         def parameter(
-            self, number: int, shape: hlo.Shape | str, name: str = ""
+            self, number: int, shape: ShapeLike, name: str = ""
         ) -> hlo.HloInstruction: ...
         def constant(self, value: Any, name: str = "") -> hlo.HloInstruction: ...
         def op(

@@ -275,9 +275,65 @@ void CheckRemovable(const PyComputation& c, const PyInstruction& i) {
 
 }  // namespace
 
+hlo::PrimitiveType ToElementType(const py::handle& dtype) {
+  if (py::isinstance<py::str>(dtype)) {
+    const std::string name = dtype.cast<std::string>();
+    if (auto t = hlo::PrimitiveTypeFromName(name)) return *t;
+    if (auto t = hlo::PrimitiveTypeFromDtypeName(name)) return *t;
+    throw py::type_error("'" + name + "' names no HLO element type or dtype");
+  }
+  // NumPy dtypes, scalar types (np.float32, ml_dtypes.bfloat16) and anything
+  // else numpy.dtype() accepts.
+  const py::dtype d = py::dtype::from_args(py::reinterpret_borrow<py::object>(dtype));
+  if (auto t = hlo::PrimitiveTypeFromDtypeName(d.attr("name").cast<std::string>())) return *t;
+  throw py::type_error("dtype " + py::str(d).cast<std::string>() + " has no HLO element type");
+}
+
+namespace {
+
+bool IsDims(const py::handle& value) {
+  if (!py::isinstance<py::sequence>(value) || py::isinstance<py::str>(value)) return false;
+  for (const py::handle& d : value) {
+    if (!py::isinstance<py::int_>(d) && !py::hasattr(d, "__index__")) return false;
+  }
+  return true;
+}
+
+bool IsDtypeLike(const py::handle& value) {
+  return py::isinstance<py::str>(value) || py::isinstance<py::dtype>(value) ||
+         py::isinstance<py::type>(value);
+}
+
+}  // namespace
+
 hlo::Shape ToShape(const py::handle& value) {
+  if (py::isinstance<hlo::Shape>(value)) return value.cast<hlo::Shape>();
   if (py::isinstance<py::str>(value)) return hlo::ParseShape(value.cast<std::string>());
-  return value.cast<hlo::Shape>();
+  if (!py::isinstance<py::sequence>(value)) {
+    throw py::type_error(
+        "a shape is an hlo.Shape, shape text, (dims, dtype) or a list of "
+        "shapes; got " +
+        py::repr(value).cast<std::string>());
+  }
+  const auto seq = py::reinterpret_borrow<py::sequence>(value);
+  if (seq.size() == 2 && IsDims(seq[0]) && IsDtypeLike(seq[1])) {
+    std::vector<int64_t> dims;
+    for (const py::handle& d : seq[0]) {
+      const int64_t n = py::int_(py::reinterpret_borrow<py::object>(d)).cast<int64_t>();
+      if (n < 0) {
+        throw py::value_error("negative dimension " + std::to_string(n) + " in shape " +
+                              py::repr(value).cast<std::string>());
+      }
+      dims.push_back(n);
+    }
+    hlo::Shape shape(ToElementType(seq[1]), std::move(dims));
+    shape.FillMissingLayouts();  // as parsed text gets
+    return shape;
+  }
+  std::vector<hlo::Shape> elements;
+  elements.reserve(seq.size());
+  for (const py::handle& s : seq) elements.push_back(ToShape(s));
+  return hlo::Shape::Tuple(std::move(elements));
 }
 
 void BindHlo(py::module_& m) {
@@ -305,6 +361,20 @@ void BindHlo(py::module_& m) {
   py::class_<hlo::Shape>(sm, "Shape",
                          "An HLO shape: an array (element type, dimensions, layout) or a tuple.")
       .def(py::init([](const std::string& text) { return hlo::ParseShape(text); }), py::arg("text"))
+      .def(py::init([](const py::object& dims, const py::object& dtype) {
+             return ToShape(py::make_tuple(dims, dtype));
+           }),
+           py::arg("dims"), py::arg("dtype"),
+           "An array shape from its dimensions and a dtype (a NumPy dtype or type, an HLO "
+           "element type name such as 'f32', or a dtype name such as 'float32').")
+      .def_static(
+          "tuple",
+          [](const py::sequence& elements) {
+            std::vector<hlo::Shape> out;
+            for (const py::handle& e : elements) out.push_back(ToShape(e));
+            return hlo::Shape::Tuple(std::move(out));
+          },
+          py::arg("elements"), "A tuple shape of the given element shapes.")
       .def_property_readonly(
           "dtype",
           [](const hlo::Shape& s) -> py::object {

@@ -33,7 +33,12 @@ struct PyInstruction {
 // holds a reference to it and never writes it); otherwise its data is copied.
 hlo::Literal NumpyToLiteral(const pybind11::handle& value, bool allow_view = false);
 pybind11::object LiteralToPython(const hlo::Literal& literal);
-// A Shape, or text that parses as one.
+// The element type of a dtype: a NumPy dtype or scalar type, an HLO element
+// type name ("f32") or a dtype name ("float32").
+hlo::PrimitiveType ToElementType(const pybind11::handle& dtype);
+// A shape from Python: an hlo.Shape; shape text; an array shape as
+// (dims, dtype); or a sequence of shapes, which makes a tuple shape. Shapes
+// built by the tracer take the (dims, dtype) form and are never text.
 hlo::Shape ToShape(const pybind11::handle& value);
 
 void BindHloBuilder(pybind11::module_& hlo_module);

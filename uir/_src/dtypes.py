@@ -156,5 +156,7 @@ def hlo_type(dtype) -> str:
         raise TypeError(f"uir has no HLO type for dtype {np.dtype(dtype)}") from None
 
 
-def hlo_shape(shape: tuple[int, ...], dtype) -> str:
+def shape_text(shape: tuple[int, ...], dtype) -> str:
+    """HLO text of an array shape, for messages and reprs (never handed to C++,
+    which takes shapes as (dims, dtype))."""
     return f"{hlo_type(dtype)}[{','.join(map(str, shape))}]"

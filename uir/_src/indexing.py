@@ -135,7 +135,7 @@ def _dynamic_slice(x: Tracer, dynamic) -> Tracer:
         x,
         *starts,
         dynamic_slice_sizes=sizes,
-        shape=dtypes.hlo_shape(sizes, x.dtype),
+        shape=(sizes, x.dtype),
         op_name="dynamic_slice",
     )
     out.weak_type = x.weak_type
@@ -208,7 +208,7 @@ def scatter_update(x: Tracer, index, values, mode: str) -> Tracer:
             scatter_dims_to_operand_dims=[0],
             index_vector_dim=1,
             to_apply=reducer,
-            shape=dtypes.hlo_shape((x.size,), x.dtype),
+            shape=((x.size,), x.dtype),
             op_name=f"scatter-{mode}",
         )
         return ops.reshape(out, x.shape)
@@ -238,7 +238,7 @@ def scatter_update(x: Tracer, index, values, mode: str) -> Tracer:
         scatter_dims_to_operand_dims=[ax],
         index_vector_dim=k,
         to_apply=reducer,
-        shape=dtypes.hlo_shape(x.shape, x.dtype),
+        shape=(x.shape, x.dtype),
         op_name=f"scatter-{mode}",
     )
     out.weak_type = x.weak_type

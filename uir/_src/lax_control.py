@@ -22,7 +22,7 @@ def _flatten_avals(op: str, tree_value):
 
 
 def _tuple_param(sub, name, avals):
-    tuple_shape = "(" + ", ".join(dtypes.hlo_shape(a.shape, a.dtype) for a in avals) + ")"
+    tuple_shape = [(a.shape, a.dtype) for a in avals]
     param = sub.builder.parameter(0, tuple_shape, name=f"{name}_arg")
     return [
         Tracer(

@@ -38,7 +38,7 @@ def bitcast_convert_type(operand, new_dtype):
             )
         shape = x.shape[:-1]
     return ops._comp().emit(
-        "bitcast-convert", x, shape=dtypes.hlo_shape(shape, new), op_name="bitcast_convert_type"
+        "bitcast-convert", x, shape=(shape, new), op_name="bitcast_convert_type"
     )
 
 
@@ -87,11 +87,7 @@ def reduce(operands, init_values, computation, dimensions):
     )
     dims = sorted(ops.normalize_axes(list(dimensions), xs[0].ndim, "reduce"))
     shape = tuple(s for i, s in enumerate(xs[0].shape) if i not in dims)
-    result_shape = (
-        dtypes.hlo_shape(shape, xs[0].dtype)
-        if single
-        else "(" + ", ".join(dtypes.hlo_shape(shape, x.dtype) for x in xs) + ")"
-    )
+    result_shape = (shape, xs[0].dtype) if single else [(shape, x.dtype) for x in xs]
     out = ops._comp().emit(
         "reduce",
         *xs,
@@ -118,17 +114,9 @@ def custom_call(
         )
     xs = [asarray(o) for o in operands]
     if isinstance(result_shape_dtypes, (tuple, list)):
-        shape = (
-            "("
-            + ", ".join(
-                dtypes.hlo_shape(r.shape, dtypes.canonicalize(r.dtype)) for r in result_shape_dtypes
-            )
-            + ")"
-        )
+        shape = [(r.shape, dtypes.canonicalize(r.dtype)) for r in result_shape_dtypes]
     else:
-        shape = dtypes.hlo_shape(
-            result_shape_dtypes.shape, dtypes.canonicalize(result_shape_dtypes.dtype)
-        )
+        shape = (result_shape_dtypes.shape, dtypes.canonicalize(result_shape_dtypes.dtype))
     attrs = {"custom_call_target": target}
     if opaque:
         attrs["backend_config"] = opaque.decode() if isinstance(opaque, bytes) else str(opaque)

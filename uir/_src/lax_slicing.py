@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from uir._src import dtypes, ops
+from uir._src import ops
 from uir._src.eager import eager
 from uir._src.ops import asarray, fail
 
@@ -40,7 +40,7 @@ def dynamic_slice(operand, start_indices, slice_sizes):
         x,
         *idx,
         dynamic_slice_sizes=list(slice_sizes),
-        shape=dtypes.hlo_shape(slice_sizes, x.dtype),
+        shape=(slice_sizes, x.dtype),
         op_name="dynamic_slice",
     )
     out.weak_type = x.weak_type
@@ -158,7 +158,7 @@ def _scatter(name: str, combine):
             scatter_dims_to_operand_dims=list(to_operand),
             index_vector_dim=idx.ndim - 1,
             to_apply=reducer,
-            shape=dtypes.hlo_shape(x.shape, x.dtype),
+            shape=(x.shape, x.dtype),
             op_name=name,
             **attrs,
         )

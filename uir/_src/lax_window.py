@@ -70,7 +70,7 @@ def reduce_window(
         init,
         window=_window_text(window_dimensions, window_strides, pads, base, win),
         to_apply=reducer,
-        shape=dtypes.hlo_shape(shape, x.dtype),
+        shape=(shape, x.dtype),
         op_name="reduce_window",
     )
     out.weak_type = x.weak_type
@@ -156,7 +156,7 @@ def conv_general_dilated(
         w,
         window=_window_text(k_spatial, strides, pads, lhs_dil, rhs_dil),
         dim_labels=labels,
-        shape=dtypes.hlo_shape(out_shape, x.dtype),
+        shape=(out_shape, x.dtype),
         op_name="conv_general_dilated",
         **attrs,
     )

@@ -93,7 +93,7 @@ def abs(x):
     x = asarray(x)
     if dtypes.is_complex(x.dtype):
         real_type = np.float32 if x.dtype == np.complex64 else np.float64
-        return ops._comp().emit("abs", x, shape=dtypes.hlo_shape(x.shape, real_type), op_name="abs")
+        return ops._comp().emit("abs", x, shape=(x.shape, real_type), op_name="abs")
     if dtypes.is_bool(x.dtype) or x.dtype.kind == "u":
         return x
     return ops.unary("abs", x)
@@ -285,9 +285,7 @@ def isfinite(x):
     x = asarray(x)
     if not dtypes.is_float(x.dtype):
         return full_like(x, True, dtype=np.bool_)
-    return ops._comp().emit(
-        "is-finite", x, shape=dtypes.hlo_shape(x.shape, np.bool_), op_name="is_finite"
-    )
+    return ops._comp().emit("is-finite", x, shape=(x.shape, np.bool_), op_name="is_finite")
 
 
 @eager
@@ -535,7 +533,7 @@ def _arg_reduce(name: str, take_greater: bool):
             op_name=name,
             dimensions=[ax],
             to_apply=reducer,
-            shape=f"({dtypes.hlo_shape(shape, x.dtype)}, {dtypes.hlo_shape(shape, index_type)})",
+            shape=[(shape, x.dtype), (shape, index_type)],
         )[1]
         return _keep(out, x, [ax], keepdims)
 
@@ -556,7 +554,7 @@ def real(x):
     if not dtypes.is_complex(x.dtype):
         return x
     rt = np.float32 if x.dtype == np.complex64 else np.float64
-    return ops._comp().emit("real", x, shape=dtypes.hlo_shape(x.shape, rt), op_name="real")
+    return ops._comp().emit("real", x, shape=(x.shape, rt), op_name="real")
 
 
 @eager
@@ -565,7 +563,7 @@ def imag(x):
     if not dtypes.is_complex(x.dtype):
         return zeros_like(x)
     rt = np.float32 if x.dtype == np.complex64 else np.float64
-    return ops._comp().emit("imag", x, shape=dtypes.hlo_shape(x.shape, rt), op_name="imag")
+    return ops._comp().emit("imag", x, shape=(x.shape, rt), op_name="imag")
 
 
 @eager
@@ -574,9 +572,7 @@ def conj(x):
     if not dtypes.is_complex(x.dtype):
         return x
     re, im = real(x), imag(x)
-    return ops._comp().emit(
-        "complex", re, negative(im), shape=dtypes.hlo_shape(x.shape, x.dtype), op_name="conj"
-    )
+    return ops._comp().emit("complex", re, negative(im), shape=(x.shape, x.dtype), op_name="conj")
 
 
 conjugate = conj

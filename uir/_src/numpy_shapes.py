@@ -135,7 +135,7 @@ def concatenate(arrays, axis: int = 0):
         "concatenate",
         *xs,
         dimensions=[ax],
-        shape=dtypes.hlo_shape(shape, xs[0].dtype),
+        shape=(shape, xs[0].dtype),
         op_name="concatenate",
     )
     out.weak_type = builtins.all(x.weak_type for x in xs)
@@ -190,7 +190,7 @@ def slice_static(x, starts, limits, strides):
         "slice",
         x,
         slice=[(lo, hi, st) for lo, hi, st in zip(starts, limits, strides, strict=True)],
-        shape=dtypes.hlo_shape(shape, x.dtype),
+        shape=(shape, x.dtype),
         op_name="slice",
     )
     out.weak_type = x.weak_type
@@ -207,7 +207,7 @@ def flip(m, axis=None):
         "reverse",
         x,
         dimensions=sorted(axes),
-        shape=dtypes.hlo_shape(x.shape, x.dtype),
+        shape=(x.shape, x.dtype),
         op_name="rev",
     )
     out.weak_type = x.weak_type
@@ -229,7 +229,7 @@ def pad(array, pad_width, mode: str = "constant", constant_values=0):
         x,
         value,
         padding="x".join(f"{lo}_{hi}" for lo, hi in widths) if widths else "",
-        shape=dtypes.hlo_shape(shape, x.dtype),
+        shape=(shape, x.dtype),
         op_name="pad",
     )
     out.weak_type = x.weak_type
@@ -290,9 +290,7 @@ def _dot_general(x, y, contract, batch, name):
     attrs = {"lhs_contracting_dims": list(lc), "rhs_contracting_dims": list(rc)}
     if lb:
         attrs.update(lhs_batch_dims=list(lb), rhs_batch_dims=list(rb))
-    out = ops._comp().emit(
-        "dot", x, y, shape=dtypes.hlo_shape(shape, x.dtype), op_name=name, **attrs
-    )
+    out = ops._comp().emit("dot", x, y, shape=(shape, x.dtype), op_name=name, **attrs)
     out.weak_type = x.weak_type and y.weak_type
     return out
 
@@ -390,7 +388,7 @@ def take(a, indices, axis=None):
         start_index_map=[ax],
         index_vector_dim=idx.ndim,
         slice_sizes=slice_sizes,
-        shape=dtypes.hlo_shape(out_shape, x.dtype),
+        shape=(out_shape, x.dtype),
         op_name="gather",
     )
     out.weak_type = x.weak_type
@@ -433,7 +431,7 @@ def take_along_axis(arr, indices, axis: int):
         start_indices_batching_dims=batch,
         index_vector_dim=x.ndim,
         slice_sizes=[1] * x.ndim,
-        shape=dtypes.hlo_shape(full, x.dtype),
+        shape=(full, x.dtype),
         op_name="gather",
     )
     out.weak_type = x.weak_type
@@ -548,7 +546,7 @@ def _cumulative(opcode: str, name: str):
             init,
             window=window,
             to_apply=reducer,
-            shape=dtypes.hlo_shape(x.shape, x.dtype),
+            shape=(x.shape, x.dtype),
             op_name=name,
         )
         out.weak_type = x.weak_type
@@ -581,18 +579,20 @@ def _sort(operands, axis: int, num_keys: int = 1, name: str = "sort"):
         a, b = _sort_key(params[0]), _sort_key(params[1])
         if dtypes.is_float(a.dtype):
             return ops._comp().emit(
-                "compare", a, b, direction="LT", type="TOTALORDER", shape="pred[]", op_name="lt"
+                "compare",
+                a,
+                b,
+                direction="LT",
+                type="TOTALORDER",
+                shape=((), np.bool_),
+                op_name="lt",
             )
         return ops.compare(a, b, "LT", "lt")
 
     comparator = ops.scalar_computation(
         f"{name}_comparator", [d for x in xs for d in (x.dtype, x.dtype)], less, arity=2 * len(xs)
     )
-    shape = (
-        "(" + ", ".join(dtypes.hlo_shape(x.shape, x.dtype) for x in xs) + ")"
-        if len(xs) > 1
-        else dtypes.hlo_shape(xs[0].shape, xs[0].dtype)
-    )
+    shape = [(x.shape, x.dtype) for x in xs] if len(xs) > 1 else (xs[0].shape, xs[0].dtype)
     out = ops._comp().emit(
         "sort", *xs, dimensions=[ax], is_stable=True, to_apply=comparator, shape=shape, op_name=name
     )

@@ -24,9 +24,9 @@ def fail(op: str, message: str):
 
 def describe(x) -> str:
     if isinstance(x, Tracer):
-        return dtypes.hlo_shape(x.shape, x.dtype)
+        return dtypes.shape_text(x.shape, x.dtype)
     a = np.asarray(x)
-    return dtypes.hlo_shape(a.shape, a.dtype) if a.dtype.name in dtypes._HLO else repr(x)
+    return dtypes.shape_text(a.shape, a.dtype) if a.dtype.name in dtypes._HLO else repr(x)
 
 
 def is_array_like(x) -> bool:
@@ -72,9 +72,7 @@ def convert(x, dtype, weak: bool = False) -> Tracer:
         if x.weak_type != weak:
             return Tracer(x.comp, x.inst, x.shape, x.dtype, weak)
         return x
-    out = _comp().emit(
-        "convert", x, shape=dtypes.hlo_shape(x.shape, dtype), op_name="convert_element_type"
-    )
+    out = _comp().emit("convert", x, shape=(x.shape, dtype), op_name="convert_element_type")
     out.weak_type = weak
     return out
 
@@ -122,7 +120,7 @@ def reshape(x, shape) -> Tracer:
         fail("reshape", f"cannot reshape {describe(x)} to {shape}")
     if shape == x.shape:
         return x
-    out = _comp().emit("reshape", x, shape=dtypes.hlo_shape(shape, x.dtype))
+    out = _comp().emit("reshape", x, shape=(shape, x.dtype))
     out.weak_type = x.weak_type
     return out
 
@@ -169,7 +167,7 @@ def compare(x, y, direction: str, op_name: str) -> Tracer:
         y,
         op_name=op_name,
         direction=direction,
-        shape=dtypes.hlo_shape(x.shape, np.bool_),
+        shape=(x.shape, np.bool_),
     )
 
 
@@ -234,7 +232,7 @@ def reduce(x, opcode: str, axes, op_name: str) -> Tracer:
         op_name=op_name,
         dimensions=axes,
         to_apply=reducer,
-        shape=dtypes.hlo_shape(shape, x.dtype),
+        shape=(shape, x.dtype),
     )
     out.weak_type = x.weak_type
     return out
@@ -266,11 +264,11 @@ def transpose(x, perm) -> Tracer:
     if perm == list(range(x.ndim)):
         return x
     shape = tuple(x.shape[p] for p in perm)
-    out = _comp().emit("transpose", x, dimensions=perm, shape=dtypes.hlo_shape(shape, x.dtype))
+    out = _comp().emit("transpose", x, dimensions=perm, shape=(shape, x.dtype))
     out.weak_type = x.weak_type
     return out
 
 
 def iota(dtype, shape, dimension: int) -> Tracer:
     shape = tuple(shape)
-    return _comp().emit("iota", shape=dtypes.hlo_shape(shape, dtype), iota_dimension=dimension)
+    return _comp().emit("iota", shape=(shape, dtype), iota_dimension=dimension)

@@ -68,7 +68,7 @@ class Computation:
 
     def parameter(self, shape, dtype, weak: bool = False, name: str = "") -> Tracer:
         i = len(self.parameters)
-        inst = self.builder.parameter(i, dtypes.hlo_shape(shape, dtype), name=name)
+        inst = self.builder.parameter(i, (shape, dtype), name=name)
         t = Tracer(self, inst, tuple(shape), np.dtype(dtype), weak)
         self.parameters.append(t)
         return t
@@ -168,7 +168,7 @@ class Tracer:
         return self.shape[0]
 
     def __repr__(self) -> str:
-        return f"Traced<{dtypes.hlo_shape(self.shape, self.dtype)}{'(weak)' if self.weak_type else ''}>"
+        return f"Traced<{dtypes.shape_text(self.shape, self.dtype)}{'(weak)' if self.weak_type else ''}>"
 
     # Python control flow on a traced value cannot work: the value is not known.
     def _concrete(self, what: str):
