@@ -12,6 +12,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "hlo/instruction.h"
 
 namespace uir::hlo {
@@ -145,7 +146,7 @@ class HloComputation {
   int64_t live_count_ = 0;
   int64_t next_local_id_ = 0;  // ids while detached
   // Keys view the instructions' own names (kept in step by Rename and Retire).
-  std::unordered_map<std::string_view, HloInstruction*> by_name_;
+  absl::flat_hash_map<std::string_view, HloInstruction*> by_name_;
   std::vector<HloInstruction*> parameters_;
   HloInstruction* root_ = nullptr;
   std::string execution_thread_;

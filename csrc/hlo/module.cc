@@ -11,7 +11,7 @@
 namespace uir::hlo {
 namespace {
 
-using ComputationMap = std::unordered_map<const HloComputation*, HloComputation*>;
+using ComputationMap = absl::flat_hash_map<const HloComputation*, HloComputation*>;
 
 // Rewrites computation pointers inside an attribute value through `map`.
 AttrValue RemapComputations(const AttrValue& value, const ComputationMap& map) {
@@ -104,8 +104,8 @@ std::string NameStem(const std::string& base, const char* fallback) {
 }
 
 std::string Unique(const std::string& base, const char* fallback,
-                   std::unordered_set<std::string>& used,
-                   std::unordered_map<std::string, int64_t>& next_suffix) {
+                   absl::flat_hash_set<std::string>& used,
+                   absl::flat_hash_map<std::string, int64_t>& next_suffix) {
   if (!base.empty() && used.insert(base).second) return base;
   std::string stem = NameStem(base, fallback);
   // `base` is taken (or empty); its stem needs checking only when it differs.
@@ -124,7 +124,7 @@ std::string Unique(const std::string& base, const char* fallback,
 // Clones `c` (whose callees are already in `map`) into `out`.
 std::unique_ptr<HloComputation> CloneComputation(
     const HloComputation& c, const std::string& name, const ComputationMap& map,
-    std::unordered_map<const HloInstruction*, HloInstruction*>& inst_map,
+    absl::flat_hash_map<const HloInstruction*, HloInstruction*>& inst_map,
     const std::function<std::string(const std::string&)>& rename) {
   auto copy = std::make_unique<HloComputation>(name);
   copy->set_execution_thread(c.execution_thread());
@@ -251,7 +251,7 @@ HloComputation* HloModule::CloneComputationInto(const HloComputation& computatio
     return UniqueInstructionName(suffix.empty() ? name : name + "." + suffix);
   };
   for (HloComputation* c : CalleesFirst({const_cast<HloComputation*>(&computation)})) {
-    std::unordered_map<const HloInstruction*, HloInstruction*> inst_map;
+    absl::flat_hash_map<const HloInstruction*, HloInstruction*> inst_map;
     const std::string name =
         UniqueComputationName(suffix.empty() ? c->name() : c->name() + "." + suffix);
     HloComputation* added = AddComputation(CloneComputation(*c, name, map, inst_map, rename));
@@ -285,7 +285,7 @@ std::unique_ptr<HloModule> HloModule::Clone() const {
   auto out = std::make_unique<HloModule>(name_);
   out->config_ = config_;
   ComputationMap computation_map;
-  std::unordered_map<const HloInstruction*, HloInstruction*> inst_map;
+  absl::flat_hash_map<const HloInstruction*, HloInstruction*> inst_map;
   size_t count = 0;
   for (const auto& c : computations_) count += static_cast<size_t>(c->instruction_count());
   inst_map.reserve(count);

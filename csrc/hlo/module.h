@@ -11,6 +11,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "hlo/computation.h"
 #include "hlo/schedule.h"
 
@@ -145,10 +147,12 @@ class HloModule {
   ModuleConfig config_;
   std::optional<HloSchedule> schedule_;
   int64_t next_unique_id_ = 0;
-  std::unordered_set<std::string> instruction_names_;
-  std::unordered_map<std::string, int64_t> next_instruction_suffix_;
-  std::unordered_set<std::string> computation_names_;
-  std::unordered_map<std::string, int64_t> next_computation_suffix_;
+  // Flat tables: a module can hold 10^5 names, and node-based sets spend
+  // their time in the allocator and in cache misses.
+  absl::flat_hash_set<std::string> instruction_names_;
+  absl::flat_hash_map<std::string, int64_t> next_instruction_suffix_;
+  absl::flat_hash_set<std::string> computation_names_;
+  absl::flat_hash_map<std::string, int64_t> next_computation_suffix_;
 };
 
 }  // namespace uir::hlo
