@@ -4,6 +4,12 @@ whose time should grow linearly. Edits dominate the generated ones: every
 third instruction is a duplicate (cse replaces it), every fifth is dead
 (dce removes it) and every seventh adds zero (algsimp removes it).
 
+Even a single linear scan costs more per instruction once a module no
+longer fits in the caches (and glibc's allocator slows down with a large
+heap), so beside the pipeline the table times the parser, one pass over the
+text that builds the module, on the same input: `pipeline/parse` staying
+flat across sizes means the pipeline scales as a linear scan does.
+
     .venv/bin/python benchmarks/compile_time.py
 """
 
@@ -47,6 +53,15 @@ def chain(n: int) -> str:
     return "HloModule chain\nENTRY main {\n" + "\n".join(lines) + "\n}\n"
 
 
+def parse_time(text: str, repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        uir.hlo.parse_module(text)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
 def timed(module, verify: bool, repeat: int = 3) -> float:
     best = float("inf")
     for _ in range(repeat):
@@ -57,19 +72,25 @@ def timed(module, verify: bool, repeat: int = 3) -> float:
 
 
 def main() -> None:
-    resnet = uir.hlo.parse_module((CORPUS / RESNET).read_text())
-    count = sum(len(c.instructions) for c in resnet.computations)
     print(
-        f"{'module':<24} {'instructions':>12} {'pipeline s':>11} {'+verify s':>10} {'us/instr':>9}"
+        f"{'module':<24} {'instructions':>12} {'pipeline s':>11} {'+verify s':>10} "
+        f"{'us/instr':>9} {'parse us/instr':>15} {'pipeline/parse':>15}"
     )
-    t, tv = timed(resnet, False), timed(resnet, True)
-    print(f"{'resnet50 (corpus)':<24} {count:12d} {t:11.3f} {tv:10.3f} {1e6 * t / count:9.2f}")
+
+    def row(label, text, module, repeat):
+        count = sum(len(c.instructions) for c in module.computations)
+        t, tv = timed(module, False, repeat), timed(module, True, repeat)
+        p = parse_time(text, repeat)
+        print(
+            f"{label:<24} {count:12d} {t:11.3f} {tv:10.3f} {1e6 * t / count:9.2f} "
+            f"{1e6 * p / count:15.2f} {t / p:15.1f}"
+        )
+
+    text = (CORPUS / RESNET).read_text()
+    row("resnet50 (corpus)", text, uir.hlo.parse_module(text), 3)
     for n in (1_000, 10_000, 100_000):
-        m = uir.hlo.parse_module(chain(n))
-        count = sum(len(c.instructions) for c in m.computations)
-        repeat = 3 if n < 100_000 else 1
-        t, tv = timed(m, False, repeat), timed(m, True, repeat)
-        print(f"{'chain ' + str(n):<24} {count:12d} {t:11.3f} {tv:10.3f} {1e6 * t / count:9.2f}")
+        text = chain(n)
+        row(f"chain {n}", text, uir.hlo.parse_module(text), 3 if n < 100_000 else 1)
 
 
 if __name__ == "__main__":
