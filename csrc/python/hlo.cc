@@ -304,6 +304,33 @@ bool IsDtypeLike(const py::handle& value) {
          py::isinstance<py::type>(value);
 }
 
+// An array shape with the default layout, as parsed text gets.
+hlo::Shape ArrayShape(const py::handle& dims, const py::handle& dtype) {
+  if (!IsDims(dims)) {
+    throw py::type_error("shape dimensions are a sequence of integers; got " +
+                         py::repr(dims).cast<std::string>());
+  }
+  std::vector<int64_t> sizes;
+  for (const py::handle& d : dims) {
+    const int64_t n = py::int_(py::reinterpret_borrow<py::object>(d)).cast<int64_t>();
+    if (n < 0) {
+      throw py::value_error("negative dimension " + std::to_string(n) + " in shape " +
+                            py::repr(dims).cast<std::string>());
+    }
+    sizes.push_back(n);
+  }
+  hlo::Shape shape(ToElementType(dtype), std::move(sizes));
+  shape.FillMissingLayouts();
+  return shape;
+}
+
+hlo::Shape TupleShape(const py::sequence& elements) {
+  std::vector<hlo::Shape> out;
+  out.reserve(elements.size());
+  for (const py::handle& e : elements) out.push_back(ToShape(e));
+  return hlo::Shape::Tuple(std::move(out));
+}
+
 }  // namespace
 
 hlo::Shape ToShape(const py::handle& value) {
@@ -316,24 +343,8 @@ hlo::Shape ToShape(const py::handle& value) {
         py::repr(value).cast<std::string>());
   }
   const auto seq = py::reinterpret_borrow<py::sequence>(value);
-  if (seq.size() == 2 && IsDims(seq[0]) && IsDtypeLike(seq[1])) {
-    std::vector<int64_t> dims;
-    for (const py::handle& d : seq[0]) {
-      const int64_t n = py::int_(py::reinterpret_borrow<py::object>(d)).cast<int64_t>();
-      if (n < 0) {
-        throw py::value_error("negative dimension " + std::to_string(n) + " in shape " +
-                              py::repr(value).cast<std::string>());
-      }
-      dims.push_back(n);
-    }
-    hlo::Shape shape(ToElementType(seq[1]), std::move(dims));
-    shape.FillMissingLayouts();  // as parsed text gets
-    return shape;
-  }
-  std::vector<hlo::Shape> elements;
-  elements.reserve(seq.size());
-  for (const py::handle& s : seq) elements.push_back(ToShape(s));
-  return hlo::Shape::Tuple(std::move(elements));
+  if (seq.size() == 2 && IsDims(seq[0]) && IsDtypeLike(seq[1])) return ArrayShape(seq[0], seq[1]);
+  return TupleShape(seq);
 }
 
 void BindHlo(py::module_& m) {
@@ -362,18 +373,13 @@ void BindHlo(py::module_& m) {
                          "An HLO shape: an array (element type, dimensions, layout) or a tuple.")
       .def(py::init([](const std::string& text) { return hlo::ParseShape(text); }), py::arg("text"))
       .def(py::init([](const py::object& dims, const py::object& dtype) {
-             return ToShape(py::make_tuple(dims, dtype));
+             return ArrayShape(dims, dtype);
            }),
            py::arg("dims"), py::arg("dtype"),
            "An array shape from its dimensions and a dtype (a NumPy dtype or type, an HLO "
            "element type name such as 'f32', or a dtype name such as 'float32').")
       .def_static(
-          "tuple",
-          [](const py::sequence& elements) {
-            std::vector<hlo::Shape> out;
-            for (const py::handle& e : elements) out.push_back(ToShape(e));
-            return hlo::Shape::Tuple(std::move(out));
-          },
+          "tuple", [](const py::sequence& elements) { return TupleShape(elements); },
           py::arg("elements"), "A tuple shape of the given element shapes.")
       .def_property_readonly(
           "dtype",
