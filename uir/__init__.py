@@ -4,7 +4,7 @@ The public names are re-exported here; the implementation lives in uir._src
 and the C++ core in uir._core.
 """
 
-from uir import _core, custom_call, hlo, lax, nn, numpy, passes, tree_util
+from uir import _core, buffers, custom_call, hlo, lax, nn, numpy, passes, schedule, tree_util
 from uir._src import array_methods as _array_methods  # noqa: F401  (Tracer's operators)
 from uir._src import config
 from uir._src.api import jit, make_hlo
@@ -12,6 +12,7 @@ from uir._src.errors import (
     CustomCallError,
     Error,
     InternalError,
+    MemoryLimitError,
     ParseError,
     ShapeError,
     TraceError,
@@ -27,12 +28,14 @@ __all__ = [
     "CustomCallError",
     "Error",
     "InternalError",
+    "MemoryLimitError",
     "ParseError",
     "ShapeError",
     "TraceError",
     "UnimplementedError",
     "VerifyError",
     "__version__",
+    "buffers",
     "config",
     "custom_call",
     "evaluate",
@@ -44,5 +47,6 @@ __all__ = [
     "nn",
     "numpy",
     "passes",
+    "schedule",
     "tree_util",
 ]

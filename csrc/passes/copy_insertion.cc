@@ -4,6 +4,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "analysis/in_place.h"
 #include "hlo/builder.h"
 #include "passes/dataflow_order.h"
 #include "passes/fusion/priority_fusion.h"
@@ -21,38 +22,90 @@ bool IsView(const HloInstruction& i) {
   return i.opcode() == HloOpcode::kBitcast || i.opcode() == HloOpcode::kGetTupleElement;
 }
 
-// The instructions that read `value`'s buffer, looking through views of it
-// (bitcasts; get-tuple-element of element `index` when `index` >= 0).
-std::vector<HloInstruction*> Readers(HloInstruction* value) {
+// The instructions that read `value`'s buffer (or, with `at`, its element
+// at that index), following it through views
+// (bitcasts), into tuples and out of them again (get-tuple-element of the
+// element that holds it). A tuple holding it that is its computation's root
+// counts as a reader (the value is live out).
+std::vector<HloInstruction*> Readers(HloInstruction* value, std::vector<int64_t> at = {}) {
   std::vector<HloInstruction*> out;
-  std::vector<HloInstruction*> work = {value};
+  // (instruction, where the value sits inside its result)
+  std::vector<std::pair<HloInstruction*, std::vector<int64_t>>> work = {{value, std::move(at)}};
   std::unordered_set<HloInstruction*> seen;
-  while (!work.empty()) {
-    HloInstruction* v = work.back();
-    work.pop_back();
+  auto add = [&](HloInstruction* u) {
+    if (std::find(out.begin(), out.end(), u) == out.end()) out.push_back(u);
+  };
+  for (size_t step = 0; step < work.size() && step < 100000; ++step) {
+    auto [v, path] = work[step];
     for (HloInstruction* u : v->users()) {
-      if (!seen.insert(u).second) continue;
-      if (u->opcode() == HloOpcode::kBitcast) {
-        work.push_back(u);
-      } else {
-        out.push_back(u);
+      switch (u->opcode()) {
+        case HloOpcode::kBitcast:
+          if (seen.insert(u).second) work.push_back({u, path});
+          break;
+        case HloOpcode::kTuple:
+          if (u == u->parent()->root()) add(u);
+          for (int64_t k = 0; k < u->operand_count(); ++k) {
+            if (u->operand(k) != v) continue;
+            std::vector<int64_t> inner = {k};
+            inner.insert(inner.end(), path.begin(), path.end());
+            work.push_back({u, std::move(inner)});
+          }
+          break;
+        case HloOpcode::kGetTupleElement:
+          if (path.empty()) {
+            add(u);  // reads an element of the value itself (a tuple value)
+          } else if (u->attributes().Get<int64_t>(AttrKey::kIndex) == path[0]) {
+            work.push_back({u, std::vector<int64_t>(path.begin() + 1, path.end())});
+          }
+          break;
+        default:
+          add(u);
       }
     }
   }
   return out;
 }
 
-// The value a view chain starts from.
+// The value a view chain starts from: through bitcasts, and through
+// get-tuple-element of a tuple to the element.
 const HloInstruction* Base(const HloInstruction* x) {
-  while (x->opcode() == HloOpcode::kBitcast) x = x->operand(0);
-  return x;
+  for (;;) {
+    if (x->opcode() == HloOpcode::kBitcast) {
+      x = x->operand(0);
+    } else if (x->opcode() == HloOpcode::kGetTupleElement &&
+               x->operand(0)->opcode() == HloOpcode::kTuple) {
+      x = x->operand(0)->operand(x->attributes().Get<int64_t>(AttrKey::kIndex));
+    } else {
+      return x;
+    }
+  }
+}
+
+// Where a value comes from: through bitcasts, get-tuple-elements and the
+// tuples they take apart, the instruction that defines it and the index
+// (`at`) of the value in its result.
+const HloInstruction* Origin(const HloInstruction* x, std::vector<int64_t>& at) {
+  at.clear();
+  for (;;) {
+    if (x->opcode() == HloOpcode::kBitcast) {
+      x = x->operand(0);
+    } else if (x->opcode() == HloOpcode::kGetTupleElement) {
+      at.insert(at.begin(), x->attributes().Get<int64_t>(AttrKey::kIndex));
+      x = x->operand(0);
+    } else if (x->opcode() == HloOpcode::kTuple && !at.empty()) {
+      x = x->operand(at.front());
+      at.erase(at.begin());
+    } else {
+      return x;
+    }
+  }
 }
 
 // Never written in place: constants and the entry's parameters (and views
 // of them).
 bool ReadOnly(const HloInstruction* x, const HloComputation* entry) {
-  x = Base(x);
-  while (x->opcode() == HloOpcode::kGetTupleElement) x = Base(x->operand(0));
+  std::vector<int64_t> at;
+  x = Origin(x, at);
   return x->opcode() == HloOpcode::kConstant ||
          (x->opcode() == HloOpcode::kParameter && x->parent() == entry);
 }
@@ -62,29 +115,15 @@ HloInstruction* AddCopy(HloInstruction* x) {
   return b.Add(HloOpcode::kCopy, {x}, {}, x->shape());
 }
 
-// Operand positions an op overwrites in place.
-std::vector<int64_t> InPlaceOperands(const HloInstruction& i) {
-  switch (i.opcode()) {
-    case HloOpcode::kDynamicUpdateSlice:
-      return {0};
-    case HloOpcode::kScatter: {
-      std::vector<int64_t> out;
-      for (int64_t k = 0; k < (i.operand_count() - 1) / 2; ++k) out.push_back(k);
-      return out;
-    }
-    case HloOpcode::kFusion: {
-      const HloComputation* fused = i.attributes().Get<HloComputation*>(AttrKey::kCalls);
-      const std::vector<int64_t> inner = InPlaceOperands(*fused->root());
-      std::vector<int64_t> out;
-      for (int64_t k : inner) {
-        const HloInstruction* p = Base(fused->root()->operand(k));
-        if (p->opcode() == HloOpcode::kParameter) out.push_back(p->parameter_number());
-      }
-      return out;
-    }
-    default:
-      return {};
+using analysis::InPlaceOperands;
+
+// `i` overwrites one of `views` (the old value) in place.
+bool WritesInPlace(const HloInstruction& i, const std::vector<HloInstruction*>& views) {
+  for (int64_t k : InPlaceOperands(i)) {
+    const HloInstruction* x = Base(i.operand(k));
+    if (std::find(views.begin(), views.end(), x) != views.end()) return true;
   }
+  return false;
 }
 
 class Inserter {
@@ -97,7 +136,12 @@ class Inserter {
     if (ReadOnly(value, entry_)) return true;
     const HloInstruction* base = Base(value);
     if (base == c_.root() || value == c_.root()) return true;
-    for (HloInstruction* r : Readers(const_cast<HloInstruction*>(base))) {
+    // An element of a tuple-shaped result (a loop's, a parameter's): every
+    // reader of that element, through any get-tuple-element of it.
+    std::vector<int64_t> at;
+    base = Origin(base, at);
+    if (!at.empty() && base == c_.root()) return true;
+    for (HloInstruction* r : Readers(const_cast<HloInstruction*>(base), at)) {
       if (r == writer || r == except) continue;
       if (r == c_.root()) return true;  // live out
       if (!order_.After(writer, r)) return true;
@@ -156,6 +200,7 @@ class Inserter {
     for (HloInstruction* r : readers) {
       if (r == root) continue;
       if (r == out && hlo::IsElementwise(out->opcode())) continue;  // same index
+      if (r == out && WritesInPlace(*out, old)) continue;           // the in-place writer
       if (r == out || !order_.After(out, r)) late.push_back(r);
     }
     if (late.empty()) return false;
@@ -201,6 +246,37 @@ class Inserter {
     return changed;
   }
 
+  // A conditional branch: its result becomes the conditional's buffers,
+  // so it must not be a constant, a parameter (the operand's buffer) or
+  // one value in two places.
+  bool BranchResult() {
+    HloInstruction* root = c_.root();
+    if (root->opcode() != HloOpcode::kTuple) {
+      const HloInstruction* base = Base(root);
+      if (root->shape().IsArray() && (base->opcode() == HloOpcode::kConstant ||
+                                      base->opcode() == HloOpcode::kParameter || IsView(*base))) {
+        c_.set_root(AddCopy(root));
+        return true;
+      }
+      return false;
+    }
+    bool changed = false;
+    std::vector<HloInstruction*> seen;
+    for (int64_t k = 0; k < root->operand_count(); ++k) {
+      HloInstruction* r = root->operand(k);
+      if (!r->shape().IsArray()) continue;
+      const bool repeated = std::find(seen.begin(), seen.end(), r) != seen.end();
+      seen.push_back(r);
+      const HloInstruction* base = Base(r);
+      if (repeated || base->opcode() == HloOpcode::kConstant ||
+          base->opcode() == HloOpcode::kParameter || IsView(*base)) {
+        root->ReplaceOperand(k, AddCopy(r));
+        changed = true;
+      }
+    }
+    return changed;
+  }
+
   // Entry outputs: no parameter, constant or repeated value; aliased ones
   // written only after the parameter's readers.
   bool EntryOutputs(const hlo::ModuleConfig& config) {
@@ -226,6 +302,8 @@ class Inserter {
       }
     }
     for (const hlo::InputOutputAlias& a : config.input_output_alias) {
+      if (a.output_index.empty() && root->opcode() != HloOpcode::kTuple)
+        changed |= AliasedArrayRoot(a);
       if (a.output_index.size() != 1 || root->opcode() != HloOpcode::kTuple ||
           !a.parameter_index.empty() || a.parameter >= c_.num_parameters())
         continue;
@@ -239,6 +317,34 @@ class Inserter {
   }
 
  private:
+  // The entry's one array result is written over parameter `a.parameter`:
+  // safe if every other reader of it comes first and the result reads it
+  // element by element (or updates it in place); else a copy computes
+  // into a temporary first, ordered after those readers.
+  bool AliasedArrayRoot(const hlo::InputOutputAlias& a) {
+    HloInstruction* root = c_.root();
+    if (!a.parameter_index.empty() || a.parameter >= c_.num_parameters() ||
+        !root->shape().IsArray())
+      return false;
+    HloInstruction* param = c_.parameter(a.parameter);
+    if (Base(root) == param) return false;
+    std::vector<HloInstruction*> late;
+    bool root_reads = false;
+    for (HloInstruction* r : Readers(param)) {
+      if (r == root) {
+        root_reads = true;
+      } else if (!order_.After(root, r)) {
+        late.push_back(r);
+      }
+    }
+    const bool in_step = hlo::IsElementwise(root->opcode()) || WritesInPlace(*root, {param});
+    if (late.empty() && (!root_reads || in_step)) return false;
+    HloInstruction* copy = AddCopy(root);
+    c_.set_root(copy);
+    for (HloInstruction* r : late) r->AddControlDependencyTo(copy);
+    return true;
+  }
+
   // The output is the very parameter it is aliased with: no copy.
   bool Aliased(const hlo::ModuleConfig& config, int64_t k, const HloInstruction* v) const {
     for (const hlo::InputOutputAlias& a : config.input_output_alias) {
@@ -278,10 +384,13 @@ bool RemoveCopies(HloComputation& c) {
 bool CopyInsertion::Run(hlo::HloModule& module) {
   const uint64_t before = module.Fingerprint();
   std::unordered_set<const HloComputation*> bodies;
+  std::unordered_set<const HloComputation*> branches;
   for (const auto& c : module.computations()) {
     for (const HloInstruction* i : c->instructions()) {
       if (i->opcode() == HloOpcode::kWhile)
         bodies.insert(i->attributes().Get<HloComputation*>(AttrKey::kBody));
+      if (i->opcode() == HloOpcode::kConditional)
+        for (const HloComputation* b : i->called_computations()) branches.insert(b);
     }
   }
   for (HloComputation* c : FusionTargets(module)) {
@@ -289,6 +398,7 @@ bool CopyInsertion::Run(hlo::HloModule& module) {
     Inserter inserter(*c, module.entry());
     inserter.InPlaceOps();
     if (bodies.count(c)) inserter.LoopBody();
+    if (branches.count(c)) inserter.BranchResult();
     if (c == module.entry()) inserter.EntryOutputs(module.config());
   }
   return module.Fingerprint() != before;

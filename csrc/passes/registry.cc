@@ -11,12 +11,14 @@
 #include "passes/copy_insertion.h"
 #include "passes/cse.h"
 #include "passes/dce.h"
+#include "passes/flatten_call_graph.h"
 #include "passes/fusion/multi_output_fusion.h"
 #include "passes/fusion/priority_fusion.h"
 #include "passes/layout_assignment.h"
 #include "passes/layout_normalization.h"
 #include "passes/tuple_simplifier.h"
 #include "passes/while_loop_simplifier.h"
+#include "schedule/passes.h"
 
 namespace uir::passes {
 namespace {
@@ -36,8 +38,11 @@ const std::map<std::string, Factory>& Table() {
       {"copy-insertion", Make<CopyInsertion>()},
       {"cse", Make<Cse>()},
       {"dce", Make<Dce>()},
+      {"flatten-call-graph", Make<FlattenCallGraph>()},
+      {"latency-hiding-scheduler", Make<schedule::LatencyHidingSchedulerPass>()},
       {"layout-assignment", Make<LayoutAssignment>()},
       {"layout-normalization", Make<LayoutNormalization>()},
+      {"memory-scheduler", Make<schedule::MemorySchedulerPass>()},
       {"multi-output-fusion", Make<MultiOutputFusion>()},
       {"priority-fusion", Make<PriorityFusion>()},
       {"tuple-simplifier", Make<TupleSimplifier>()},
@@ -105,6 +110,9 @@ std::unique_ptr<HloPassPipeline> DefaultPipeline() {
   p->Add<MultiOutputFusion>();
   p->Add<Cse>();
   p->Add<CopyInsertion>();
+  p->Add<FlattenCallGraph>();
+  p->Add<schedule::MemorySchedulerPass>();
+  p->Add<schedule::LatencyHidingSchedulerPass>();
   return p;
 }
 

@@ -12,6 +12,7 @@ void BindEval(pybind11::module_& m);     // `eval` submodule
 void BindPasses(pybind11::module_& m);   // `passes` submodule
 void BindRuntime(pybind11::module_& m);  // `runtime` submodule
 void BindCodegen(pybind11::module_& m);  // `codegen` submodule
+void BindBuffers(pybind11::module_& m);  // `schedule` and `buffers` submodules
 
 }  // namespace uir::python
 

@@ -25,6 +25,8 @@ const char* PythonClassName(ErrorKind kind) {
       return "InternalError";
     case ErrorKind::kUnimplemented:
       return "UnimplementedError";
+    case ErrorKind::kMemoryLimit:
+      return "MemoryLimitError";
   }
   return "InternalError";
 }
@@ -80,9 +82,9 @@ void BindSupport(py::module_& m) {
   sm.def(
       "throw_for_testing",
       [](const std::string& kind, const std::string& message) {
-        for (ErrorKind k :
-             {ErrorKind::kParse, ErrorKind::kVerify, ErrorKind::kTrace, ErrorKind::kShape,
-              ErrorKind::kCustomCall, ErrorKind::kInternal, ErrorKind::kUnimplemented}) {
+        for (ErrorKind k : {ErrorKind::kParse, ErrorKind::kVerify, ErrorKind::kTrace,
+                            ErrorKind::kShape, ErrorKind::kCustomCall, ErrorKind::kInternal,
+                            ErrorKind::kUnimplemented, ErrorKind::kMemoryLimit}) {
           if (ErrorKindName(k) == kind) ThrowErrorForTesting(k, message);
         }
         throw py::value_error("unknown error kind '" + kind + "'");

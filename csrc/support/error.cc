@@ -38,6 +38,8 @@ std::string_view ErrorKindName(ErrorKind kind) {
       return "internal";
     case ErrorKind::kUnimplemented:
       return "unimplemented";
+    case ErrorKind::kMemoryLimit:
+      return "memory_limit";
   }
   return "unknown";
 }
@@ -71,6 +73,8 @@ void ThrowErrorForTesting(ErrorKind kind, const std::string& message) {
       throw CustomCallError("test_target", message);
     case ErrorKind::kUnimplemented:
       throw UnimplementedError(message);
+    case ErrorKind::kMemoryLimit:
+      throw MemoryLimitError(message);
     case ErrorKind::kInternal:
       UIR_CHECK(false) << message;
   }

@@ -19,6 +19,7 @@ enum class ErrorKind {
   kCustomCall,     // a custom-call target that reported a failure
   kInternal,       // a bug in uir itself
   kUnimplemented,  // a valid program using something uir does not support yet
+  kMemoryLimit,    // a program that cannot be fit into the memory it was given
 };
 
 // Returns the stable lower-case name of `kind` ("parse", "verify", ...).
@@ -95,6 +96,13 @@ class CustomCallError : public UserError {
 
  private:
   std::string target_;
+};
+
+// A memory limit no schedule or rematerialization can meet.
+class MemoryLimitError : public UserError {
+ public:
+  explicit MemoryLimitError(const std::string& message)
+      : UserError(ErrorKind::kMemoryLimit, message) {}
 };
 
 // A bug in uir: a broken internal invariant. Raised by UIR_CHECK.

@@ -203,7 +203,7 @@ def check(text: str, dtype: str, pass_name: str) -> None:
     module = uir.hlo.parse_module(text)
     args = inputs(dtype, 0)
     want = uir.evaluate(module, *args)
-    out = uir.passes.run(module, [pass_name])
+    out = uir.passes.run(module, [*PREREQUISITES.get(pass_name, []), pass_name])
     out.verify()
     got = uir.evaluate(out, *args)
     for w, g in zip(want, got, strict=True):
@@ -226,7 +226,12 @@ PASSES = [
     "layout-assignment",
     "layout-normalization",
     "copy-insertion",
+    "flatten-call-graph",
+    "memory-scheduler",
+    "latency-hiding-scheduler",
 ]
+# Passes that work on what another pass leaves (a schedule).
+PREREQUISITES = {"latency-hiding-scheduler": ["memory-scheduler"]}
 
 
 @pytest.mark.parametrize("pass_name", PASSES)

@@ -15,6 +15,7 @@ CASES = [
     ("custom_call", uir.CustomCallError, RuntimeError),
     ("internal", uir.InternalError, RuntimeError),
     ("unimplemented", uir.UnimplementedError, NotImplementedError),
+    ("memory_limit", uir.MemoryLimitError, ValueError),
 ]
 
 

@@ -99,9 +99,19 @@ class Compiled:
 
         self.lowered = lowered
         self.module = default_pipeline().run(lowered.module)
+        self._buffer_assignment = None
 
     def as_text(self) -> str:
         return self.module.to_text()
+
+    @property
+    def buffer_assignment(self):
+        """Where each value of the optimized module lives (uir.buffers.assign)."""
+        if self._buffer_assignment is None:
+            from uir._src.buffers import assign
+
+            self._buffer_assignment = assign(self.module)
+        return self._buffer_assignment
 
     def call_flat(self, arrays: Sequence[np.ndarray]):
         result = evaluate(self.module, *arrays)

@@ -132,6 +132,35 @@ def _stage_passes() -> bool:
     return ok
 
 
+def _stage_buffers() -> bool:
+    import numpy as np
+
+    import uir
+    import uir.numpy as jnp
+
+    def attention(q, k, v):
+        s = (q @ k.T) * 0.125
+        p = jnp.exp(s - jnp.max(s, axis=-1, keepdims=True))
+        return (p / jnp.sum(p, axis=-1, keepdims=True)) @ v
+
+    _section("Scheduling and buffer assignment: a traced attention block")
+    rng = np.random.default_rng(0)
+    args = [rng.standard_normal((128, 64)).astype(np.float32) for _ in range(3)]
+    compiled = uir.jit(attention).lower(*args).compile()
+    _, report = uir.schedule.run(compiled.module, report=True)
+    print(report)
+    ba = compiled.buffer_assignment
+    text = ba.to_text()
+    print(text[: text.index("Used values:")].rstrip())
+    print(text[text.index("BufferAssignment stats:") :].rstrip())
+    problems = ba.problems()
+    print(
+        f"  arena {ba.arena_bytes} B for a peak of {ba.peak_bytes} B live at once; "
+        f"check(): {'no overlap of live values' if not problems else problems[0]}"
+    )
+    return not problems
+
+
 def _leaves(value) -> list:
     if isinstance(value, (list, tuple)):
         return [leaf for v in value for leaf in _leaves(v)]
@@ -143,7 +172,12 @@ def run(size: int = 1 << 22) -> int:
     from uir import __version__
 
     print(f"uir {__version__}: a tensor compiler from array programs and XLA's HLO to machine code")
-    stages: list[Callable[[], bool]] = [_stage_host, _stage_passes, lambda: _stage_jit(size)]
+    stages: list[Callable[[], bool]] = [
+        _stage_host,
+        _stage_passes,
+        _stage_buffers,
+        lambda: _stage_jit(size),
+    ]
     ok = all([stage() for stage in stages])
     print(f"\n{'demo finished' if ok else 'demo FAILED'}")
     return 0 if ok else 1

@@ -56,10 +56,16 @@ class UnimplementedError(Error, NotImplementedError):
     """A valid program that uses something uir does not support yet."""
 
 
+class MemoryLimitError(Error, ValueError):
+    """A memory limit that no schedule or rematerialization can meet; the message
+    says what stays live at the peak."""
+
+
 __all__ = [
     "CustomCallError",
     "Error",
     "InternalError",
+    "MemoryLimitError",
     "ParseError",
     "ShapeError",
     "TraceError",

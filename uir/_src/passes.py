@@ -232,6 +232,9 @@ class Pipeline:
         )
         if dumper:
             dumper.write("after_optimizations", out.to_text())
+            if out.is_scheduled:
+                # As XLA does: the buffer assignment of the optimized module.
+                dumper.write("buffer-assignment", _core.buffers.assign(out).to_text())
         return (out, records) if trace else out
 
 

@@ -1,0 +1,57 @@
+#include "analysis/shape_index.h"
+
+#include "hlo/primitive_type.h"
+#include "support/error.h"
+
+namespace uir::analysis {
+
+std::string IndexToString(const ShapeIndex& index) {
+  std::string out = "{";
+  for (size_t i = 0; i < index.size(); ++i) out += (i ? "," : "") + std::to_string(index[i]);
+  return out + "}";
+}
+
+const hlo::Shape& Subshape(const hlo::Shape& shape, const ShapeIndex& index) {
+  const hlo::Shape* s = &shape;
+  for (int64_t k : index) {
+    UIR_CHECK(s->IsTuple() && k >= 0 && k < s->tuple_shapes_size())
+        << "index " << IndexToString(index) << " is not in shape " << shape.ToString();
+    s = &s->tuple_shapes(k);
+  }
+  return *s;
+}
+
+namespace {
+
+void Collect(const hlo::Shape& shape, ShapeIndex& prefix, std::vector<ShapeIndex>& out) {
+  out.push_back(prefix);
+  if (!shape.IsTuple()) return;
+  for (int64_t k = 0; k < shape.tuple_shapes_size(); ++k) {
+    prefix.push_back(k);
+    Collect(shape.tuple_shapes(k), prefix, out);
+    prefix.pop_back();
+  }
+}
+
+}  // namespace
+
+std::vector<ShapeIndex> AllIndices(const hlo::Shape& shape) {
+  std::vector<ShapeIndex> out;
+  ShapeIndex prefix;
+  Collect(shape, prefix, out);
+  return out;
+}
+
+int64_t ByteSize(const hlo::Shape& shape, int64_t pointer_bytes) {
+  if (shape.IsTuple()) return pointer_bytes * shape.tuple_shapes_size();
+  if (!shape.IsArray()) return 0;  // token, opaque
+  int64_t bits = hlo::BitWidth(shape.element_type());
+  if (shape.has_layout() && shape.layout().element_size_in_bits > 0) {
+    bits = shape.layout().element_size_in_bits;
+  } else if (bits < 8) {
+    bits = 8;
+  }
+  return (shape.element_count() * bits + 7) / 8;
+}
+
+}  // namespace uir::analysis
