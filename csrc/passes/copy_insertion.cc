@@ -110,6 +110,13 @@ bool ReadOnly(const HloInstruction* x, const HloComputation* entry) {
          (x->opcode() == HloOpcode::kParameter && x->parent() == entry);
 }
 
+// A value that cannot become a computation's result buffer as it is: a
+// constant, a parameter (its caller's buffer) or a view of another value.
+bool NeedsOwnBuffer(const HloInstruction* base) {
+  return base->opcode() == HloOpcode::kConstant || base->opcode() == HloOpcode::kParameter ||
+         IsView(*base);
+}
+
 HloInstruction* AddCopy(HloInstruction* x) {
   hlo::ComputationBuilder b(x->parent());
   return b.Add(HloOpcode::kCopy, {x}, {}, x->shape());
@@ -186,28 +193,46 @@ class Inserter {
     return changed;
   }
 
+  // Readers of the old value (`old`: views of it) that could still run
+  // after `out` is written over it: each reader not ordered before `out`,
+  // and the instruction producing `out` itself unless it reads the old
+  // value element by element or updates it in place.
+  std::vector<HloInstruction*> LateReaders(HloInstruction* out,
+                                           const std::vector<HloInstruction*>& old) {
+    std::vector<int64_t> at;
+    const HloInstruction* producer = Origin(out, at);
+    std::vector<HloInstruction*> late;
+    for (HloInstruction* view : old) {
+      for (HloInstruction* r : Readers(view)) {
+        if (std::find(late.begin(), late.end(), r) != late.end()) continue;
+        if (r == producer) {
+          const bool in_step =
+              (at.empty() && hlo::IsElementwise(r->opcode())) || WritesInPlace(*r, old);
+          if (!in_step) late.push_back(r);
+        } else if (r != c_.root() && !order_.After(out, r)) {
+          late.push_back(r);
+        }
+      }
+    }
+    return late;
+  }
+
+  // A copy of `out` to write over the old value, ordered after `late`.
+  HloInstruction* OrderedCopyOf(HloInstruction* out, const std::vector<HloInstruction*>& late) {
+    HloInstruction* copy = AddCopy(out);
+    for (HloInstruction* r : late)
+      if (!order_.After(copy, r)) r->AddControlDependencyTo(copy);
+    return copy;
+  }
+
   // `out` (an element of the root) is written into the buffer `old`
   // (a parameter, or an element of one): a copy ordered after every reader
   // of `old` that may otherwise come later.
   bool OrderedCopy(HloInstruction* root, int64_t k, const std::vector<HloInstruction*>& old) {
     HloInstruction* out = root->operand(k);
-    std::vector<HloInstruction*> readers;
-    for (HloInstruction* view : old) {
-      for (HloInstruction* r : Readers(view))
-        if (std::find(readers.begin(), readers.end(), r) == readers.end()) readers.push_back(r);
-    }
-    std::vector<HloInstruction*> late;
-    for (HloInstruction* r : readers) {
-      if (r == root) continue;
-      if (r == out && hlo::IsElementwise(out->opcode())) continue;  // same index
-      if (r == out && WritesInPlace(*out, old)) continue;           // the in-place writer
-      if (r == out || !order_.After(out, r)) late.push_back(r);
-    }
+    const std::vector<HloInstruction*> late = LateReaders(out, old);
     if (late.empty()) return false;
-    HloInstruction* copy = AddCopy(out);
-    root->ReplaceOperand(k, copy);
-    for (HloInstruction* r : late)
-      if (r != out) r->AddControlDependencyTo(copy);
+    root->ReplaceOperand(k, OrderedCopyOf(out, late));
     return true;
   }
 
@@ -235,8 +260,7 @@ class Inserter {
           std::find(it->second.begin(), it->second.end(), r) != it->second.end();
       if (passed_through && !repeated) continue;
       const HloInstruction* base = Base(r);
-      if (repeated || base->opcode() == HloOpcode::kConstant || IsView(*base) ||
-          base->opcode() == HloOpcode::kParameter) {
+      if (repeated || NeedsOwnBuffer(base)) {
         root->ReplaceOperand(k, AddCopy(r));
         changed = true;
         continue;
@@ -253,8 +277,7 @@ class Inserter {
     HloInstruction* root = c_.root();
     if (root->opcode() != HloOpcode::kTuple) {
       const HloInstruction* base = Base(root);
-      if (root->shape().IsArray() && (base->opcode() == HloOpcode::kConstant ||
-                                      base->opcode() == HloOpcode::kParameter || IsView(*base))) {
+      if (root->shape().IsArray() && NeedsOwnBuffer(base)) {
         c_.set_root(AddCopy(root));
         return true;
       }
@@ -268,8 +291,7 @@ class Inserter {
       const bool repeated = std::find(seen.begin(), seen.end(), r) != seen.end();
       seen.push_back(r);
       const HloInstruction* base = Base(r);
-      if (repeated || base->opcode() == HloOpcode::kConstant ||
-          base->opcode() == HloOpcode::kParameter || IsView(*base)) {
+      if (repeated || NeedsOwnBuffer(base)) {
         root->ReplaceOperand(k, AddCopy(r));
         changed = true;
       }
@@ -328,20 +350,9 @@ class Inserter {
       return false;
     HloInstruction* param = c_.parameter(a.parameter);
     if (Base(root) == param) return false;
-    std::vector<HloInstruction*> late;
-    bool root_reads = false;
-    for (HloInstruction* r : Readers(param)) {
-      if (r == root) {
-        root_reads = true;
-      } else if (!order_.After(root, r)) {
-        late.push_back(r);
-      }
-    }
-    const bool in_step = hlo::IsElementwise(root->opcode()) || WritesInPlace(*root, {param});
-    if (late.empty() && (!root_reads || in_step)) return false;
-    HloInstruction* copy = AddCopy(root);
-    c_.set_root(copy);
-    for (HloInstruction* r : late) r->AddControlDependencyTo(copy);
+    const std::vector<HloInstruction*> late = LateReaders(root, {param});
+    if (late.empty()) return false;
+    c_.set_root(OrderedCopyOf(root, late));
     return true;
   }
 

@@ -391,3 +391,21 @@ def test_dump_writes_the_buffer_assignment(tmp_path):
     uir.passes.default_pipeline().run(m, dump_to=tmp_path)
     (path,) = tmp_path.glob("*.buffer-assignment.txt")
     assert "BufferAssignment for module" in path.read_text()
+
+
+def test_output_aliased_to_a_parameter_its_own_producer_reads_gets_a_copy():
+    # The reversed output lands in the parameter's buffer while the
+    # multi-output fusion computing it still reads that parameter.
+    m = uir.hlo.parse_module("""HloModule m, input_output_alias={ {0}: (0, {}, may-alias) }
+ENTRY e {
+  p = f32[16] parameter(0)
+  r = f32[16] reverse(p), dimensions={0}
+  n = f32[16] negate(p)
+  ROOT t = (f32[16], f32[16]) tuple(r, n)
+}
+""")
+    out = uir.passes.default_pipeline().run(m)
+    uir.buffers.assign(out).check()
+    x = np.arange(16, dtype=np.float32)
+    for want, got in zip(uir.evaluate(m, x), uir.evaluate(out, x), strict=True):
+        np.testing.assert_array_equal(got, want)
