@@ -47,25 +47,6 @@ void HloLiveRange::Flatten(const HloComputation* c, const Sequences& sequences) 
   timeline_.push_back(nullptr);
 }
 
-namespace {
-
-// The async-done that finishes `start` (through async-updates), or nullptr.
-const HloInstruction* DoneOf(const HloInstruction* start) {
-  const HloInstruction* x = start;
-  for (int step = 0; step < 1 << 20; ++step) {
-    const HloInstruction* next = nullptr;
-    for (const HloInstruction* u : x->users()) {
-      if (u->opcode() == HloOpcode::kAsyncDone) return u;
-      if (u->opcode() == HloOpcode::kAsyncUpdate) next = u;
-    }
-    if (next == nullptr) return nullptr;
-    x = next;
-  }
-  return nullptr;
-}
-
-}  // namespace
-
 std::unique_ptr<HloLiveRange> HloLiveRange::Run(const HloAliasAnalysis& alias,
                                                 const Sequences& sequences) {
   std::unique_ptr<HloLiveRange> lr(new HloLiveRange(alias));
@@ -83,7 +64,7 @@ std::unique_ptr<HloLiveRange> HloLiveRange::Run(const HloAliasAnalysis& alias,
     for (const HloInstruction* caller = df.Caller(c); caller != nullptr;
          caller = df.Caller(caller->parent())) {
       if (caller->opcode() != HloOpcode::kAsyncStart) continue;
-      if (const HloInstruction* done = DoneOf(caller);
+      if (const HloInstruction* done = AsyncDoneOf(*caller);
           done != nullptr && lr->times_.contains(done)) {
         async_end[c] = std::max(async_end[c], lr->time_in(done));
       }
@@ -118,6 +99,47 @@ std::unique_ptr<HloLiveRange> HloLiveRange::Run(const HloAliasAnalysis& alias,
     lr->buffer_ranges_[b.id()] = r;
   }
   return lr;
+}
+
+bool IsAsyncStart(HloOpcode op) {
+  switch (op) {
+    case HloOpcode::kAsyncStart:
+    case HloOpcode::kCopyStart:
+    case HloOpcode::kAllReduceStart:
+    case HloOpcode::kAllGatherStart:
+    case HloOpcode::kCollectivePermuteStart:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool IsAsyncDone(HloOpcode op) {
+  switch (op) {
+    case HloOpcode::kAsyncDone:
+    case HloOpcode::kCopyDone:
+    case HloOpcode::kAllReduceDone:
+    case HloOpcode::kAllGatherDone:
+    case HloOpcode::kCollectivePermuteDone:
+      return true;
+    default:
+      return false;
+  }
+}
+
+const HloInstruction* AsyncDoneOf(const HloInstruction& start) {
+  if (!IsAsyncStart(start.opcode())) return nullptr;
+  const HloInstruction* x = &start;
+  for (int step = 0; step < 1 << 20; ++step) {
+    const HloInstruction* next = nullptr;
+    for (const HloInstruction* u : x->users()) {
+      if (IsAsyncDone(u->opcode())) return u;
+      if (u->opcode() == HloOpcode::kAsyncUpdate) next = u;
+    }
+    if (next == nullptr) return nullptr;
+    x = next;
+  }
+  return nullptr;
 }
 
 std::string_view BufferKindName(BufferKind kind) {

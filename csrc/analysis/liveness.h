@@ -70,6 +70,14 @@ class HloLiveRange {
   int64_t end_time_ = 0;
 };
 
+// The start of an async pair (async-start, copy-start, all-reduce-start,
+// all-gather-start, collective-permute-start) and its done.
+bool IsAsyncStart(hlo::HloOpcode opcode);
+bool IsAsyncDone(hlo::HloOpcode opcode);
+// The done that finishes `start` (through async-updates), or nullptr when
+// `start` is no async start or has none.
+const hlo::HloInstruction* AsyncDoneOf(const hlo::HloInstruction& start);
+
 enum class BufferKind { kParameter, kConstant, kOutput, kTemporary };
 std::string_view BufferKindName(BufferKind kind);
 // A buffer holding an entry parameter's value is kParameter (also when an

@@ -18,52 +18,11 @@ using hlo::HloOpcode;
 
 namespace {
 
-bool IsStart(HloOpcode op) {
-  switch (op) {
-    case HloOpcode::kAsyncStart:
-    case HloOpcode::kCopyStart:
-    case HloOpcode::kAllReduceStart:
-    case HloOpcode::kAllGatherStart:
-    case HloOpcode::kCollectivePermuteStart:
-      return true;
-    default:
-      return false;
-  }
-}
-
-bool IsDone(HloOpcode op) {
-  switch (op) {
-    case HloOpcode::kAsyncDone:
-    case HloOpcode::kCopyDone:
-    case HloOpcode::kAllReduceDone:
-    case HloOpcode::kAllGatherDone:
-    case HloOpcode::kCollectivePermuteDone:
-      return true;
-    default:
-      return false;
-  }
-}
-
 double Bandwidth(const MachineModel& m) {
   return m.dram_bytes_per_s * static_cast<double>(std::max<int64_t>(1, m.cores));
 }
 
 }  // namespace
-
-const HloInstruction* AsyncDoneOf(const HloInstruction& start) {
-  if (!IsStart(start.opcode())) return nullptr;
-  const HloInstruction* x = &start;
-  for (int step = 0; step < 1 << 20; ++step) {
-    const HloInstruction* next = nullptr;
-    for (const HloInstruction* u : x->users()) {
-      if (IsDone(u->opcode())) return u;
-      if (u->opcode() == HloOpcode::kAsyncUpdate) next = u;
-    }
-    if (next == nullptr) return nullptr;
-    x = next;
-  }
-  return nullptr;
-}
 
 double EstimateSeconds(const HloInstruction& i, const MachineModel& m) {
   switch (i.opcode()) {
@@ -82,7 +41,7 @@ double EstimateSeconds(const HloInstruction& i, const MachineModel& m) {
     case HloOpcode::kCall:
       return 0;
     default:
-      if (IsStart(i.opcode()) || IsDone(i.opcode())) return 0;
+      if (analysis::IsAsyncStart(i.opcode()) || analysis::IsAsyncDone(i.opcode())) return 0;
       return passes::fusion::FusionSummary::Of(i).Seconds(m);
   }
 }
@@ -101,7 +60,7 @@ double AsyncLatency(const HloInstruction& start, const MachineModel& m) {
                  Bandwidth(m) +
              m.kernel_overhead_s;
     default: {
-      if (!IsStart(start.opcode())) return 0;
+      if (!analysis::IsAsyncStart(start.opcode())) return 0;
       double bytes = 0;
       for (const HloInstruction* o : start.operands())
         bytes += static_cast<double>(analysis::ByteSize(o->shape()));
@@ -185,7 +144,7 @@ LatencyHidingReport ScheduleLatencyHiding(hlo::HloModule& module, const MachineM
     std::vector<HloInstruction*>& seq = sequences[c];
     std::vector<std::pair<HloInstruction*, HloInstruction*>> pairs;
     for (HloInstruction* i : seq) {
-      const HloInstruction* done = AsyncDoneOf(*i);
+      const HloInstruction* done = analysis::AsyncDoneOf(*i);
       if (done != nullptr && done->parent() == c)
         pairs.emplace_back(i, const_cast<HloInstruction*>(done));
     }

@@ -50,8 +50,6 @@ struct LatencyHidingReport {
 double EstimateSeconds(const hlo::HloInstruction& instruction, const MachineModel& machine);
 // The async latency of a start instruction (0 for anything else).
 double AsyncLatency(const hlo::HloInstruction& start, const MachineModel& machine);
-// The done that finishes `start`, or nullptr if `start` is no async start.
-const hlo::HloInstruction* AsyncDoneOf(const hlo::HloInstruction& start);
 
 // The module must be scheduled. `memory_limit_bytes` < 0: no limit.
 LatencyHidingReport ScheduleLatencyHiding(hlo::HloModule& module, const MachineModel& machine,
