@@ -130,3 +130,58 @@ class eval:
     ) -> Any: ...
     @staticmethod
     def required_replicas(module: hlo.HloModule) -> int: ...
+
+class igraph:
+    class HardwareModel:
+        target: str
+        num_group: int
+        num_unit: int
+        reg_bytes: int
+        sram_bytes: int
+        vector_bytes: int
+
+    class IGraph:
+        name: str
+        hardware: igraph.HardwareModel
+        num_parallel: int
+        num_loop: int
+        index_vars: list[tuple[str, int, str]]
+        pointers: list[dict]
+        op_count: int
+        def to_text(self) -> str: ...
+        def verify(self) -> None: ...
+        def reg_bytes(self) -> int: ...
+        def sram_bytes(self) -> int: ...
+        def dram_bytes_read(self) -> int: ...
+        def dram_bytes_written(self) -> int: ...
+
+    class KernelNode:
+        kind: str
+        name: str
+        op: str
+        reason: str
+        inputs: list[dict]
+        outputs: list[dict]
+        igraphs: list[igraph.IGraph]
+        igraph: igraph.IGraph | None
+        scratch_bytes: list[int]
+        subgraph_count: int
+
+    class KernelGraph:
+        name: str
+        hardware: igraph.HardwareModel
+        nodes: list[igraph.KernelNode]
+        def count(self, kind: str) -> int: ...
+        def to_text(self) -> str: ...
+        def interpret(self, args: list) -> Any: ...
+
+    @staticmethod
+    def hardware(name: str) -> igraph.HardwareModel: ...
+    @staticmethod
+    def parse(text: str) -> igraph.IGraph: ...
+    @staticmethod
+    def interpret_igraph(igraph: igraph.IGraph, buffers: dict) -> None: ...
+    @staticmethod
+    def lower(
+        module: hlo.HloModule, hardware: str | igraph.HardwareModel = "cpu"
+    ) -> igraph.KernelGraph: ...

@@ -35,43 +35,23 @@ Literal Expand(const Literal& l, const std::vector<int64_t>& dims) {
   return out;
 }
 
+[[noreturn]] void Unsupported(std::string_view what, PrimitiveType t) {
+  throw UnimplementedError("the evaluator does not support " + std::string(what) + " on " +
+                           std::string(hlo::PrimitiveTypeName(t)));
+}
+
 Literal Unary(const HloInstruction& inst, HloOpcode op, const Literal& x) {
-  const PrimitiveType t = x.shape().element_type();
-  if (hlo::IsNarrowFloat(t)) return NarrowFromF32(Unary(inst, op, WidenToF32(x)), t);
-  Literal out = MakeLiteral(t, x.shape().dimensions());
-  bool ok = DispatchNative(t, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    return UnaryKernel<T>(op, Data<T>(x), MutableData<T>(out), x.element_count());
-  });
-  if (!ok) Unsupported(inst, t);
-  NormalizeSubByte(out);
-  return out;
+  return ApplyUnary(op, x, std::string(hlo::OpcodeName(inst.opcode())) + " (%" + inst.name() + ")");
 }
 
 Literal Binary(const HloInstruction& inst, HloOpcode op, const Literal& x, const Literal& y) {
-  const PrimitiveType t = x.shape().element_type();
-  if (hlo::IsNarrowFloat(t))
-    return NarrowFromF32(Binary(inst, op, WidenToF32(x), WidenToF32(y)), t);
-  Literal out = MakeLiteral(t, x.shape().dimensions());
-  bool ok = DispatchNative(t, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    return BinaryKernel<T>(op, Data<T>(x), Data<T>(y), MutableData<T>(out), x.element_count());
-  });
-  if (!ok) Unsupported(inst, t);
-  NormalizeSubByte(out);
-  return out;
+  return ApplyBinary(op, x, y,
+                     std::string(hlo::OpcodeName(inst.opcode())) + " (%" + inst.name() + ")");
 }
 
-Literal Compare(const HloInstruction& inst, const Literal& x, const Literal& y) {
-  const Direction d = DirectionOf(inst);
-  const auto type = inst.attributes().GetEnumOr<hlo::ComparisonType>(AttrKey::kCompareType);
-  const bool total = type == hlo::ComparisonType::kTotalOrder;
+Literal CompareImpl(Direction d, bool total, const Literal& x, const Literal& y) {
   const PrimitiveType t = x.shape().element_type();
-  if (hlo::IsNarrowFloat(t)) {
-    Literal wx = WidenToF32(x), wy = WidenToF32(y);
-    return Compare(inst, wx, wy);
-  }
-  if (hlo::IsComplex(t) && d != Direction::kEq && d != Direction::kNe) Unsupported(inst, t);
+  if (hlo::IsNarrowFloat(t)) return CompareImpl(d, total, WidenToF32(x), WidenToF32(y));
   Literal out = MakeLiteral(PrimitiveType::kPred, x.shape().dimensions());
   DispatchNative(t, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -91,6 +71,15 @@ Literal Select(const Literal& pred, const Literal& on_true, const Literal& on_fa
     }
   }
   return out;
+}
+
+Literal Compare(const HloInstruction& inst, const Literal& x, const Literal& y) {
+  const Direction d = DirectionOf(inst);
+  const auto type = inst.attributes().GetEnumOr<hlo::ComparisonType>(AttrKey::kCompareType);
+  const bool total = type == hlo::ComparisonType::kTotalOrder;
+  const PrimitiveType t = x.shape().element_type();
+  if (hlo::IsComplex(t) && d != Direction::kEq && d != Direction::kNe) Unsupported(inst, t);
+  return CompareImpl(d, total, x, y);
 }
 
 // Real part, imaginary part or magnitude of a complex literal.
@@ -274,6 +263,42 @@ Literal EvalElementwise(const HloInstruction& inst, const std::vector<const Lite
   }
   if (op == HloOpcode::kCopy || op == HloOpcode::kOptimizationBarrier) return *ops[0];
   Unsupported(inst, ops.empty() ? inst.shape().element_type() : ops[0]->shape().element_type());
+}
+
+Literal ApplyUnary(HloOpcode op, const Literal& x, std::string_view what) {
+  const PrimitiveType t = x.shape().element_type();
+  if (hlo::IsNarrowFloat(t)) return NarrowFromF32(ApplyUnary(op, WidenToF32(x), what), t);
+  Literal out = MakeLiteral(t, x.shape().dimensions());
+  bool ok = DispatchNative(t, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return UnaryKernel<T>(op, Data<T>(x), MutableData<T>(out), x.element_count());
+  });
+  if (!ok) Unsupported(what, t);
+  NormalizeSubByte(out);
+  return out;
+}
+
+Literal ApplyBinary(HloOpcode op, const Literal& x, const Literal& y, std::string_view what) {
+  const PrimitiveType t = x.shape().element_type();
+  if (hlo::IsNarrowFloat(t)) {
+    return NarrowFromF32(ApplyBinary(op, WidenToF32(x), WidenToF32(y), what), t);
+  }
+  Literal out = MakeLiteral(t, x.shape().dimensions());
+  bool ok = DispatchNative(t, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return BinaryKernel<T>(op, Data<T>(x), Data<T>(y), MutableData<T>(out), x.element_count());
+  });
+  if (!ok) Unsupported(what, t);
+  NormalizeSubByte(out);
+  return out;
+}
+
+Literal ApplyCompare(Direction direction, const Literal& x, const Literal& y) {
+  return CompareImpl(direction, false, x, y);
+}
+
+Literal ApplySelect(const Literal& pred, const Literal& on_true, const Literal& on_false) {
+  return Select(pred, on_true, on_false);
 }
 
 }  // namespace uir::eval

@@ -4,6 +4,7 @@
 #define UIR_EVAL_ELEMENTWISE_H_
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "eval/kernels.h"
@@ -23,6 +24,17 @@ hlo::Literal EvalElementwise(const hlo::HloInstruction& inst,
 Direction DirectionOf(const hlo::HloInstruction& compare);
 
 hlo::Literal Convert(const hlo::Literal& in, hlo::PrimitiveType type);
+
+// The elementwise semantics without an instruction (the iGraph interpreter
+// runs them): `op` a unary or binary opcode, operands of one shape and
+// type; narrow floats go through f32 and round after the op. `what` names
+// the operation in the error raised when `op` does not apply to the type.
+hlo::Literal ApplyUnary(hlo::HloOpcode op, const hlo::Literal& x, std::string_view what);
+hlo::Literal ApplyBinary(hlo::HloOpcode op, const hlo::Literal& x, const hlo::Literal& y,
+                         std::string_view what);
+hlo::Literal ApplyCompare(Direction direction, const hlo::Literal& x, const hlo::Literal& y);
+hlo::Literal ApplySelect(const hlo::Literal& pred, const hlo::Literal& on_true,
+                         const hlo::Literal& on_false);
 
 }  // namespace uir::eval
 

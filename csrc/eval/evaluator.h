@@ -46,6 +46,13 @@ std::vector<hlo::Literal> EvaluateReplicated(
 hlo::Literal EvaluateComputation(const hlo::HloComputation& computation,
                                  const std::vector<const hlo::Literal*>& args);
 
+// The same as participant `self` (collectives.h: its id, the partition
+// count, the rng seed).
+struct Participant;
+hlo::Literal EvaluateComputation(const hlo::HloComputation& computation,
+                                 const std::vector<const hlo::Literal*>& args,
+                                 const Participant& self);
+
 }  // namespace uir::eval
 
 #endif  // UIR_EVAL_EVALUATOR_H_

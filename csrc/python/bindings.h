@@ -13,6 +13,7 @@ void BindPasses(pybind11::module_& m);   // `passes` submodule
 void BindRuntime(pybind11::module_& m);  // `runtime` submodule
 void BindCodegen(pybind11::module_& m);  // `codegen` submodule
 void BindBuffers(pybind11::module_& m);  // `schedule` and `buffers` submodules
+void BindIGraph(pybind11::module_& m);   // `igraph` submodule
 
 }  // namespace uir::python
 

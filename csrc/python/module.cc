@@ -9,6 +9,7 @@ PYBIND11_MODULE(_core, m) {
   uir::python::BindEval(m);
   uir::python::BindPasses(m);
   uir::python::BindBuffers(m);
+  uir::python::BindIGraph(m);
   uir::python::BindRuntime(m);
   uir::python::BindCodegen(m);
 }

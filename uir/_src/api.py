@@ -100,6 +100,7 @@ class Compiled:
         self.lowered = lowered
         self.module = default_pipeline().run(lowered.module)
         self._buffer_assignment = None
+        self._kernel_graph = None
 
     def as_text(self) -> str:
         return self.module.to_text()
@@ -112,6 +113,17 @@ class Compiled:
 
             self._buffer_assignment = assign(self.module)
         return self._buffer_assignment
+
+    @property
+    def kernel_graph(self):
+        """The Unified IR of the optimized module for this machine's CPU
+        model (uir.igraph.lower): a Kernel Graph of iGraph kernels, library
+        calls and the nodes that still run on the evaluator."""
+        if self._kernel_graph is None:
+            from uir._src.igraph import lower
+
+            self._kernel_graph = lower(self.module)
+        return self._kernel_graph
 
     def call_flat(self, arrays: Sequence[np.ndarray]):
         result = evaluate(self.module, *arrays)

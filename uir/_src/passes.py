@@ -235,6 +235,8 @@ class Pipeline:
             if out.is_scheduled:
                 # As XLA does: the buffer assignment of the optimized module.
                 dumper.write("buffer-assignment", _core.buffers.assign(out).to_text())
+                # The Unified IR: every kernel's iGraphs, as the CPU model lowers them.
+                dumper.write("kernel-graph", _core.igraph.lower(out, "cpu").to_text())
         return (out, records) if trace else out
 
 

@@ -1,0 +1,305 @@
+// The iGraph's data structures: names from the tables, affine offsets,
+// hardware models, sizes and traffic.
+#include "igraph/igraph.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "support/error.h"
+
+namespace uir::igraph {
+
+std::string_view LevelName(Level level) {
+  switch (level) {
+    case Level::kReg:
+      return "reg";
+    case Level::kSram:
+      return "sram";
+    case Level::kDram:
+      return "dram";
+  }
+  return "?";
+}
+
+std::string_view SectionName(Section section) {
+  switch (section) {
+    case Section::kPrologue:
+      return "prologue";
+    case Section::kBody:
+      return "body";
+    case Section::kEpilogue:
+      return "epilogue";
+  }
+  return "?";
+}
+
+std::string DtypeText(hlo::PrimitiveType type) {
+  std::string name(hlo::PrimitiveTypeName(type));
+  if (hlo::IsFloat(type) && name[0] == 'f') return "fp" + name.substr(1);
+  return name;
+}
+
+bool DtypeFromText(std::string_view name, hlo::PrimitiveType* type) {
+  std::string hlo_name(name);
+  if (name.starts_with("fp")) hlo_name = "f" + std::string(name.substr(2));
+  auto t = hlo::PrimitiveTypeFromName(hlo_name);
+  if (!t || !hlo::IsArrayType(*t) || hlo::IsComplex(*t)) return false;
+  if (hlo::IsFloat(*t) && *t != hlo::PrimitiveType::kBF16 && !name.starts_with("fp")) return false;
+  *type = *t;
+  return true;
+}
+
+// --- iOp tables -------------------------------------------------------------
+
+namespace {
+
+struct KindRow {
+  std::string_view name;
+  int outputs, inputs;
+};
+constexpr KindRow kKinds[] = {
+#define UIR_IOP(e, name, outputs, inputs, doc) {name, outputs, inputs},
+#include "igraph/iop.def"
+#undef UIR_IOP
+};
+
+struct FunctionRow {
+  FunctionClass cls;
+  std::string_view name;
+  hlo::HloOpcode opcode;
+};
+constexpr FunctionRow kFunctions[] = {
+#define UIR_IUNARY(name, op) {FunctionClass::kUnary, name, hlo::HloOpcode::op},
+#define UIR_ISCALAR(name, op) {FunctionClass::kScalar, name, hlo::HloOpcode::op},
+#define UIR_IBINARY(name, op) {FunctionClass::kBinary, name, hlo::HloOpcode::op},
+#define UIR_ITERNARY(name, op) {FunctionClass::kTernary, name, hlo::HloOpcode::op},
+#include "igraph/functions.def"
+#undef UIR_IUNARY
+#undef UIR_ISCALAR
+#undef UIR_IBINARY
+#undef UIR_ITERNARY
+};
+
+}  // namespace
+
+std::string_view OpKindName(OpKind kind) { return kKinds[static_cast<int>(kind)].name; }
+int OpOutputs(OpKind kind) { return kKinds[static_cast<int>(kind)].outputs; }
+int OpInputs(OpKind kind) { return kKinds[static_cast<int>(kind)].inputs; }
+
+bool OpKindFromName(std::string_view name, OpKind* kind) {
+  for (size_t i = 0; i < std::size(kKinds); ++i) {
+    if (kKinds[i].name == name) {
+      *kind = static_cast<OpKind>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string_view AxisName(Axis axis) { return axis == Axis::kRow ? "row" : "col"; }
+std::string_view ScopeName(Scope scope) { return scope == Scope::kUnit ? "unit" : "group"; }
+
+bool LookupFunction(FunctionClass cls, std::string_view name, hlo::HloOpcode* opcode) {
+  for (const FunctionRow& row : kFunctions) {
+    if (row.cls == cls && row.name == name) {
+      *opcode = row.opcode;
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string_view FunctionName(FunctionClass cls, hlo::HloOpcode opcode) {
+  for (const FunctionRow& row : kFunctions) {
+    if (row.cls == cls && row.opcode == opcode) return row.name;
+  }
+  return "";
+}
+
+bool IsReduceFunction(std::string_view name) {
+  return name == "add" || name == "mul" || name == "max" || name == "min" || name == "and" ||
+         name == "or";
+}
+
+bool IsCompareDirection(std::string_view name) {
+  return name == "eq" || name == "ne" || name == "lt" || name == "le" || name == "gt" ||
+         name == "ge";
+}
+
+bool IOp::operator==(const IOp& o) const {
+  return kind == o.kind && function == o.function && dtype == o.dtype && to_dtype == o.to_dtype &&
+         from == o.from && to == o.to && axis == o.axis && scope == o.scope &&
+         outputs == o.outputs && inputs == o.inputs && params == o.params && buffer == o.buffer &&
+         group_size == o.group_size && iota_base == o.iota_base && iota_step == o.iota_step;
+}
+
+// --- Affine -------------------------------------------------------------------
+
+void Affine::Add(int var, int64_t coefficient) {
+  if (coefficient == 0) return;
+  auto it = std::lower_bound(terms.begin(), terms.end(), var,
+                             [](const auto& t, int v) { return t.first < v; });
+  if (it != terms.end() && it->first == var) {
+    it->second += coefficient;
+    if (it->second == 0) terms.erase(it);
+  } else {
+    terms.insert(it, {var, coefficient});
+  }
+}
+
+Affine& Affine::operator+=(const Affine& other) {
+  constant += other.constant;
+  for (const auto& [v, c] : other.terms) Add(v, c);
+  return *this;
+}
+
+Affine Affine::Scaled(int64_t factor) const {
+  Affine out;
+  if (factor == 0) return out;
+  out.constant = constant * factor;
+  for (const auto& [v, c] : terms) out.terms.push_back({v, c * factor});
+  return out;
+}
+
+int64_t Affine::CoefficientOf(int var) const {
+  for (const auto& [v, c] : terms) {
+    if (v == var) return c;
+  }
+  return 0;
+}
+
+// --- Hardware -------------------------------------------------------------------
+
+HardwareModel HardwareModel::Cpu(const MachineModel& machine) {
+  HardwareModel hw;
+  hw.target = "cpu";
+  hw.num_group = std::max<int64_t>(1, machine.cores);
+  hw.num_unit = 1;
+  hw.vector_bytes = machine.vector_bytes;
+  hw.reg_bytes = 32 * machine.vector_bytes;
+  hw.sram_bytes = machine.fast_memory_bytes();
+  return hw;
+}
+
+HardwareModel HardwareModel::Gpu() {
+  HardwareModel hw;
+  hw.target = "gpu";
+  hw.num_group = 132;
+  hw.num_unit = 4;
+  hw.vector_bytes = 128;
+  hw.reg_bytes = 64 << 10;
+  hw.sram_bytes = 227 << 10;
+  return hw;
+}
+
+// --- IGraph ---------------------------------------------------------------------
+
+int IGraph::AddVar(std::string name, int64_t extent, bool parallel) {
+  IndexVar v{std::move(name), extent, parallel};
+  // Parallel variables come before loop variables.
+  auto it = vars_.end();
+  if (parallel) {
+    it = std::find_if(vars_.begin(), vars_.end(), [](const IndexVar& x) { return !x.parallel; });
+    UIR_CHECK(it == vars_.end()) << "parallel variables must be added before loop variables";
+  }
+  vars_.insert(it, std::move(v));
+  return static_cast<int>(vars_.size()) - 1;
+}
+
+int64_t IGraph::num_parallel() const {
+  int64_t n = 1;
+  for (const IndexVar& v : vars_) {
+    if (v.parallel) n *= v.extent;
+  }
+  return n;
+}
+
+int64_t IGraph::num_loop() const {
+  int64_t n = 1;
+  for (const IndexVar& v : vars_) {
+    if (!v.parallel) n *= v.extent;
+  }
+  return n;
+}
+
+int IGraph::AddPointer(IPointer pointer) {
+  pointers_.push_back(std::move(pointer));
+  return static_cast<int>(pointers_.size()) - 1;
+}
+
+int IGraph::AddSlice(ISlice slice) {
+  slices_.push_back(std::move(slice));
+  return static_cast<int>(slices_.size()) - 1;
+}
+
+int IGraph::FindPointer(std::string_view name) const {
+  for (size_t i = 0; i < pointers_.size(); ++i) {
+    if (pointers_[i].name == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+int IGraph::FindSlice(std::string_view name) const {
+  for (size_t i = 0; i < slices_.size(); ++i) {
+    if (slices_[i].name == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+std::string IGraph::FreshName(std::string_view base) const {
+  auto used = [&](const std::string& n) {
+    if (FindPointer(n) >= 0 || FindSlice(n) >= 0) return true;
+    for (const IndexVar& v : vars_) {
+      if (v.name == n) return true;
+    }
+    return false;
+  };
+  std::string name(base);
+  for (int i = 1; used(name); ++i) name = std::string(base) + "." + std::to_string(i);
+  return name;
+}
+
+int64_t IGraph::BytesAt(Level level) const {
+  int64_t bytes = 0;
+  for (const IPointer& p : pointers_) {
+    if (p.level == level) bytes += p.size * hlo::StorageBytes(p.dtype);
+  }
+  return bytes;
+}
+
+namespace {
+
+// How many times a section runs over the whole launch.
+int64_t Trips(const IGraph& g, Section s) {
+  return s == Section::kBody ? g.num_parallel() * g.num_loop() : g.num_parallel();
+}
+
+int64_t DramBytes(const IGraph& g, bool read) {
+  int64_t bytes = 0;
+  for (Section s : {Section::kPrologue, Section::kBody, Section::kEpilogue}) {
+    for (const IOp& op : g.ops(s)) {
+      if (op.kind != OpKind::kMove) continue;
+      const int slice = read ? op.inputs[0] : op.outputs[0];
+      const IPointer& p = g.PointerOf(slice);
+      if (p.level != Level::kDram) continue;
+      // Distinct elements: a zero stride repeats one element along its axis.
+      const ISlice& sl = g.slices()[slice];
+      const int64_t distinct =
+          (sl.stride[0] == 0 ? 1 : sl.shape[0]) * (sl.stride[1] == 0 ? 1 : sl.shape[1]);
+      bytes += distinct * hlo::StorageBytes(p.dtype) * Trips(g, s);
+    }
+  }
+  return bytes;
+}
+
+}  // namespace
+
+int64_t IGraph::DramBytesRead() const { return DramBytes(*this, true); }
+int64_t IGraph::DramBytesWritten() const { return DramBytes(*this, false); }
+
+bool IGraph::operator==(const IGraph& o) const {
+  return name_ == o.name_ && hardware_ == o.hardware_ && vars_ == o.vars_ &&
+         pointers_ == o.pointers_ && slices_ == o.slices_ && sections_ == o.sections_;
+}
+
+}  // namespace uir::igraph

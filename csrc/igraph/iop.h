@@ -1,0 +1,99 @@
+// The iOps: their kinds (from iop.def), the functions they apply (from
+// functions.def), and one iOp as the iGraph holds it.
+#ifndef UIR_IGRAPH_IOP_H_
+#define UIR_IGRAPH_IOP_H_
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "hlo/literal.h"
+#include "hlo/opcode.h"
+#include "hlo/primitive_type.h"
+
+namespace uir::igraph {
+
+// Memory levels, fastest first.
+enum class Level : uint8_t { kReg, kSram, kDram };
+std::string_view LevelName(Level level);
+
+// constant + sum(coefficient * variable), variables by index into the
+// iGraph's vars(); terms are sorted by variable and have non-zero
+// coefficients.
+struct Affine {
+  int64_t constant = 0;
+  std::vector<std::pair<int, int64_t>> terms;
+
+  static Affine Constant(int64_t c) { return Affine{c, {}}; }
+  void Add(int var, int64_t coefficient);  // keeps the invariant
+  Affine& operator+=(const Affine& other);
+  Affine Scaled(int64_t factor) const;
+  int64_t CoefficientOf(int var) const;
+  bool operator==(const Affine&) const = default;
+};
+
+enum class OpKind : uint8_t {
+#define UIR_IOP(e, name, outputs, inputs, doc) e,
+#include "igraph/iop.def"
+#undef UIR_IOP
+};
+std::string_view OpKindName(OpKind kind);
+bool OpKindFromName(std::string_view name, OpKind* kind);
+// Slice counts of each kind; -1 means one or more.
+int OpOutputs(OpKind kind);
+int OpInputs(OpKind kind);
+
+enum class Axis : uint8_t { kRow, kCol };
+enum class Scope : uint8_t { kUnit, kGroup };
+std::string_view AxisName(Axis axis);
+std::string_view ScopeName(Scope scope);
+
+// The functions of functions.def. Unary and scalar forms apply to `unary`,
+// binary ones to `binary`, ternary ones to `ternary`; `reduce` takes add,
+// mul, max, min, and, or; `compare` takes eq, ne, lt, le, gt, ge.
+enum class FunctionClass : uint8_t { kUnary, kScalar, kBinary, kTernary };
+bool LookupFunction(FunctionClass cls, std::string_view name, hlo::HloOpcode* opcode);
+// The name of `opcode` in class `cls`, or "" when it has none.
+std::string_view FunctionName(FunctionClass cls, hlo::HloOpcode opcode);
+bool IsReduceFunction(std::string_view name);
+bool IsCompareDirection(std::string_view name);
+
+// One iOp. Which fields apply depends on `kind`:
+//  move       from/to levels (of the slices) and dtype
+//  sync       scope level (sram or dram)
+//  unary      function, dtype; params: the scalar of adds/muls/...
+//  binary     function, dtype        ternary  function, dtype (of the result)
+//  compare    function (direction), dtype (of the inputs; the output is pred)
+//  convert    dtype (input) and to_dtype (output)
+//  fill       dtype; params: the value
+//  iota       dtype; iota_base (affine in the index variables), iota_step
+//  broadcast  axis, scope, dtype; group scope: buffer, group_size
+//  reduce     function (add, mul, max, min, and, or), axis, scope, dtype;
+//             group scope: buffer, group_size
+//  identity   outputs and inputs name the same bytes
+struct IOp {
+  OpKind kind = OpKind::kMove;
+  std::string function;
+  hlo::PrimitiveType dtype = hlo::PrimitiveType::kF32;
+  hlo::PrimitiveType to_dtype = hlo::PrimitiveType::kF32;
+  Level from = Level::kDram, to = Level::kDram;
+  Axis axis = Axis::kRow;
+  Scope scope = Scope::kUnit;
+  std::vector<int> outputs;  // slice indices
+  std::vector<int> inputs;
+  std::vector<hlo::Literal> params;
+  int buffer = -1;  // sram slice for group scope
+  int64_t group_size = 0;
+  Affine iota_base;
+  std::array<int64_t, 2> iota_step{0, 0};
+  int64_t line = 0;  // source line when parsed; not part of equality
+
+  bool operator==(const IOp& other) const;
+};
+
+}  // namespace uir::igraph
+
+#endif  // UIR_IGRAPH_IOP_H_

@@ -1,0 +1,459 @@
+// Lowering a scheduled, buffer-assigned module to a Kernel Graph, its
+// text, and running it (iGraphs on the interpreter, the rest on the
+// evaluator) over buffers laid out as buffer assignment says.
+#include "igraph/kernel_graph.h"
+
+#include <cstring>
+#include <sstream>
+
+#include "eval/collectives.h"
+#include "eval/evaluator.h"
+#include "eval/typed.h"
+#include "hlo/builder.h"
+#include "igraph/interpreter.h"
+#include "igraph/tile_program.h"
+#include "igraph/tiling.h"
+#include "igraph/verifier.h"
+#include "support/error.h"
+
+namespace uir::igraph {
+
+using hlo::HloInstruction;
+using hlo::HloOpcode;
+
+std::string_view NodeKindName(NodeKind kind) {
+  switch (kind) {
+    case NodeKind::kKernel:
+      return "kernel";
+    case NodeKind::kCopy:
+      return "copy";
+    case NodeKind::kLibrary:
+      return "library";
+    case NodeKind::kCustomCall:
+      return "custom-call";
+    case NodeKind::kControlFlow:
+      return "control-flow";
+    case NodeKind::kAsync:
+      return "async";
+    case NodeKind::kFallback:
+      return "fallback";
+  }
+  return "?";
+}
+
+int64_t KernelGraph::CountOf(NodeKind kind) const {
+  int64_t n = 0;
+  for (const KernelNode& node : nodes_) {
+    if (node.kind == kind) ++n;
+    for (const KernelGraph& sub : node.subgraphs) n += sub.CountOf(kind);
+  }
+  return n;
+}
+
+namespace {
+
+// Array leaves of `inst`'s result as DRAM tensors.
+std::vector<DramTensor> Leaves(const buffers::BufferAssignment& ba, const HloInstruction* inst) {
+  std::vector<DramTensor> out;
+  for (const analysis::ShapeIndex& index : analysis::AllIndices(inst->shape())) {
+    const hlo::Shape& s = analysis::Subshape(inst->shape(), index);
+    if (!s.IsArray()) continue;
+    const analysis::HloValue& v = ba.alias().dataflow().ValueAt(inst, index);
+    const buffers::Slice& slice = ba.SliceOf(v);
+    DramTensor t;
+    t.value = inst->name() + (index.empty() ? "" : analysis::IndexToString(index));
+    t.allocation = slice.allocation;
+    t.offset = slice.offset;
+    t.bytes = analysis::ByteSize(s);
+    t.shape = s;
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+bool IsLibraryOp(HloOpcode op) {
+  switch (op) {
+    case HloOpcode::kDot:
+    case HloOpcode::kConvolution:
+    case HloOpcode::kFft:
+    case HloOpcode::kCholesky:
+    case HloOpcode::kTriangularSolve:
+    case HloOpcode::kSort:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Ops that only name other buffers (or nothing): no node.
+bool IsAliasOnly(HloOpcode op) {
+  switch (op) {
+    case HloOpcode::kParameter:
+    case HloOpcode::kConstant:
+    case HloOpcode::kTuple:
+    case HloOpcode::kGetTupleElement:
+    case HloOpcode::kBitcast:
+    case HloOpcode::kAfterAll:
+    case HloOpcode::kAddDependency:
+    case HloOpcode::kOptimizationBarrier:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::string TensorList(const std::vector<DramTensor>& ts) {
+  std::string out;
+  for (size_t i = 0; i < ts.size(); ++i) {
+    const DramTensor& t = ts[i];
+    out += (i ? ", " : "") + t.value + ":" + t.shape.ToString() + "@" +
+           std::to_string(t.allocation) + "+" + std::to_string(t.offset);
+  }
+  return out;
+}
+
+}  // namespace
+
+KernelGraph KernelGraph::Lower(const hlo::HloModule& module,
+                               const buffers::BufferAssignment& assignment,
+                               const HardwareModel& hardware) {
+  KernelGraph g;
+  g.name_ = module.name();
+  g.hardware_ = hardware;
+  g.module_ = &module;
+  g.assignment_ = &assignment;
+  g.LowerComputation(*module.entry());
+  return g;
+}
+
+void KernelGraph::LowerComputation(const hlo::HloComputation& computation) {
+  const buffers::BufferAssignment& ba = *assignment_;
+  std::vector<HloInstruction*> order;
+  if (module_->has_schedule() && module_->schedule().sequence(computation) != nullptr) {
+    order = *module_->schedule().sequence(computation);
+  } else {
+    order = computation.MakeInstructionPostOrder();
+  }
+  for (const HloInstruction* inst : order) {
+    const HloOpcode op = inst->opcode();
+    if (IsAliasOnly(op)) continue;
+    KernelNode node;
+    node.name = inst->name();
+    node.op = std::string(hlo::OpcodeName(op));
+    node.instruction = inst;
+    for (const HloInstruction* o : inst->operands()) {
+      for (DramTensor& t : Leaves(ba, o)) node.inputs.push_back(std::move(t));
+    }
+    node.outputs = Leaves(ba, inst);
+    auto as_kernel = [&](NodeKind kind) {
+      std::vector<TileProgram> programs;
+      std::vector<const HloInstruction*> scratch;
+      std::string reason;
+      bool ok = BuildTileProgram(*inst, &programs, &reason, &scratch);
+      const int64_t inputs = inst->operand_count();
+      for (const HloInstruction* s : scratch) {
+        node.scratch_bytes.push_back(analysis::ByteSize(s->shape()));
+      }
+      for (TileProgram& program : programs) {
+        for (TileTensor& t : program.tensors) {
+          if (t.kind == TileTensor::Kind::kScratch) t.id = inputs + t.index;
+        }
+      }
+      // Constants get dram ids after those, numbered over all pieces.
+      int64_t next_constant = inputs + static_cast<int64_t>(scratch.size());
+      for (size_t i = 0; ok && i < programs.size(); ++i) {
+        TileProgram& program = programs[i];
+        for (TileTensor& t : program.tensors) {
+          if (t.kind != TileTensor::Kind::kConstant) continue;
+          t.id = next_constant++;
+          node.constants.push_back(t.literal);
+        }
+      }
+      for (TileProgram& program : programs) {
+        for (TileTensor& t : program.tensors) {
+          if (t.kind == TileTensor::Kind::kOutput) t.id = next_constant + t.index;
+        }
+      }
+      for (size_t i = 0; ok && i < programs.size(); ++i) {
+        std::vector<IGraph> parts;
+        ok = LowerTileProgram(programs[i], hardware_, &parts, &reason);
+        for (IGraph& part : parts) node.igraphs.push_back(std::move(part));
+      }
+      if (!ok) {
+        node.kind = NodeKind::kFallback;
+        node.reason = reason;
+        node.igraphs.clear();
+        node.constants.clear();
+        node.scratch_bytes.clear();
+        return;
+      }
+      for (const IGraph& part : node.igraphs) Verify(part);
+      node.kind = kind;
+    };
+    if (op == HloOpcode::kFusion) {
+      const auto kind = inst->attributes().GetEnum<hlo::FusionKind>(hlo::AttrKey::kKind);
+      if (kind == hlo::FusionKind::kOutput) {
+        node.kind = NodeKind::kLibrary;
+        node.op = "fusion(kOutput)";
+      } else if (node.outputs.size() !=
+                 (inst->shape().IsTuple() ? inst->shape().tuple_shapes().size() : size_t{1})) {
+        node.kind = NodeKind::kFallback;
+        node.reason = "nested tuple outputs";
+      } else {
+        as_kernel(NodeKind::kKernel);
+      }
+    } else if (op == HloOpcode::kCopy) {
+      as_kernel(NodeKind::kCopy);
+    } else if (IsLibraryOp(op)) {
+      node.kind = NodeKind::kLibrary;
+    } else if (op == HloOpcode::kCustomCall) {
+      node.kind = NodeKind::kCustomCall;
+      node.op = inst->attributes().GetOr<std::string>(hlo::AttrKey::kCustomCallTarget).value_or("");
+    } else if (op == HloOpcode::kWhile || op == HloOpcode::kConditional || op == HloOpcode::kCall) {
+      node.kind = NodeKind::kControlFlow;
+      for (const hlo::HloComputation* c : inst->called_computations()) {
+        KernelGraph sub;
+        sub.name_ = c->name();
+        sub.hardware_ = hardware_;
+        sub.module_ = module_;
+        sub.assignment_ = assignment_;
+        sub.LowerComputation(*c);
+        node.subgraphs.push_back(std::move(sub));
+      }
+    } else if (op == HloOpcode::kAsyncStart || op == HloOpcode::kAsyncUpdate ||
+               op == HloOpcode::kAsyncDone || op == HloOpcode::kCopyStart ||
+               op == HloOpcode::kCopyDone) {
+      node.kind = NodeKind::kAsync;
+    } else if (inst->shape().IsArray() && !node.outputs.empty()) {
+      as_kernel(NodeKind::kKernel);
+      if (node.kind == NodeKind::kFallback && node.reason.empty()) node.reason = "no lowering";
+    } else {
+      node.kind = NodeKind::kFallback;
+      node.reason = "no lowering for " + std::string(hlo::OpcodeName(op));
+    }
+    nodes_.push_back(std::move(node));
+  }
+}
+
+void KernelGraph::AppendText(std::string& out, int indent) const {
+  const std::string pad(static_cast<size_t>(indent), ' ');
+  for (const KernelNode& n : nodes_) {
+    out += pad + std::string(NodeKindName(n.kind)) + " %" + n.name + " = " + n.op + "(" +
+           TensorList(n.inputs) + ") -> (" + TensorList(n.outputs) + ")";
+    if (n.kind == NodeKind::kFallback) out += "  // evaluator: " + n.reason;
+    for (size_t i = 0; i < n.scratch_bytes.size(); ++i) {
+      out += (i == 0 ? "  // scratch bytes " : ", ") + std::to_string(n.scratch_bytes[i]);
+    }
+    if (!n.igraphs.empty()) {
+      int64_t read = 0, written = 0;
+      for (const IGraph& g : n.igraphs) {
+        read += g.DramBytesRead();
+        written += g.DramBytesWritten();
+      }
+      out +=
+          "  // dram bytes read " + std::to_string(read) + ", written " + std::to_string(written);
+    }
+    out += "\n";
+    for (const IGraph& g : n.igraphs) {
+      std::istringstream lines(igraph::ToText(g));
+      std::string line;
+      while (std::getline(lines, line)) out += pad + "  " + line + "\n";
+    }
+    for (const KernelGraph& sub : n.subgraphs) {
+      out += pad + "  subgraph " + sub.name() + " {\n";
+      sub.AppendText(out, indent + 4);
+      out += pad + "  }\n";
+    }
+  }
+}
+
+std::string KernelGraph::ToText() const {
+  std::string out = "KernelGraph " + name_ + " (" + hardware_.target +
+                    ", numGroup=" + std::to_string(hardware_.num_group) +
+                    ", numUnit=" + std::to_string(hardware_.num_unit) +
+                    "): " + std::to_string(CountOf(NodeKind::kKernel)) + " kernels, " +
+                    std::to_string(CountOf(NodeKind::kLibrary)) + " library, " +
+                    std::to_string(CountOf(NodeKind::kFallback)) + " fallbacks\n";
+  AppendText(out, 0);
+  return out;
+}
+
+// --- Running ------------------------------------------------------------------
+
+namespace {
+
+// Logical (row-major literal) index i of `shape` -> physical element index.
+std::vector<int64_t> PhysicalOrder(const hlo::Shape& shape) {
+  const int64_t rank = shape.rank();
+  std::vector<int64_t> strides(static_cast<size_t>(rank), 1);
+  std::vector<int64_t> m2m;
+  if (shape.has_layout() && static_cast<int64_t>(shape.layout().minor_to_major.size()) == rank) {
+    m2m = shape.layout().minor_to_major;
+  } else {
+    for (int64_t d = rank - 1; d >= 0; --d) m2m.push_back(d);
+  }
+  int64_t stride = 1;
+  for (int64_t d : m2m) {
+    strides[d] = stride;
+    stride *= shape.dimensions(d);
+  }
+  std::vector<int64_t> out(static_cast<size_t>(shape.element_count()));
+  std::vector<int64_t> idx(static_cast<size_t>(rank), 0);
+  for (size_t i = 0; i < out.size(); ++i) {
+    int64_t p = 0;
+    for (int64_t d = 0; d < rank; ++d) p += idx[d] * strides[d];
+    out[i] = p;
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++idx[d] < shape.dimensions(d)) break;
+      idx[d] = 0;
+    }
+  }
+  return out;
+}
+
+class Runner {
+ public:
+  Runner(const hlo::HloModule& m, const buffers::BufferAssignment& ba)
+      : ba_(ba), partitions_(m.config().num_partitions) {
+    for (const buffers::Allocation& a : ba.allocations()) {
+      memory_.emplace_back(static_cast<size_t>(std::max<int64_t>(a.size, 1)), 0);
+    }
+    // Constants outside fusions.
+    for (const auto& c : m.computations()) {
+      for (const HloInstruction* inst : c->instructions()) {
+        if (inst->opcode() != HloOpcode::kConstant || !inst->shape().IsArray()) continue;
+        if (!ba.alias().dataflow().IsAnalysed(c.get())) continue;
+        Write(Leaves(ba, inst).at(0), inst->literal());
+      }
+    }
+  }
+
+  uint8_t* At(const DramTensor& t) { return memory_[t.allocation].data() + t.offset; }
+
+  void Write(const DramTensor& t, const hlo::Literal& value) {
+    const int64_t size = hlo::StorageBytes(t.shape.element_type());
+    const std::vector<int64_t> order = PhysicalOrder(t.shape);
+    UIR_CHECK(static_cast<int64_t>(value.bytes().size()) >= value.element_count() * size);
+    for (size_t i = 0; i < order.size(); ++i) {
+      std::memcpy(At(t) + order[i] * size, value.bytes().data() + i * size,
+                  static_cast<size_t>(size));
+    }
+  }
+  hlo::Literal Read(const DramTensor& t) {
+    hlo::Shape plain(t.shape.element_type(), t.shape.dimensions());
+    hlo::Literal out(plain);
+    const int64_t size = hlo::StorageBytes(t.shape.element_type());
+    const std::vector<int64_t> order = PhysicalOrder(t.shape);
+    for (size_t i = 0; i < order.size(); ++i) {
+      std::memcpy(out.mutable_bytes().data() + i * size, At(t) + order[i] * size,
+                  static_cast<size_t>(size));
+    }
+    return out;
+  }
+  // A value of `shape` from its array leaves, consumed from `leaves` at `next`.
+  hlo::Literal Assemble(const hlo::Shape& shape, const std::vector<DramTensor>& leaves,
+                        size_t& next) {
+    if (shape.IsArray()) return Read(leaves.at(next++));
+    std::vector<hlo::Literal> parts;
+    if (shape.IsTuple()) {
+      for (const hlo::Shape& s : shape.tuple_shapes()) parts.push_back(Assemble(s, leaves, next));
+    }
+    return shape.IsTuple() ? eval::TupleOf(std::move(parts)) : hlo::Literal(shape);
+  }
+  void Scatter(const hlo::Literal& value, const std::vector<DramTensor>& leaves, size_t& next) {
+    if (value.shape().IsArray()) {
+      Write(leaves.at(next++), value);
+      return;
+    }
+    for (const hlo::Literal& e : value.tuple_elements()) Scatter(e, leaves, next);
+  }
+
+  void Run(const KernelGraph& g) {
+    for (const KernelNode& n : g.nodes()) {
+      if (!n.igraphs.empty()) {
+        RunKernel(n);
+      } else {
+        RunOnEvaluator(n);
+      }
+    }
+  }
+
+ private:
+  void RunKernel(const KernelNode& n) {
+    std::vector<std::vector<uint8_t>> constants;
+    DramBuffers dram;
+    int64_t id = 0;
+    for (const DramTensor& t : n.inputs) {
+      dram[id++] = std::span<uint8_t>(At(t), static_cast<size_t>(t.bytes));
+    }
+    std::vector<std::vector<uint8_t>> scratch;
+    for (int64_t bytes : n.scratch_bytes) {
+      scratch.emplace_back(static_cast<size_t>(std::max<int64_t>(bytes, 1)), 0);
+      dram[id++] = std::span<uint8_t>(scratch.back());
+    }
+    for (const hlo::Literal& c : n.constants) {
+      constants.emplace_back(c.bytes().begin(), c.bytes().end());
+      dram[id++] = std::span<uint8_t>(constants.back());
+    }
+    for (const DramTensor& t : n.outputs) {
+      dram[id++] = std::span<uint8_t>(At(t), static_cast<size_t>(t.bytes));
+    }
+    for (const IGraph& part : n.igraphs) igraph::Interpret(part, dram);
+  }
+
+  void RunOnEvaluator(const KernelNode& n) {
+    const HloInstruction& inst = *n.instruction;
+    std::vector<hlo::Literal> operands;
+    size_t next = 0;
+    for (const HloInstruction* o : inst.operands()) {
+      operands.push_back(Assemble(o->shape(), n.inputs, next));
+    }
+    auto c = std::make_unique<hlo::HloComputation>("node." + inst.name());
+    hlo::ComputationBuilder b(c.get());
+    std::vector<HloInstruction*> params;
+    std::vector<const hlo::Literal*> args;
+    for (size_t i = 0; i < operands.size(); ++i) {
+      params.push_back(b.Parameter(static_cast<int64_t>(i), inst.operand(i)->shape(),
+                                   "arg" + std::to_string(i)));
+      args.push_back(&operands[i]);
+    }
+    HloInstruction* clone = c->AddInstruction(inst.CloneWithNewOperands(inst.shape(), params));
+    c->set_root(clone);
+    eval::Participant self;
+    self.partitions = static_cast<int>(std::max<int64_t>(1, partitions_));
+    hlo::Literal result = eval::EvaluateComputation(*c, args, self);
+    next = 0;
+    Scatter(result, n.outputs, next);
+  }
+
+  const buffers::BufferAssignment& ba_;
+  int64_t partitions_ = 1;
+  std::vector<std::vector<uint8_t>> memory_;
+};
+
+}  // namespace
+
+hlo::Literal KernelGraph::Interpret(const std::vector<hlo::Literal>& args) const {
+  const hlo::HloComputation& entry = *module_->entry();
+  if (args.size() != static_cast<size_t>(entry.num_parameters())) {
+    throw ShapeError("the Kernel Graph of " + name_ + " takes " +
+                     std::to_string(entry.num_parameters()) + " arguments, got " +
+                     std::to_string(args.size()));
+  }
+  Runner runner(*module_, *assignment_);
+  for (const HloInstruction* p : entry.parameters()) {
+    const hlo::Literal& arg = args[p->parameter_number()];
+    if (!eval::SameArrays(arg.shape(), p->shape())) {
+      throw ShapeError("argument " + std::to_string(p->parameter_number()) + " has shape " +
+                       arg.shape().ToString() + "; parameter %" + p->name() + " is " +
+                       p->shape().ToString());
+    }
+    size_t next = 0;
+    runner.Scatter(arg, Leaves(*assignment_, p), next);
+  }
+  runner.Run(*this);
+  size_t next = 0;
+  return runner.Assemble(entry.root()->shape(), Leaves(*assignment_, entry.root()), next);
+}
+
+}  // namespace uir::igraph

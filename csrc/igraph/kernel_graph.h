@@ -1,0 +1,102 @@
+// The Kernel Graph: a scheduled, buffer-assigned module as a sequence of
+// device kernels whose edges are DRAM tensors (buffer-assignment slices).
+#ifndef UIR_IGRAPH_KERNEL_GRAPH_H_
+#define UIR_IGRAPH_KERNEL_GRAPH_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "buffers/buffer_assignment.h"
+#include "igraph/hardware.h"
+#include "igraph/igraph.h"
+
+namespace uir::igraph {
+
+// What a node is:
+//  kernel       one iGraph per box of its iteration space (fusions and
+//               lone elementwise instructions)
+//  copy         a copy, also as iGraphs
+//  library      dot, convolution (alone or with their fused epilogue) and
+//               the other ops a library does best
+//  custom-call, control-flow (while, conditional, call; sub-graphs of their
+//  computations), async (start/update/done)
+//  fallback     a fusion or op that does not lower yet; runs on the
+//               evaluator, and its reason is in the text
+enum class NodeKind : uint8_t {
+  kKernel,
+  kCopy,
+  kLibrary,
+  kCustomCall,
+  kControlFlow,
+  kAsync,
+  kFallback
+};
+std::string_view NodeKindName(NodeKind kind);
+
+// A DRAM tensor: an array value and the slice it lives in.
+struct DramTensor {
+  std::string value;  // the defining instruction, with a tuple index if any
+  int64_t allocation = 0;
+  int64_t offset = 0;
+  int64_t bytes = 0;
+  hlo::Shape shape;
+};
+
+class KernelGraph;
+
+struct KernelNode {
+  NodeKind kind = NodeKind::kKernel;
+  std::string name;  // the HLO instruction
+  std::string op;    // its opcode (custom calls: the target)
+  const hlo::HloInstruction* instruction = nullptr;
+  std::vector<DramTensor> inputs;   // array leaves of the operands, in order
+  std::vector<DramTensor> outputs;  // array leaves of the result
+  // kKernel, kCopy: the parts, run in order.
+  std::vector<IGraph> igraphs;
+  // Dram ids: inputs, then scratch (values inside the fusion computed by
+  // earlier parts into memory of the node's own: their bytes), then
+  // constants, then outputs.
+  std::vector<int64_t> scratch_bytes;
+  std::vector<hlo::Literal> constants;
+  std::string reason;                  // kFallback: why it did not lower
+  std::vector<KernelGraph> subgraphs;  // kControlFlow: one per called computation
+};
+
+class KernelGraph {
+ public:
+  const std::string& name() const { return name_; }
+  const std::vector<KernelNode>& nodes() const { return nodes_; }
+  const HardwareModel& hardware() const { return hardware_; }
+  int64_t CountOf(NodeKind kind) const;  // in this graph and its sub-graphs
+
+  // The text: one line per node with its tensors, each iGraph below its
+  // node, fallbacks with their reason, sub-graphs indented.
+  std::string ToText() const;
+
+  // Lowers the entry computation of `module` (scheduled; `assignment` is
+  // its buffer assignment, which must outlive the graph, as must module).
+  static KernelGraph Lower(const hlo::HloModule& module,
+                           const buffers::BufferAssignment& assignment,
+                           const HardwareModel& hardware);
+
+  // Runs the graph on `args` (one per entry parameter): allocations as
+  // buffer assignment lays them out, iGraphs on the interpreter, every
+  // other node on the evaluator. Returns the entry root's value.
+  hlo::Literal Interpret(const std::vector<hlo::Literal>& args) const;
+
+ private:
+  void LowerComputation(const hlo::HloComputation& computation);
+  void AppendText(std::string& out, int indent) const;
+
+  std::string name_;
+  HardwareModel hardware_;
+  const hlo::HloModule* module_ = nullptr;
+  const buffers::BufferAssignment* assignment_ = nullptr;
+  std::vector<KernelNode> nodes_;
+};
+
+}  // namespace uir::igraph
+
+#endif  // UIR_IGRAPH_KERNEL_GRAPH_H_

@@ -1,0 +1,604 @@
+// Reads the iGraph text form back (see text_print.cc); every error names
+// its line and column.
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "igraph/igraph.h"
+#include "support/error.h"
+
+namespace uir::igraph {
+namespace {
+
+class LineParser {
+ public:
+  LineParser(std::string_view line, int64_t number) : line_(line), number_(number) {}
+
+  [[noreturn]] void Fail(const std::string& message) const { FailAt(pos_, message); }
+  [[noreturn]] void FailAt(size_t pos, const std::string& message) const {
+    throw ParseError(SourceLocation{"", number_, static_cast<int64_t>(pos) + 1}, message, line_);
+  }
+
+  void SkipSpace() {
+    while (pos_ < line_.size() && std::isspace(static_cast<unsigned char>(line_[pos_]))) ++pos_;
+  }
+  bool AtEnd() {
+    SkipSpace();
+    return pos_ >= line_.size();
+  }
+  size_t pos() {
+    SkipSpace();
+    return pos_;
+  }
+  bool Peek(char c) {
+    SkipSpace();
+    return pos_ < line_.size() && line_[pos_] == c;
+  }
+  char PeekChar() {
+    SkipSpace();
+    return pos_ < line_.size() ? line_[pos_] : '\0';
+  }
+  bool Consume(char c) {
+    if (!Peek(c)) return false;
+    ++pos_;
+    return true;
+  }
+  void Expect(char c) {
+    if (!Consume(c)) Fail(std::string("expected '") + c + "'");
+  }
+  // [A-Za-z_][A-Za-z0-9_.]*
+  std::string Word() {
+    SkipSpace();
+    size_t start = pos_;
+    if (pos_ < line_.size() &&
+        (std::isalpha(static_cast<unsigned char>(line_[pos_])) || line_[pos_] == '_')) {
+      while (pos_ < line_.size() && (std::isalnum(static_cast<unsigned char>(line_[pos_])) ||
+                                     line_[pos_] == '_' || line_[pos_] == '.')) {
+        ++pos_;
+      }
+    }
+    if (start == pos_) Fail("expected a name");
+    return std::string(line_.substr(start, pos_ - start));
+  }
+  void ExpectWord(std::string_view word) {
+    size_t at = pos();
+    if (Word() != word) FailAt(at, "expected '" + std::string(word) + "'");
+  }
+  int64_t Int() {
+    SkipSpace();
+    size_t start = pos_;
+    if (pos_ < line_.size() && (line_[pos_] == '-' || line_[pos_] == '+')) ++pos_;
+    while (pos_ < line_.size() && std::isdigit(static_cast<unsigned char>(line_[pos_]))) ++pos_;
+    std::string text(line_.substr(start, pos_ - start));
+    if (text.empty() || text == "-" || text == "+") FailAt(start, "expected an integer");
+    errno = 0;
+    long long v = std::strtoll(text.c_str(), nullptr, 10);
+    if (errno == ERANGE) FailAt(start, "integer out of range: " + text);
+    return v;
+  }
+  // A raw value up to ',' or ']' (numbers, inf, nan, true).
+  std::string Value() {
+    SkipSpace();
+    size_t start = pos_;
+    while (pos_ < line_.size() && line_[pos_] != ',' && line_[pos_] != ']') ++pos_;
+    std::string v(line_.substr(start, pos_ - start));
+    while (!v.empty() && std::isspace(static_cast<unsigned char>(v.back()))) v.pop_back();
+    if (v.empty()) FailAt(start, "expected a value");
+    return v;
+  }
+  void ExpectEnd() {
+    if (!AtEnd()) Fail("unexpected text at the end of the line");
+  }
+
+ private:
+  std::string_view line_;
+  int64_t number_;
+  size_t pos_ = 0;
+};
+
+hlo::Literal ScalarFromText(LineParser& p, size_t at, const std::string& text,
+                            hlo::PrimitiveType type) {
+  hlo::Literal lit(hlo::Shape(type, {}));
+  const char* s = text.c_str();
+  char* end = nullptr;
+  errno = 0;
+  if (type == hlo::PrimitiveType::kPred) {
+    if (text == "true" || text == "1") {
+      lit.SetInt64(0, 1);
+    } else if (text != "false" && text != "0") {
+      p.FailAt(at, "expected true or false, got '" + text + "'");
+    }
+    return lit;
+  }
+  if (hlo::IsFloat(type)) {
+    double v = 0;
+    if (text == "inf") {
+      v = INFINITY;
+    } else if (text == "-inf") {
+      v = -INFINITY;
+    } else if (text == "nan") {
+      v = NAN;
+    } else if (text == "-nan") {
+      v = -NAN;
+    } else {
+      v = std::strtod(s, &end);
+      if (end == s || *end != '\0') p.FailAt(at, "expected a number, got '" + text + "'");
+    }
+    lit.SetDouble(0, v);
+    return lit;
+  }
+  if (hlo::IsUnsigned(type)) {
+    unsigned long long v = std::strtoull(s, &end, 10);
+    if (end == s || *end != '\0' || errno == ERANGE || text[0] == '-') {
+      p.FailAt(at, "expected an unsigned integer, got '" + text + "'");
+    }
+    lit.SetUint64(0, v);
+    return lit;
+  }
+  long long v = std::strtoll(s, &end, 10);
+  if (end == s || *end != '\0' || errno == ERANGE) {
+    p.FailAt(at, "expected an integer, got '" + text + "'");
+  }
+  lit.SetInt64(0, v);
+  return lit;
+}
+
+class Parser {
+ public:
+  explicit Parser(std::string_view text) {
+    size_t start = 0;
+    while (start <= text.size()) {
+      size_t nl = text.find('\n', start);
+      if (nl == std::string_view::npos) nl = text.size();
+      std::string_view line = text.substr(start, nl - start);
+      size_t comment = line.find("//");
+      lines_.push_back(std::string(line));
+      stripped_.push_back(
+          std::string(comment == std::string_view::npos ? line : line.substr(0, comment)));
+      start = nl + 1;
+    }
+  }
+
+  IGraph Run() {
+    size_t i = NextLine(0);
+    if (i >= lines_.size()) Fail(lines_.size(), "expected 'igraph NAME {'");
+    {
+      LineParser p = At(i);
+      p.ExpectWord("igraph");
+      g_.set_name(p.Word());
+      p.Expect('{');
+      p.ExpectEnd();
+    }
+    i = NextLine(i + 1);
+    ParseHardware(i);
+    i = NextLine(i + 1);
+    ParseParallel(i);
+    Section section = Section::kBody;
+    for (i = NextLine(i + 1); i < lines_.size(); i = NextLine(i + 1)) {
+      LineParser p = At(i);
+      if (p.Peek('}')) {
+        p.Expect('}');
+        p.ExpectEnd();
+        if (NextLine(i + 1) < lines_.size()) At(NextLine(i + 1)).Fail("text after the iGraph");
+        return std::move(g_);
+      }
+      size_t at = p.pos();
+      std::string word = p.Word();
+      if (p.Consume(':')) {
+        if (word == "prologue") {
+          section = Section::kPrologue;
+        } else if (word == "body") {
+          section = Section::kBody;
+        } else if (word == "epilogue") {
+          section = Section::kEpilogue;
+        } else {
+          p.FailAt(at, "unknown section '" + word + "'");
+        }
+        p.ExpectEnd();
+      } else if (p.Consume('=')) {
+        ParseDeclaration(p, at, word);
+      } else {
+        ParseOp(p, at, word, section, static_cast<int64_t>(i) + 1);
+      }
+    }
+    Fail(lines_.size(), "expected '}' at the end of the iGraph");
+  }
+
+ private:
+  [[noreturn]] void Fail(size_t line, const std::string& message) {
+    throw ParseError(SourceLocation{"", static_cast<int64_t>(line), 1}, message);
+  }
+  LineParser At(size_t i) { return LineParser(stripped_[i], static_cast<int64_t>(i) + 1); }
+  size_t NextLine(size_t i) {
+    while (i < lines_.size() && LineParser(stripped_[i], 0).AtEnd()) ++i;
+    return i;
+  }
+
+  void ParseHardware(size_t i) {
+    if (i >= lines_.size()) Fail(lines_.size(), "expected 'hardware'");
+    LineParser p = At(i);
+    HardwareModel hw;
+    p.ExpectWord("hardware");
+    size_t at = p.pos();
+    hw.target = p.Word();
+    if (hw.target != "cpu" && hw.target != "gpu") p.FailAt(at, "target must be cpu or gpu");
+    p.Expect('(');
+    p.ExpectWord("numGroup");
+    p.Expect('=');
+    hw.num_group = Positive(p);
+    p.Expect(',');
+    p.ExpectWord("numUnit");
+    p.Expect('=');
+    hw.num_unit = Positive(p);
+    p.Expect(')');
+    p.ExpectWord("reg");
+    p.Expect('=');
+    hw.reg_bytes = Positive(p);
+    p.ExpectWord("sram");
+    p.Expect('=');
+    hw.sram_bytes = Positive(p);
+    p.ExpectWord("vector");
+    p.Expect('=');
+    hw.vector_bytes = Positive(p);
+    p.ExpectEnd();
+    g_.set_hardware(hw);
+  }
+
+  int64_t Positive(LineParser& p) {
+    size_t at = p.pos();
+    int64_t v = p.Int();
+    if (v <= 0) p.FailAt(at, "expected a positive integer");
+    return v;
+  }
+
+  void ParseParallel(size_t i) {
+    if (i >= lines_.size()) Fail(lines_.size(), "expected 'parallel'");
+    LineParser p = At(i);
+    p.ExpectWord("parallel");
+    p.Expect('(');
+    p.ExpectWord("numParallel");
+    p.Expect('=');
+    size_t np_at = p.pos();
+    int64_t np = Positive(p);
+    p.Expect(',');
+    p.ExpectWord("numLoop");
+    p.Expect('=');
+    size_t nl_at = p.pos();
+    int64_t nl = Positive(p);
+    p.Expect(')');
+    for (bool parallel : {true, false}) {
+      p.Expect('[');
+      while (!p.Peek(']')) {
+        size_t at = p.pos();
+        std::string name = p.Word();
+        if (g_.FreshName(name) != name) p.FailAt(at, "'" + name + "' is declared twice");
+        p.Expect('=');
+        g_.AddVar(name, Positive(p), parallel);
+        if (!p.Consume(',')) break;
+      }
+      p.Expect(']');
+    }
+    p.ExpectEnd();
+    if (g_.num_parallel() != np) {
+      p.FailAt(np_at, "numParallel is " + std::to_string(np) + " but the parallel variables give " +
+                          std::to_string(g_.num_parallel()));
+    }
+    if (g_.num_loop() != nl) {
+      p.FailAt(nl_at, "numLoop is " + std::to_string(nl) + " but the loop variables give " +
+                          std::to_string(g_.num_loop()));
+    }
+  }
+
+  Affine ParseAffine(LineParser& p) {
+    Affine a;
+    bool first = true;
+    while (true) {
+      int64_t sign = 1;
+      if (p.Consume('-')) {
+        sign = -1;
+      } else if (!first && !p.Consume('+')) {
+        break;
+      }
+      first = false;
+      size_t at = p.pos();
+      if (p.Peek('(') || p.AtEnd()) p.FailAt(at, "expected an affine term");
+      int64_t coefficient = 1;
+      std::string var;
+      if (std::isdigit(static_cast<unsigned char>(p.PeekChar()))) {
+        coefficient = p.Int();
+        if (p.Consume('*')) var = p.Word();
+      } else {
+        var = p.Word();
+        if (p.Consume('*')) coefficient = p.Int();
+      }
+      if (var.empty()) {
+        a.constant += sign * coefficient;
+      } else {
+        int index = -1;
+        for (size_t v = 0; v < g_.vars().size(); ++v) {
+          if (g_.vars()[v].name == var) index = static_cast<int>(v);
+        }
+        if (index < 0) p.FailAt(at, "unknown index variable '" + var + "'");
+        a.Add(index, sign * coefficient);
+      }
+    }
+    return a;
+  }
+
+  void ParseDeclaration(LineParser& p, size_t name_at, const std::string& name) {
+    if (g_.FreshName(name) != name) p.FailAt(name_at, "'" + name + "' is declared twice");
+    size_t at = p.pos();
+    std::string kind = p.Word();
+    p.Expect('(');
+    if (kind == "iPointer") {
+      IPointer ptr;
+      ptr.name = name;
+      ptr.id = p.Int();
+      p.Expect(',');
+      size_t level_at = p.pos();
+      std::string level = p.Word();
+      if (level == "reg") {
+        ptr.level = Level::kReg;
+      } else if (level == "sram") {
+        ptr.level = Level::kSram;
+      } else if (level == "dram") {
+        ptr.level = Level::kDram;
+      } else {
+        p.FailAt(level_at, "level must be reg, sram or dram");
+      }
+      p.Expect(',');
+      ptr.dtype = Dtype(p);
+      p.Expect(',');
+      ptr.size = Positive(p);
+      p.Expect(')');
+      p.ExpectEnd();
+      g_.AddPointer(std::move(ptr));
+    } else if (kind == "iSlice") {
+      ISlice s;
+      s.name = name;
+      size_t ptr_at = p.pos();
+      std::string ptr = p.Word();
+      s.pointer = g_.FindPointer(ptr);
+      if (s.pointer < 0) p.FailAt(ptr_at, "unknown iPointer '" + ptr + "'");
+      p.Expect(',');
+      s.offset = ParseAffine(p);
+      p.Expect(',');
+      p.Expect('(');
+      s.shape[0] = Positive(p);
+      p.Expect(',');
+      s.shape[1] = Positive(p);
+      p.Expect(')');
+      p.Expect(',');
+      p.Expect('(');
+      s.stride[0] = p.Int();
+      p.Expect(',');
+      s.stride[1] = p.Int();
+      p.Expect(')');
+      p.Expect(')');
+      p.ExpectEnd();
+      g_.AddSlice(std::move(s));
+    } else {
+      p.FailAt(at, "expected iPointer(...) or iSlice(...)");
+    }
+  }
+
+  hlo::PrimitiveType Dtype(LineParser& p) {
+    size_t at = p.pos();
+    std::string name = p.Word();
+    hlo::PrimitiveType t;
+    if (!DtypeFromText(name, &t)) p.FailAt(at, "unknown dtype '" + name + "'");
+    return t;
+  }
+  hlo::PrimitiveType DtypeOf(LineParser& p, size_t at, const std::string& name) {
+    hlo::PrimitiveType t;
+    if (!DtypeFromText(name, &t)) p.FailAt(at, "unknown dtype '" + name + "'");
+    return t;
+  }
+
+  int SliceRef(LineParser& p) {
+    size_t at = p.pos();
+    std::string name = p.Word();
+    int s = g_.FindSlice(name);
+    if (s < 0) p.FailAt(at, "unknown iSlice '" + name + "'");
+    return s;
+  }
+  std::vector<int> SliceList(LineParser& p) {
+    std::vector<int> out;
+    if (p.Consume('[')) {
+      do {
+        out.push_back(SliceRef(p));
+      } while (p.Consume(','));
+      p.Expect(']');
+    } else {
+      out.push_back(SliceRef(p));
+    }
+    return out;
+  }
+
+  std::vector<std::string> Split(const std::string& mnemonic) {
+    std::vector<std::string> parts;
+    size_t start = 0;
+    while (true) {
+      size_t dot = mnemonic.find('.', start);
+      parts.push_back(mnemonic.substr(start, dot == std::string::npos ? dot : dot - start));
+      if (dot == std::string::npos) break;
+      start = dot + 1;
+    }
+    return parts;
+  }
+
+  Level LevelOf(LineParser& p, size_t at, const std::string& name) {
+    if (name == "reg") return Level::kReg;
+    if (name == "sram") return Level::kSram;
+    if (name == "dram") return Level::kDram;
+    p.FailAt(at, "level must be reg, sram or dram, got '" + name + "'");
+  }
+
+  // `[buffer=NAME, groupSize=N]` after a group-scope broadcast or reduce.
+  void GroupParams(LineParser& p, IOp& op) {
+    p.Expect(',');
+    p.Expect('[');
+    p.ExpectWord("buffer");
+    p.Expect('=');
+    op.buffer = SliceRef(p);
+    p.Expect(',');
+    p.ExpectWord("groupSize");
+    p.Expect('=');
+    op.group_size = Positive(p);
+    p.Expect(']');
+  }
+
+  void ParseOp(LineParser& p, size_t at, const std::string& mnemonic, Section section,
+               int64_t line) {
+    std::vector<std::string> parts = Split(mnemonic);
+    IOp op;
+    op.line = line;
+    if (!OpKindFromName(parts[0], &op.kind)) p.FailAt(at, "unknown iOp '" + parts[0] + "'");
+    auto want = [&](size_t n, const char* form) {
+      if (parts.size() != n) {
+        p.FailAt(at, "'" + mnemonic + "' should read " + form);
+      }
+    };
+    hlo::HloOpcode opcode;
+    switch (op.kind) {
+      case OpKind::kMove:
+        want(4, "move.<from>.<to>.<dtype>");
+        op.from = LevelOf(p, at, parts[1]);
+        op.to = LevelOf(p, at, parts[2]);
+        op.dtype = DtypeOf(p, at, parts[3]);
+        break;
+      case OpKind::kSync:
+        want(2, "sync.<scope>");
+        op.to = LevelOf(p, at, parts[1]);
+        op.from = op.to;
+        break;
+      case OpKind::kUnary:
+        want(3, "unary.<function>.<dtype>");
+        if (!LookupFunction(FunctionClass::kUnary, parts[1], &opcode) &&
+            !LookupFunction(FunctionClass::kScalar, parts[1], &opcode)) {
+          p.FailAt(at, "unknown unary function '" + parts[1] + "'");
+        }
+        op.function = parts[1];
+        op.dtype = DtypeOf(p, at, parts[2]);
+        break;
+      case OpKind::kBinary:
+      case OpKind::kTernary: {
+        want(3, op.kind == OpKind::kBinary ? "binary.<function>.<dtype>"
+                                           : "ternary.<function>.<dtype>");
+        FunctionClass cls =
+            op.kind == OpKind::kBinary ? FunctionClass::kBinary : FunctionClass::kTernary;
+        if (!LookupFunction(cls, parts[1], &opcode)) {
+          p.FailAt(at, "unknown " + parts[0] + " function '" + parts[1] + "'");
+        }
+        op.function = parts[1];
+        op.dtype = DtypeOf(p, at, parts[2]);
+        break;
+      }
+      case OpKind::kCompare:
+        want(3, "compare.<direction>.<dtype>");
+        if (!IsCompareDirection(parts[1])) {
+          p.FailAt(at, "unknown comparison '" + parts[1] + "' (eq, ne, lt, le, gt, ge)");
+        }
+        op.function = parts[1];
+        op.dtype = DtypeOf(p, at, parts[2]);
+        break;
+      case OpKind::kConvert:
+        want(3, "convert.<from dtype>.<to dtype>");
+        op.dtype = DtypeOf(p, at, parts[1]);
+        op.to_dtype = DtypeOf(p, at, parts[2]);
+        break;
+      case OpKind::kFill:
+      case OpKind::kIota:
+        want(2, op.kind == OpKind::kFill ? "fill.<dtype>" : "iota.<dtype>");
+        op.dtype = DtypeOf(p, at, parts[1]);
+        break;
+      case OpKind::kBroadcast:
+      case OpKind::kReduce: {
+        size_t first = 1;
+        if (op.kind == OpKind::kReduce) {
+          want(5, "reduce.<op>.<axis>.<scope>.<dtype>");
+          if (!IsReduceFunction(parts[1])) {
+            p.FailAt(at, "unknown reduction '" + parts[1] + "' (add, mul, max, min, and, or)");
+          }
+          op.function = parts[1];
+          first = 2;
+        } else {
+          want(4, "broadcast.<axis>.<scope>.<dtype>");
+        }
+        if (parts[first] == "row") {
+          op.axis = Axis::kRow;
+        } else if (parts[first] == "col") {
+          op.axis = Axis::kCol;
+        } else {
+          p.FailAt(at, "axis must be row or col, got '" + parts[first] + "'");
+        }
+        if (parts[first + 1] == "unit") {
+          op.scope = Scope::kUnit;
+        } else if (parts[first + 1] == "group") {
+          op.scope = Scope::kGroup;
+        } else {
+          p.FailAt(at, "scope must be unit or group, got '" + parts[first + 1] + "'");
+        }
+        op.dtype = DtypeOf(p, at, parts[first + 2]);
+        break;
+      }
+      case OpKind::kIdentity:
+        want(1, "identity");
+        break;
+    }
+    // Operands: outputs, then inputs.
+    op.outputs = SliceList(p);
+    if (op.kind == OpKind::kIdentity) {
+      p.Expect(',');
+      op.inputs = SliceList(p);
+    } else {
+      if (op.outputs.size() != 1) p.FailAt(at, "'" + parts[0] + "' has one output");
+      for (int i = 0; i < OpInputs(op.kind); ++i) {
+        p.Expect(',');
+        op.inputs.push_back(SliceRef(p));
+      }
+    }
+    // Parameters.
+    const bool scalar_form =
+        op.kind == OpKind::kUnary && LookupFunction(FunctionClass::kScalar, op.function, &opcode);
+    if (scalar_form || op.kind == OpKind::kFill) {
+      p.Expect(',');
+      p.Expect('[');
+      size_t value_at = p.pos();
+      op.params.push_back(ScalarFromText(p, value_at, p.Value(), op.dtype));
+      p.Expect(']');
+    } else if (op.kind == OpKind::kIota) {
+      p.Expect(',');
+      p.Expect('[');
+      p.ExpectWord("base");
+      p.Expect('=');
+      op.iota_base = ParseAffine(p);
+      p.Expect(',');
+      p.ExpectWord("step");
+      p.Expect('=');
+      p.Expect('(');
+      op.iota_step[0] = p.Int();
+      p.Expect(',');
+      op.iota_step[1] = p.Int();
+      p.Expect(')');
+      p.Expect(']');
+    } else if ((op.kind == OpKind::kBroadcast || op.kind == OpKind::kReduce) &&
+               op.scope == Scope::kGroup) {
+      GroupParams(p, op);
+    }
+    p.ExpectEnd();
+    g_.AddOp(section, std::move(op));
+  }
+
+  std::vector<std::string> lines_, stripped_;
+  IGraph g_;
+};
+
+}  // namespace
+
+IGraph Parse(std::string_view text) { return Parser(text).Run(); }
+
+}  // namespace uir::igraph

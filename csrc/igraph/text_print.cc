@@ -1,0 +1,147 @@
+// The iGraph's text form, in the seed's notation: a header with the
+// hardware model and parallel description, iPointer and iSlice
+// declarations, then one iOp per line in its section.
+#include <sstream>
+
+#include "igraph/igraph.h"
+
+namespace uir::igraph {
+
+std::string AffineToText(const IGraph& graph, const Affine& affine) {
+  std::ostringstream os;
+  bool first = true;
+  for (const auto& [var, coefficient] : affine.terms) {
+    int64_t c = coefficient;
+    if (!first) {
+      os << (c < 0 ? " - " : " + ");
+      c = c < 0 ? -c : c;
+    } else if (c < 0) {
+      os << "-";
+      c = -c;
+    }
+    if (c != 1) os << c << "*";
+    os << graph.vars()[var].name;
+    first = false;
+  }
+  if (first) {
+    os << affine.constant;
+  } else if (affine.constant != 0) {
+    os << (affine.constant < 0 ? " - " : " + ")
+       << (affine.constant < 0 ? -affine.constant : affine.constant);
+  }
+  return os.str();
+}
+
+namespace {
+
+std::string Names(const IGraph& g, const std::vector<int>& slices) {
+  if (slices.size() == 1) return g.slices()[slices[0]].name;
+  std::string out = "[";
+  for (size_t i = 0; i < slices.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += g.slices()[slices[i]].name;
+  }
+  return out + "]";
+}
+
+std::string GroupParams(const IGraph& g, const IOp& op) {
+  if (op.scope != Scope::kGroup) return "";
+  return ", [buffer=" + g.slices()[op.buffer].name +
+         ", groupSize=" + std::to_string(op.group_size) + "]";
+}
+
+}  // namespace
+
+std::string OpToText(const IGraph& g, const IOp& op) {
+  std::ostringstream os;
+  const std::string dtype = DtypeText(op.dtype);
+  os << OpKindName(op.kind);
+  switch (op.kind) {
+    case OpKind::kMove:
+      os << "." << LevelName(op.from) << "." << LevelName(op.to) << "." << dtype;
+      break;
+    case OpKind::kSync:
+      os << "." << LevelName(op.to);
+      break;
+    case OpKind::kUnary:
+    case OpKind::kBinary:
+    case OpKind::kTernary:
+    case OpKind::kCompare:
+      os << "." << op.function << "." << dtype;
+      break;
+    case OpKind::kConvert:
+      os << "." << dtype << "." << DtypeText(op.to_dtype);
+      break;
+    case OpKind::kFill:
+    case OpKind::kIota:
+      os << "." << dtype;
+      break;
+    case OpKind::kBroadcast:
+      os << "." << AxisName(op.axis) << "." << ScopeName(op.scope) << "." << dtype;
+      break;
+    case OpKind::kReduce:
+      os << "." << op.function << "." << AxisName(op.axis) << "." << ScopeName(op.scope) << "."
+         << dtype;
+      break;
+    case OpKind::kIdentity:
+      break;
+  }
+  os << " " << Names(g, op.outputs);
+  for (int in : op.inputs) os << ", " << g.slices()[in].name;
+  if (op.kind == OpKind::kIdentity) {
+    os.str("");
+    os << "identity " << Names(g, op.outputs) << ", " << Names(g, op.inputs);
+  }
+  if (!op.params.empty()) {
+    os << ", [";
+    for (size_t i = 0; i < op.params.size(); ++i) {
+      os << (i > 0 ? ", " : "") << op.params[i].ElementToString(0);
+    }
+    os << "]";
+  }
+  if (op.kind == OpKind::kIota) {
+    os << ", [base=" << AffineToText(g, op.iota_base) << ", step=(" << op.iota_step[0] << ", "
+       << op.iota_step[1] << ")]";
+  }
+  os << GroupParams(g, op);
+  return os.str();
+}
+
+std::string ToText(const IGraph& g) {
+  std::ostringstream os;
+  const HardwareModel& hw = g.hardware();
+  os << "igraph " << g.name() << " {\n";
+  os << "  hardware " << hw.target << " (numGroup=" << hw.num_group << ", numUnit=" << hw.num_unit
+     << ") reg=" << hw.reg_bytes << " sram=" << hw.sram_bytes << " vector=" << hw.vector_bytes
+     << "\n";
+  os << "  parallel (numParallel=" << g.num_parallel() << ", numLoop=" << g.num_loop() << ")";
+  for (bool parallel : {true, false}) {
+    os << " [";
+    bool first = true;
+    for (const IndexVar& v : g.vars()) {
+      if (v.parallel != parallel) continue;
+      os << (first ? "" : ", ") << v.name << "=" << v.extent;
+      first = false;
+    }
+    os << "]";
+  }
+  os << "\n";
+  for (const IPointer& p : g.pointers()) {
+    os << "  " << p.name << " = iPointer(" << p.id << ", " << LevelName(p.level) << ", "
+       << DtypeText(p.dtype) << ", " << p.size << ")\n";
+  }
+  for (const ISlice& s : g.slices()) {
+    os << "  " << s.name << " = iSlice(" << g.pointers()[s.pointer].name << ", "
+       << AffineToText(g, s.offset) << ", (" << s.shape[0] << ", " << s.shape[1] << "), ("
+       << s.stride[0] << ", " << s.stride[1] << "))\n";
+  }
+  for (Section s : {Section::kPrologue, Section::kBody, Section::kEpilogue}) {
+    if (g.ops(s).empty() && s != Section::kBody) continue;
+    os << SectionName(s) << ":\n";
+    for (const IOp& op : g.ops(s)) os << "  " << OpToText(g, op) << "\n";
+  }
+  os << "}\n";
+  return os.str();
+}
+
+}  // namespace uir::igraph

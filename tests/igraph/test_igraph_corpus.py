@@ -1,0 +1,88 @@
+"""Every fusion the default pipeline makes on XLA's core corpus modules lowers
+to iGraphs or a library node (or falls back with its reason); every iGraph
+verifies and round-trips, and the Kernel Graph runs like the evaluator."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from corpus import CORPUS, TOO_HEAVY, XLA_REJECTS, manifest_rows
+
+import uir
+import uir.igraph as ig
+from uir._src.evaluate import random_arguments, required_replicas
+
+CORE = sorted(r["file"] for r in manifest_rows() if r["cpu_class"] == "core")
+
+# Fallback reasons allowed: ops outside the issue's list (gathers, scatters,
+# dynamic slices, windows, collectives, complex numbers, ...). A fusion of
+# the listed ops (elementwise, broadcast, reductions, transposes, reshapes,
+# slices, concatenates, pads, select/compare/convert, iota, constants) must
+# never fall back.
+ALLOWED = (
+    "gather",
+    "scatter",
+    "dynamic-slice",
+    "dynamic-update-slice",
+    "reduce-window",
+    "select-and-scatter",
+    "complex values",
+    "bitcast-convert",
+    "all-reduce",
+    "is-finite",
+    "map ",
+    "no lowering for",
+    "reducer %",
+    "variadic reduce",
+    "dot ",
+    "convolution ",
+    "rng",
+    "sort",
+    "interior padding",
+    "operand 0 is not an array",
+    "custom-call",
+    "reduce-precision",
+    "stochastic-convert",
+    "while",
+    "conditional",
+    "call ",
+    "fft",
+)
+
+
+def _close(got, want):
+    if isinstance(want, tuple):
+        for g, w in zip(got, want, strict=True):
+            _close(g, w)
+        return
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    if want.dtype.kind in "fc" or want.dtype.name in ("bfloat16",) or "float8" in want.dtype.name:
+        narrow = want.dtype.itemsize <= 2
+        np.testing.assert_allclose(
+            got.astype(np.complex128 if want.dtype.kind == "c" else np.float64),
+            want.astype(np.complex128 if want.dtype.kind == "c" else np.float64),
+            rtol=3e-2 if narrow else 1e-4,
+            atol=1e-2 if narrow else 1e-5,
+            equal_nan=True,
+        )
+    else:
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [n for n in CORE if n not in XLA_REJECTS])
+def test_core_corpus_lowers_and_runs_like_the_evaluator(name):
+    module = uir.hlo.parse_module((CORPUS / name).read_text(), file=name)
+    out = uir.passes.default_pipeline().run(module)
+    kg = ig.lower(out)
+    for node in kg.nodes:
+        if node.kind == "fallback":
+            assert node.reason.startswith(ALLOWED), f"{node.name}: {node.reason}"
+        for g in node.igraphs:
+            g.verify()
+            assert ig.parse(g.to_text()) == g
+    if name in TOO_HEAVY or required_replicas(out) > 1:
+        return  # the evaluator cannot run these as one participant in test time
+    args = random_arguments(out, 0)
+    _close(ig.interpret(kg, *args), uir.evaluate(out, *args))

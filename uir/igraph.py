@@ -1,0 +1,25 @@
+"""uir.igraph: the Unified IR (Kernel Graph, iGraph), its text, verifier and interpreter."""
+
+from uir._src.igraph import (
+    HardwareModel,
+    IGraph,
+    KernelGraph,
+    KernelNode,
+    hardware,
+    interpret,
+    lower,
+    parse,
+    verify,
+)
+
+__all__ = [
+    "HardwareModel",
+    "IGraph",
+    "KernelGraph",
+    "KernelNode",
+    "hardware",
+    "interpret",
+    "lower",
+    "parse",
+    "verify",
+]
