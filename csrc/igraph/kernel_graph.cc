@@ -145,14 +145,32 @@ void KernelGraph::LowerComputation(const hlo::HloComputation& computation) {
       for (DramTensor& t : Leaves(ba, o)) node.inputs.push_back(std::move(t));
     }
     node.outputs = Leaves(ba, inst);
-    auto as_kernel = [&](NodeKind kind) {
+    auto as_kernel = [&](NodeKind kind, const HloInstruction* library = nullptr) {
       std::vector<TileProgram> programs;
       std::vector<const HloInstruction*> scratch;
       std::string reason;
-      bool ok = BuildTileProgram(*inst, &programs, &reason, &scratch);
+      bool ok = BuildTileProgram(*inst, &programs, &reason, &scratch, library);
       const int64_t inputs = inst->operand_count();
       for (const HloInstruction* s : scratch) {
-        node.scratch_bytes.push_back(analysis::ByteSize(s->shape()));
+        node.scratch_bytes.push_back(s == library ? 0 : analysis::ByteSize(s->shape()));
+      }
+      if (ok && library != nullptr) {
+        // In place over the library's result: every read of it must be the
+        // element the same iteration writes.
+        for (const TileProgram& program : programs) {
+          const TileOp* store = nullptr;
+          for (const TileOp& op : program.ops) {
+            if (op.kind == TileOp::Kind::kStore) store = &op;
+          }
+          for (const TileOp& op : program.ops) {
+            const bool reads_result =
+                op.kind == TileOp::Kind::kLoad &&
+                program.tensors[op.tensor].kind == TileTensor::Kind::kScratch &&
+                program.tensors[op.tensor].index == 0;
+            if (reads_result && (store == nullptr || !(op.access == store->access))) ok = false;
+          }
+        }
+        if (!ok) reason = "the epilogue does not read the library result element by element";
       }
       for (TileProgram& program : programs) {
         for (TileTensor& t : program.tensors) {
@@ -189,12 +207,48 @@ void KernelGraph::LowerComputation(const hlo::HloComputation& computation) {
       }
       for (const IGraph& part : node.igraphs) Verify(part);
       node.kind = kind;
+      node.library = library;
+    };
+    // A fusion of one dot or convolution whose operands are the fusion's
+    // parameters, with an elementwise epilogue of the same shape: a library
+    // call into the output, then the epilogue's iGraphs in place.
+    auto library_with_epilogue = [&]() -> const HloInstruction* {
+      const hlo::HloComputation* f = inst->called_computations().at(0);
+      const HloInstruction* lib = nullptr;
+      for (const HloInstruction* x : f->instructions()) {
+        if (!IsLibraryOp(x->opcode())) continue;
+        if (lib != nullptr) return nullptr;
+        lib = x;
+      }
+      if (lib == nullptr || lib == f->root() || !inst->shape().IsArray() ||
+          lib->shape().dimensions() != inst->shape().dimensions() ||
+          lib->shape().element_type() != inst->shape().element_type() ||
+          PhysicalStrides(lib->shape()) != PhysicalStrides(inst->shape())) {
+        return nullptr;
+      }
+      for (const HloInstruction* o : lib->operands()) {
+        if (o->opcode() != HloOpcode::kParameter) return nullptr;
+      }
+      return lib;
     };
     if (op == HloOpcode::kFusion) {
       const auto kind = inst->attributes().GetEnum<hlo::FusionKind>(hlo::AttrKey::kKind);
-      if (kind == hlo::FusionKind::kOutput) {
+      bool library = kind == hlo::FusionKind::kOutput;
+      for (const HloInstruction* f : inst->called_computations().at(0)->instructions()) {
+        library = library || IsLibraryOp(f->opcode());
+      }
+      const HloInstruction* lib = library ? library_with_epilogue() : nullptr;
+      if (lib != nullptr) {
+        as_kernel(NodeKind::kLibrary, lib);
+        node.op = std::string(hlo::OpcodeName(lib->opcode())) + "+epilogue";
+        if (node.kind == NodeKind::kFallback) {  // the whole fusion as one library call
+          node.kind = NodeKind::kLibrary;
+          node.op = "fusion(" + std::string(hlo::FusionKindName(kind)) + ")";
+          node.reason.clear();
+        }
+      } else if (library) {
         node.kind = NodeKind::kLibrary;
-        node.op = "fusion(kOutput)";
+        node.op = "fusion(" + std::string(hlo::FusionKindName(kind)) + ")";
       } else if (node.outputs.size() !=
                  (inst->shape().IsTuple() ? inst->shape().tuple_shapes().size() : size_t{1})) {
         node.kind = NodeKind::kFallback;
@@ -241,8 +295,13 @@ void KernelGraph::AppendText(std::string& out, int indent) const {
     out += pad + std::string(NodeKindName(n.kind)) + " %" + n.name + " = " + n.op + "(" +
            TensorList(n.inputs) + ") -> (" + TensorList(n.outputs) + ")";
     if (n.kind == NodeKind::kFallback) out += "  // evaluator: " + n.reason;
-    for (size_t i = 0; i < n.scratch_bytes.size(); ++i) {
-      out += (i == 0 ? "  // scratch bytes " : ", ") + std::to_string(n.scratch_bytes[i]);
+    if (n.library != nullptr) {
+      out += "  // " + std::string(hlo::OpcodeName(n.library->opcode())) +
+             " writes the output; the epilogue finishes it in place";
+    }
+    for (size_t i = n.library != nullptr ? 1 : 0; i < n.scratch_bytes.size(); ++i) {
+      out += (i == (n.library != nullptr ? 1u : 0u) ? "  // scratch bytes " : ", ") +
+             std::to_string(n.scratch_bytes[i]);
     }
     if (!n.igraphs.empty()) {
       int64_t read = 0, written = 0;
@@ -285,18 +344,7 @@ namespace {
 // Logical (row-major literal) index i of `shape` -> physical element index.
 std::vector<int64_t> PhysicalOrder(const hlo::Shape& shape) {
   const int64_t rank = shape.rank();
-  std::vector<int64_t> strides(static_cast<size_t>(rank), 1);
-  std::vector<int64_t> m2m;
-  if (shape.has_layout() && static_cast<int64_t>(shape.layout().minor_to_major.size()) == rank) {
-    m2m = shape.layout().minor_to_major;
-  } else {
-    for (int64_t d = rank - 1; d >= 0; --d) m2m.push_back(d);
-  }
-  int64_t stride = 1;
-  for (int64_t d : m2m) {
-    strides[d] = stride;
-    stride *= shape.dimensions(d);
-  }
+  const std::vector<int64_t> strides = PhysicalStrides(shape);
   std::vector<int64_t> out(static_cast<size_t>(shape.element_count()));
   std::vector<int64_t> idx(static_cast<size_t>(rank), 0);
   for (size_t i = 0; i < out.size(); ++i) {
@@ -387,8 +435,15 @@ class Runner {
       dram[id++] = std::span<uint8_t>(At(t), static_cast<size_t>(t.bytes));
     }
     std::vector<std::vector<uint8_t>> scratch;
-    for (int64_t bytes : n.scratch_bytes) {
-      scratch.emplace_back(static_cast<size_t>(std::max<int64_t>(bytes, 1)), 0);
+    for (size_t k = 0; k < n.scratch_bytes.size(); ++k) {
+      if (k == 0 && n.library != nullptr) {
+        // The library writes its result where the epilogue finishes it.
+        RunLibrary(n);
+        const DramTensor& out = n.outputs.at(0);
+        dram[id++] = std::span<uint8_t>(At(out), static_cast<size_t>(out.bytes));
+        continue;
+      }
+      scratch.emplace_back(static_cast<size_t>(std::max<int64_t>(n.scratch_bytes[k], 1)), 0);
       dram[id++] = std::span<uint8_t>(scratch.back());
     }
     for (const hlo::Literal& c : n.constants) {
@@ -401,6 +456,17 @@ class Runner {
     for (const IGraph& part : n.igraphs) igraph::Interpret(part, dram);
   }
 
+  // The library op of a library node with an epilogue, on the evaluator:
+  // its operands are fusion parameters, so node inputs.
+  void RunLibrary(const KernelNode& n) {
+    std::vector<hlo::Literal> operands;
+    for (const HloInstruction* o : n.library->operands()) {
+      operands.push_back(Read(n.inputs.at(static_cast<size_t>(o->parameter_number()))));
+    }
+    hlo::Literal result = EvaluateOne(*n.library, operands);
+    Write(n.outputs.at(0), result);
+  }
+
   void RunOnEvaluator(const KernelNode& n) {
     const HloInstruction& inst = *n.instruction;
     std::vector<hlo::Literal> operands;
@@ -408,6 +474,13 @@ class Runner {
     for (const HloInstruction* o : inst.operands()) {
       operands.push_back(Assemble(o->shape(), n.inputs, next));
     }
+    hlo::Literal result = EvaluateOne(inst, operands);
+    next = 0;
+    Scatter(result, n.outputs, next);
+  }
+
+  // `inst` alone on the evaluator, on `operands`.
+  hlo::Literal EvaluateOne(const HloInstruction& inst, const std::vector<hlo::Literal>& operands) {
     auto c = std::make_unique<hlo::HloComputation>("node." + inst.name());
     hlo::ComputationBuilder b(c.get());
     std::vector<HloInstruction*> params;
@@ -421,9 +494,7 @@ class Runner {
     c->set_root(clone);
     eval::Participant self;
     self.partitions = static_cast<int>(std::max<int64_t>(1, partitions_));
-    hlo::Literal result = eval::EvaluateComputation(*c, args, self);
-    next = 0;
-    Scatter(result, n.outputs, next);
+    return eval::EvaluateComputation(*c, args, self);
   }
 
   const buffers::BufferAssignment& ba_;

@@ -60,6 +60,10 @@ struct KernelNode {
   // constants, then outputs.
   std::vector<int64_t> scratch_bytes;
   std::vector<hlo::Literal> constants;
+  // kLibrary with an epilogue: the library op (inside the fusion) writes its
+  // result into the output, which the iGraphs then finish in place; its
+  // dram id is the first scratch id.
+  const hlo::HloInstruction* library = nullptr;
   std::string reason;                  // kFallback: why it did not lower
   std::vector<KernelGraph> subgraphs;  // kControlFlow: one per called computation
 };

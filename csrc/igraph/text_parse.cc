@@ -1,5 +1,6 @@
 // Reads the iGraph text form back (see text_print.cc); every error names
 // its line and column.
+#include <array>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -247,6 +248,16 @@ class Parser {
     g_.set_hardware(hw);
   }
 
+  // `(a, b)`, both positive when `positive`.
+  std::array<int64_t, 2> Pair(LineParser& p, bool positive) {
+    p.Expect('(');
+    const int64_t a = positive ? Positive(p) : p.Int();
+    p.Expect(',');
+    const int64_t b = positive ? Positive(p) : p.Int();
+    p.Expect(')');
+    return {a, b};
+  }
+
   int64_t Positive(LineParser& p) {
     size_t at = p.pos();
     int64_t v = p.Int();
@@ -366,17 +377,9 @@ class Parser {
       p.Expect(',');
       s.offset = ParseAffine(p);
       p.Expect(',');
-      p.Expect('(');
-      s.shape[0] = Positive(p);
+      s.shape = Pair(p, true);
       p.Expect(',');
-      s.shape[1] = Positive(p);
-      p.Expect(')');
-      p.Expect(',');
-      p.Expect('(');
-      s.stride[0] = p.Int();
-      p.Expect(',');
-      s.stride[1] = p.Int();
-      p.Expect(')');
+      s.stride = Pair(p, false);
       p.Expect(')');
       p.ExpectEnd();
       g_.AddSlice(std::move(s));
@@ -579,11 +582,7 @@ class Parser {
       p.Expect(',');
       p.ExpectWord("step");
       p.Expect('=');
-      p.Expect('(');
-      op.iota_step[0] = p.Int();
-      p.Expect(',');
-      op.iota_step[1] = p.Int();
-      p.Expect(')');
+      op.iota_step = Pair(p, false);
       p.Expect(']');
     } else if ((op.kind == OpKind::kBroadcast || op.kind == OpKind::kReduce) &&
                op.scope == Scope::kGroup) {

@@ -32,9 +32,6 @@ bool TileProgram::needs_whole_rows() const {
                      [](const TileOp& op) { return op.kind == TileOp::Kind::kBroadcast; });
 }
 
-namespace {
-
-// Element strides of each logical dim as the shape is laid out in memory.
 std::vector<int64_t> PhysicalStrides(const Shape& shape) {
   const int64_t rank = shape.rank();
   std::vector<int64_t> strides(static_cast<size_t>(rank), 1);
@@ -51,6 +48,8 @@ std::vector<int64_t> PhysicalStrides(const Shape& shape) {
   }
   return strides;
 }
+
+namespace {
 
 std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {
   std::vector<int64_t> strides(dims.size(), 1);
@@ -130,19 +129,25 @@ struct MaterializeRequest {
 
 using Scratch = std::vector<const HloInstruction*>;
 
+// A pad with interior padding goes to scratch in two programs: the padding
+// value everywhere, then the operand's elements at their strided places.
+enum class PadPart : uint8_t { kNone, kFill, kCopy };
+
 class Builder {
  public:
   // `lo` and `extents` restrict the iteration space to a box (empty: all).
   // `scratch` values are read from scratch memory; with `sub_root` the
   // program computes that scratch value instead of the fusion's outputs.
   Builder(const HloInstruction& fusion, TileProgram& p, std::vector<int64_t> lo,
-          std::vector<int64_t> extents, const Scratch& scratch, const HloInstruction* sub_root)
+          std::vector<int64_t> extents, const Scratch& scratch, const HloInstruction* sub_root,
+          PadPart pad_part = PadPart::kNone)
       : fusion_(fusion),
         p_(p),
         lo_(std::move(lo)),
         box_(std::move(extents)),
         scratch_(scratch),
-        sub_root_(sub_root) {
+        sub_root_(sub_root),
+        pad_part_(pad_part) {
     if (fusion.opcode() == HloOpcode::kFusion) {
       computation_ = fusion.called_computations().at(0);
       root_ = sub_root != nullptr ? sub_root : computation_->root();
@@ -228,6 +233,10 @@ class Builder {
       t.elements = scratch_[k]->shape().element_count();
       p_.tensors.push_back(std::move(t));
     }
+    if (pad_part_ != PadPart::kNone) {
+      InteriorPad();
+      return;
+    }
     const HloInstruction* reduce = FirstReduce();
     std::vector<IndexMap> maps;
     if (reduce == nullptr) {
@@ -309,6 +318,47 @@ class Builder {
       store.source = o->name();
       p_.ops.push_back(std::move(store));
     }
+  }
+
+  void InteriorPad() {
+    const HloInstruction* pad = sub_root_ != nullptr ? sub_root_ : root_;
+    const auto& config = pad->attributes().Get<hlo::PaddingConfig>(hlo::AttrKey::kPadding);
+    const bool fill = pad_part_ == PadPart::kFill;
+    p_.extents = fill ? pad->shape().dimensions() : pad->operand(0)->shape().dimensions();
+    p_.reduced_dim.assign(Dims(), false);
+    ApplyBox();
+    IndexMap out = Identity();
+    if (!fill) {
+      for (size_t k = 0; k < Dims(); ++k) {
+        if (config[k].low < 0 || config[k].high < 0) {
+          Fail("negative padding with interior padding (%" + pad->name() + ")");
+        }
+        out[k] = Combine({out[k]}, {config[k].interior + 1}, Dims());
+        out[k].constant += config[k].low;
+      }
+    }
+    const int value =
+        fill ? Value(pad->operand(1), {}, false) : Value(pad->operand(0), Identity(), false);
+    TileOp store;
+    store.kind = TileOp::Kind::kStore;
+    store.dtype = pad->shape().element_type();
+    if (sub_root_ != nullptr) {
+      const auto at = std::find(scratch_.begin(), scratch_.end(), pad);
+      store.tensor = static_cast<int>(fusion_.operand_count() + (at - scratch_.begin()));
+    } else {  // a lone pad instruction: straight to its output
+      TileTensor t;
+      t.kind = TileTensor::Kind::kOutput;
+      t.name = "out";
+      t.dtype = pad->shape().element_type();
+      t.elements = pad->shape().element_count();
+      p_.tensors.push_back(std::move(t));
+      store.tensor = static_cast<int>(p_.tensors.size()) - 1;
+    }
+    store.access = Combine(out, PhysicalStrides(pad->shape()), Dims());
+    store.operands = {value};
+    store.source = pad->name();
+    p_.ops.push_back(std::move(store));
+    p_.name += fill ? ".fill" : ".copy";
   }
 
   void ApplyBox() {
@@ -547,6 +597,7 @@ class Builder {
       case HloOpcode::kSelect:
       case HloOpcode::kClamp:
       case HloOpcode::kCopy:
+      case HloOpcode::kIsFinite:
         return true;
       default:
         break;
@@ -592,7 +643,19 @@ class Builder {
       return Push(std::move(op));
     }
     if (!reduced && IsReduced(inst)) {
-      Fail("%" + inst->name() + " mixes a reduced value into full rows without a broadcast");
+      // A reduced value read by full rows without a broadcast (a reshape
+      // that restores a size-1 reduced dim): fine if its index does not
+      // move along the reduced dims; it is then broadcast along them.
+      for (const Linear& l : map) {
+        for (size_t d = 0; d < n; ++d) {
+          if (p_.reduced_dim[d] && l.coefficient[d] != 0) {
+            Fail("%" + inst->name() + " mixes a reduced value into full rows without a broadcast");
+          }
+        }
+      }
+      op.kind = TileOp::Kind::kBroadcast;
+      op.operands = {Value(inst, map, true)};
+      return Push(std::move(op));
     }
     const HloOpcode code = inst->opcode();
     const auto& a = inst->attributes();
@@ -630,9 +693,14 @@ class Builder {
         return Value(inst->operand(0), map, reduced);
       case HloOpcode::kBroadcast: {
         const auto dims = a.Get<std::vector<int64_t>>(hlo::AttrKey::kDimensions);
-        IndexMap om;
-        for (int64_t d : dims) om.push_back(map[d]);
         const HloInstruction* o = inst->operand(0);
+        IndexMap om;
+        for (size_t k = 0; k < dims.size(); ++k) {
+          // A size-1 operand dim spread over a larger one always reads index 0.
+          const bool degenerate =
+              o->shape().dimensions(static_cast<int64_t>(k)) == 1 && shape.dimensions(dims[k]) != 1;
+          om.push_back(degenerate ? Zero(n) : map[dims[k]]);
+        }
         if (!reduced && IsReduced(o)) {
           for (const Linear& l : om) {
             for (size_t d = 0; d < n; ++d) {
@@ -685,8 +753,18 @@ class Builder {
           return Push(std::move(op));
         }
         std::optional<IndexMap> om = UnravelInto(l, o->shape(), physical);
-        if (!om) Fail("%" + inst->name() + " reshapes with an index pattern that is not linear");
-        return Value(o, *om, reduced);
+        if (!om) {
+          // Not linear in this iteration space: the operand is computed in
+          // its own, into scratch memory, and read back linearly.
+          if (IsLeaf(o, &o_leaf) || computation_ == nullptr) {
+            Fail("%" + inst->name() + " reshapes with an index pattern that is not linear");
+          }
+          throw MaterializeRequest{o};
+        }
+        // The tile holds the same elements under the new shape.
+        op.kind = TileOp::Kind::kIdentity;
+        op.operands = {Value(o, *om, reduced)};
+        return Push(std::move(op));
       }
       case HloOpcode::kConcatenate: {
         const size_t k =
@@ -709,7 +787,10 @@ class Builder {
         IndexMap om = map;
         bool padding = false;
         for (size_t k = 0; k < map.size(); ++k) {
-          if (config[k].interior != 0) Fail("interior padding (%" + inst->name() + ")");
+          if (config[k].interior != 0) {
+            if (computation_ == nullptr) Fail("interior padding (%" + inst->name() + ")");
+            throw MaterializeRequest{inst};
+          }
           const int64_t start = config[k].low,
                         end = config[k].low + in.dimensions(static_cast<int64_t>(k));
           const size_t piece = Piece(inst, map[k], {start, end});
@@ -738,7 +819,7 @@ class Builder {
       op.direction =
           kNames[static_cast<int>(a.GetEnum<hlo::ComparisonDirection>(hlo::AttrKey::kDirection))];
     } else if (code != HloOpcode::kConvert && code != HloOpcode::kSelect &&
-               code != HloOpcode::kClamp) {
+               code != HloOpcode::kClamp && code != HloOpcode::kIsFinite) {
       const hlo::OpcodeCategory c = hlo::OpcodeCategoryOf(code);
       FunctionClass cls =
           c == hlo::OpcodeCategory::kUnary ? FunctionClass::kUnary : FunctionClass::kBinary;
@@ -779,6 +860,7 @@ class Builder {
   std::vector<int64_t> lo_, box_, full_;
   const Scratch& scratch_;
   const HloInstruction* sub_root_ = nullptr;
+  PadPart pad_part_ = PadPart::kNone;
   const HloComputation* computation_ = nullptr;
   const HloInstruction* root_ = nullptr;
   int64_t constants_ = 0;
@@ -795,7 +877,7 @@ namespace {
 // null), appended to `programs`. Throws MaterializeRequest.
 bool BuildPieces(const HloInstruction& fusion, const Scratch& scratch,
                  const HloInstruction* sub_root, std::vector<TileProgram>* programs,
-                 std::string* reason) {
+                 std::string* reason, PadPart pad_part = PadPart::kNone) {
   struct Box {
     std::vector<int64_t> lo, extents;
   };
@@ -810,14 +892,14 @@ bool BuildPieces(const HloInstruction& fusion, const Scratch& scratch,
     work.pop_back();
     TileProgram p;
     try {
-      Builder b(fusion, p, box.lo, box.extents, scratch, sub_root);
+      Builder b(fusion, p, box.lo, box.extents, scratch, sub_root, pad_part);
       if (!b.Run(reason)) return false;
       if (!box.lo.empty()) p.name += ".piece" + std::to_string(pieces.size());
     } catch (const SplitRequest& split) {
       if (box.lo.empty()) {
         // The whole space: the builder learnt its extents before splitting.
         TileProgram probe_program;
-        Builder probe(fusion, probe_program, {}, {}, scratch, sub_root);
+        Builder probe(fusion, probe_program, {}, {}, scratch, sub_root, pad_part);
         try {
           probe.Run(reason);
         } catch (const SplitRequest&) {
@@ -839,7 +921,6 @@ bool BuildPieces(const HloInstruction& fusion, const Scratch& scratch,
     }
     pieces.push_back(std::move(p));
   }
-  std::reverse(pieces.begin(), pieces.end());
   for (TileProgram& p : pieces) programs->push_back(std::move(p));
   return true;
 }
@@ -847,13 +928,36 @@ bool BuildPieces(const HloInstruction& fusion, const Scratch& scratch,
 }  // namespace
 
 bool BuildTileProgram(const HloInstruction& fusion, std::vector<TileProgram>* programs,
-                      std::string* reason, std::vector<const HloInstruction*>* scratch_out) {
+                      std::string* reason, std::vector<const HloInstruction*>* scratch_out,
+                      const HloInstruction* library) {
+  // A library result is read like scratch memory, and written by the library.
   Scratch scratch;
+  if (library != nullptr) scratch.push_back(library);
+  auto interior = [](const HloInstruction* s) {
+    if (s->opcode() != HloOpcode::kPad) return false;
+    for (const auto& d : s->attributes().Get<hlo::PaddingConfig>(hlo::AttrKey::kPadding)) {
+      if (d.interior != 0) return true;
+    }
+    return false;
+  };
+  if (interior(&fusion)) {
+    programs->clear();
+    return BuildPieces(fusion, scratch, nullptr, programs, reason, PadPart::kFill) &&
+           BuildPieces(fusion, scratch, nullptr, programs, reason, PadPart::kCopy);
+  }
   while (true) {
     programs->clear();
     try {
       for (const HloInstruction* s : scratch) {
-        if (!BuildPieces(fusion, scratch, s, programs, reason)) return false;
+        if (s == library) continue;
+        if (interior(s)) {
+          if (!BuildPieces(fusion, scratch, s, programs, reason, PadPart::kFill) ||
+              !BuildPieces(fusion, scratch, s, programs, reason, PadPart::kCopy)) {
+            return false;
+          }
+        } else if (!BuildPieces(fusion, scratch, s, programs, reason)) {
+          return false;
+        }
       }
       if (!BuildPieces(fusion, scratch, nullptr, programs, reason)) return false;
       if (scratch_out != nullptr) *scratch_out = scratch;
@@ -952,6 +1056,9 @@ std::string TileProgramToText(const TileProgram& p) {
         break;
       case TileOp::Kind::kBroadcast:
         os << "broadcast";
+        break;
+      case TileOp::Kind::kIdentity:
+        os << "identity";
         break;
     }
     for (int o : op.operands) os << " t" << o;

@@ -48,6 +48,7 @@ struct TileOp {
     kElementwise,  // `opcode` (unary, binary, select, clamp, compare, convert) on operands
     kReduce,  // operands[0] (full) folded over the reduced dims with `reducer`; operands[1]: init
     kBroadcast,  // operands[0] (reduced) repeated along the reduced dims
+    kIdentity,   // operands[0] seen through a reshape or bitcast: the same elements
   };
   Kind kind = Kind::kLoad;
   bool reduced = false;                                 // indexed by the kept dims only
@@ -87,9 +88,13 @@ inline constexpr size_t kMaxPieces = 64;
 // dynamic slices, interior padding, reductions over different dims or
 // across a cut, a reshape whose index pattern is not linear, reducers
 // other than add, mul, max, min, and, or.
+// With `library` (a dot or convolution inside the fusion), that value is
+// read as the first scratch tensor and no program computes it: a library
+// call does, and the programs are its epilogue.
 bool BuildTileProgram(const hlo::HloInstruction& fusion, std::vector<TileProgram>* programs,
                       std::string* reason,
-                      std::vector<const hlo::HloInstruction*>* scratch = nullptr);
+                      std::vector<const hlo::HloInstruction*>* scratch = nullptr,
+                      const hlo::HloInstruction* library = nullptr);
 
 // Merges neighbouring iteration dims that every access walks as one
 // (coefficient[d] == coefficient[d + 1] * extent[d + 1] everywhere, both
@@ -97,6 +102,10 @@ bool BuildTileProgram(const hlo::HloInstruction& fusion, std::vector<TileProgram
 void CollapseDims(TileProgram& program);
 
 std::string TileProgramToText(const TileProgram& program);
+
+// Element strides of each logical dim of `shape` as its layout puts it in
+// memory (row-major when it has none).
+std::vector<int64_t> PhysicalStrides(const hlo::Shape& shape);
 
 }  // namespace uir::igraph
 

@@ -92,11 +92,22 @@ class Lowerer {
     for (size_t i = 0; i < p_.ops.size(); ++i) {
       for (int o : p_.ops[i].operands) last_use_[o] = static_cast<int>(i);
     }
+    // A reshape's view shares its operand's tile: the tile lives as long as both.
+    for (size_t i = p_.ops.size(); i-- > 0;) {
+      if (p_.ops[i].kind == TileOp::Kind::kIdentity) {
+        const int o = p_.ops[i].operands[0];
+        last_use_[o] = std::max(last_use_[o], last_use_[i]);
+      }
+    }
     int64_t values = 0;
     for (size_t i = 0; i < p_.ops.size(); ++i) {
       int64_t live = 0;
       for (size_t j = 0; j <= i; ++j) {
-        if (p_.ops[j].kind != TileOp::Kind::kStore && last_use_[j] >= static_cast<int>(i)) ++live;
+        const TileOp::Kind k = p_.ops[j].kind;
+        if (k != TileOp::Kind::kStore && k != TileOp::Kind::kIdentity &&
+            last_use_[j] >= static_cast<int>(i)) {
+          ++live;
+        }
       }
       values = std::max(values, live + 3);
     }
@@ -115,14 +126,7 @@ class Lowerer {
     // sram is shared by the units of a group: where a group has several
     // units, each keeps its tiles in its own registers.
     const bool shared = hw_.num_unit > 1;
-    level_ = !shared && (p_.has_reduce() || values * lanes * 4 * bytes > hw_.reg_bytes)
-                 ? Level::kSram
-                 : Level::kReg;
-    const int64_t capacity = level_ == Level::kReg ? hw_.reg_bytes : hw_.sram_bytes;
-    const int64_t budget = level_ == Level::kReg && !shared
-                               ? lanes * 4
-                               : std::clamp<int64_t>(capacity / (values * bytes), 1, 16384);
-    auto whole = [&](int d) { return d >= 0 && whole_ && p_.reduced_dim[d]; };
+    // Transposes go through sram: tiles read with one stride, written with another.
     bool transposed = false;
     for (const TileOp& op : p_.ops) {
       if ((op.kind == TileOp::Kind::kLoad || op.kind == TileOp::Kind::kStore) && row_ >= 0 &&
@@ -130,18 +134,32 @@ class Lowerer {
         transposed = true;
       }
     }
+    level_ =
+        !shared && (p_.has_reduce() || transposed || values * lanes * 4 * bytes > hw_.reg_bytes)
+            ? Level::kSram
+            : Level::kReg;
+    const int64_t capacity = level_ == Level::kReg ? hw_.reg_bytes : hw_.sram_bytes;
+    const int64_t budget = level_ == Level::kReg && !shared
+                               ? lanes * 4
+                               : std::clamp<int64_t>(capacity / (values * bytes), 1, 16384);
+    auto whole = [&](int d) { return d >= 0 && whole_ && p_.reduced_dim[d]; };
     int64_t ct = 1, rt = 1;
     if (col_ >= 0) {
-      ct = whole(col_) ? p_.extents[col_] : Fit(p_.extents[col_], budget, p_.reduced_dim[col_]);
+      // The contiguous dim is not cut for parallelism while rows can be.
+      ct = whole(col_) ? p_.extents[col_]
+                       : Fit(p_.extents[col_], budget, p_.reduced_dim[col_],
+                             row_ < 0 || p_.reduced_dim[row_]);
     }
     if (row_ >= 0) {
       rt = whole(row_)
                ? p_.extents[row_]
                : Fit(p_.extents[row_], std::max<int64_t>(1, budget / ct), p_.reduced_dim[row_]);
       if (transposed && !whole(col_) && !whole(row_)) {
-        const int64_t side = std::max<int64_t>(1, static_cast<int64_t>(std::sqrt(budget)));
-        ct = std::min(p_.extents[col_], side);
-        rt = std::min(p_.extents[row_], side);
+        // Square tiles of at most 32 x 32: both the strided read and the
+        // unit-stride write stay within a few cache lines per row.
+        const int64_t side = std::clamp<int64_t>(static_cast<int64_t>(std::sqrt(budget)), 1, 32);
+        ct = Fit(p_.extents[col_], side, false, false);
+        rt = Fit(p_.extents[row_], side, false);
       }
     }
     // Rows too long for one unit's registers are split over the units of
@@ -210,8 +228,19 @@ class Lowerer {
   // A tile extent for a dim of `n`: at most `most`, leaving kept dims
   // enough tiles to spread over the groups, and a divisor of n (no tail)
   // when one is at least half as large.
-  int64_t Fit(int64_t n, int64_t most, bool reduced) const {
-    if (!reduced) most = std::min(most, std::max<int64_t>(1, n / (2 * hw_.num_group)));
+  // `spread`: keep the number of tiles along this dim, times the kept dims
+  // outside the tile, at twice the group count or more where possible.
+  int64_t Fit(int64_t n, int64_t most, bool reduced, bool spread = true) const {
+    if (!reduced && spread) {
+      int64_t outside = 1;
+      for (size_t d = 0; d < p_.extents.size(); ++d) {
+        if (!p_.reduced_dim[d] && static_cast<int>(d) != row_ && static_cast<int>(d) != col_) {
+          outside *= p_.extents[d];
+        }
+      }
+      const int64_t want = std::max<int64_t>(1, (2 * hw_.num_group + outside - 1) / outside);
+      most = std::min(most, std::max<int64_t>(1, n / want));
+    }
     most = std::clamp<int64_t>(most, 1, n);
     for (int64_t t = most; t >= std::max<int64_t>(1, most / 2); --t) {
       if (n % t == 0) return t;
@@ -299,7 +328,9 @@ class Lowerer {
       for (size_t i = 0; i < p_.ops.size(); ++i) {
         Emit(g, Section::kBody, i, false);
         for (int o : p_.ops[i].operands) {
-          if (last_use_[o] == static_cast<int>(i)) Free(g, values_[o]);
+          if (last_use_[o] == static_cast<int>(i) && p_.ops[o].kind != TileOp::Kind::kIdentity) {
+            Free(g, values_[o]);
+          }
         }
         for (int t : temps_) Free(g, t);
         temps_.clear();
@@ -509,8 +540,25 @@ class Lowerer {
     g.AddOp(s, std::move(b));
   }
 
+  // A fill only single-pass reductions read as an init they leave out.
+  bool DeadInit(size_t i) const {
+    if (p_.ops[i].kind != TileOp::Kind::kFill || accumulate_) return false;
+    bool used = false;
+    for (const TileOp& user : p_.ops) {
+      for (size_t k = 0; k < user.operands.size(); ++k) {
+        if (user.operands[k] != static_cast<int>(i)) continue;
+        if (user.kind != TileOp::Kind::kReduce || k != 1 || !IsIdentity(user.opcode, p_.ops[i])) {
+          return false;
+        }
+        used = true;
+      }
+    }
+    return used;
+  }
+
   void Emit(IGraph& g, Section s, size_t i, bool tail) {
     const TileOp& op = p_.ops[i];
+    if (DeadInit(i)) return;
     const std::array<int64_t, 2> shape = TileShape(op.reduced, tail);
     IOp io;
     io.dtype = op.dtype;
@@ -553,6 +601,34 @@ class Lowerer {
       }
       case TileOp::Kind::kElementwise: {
         const hlo::OpcodeCategory c = hlo::OpcodeCategoryOf(op.opcode);
+        if (op.opcode == hlo::HloOpcode::kIsFinite) {
+          // x - x is 0 exactly when x is finite (inf - inf and nan give nan).
+          const hlo::PrimitiveType ft = p_.ops[op.operands[0]].dtype;
+          const int x = in(0);
+          const int diff = Tile(g, 0, ft, shape, "fin");
+          IOp sub;
+          sub.kind = OpKind::kBinary;
+          sub.function = "sub";
+          sub.dtype = ft;
+          sub.outputs = {diff};
+          sub.inputs = {x, x};
+          g.AddOp(s, std::move(sub));
+          const int zero = Tile(g, 0, ft, shape, "fin");
+          IOp fill;
+          fill.kind = OpKind::kFill;
+          fill.dtype = ft;
+          fill.params = {hlo::Literal(hlo::Shape(ft, {}))};
+          fill.outputs = {zero};
+          g.AddOp(s, std::move(fill));
+          temps_.push_back(diff);
+          temps_.push_back(zero);
+          io.kind = OpKind::kCompare;
+          io.function = "eq";
+          io.dtype = ft;
+          io.inputs = {diff, zero};
+          io.outputs = {values_[i] = Result(g, i, shape, op.dtype)};
+          break;
+        }
         if (op.opcode == hlo::HloOpcode::kConvert) {
           io.kind = OpKind::kConvert;
           io.dtype = p_.ops[op.operands[0]].dtype;
@@ -584,6 +660,16 @@ class Lowerer {
       case TileOp::Kind::kBroadcast:
         values_[i] = Broadcasted(g, s, in(0), shape, op.dtype);
         return;
+      case TileOp::Kind::kIdentity: {
+        // A view of the operand's tile: same pointer, offset and shape.
+        ISlice view = g.slices()[in(0)];
+        view.name = g.FreshName(g.pointers()[view.pointer].name + "v");
+        io.kind = OpKind::kIdentity;
+        io.dtype = IOp{}.dtype;  // identity carries no dtype (as parsed)
+        io.inputs = {in(0)};
+        io.outputs = {values_[i] = g.AddSlice(std::move(view))};
+        break;
+      }
       case TileOp::Kind::kReduce: {
         // Fold the tile's reduced axes, then combine with the init value
         // (single pass) or the accumulator.

@@ -275,6 +275,19 @@ class Inserter {
   // one value in two places.
   bool BranchResult() {
     HloInstruction* root = c_.root();
+    bool changed = false;
+    if (root->opcode() != HloOpcode::kTuple && root->shape().IsTuple()) {
+      // A tuple-shaped root that is not a tuple (the branch's parameter,
+      // say): spell it out element by element so each can get its copy.
+      hlo::ComputationBuilder b(&c_);
+      std::vector<HloInstruction*> elements;
+      for (int64_t k = 0; k < static_cast<int64_t>(root->shape().tuple_shapes().size()); ++k) {
+        elements.push_back(b.GetTupleElement(root, k));
+      }
+      root = b.Tuple(elements);
+      c_.set_root(root);
+      changed = true;
+    }
     if (root->opcode() != HloOpcode::kTuple) {
       const HloInstruction* base = Base(root);
       if (root->shape().IsArray() && NeedsOwnBuffer(base)) {
@@ -283,7 +296,6 @@ class Inserter {
       }
       return false;
     }
-    bool changed = false;
     std::vector<HloInstruction*> seen;
     for (int64_t k = 0; k < root->operand_count(); ++k) {
       HloInstruction* r = root->operand(k);

@@ -12,10 +12,6 @@ namespace py = pybind11;
 
 namespace uir::python {
 
-namespace {
-
-// An argument: an array read in place where its layout allows, or a tuple
-// of arguments.
 hlo::Literal ToArgument(const py::handle& value) {
   if (py::isinstance<py::tuple>(value)) {
     std::vector<hlo::Literal> elements;
@@ -30,8 +26,6 @@ hlo::Literal ToArgument(const py::handle& value) {
   }
   return NumpyToLiteral(value, /*allow_view=*/true);
 }
-
-}  // namespace
 
 void BindEval(py::module_& m) {
   py::module_ sm = m.def_submodule("eval", "The reference evaluator.");

@@ -33,6 +33,9 @@ struct PyInstruction {
 // holds a reference to it and never writes it); otherwise its data is copied.
 hlo::Literal NumpyToLiteral(const pybind11::handle& value, bool allow_view = false);
 pybind11::object LiteralToPython(const hlo::Literal& literal);
+// A program argument: an array (read in place where its layout allows), or
+// a tuple of arguments.
+hlo::Literal ToArgument(const pybind11::handle& value);
 // The element type of a dtype: a NumPy dtype or scalar type, an HLO element
 // type name ("f32") or a dtype name ("float32").
 hlo::PrimitiveType ToElementType(const pybind11::handle& dtype);

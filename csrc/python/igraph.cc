@@ -62,22 +62,6 @@ py::list Tensors(const std::vector<igraph::DramTensor>& ts) {
   return out;
 }
 
-// An argument: an array, or a tuple of arguments.
-hlo::Literal ToArgumentLiteral(const py::handle& value) {
-  if (py::isinstance<py::tuple>(value)) {
-    std::vector<hlo::Literal> elements;
-    std::vector<hlo::Shape> shapes;
-    for (const py::handle& e : value.cast<py::tuple>()) {
-      elements.push_back(ToArgumentLiteral(e));
-      shapes.push_back(elements.back().shape());
-    }
-    hlo::Literal out(hlo::Shape::Tuple(std::move(shapes)));
-    out.mutable_tuple_elements() = std::move(elements);
-    return out;
-  }
-  return NumpyToLiteral(value);
-}
-
 }  // namespace
 
 void BindIGraph(py::module_& m) {
@@ -206,7 +190,7 @@ void BindIGraph(py::module_& m) {
       .def("to_text", [](const PyKernelGraph& k) { return k.graph->ToText(); })
       .def("interpret", [](const PyKernelGraph& k, const py::list& args) {
         std::vector<hlo::Literal> literals;
-        for (const py::handle& a : args) literals.push_back(ToArgumentLiteral(a));
+        for (const py::handle& a : args) literals.push_back(ToArgument(a));
         hlo::Literal out;
         {
           py::gil_scoped_release release;

@@ -29,16 +29,12 @@ ALLOWED = (
     "complex values",
     "bitcast-convert",
     "all-reduce",
-    "is-finite",
     "map ",
     "no lowering for",
     "reducer %",
     "variadic reduce",
-    "dot ",
-    "convolution ",
     "rng",
     "sort",
-    "interior padding",
     "operand 0 is not an array",
     "custom-call",
     "reduce-precision",
@@ -86,3 +82,40 @@ def test_core_corpus_lowers_and_runs_like_the_evaluator(name):
         return  # the evaluator cannot run these as one participant in test time
     args = random_arguments(out, 0)
     _close(ig.interpret(kg, *args), uir.evaluate(out, *args))
+
+
+@pytest.mark.slow
+def test_tracing_tests_functions_run_on_their_kernel_graphs(tmp_path):
+    """Every function the tracing tests compile also runs on its Kernel Graph
+    (UIR_FLAGS=--check_kernel_graph), and no fusion of the listed ops falls
+    back to the evaluator."""
+    import os
+    import pathlib
+    import subprocess
+    import sys
+
+    log = tmp_path / "nodes.tsv"
+    tests = pathlib.Path(__file__).resolve().parents[1]
+    env = dict(os.environ, UIR_FLAGS=f"--check_kernel_graph --kernel_graph_log={log}")
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-x",
+            "-p",
+            "no:cacheprovider",
+            str(tests / "trace"),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    rows = [line.split("\t") for line in log.read_text().splitlines()]
+    kinds = {kind for _, kind, _, _ in rows}
+    assert "kernel" in kinds and len(rows) > 100
+    bad = [r for r in rows if r[1] == "fallback" and not r[3].startswith(ALLOWED)]
+    assert not bad, bad[:10]

@@ -12,7 +12,7 @@ import uir
 import uir.igraph as ig
 from uir._src.evaluate import random_arguments
 
-DIMS = [1, 2, 3, 5, 7, 13, 31, 64, 97]
+DIMS = [1, 2, 3, 5, 7, 13, 31, 64, 97]  # ones, primes, a power of two
 UNARY = ["negate", "abs", "exponential", "tanh", "sine", "floor", "sqrt"]
 BINARY = ["add", "subtract", "multiply", "maximum", "minimum", "divide"]
 
@@ -26,6 +26,8 @@ def fusion_modules(draw):
     broadcast back along their rows."""
     rank = draw(st.integers(1, 3))
     dims = [draw(st.sampled_from(DIMS)) for _ in range(rank)]
+    if rank == 1 and draw(st.integers(0, 9)) == 0:
+        dims = [1000003]  # prime and past every tile: tails everywhere
     s = f"f32[{','.join(map(str, dims))}]"
     lines: list[str] = []
     values = ["p0", "p1"]

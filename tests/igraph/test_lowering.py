@@ -138,10 +138,21 @@ def test_layer_norm_reads_each_input_once():
 
 
 def test_mlp_dots_are_library_nodes_and_epilogues_lower():
+    # Each dense layer: the dot is a library call writing the output, and
+    # its bias and activation an iGraph finishing that output in place.
     args = CASES[[c[0] for c in CASES].index("mlp")][2]
-    kg = ig.lower(_compiled(mlp, args).module)
-    kinds = [n.kind for n in kg.nodes]
-    assert "library" in kinds and kg.count("fallback") == 0
+    c = _compiled(mlp, args)
+    kg = ig.lower(c.module)
+    layers = [n for n in kg.nodes if n.kind == "library"]
+    assert [n.op for n in layers] == ["dot+epilogue", "dot+epilogue"]
+    assert kg.count("fallback") == 0
+    text = kg.to_text()
+    assert "binary.max.fp32" in text and "unary.tanh.fp32" in text
+    assert "dot writes the output; the epilogue finishes it in place" in text
+    for node in layers:
+        [g] = node.igraphs
+        assert g.dram_bytes_written() == node.outputs[0]["bytes"]
+    _assert_close(ig.interpret(kg, *args), uir.evaluate(c.module, *args))
 
 
 def test_unlowerable_fusions_fall_back_with_their_reason():

@@ -127,8 +127,41 @@ class Compiled:
 
     def call_flat(self, arrays: Sequence[np.ndarray]):
         result = evaluate(self.module, *arrays)
+        from uir._src.passes import flags
+
+        env = flags()
+        if env.get("check_kernel_graph"):
+            self._check_kernel_graph(arrays, result, env.get("kernel_graph_log"))
         leaves = list(result) if self.lowered.out_tree.num_leaves != 1 else [result]
         return tree_util.tree_unflatten(self.lowered.out_tree, leaves)
+
+    def _check_kernel_graph(self, arrays, result, log) -> None:
+        """UIR_FLAGS=--check_kernel_graph: runs the Kernel Graph beside the
+        evaluator and raises InternalError when they disagree. With
+        --kernel_graph_log=PATH, appends one line per node (kind, name and the
+        reason of a fallback) to PATH."""
+        from uir._src.errors import InternalError
+        from uir._src.igraph import interpret
+
+        kg = self.kernel_graph
+        if isinstance(log, str):
+            with open(log, "a") as f:
+                for node in kg.nodes:
+                    f.write(f"{self.module.name}\t{node.kind}\t{node.name}\t{node.reason}\n")
+        got = interpret(kg, *arrays)
+        want_leaves = result if isinstance(result, tuple) else (result,)
+        got_leaves = got if isinstance(got, tuple) else (got,)
+        for i, (g, w) in enumerate(zip(got_leaves, want_leaves, strict=True)):
+            g, w = np.asarray(g), np.asarray(w)
+            if w.dtype.kind in "fc":
+                same = np.allclose(g, w, rtol=1e-4, atol=1e-5, equal_nan=True)
+            else:
+                same = np.array_equal(g, w)
+            if g.shape != w.shape or not same:
+                raise InternalError(
+                    f"the Kernel Graph of {self.module.name} differs from the evaluator "
+                    f"in output {i}"
+                )
 
     def __call__(self, *args, **kwargs):
         leaves, tree = tree_util.tree_flatten((args, kwargs))

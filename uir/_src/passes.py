@@ -12,7 +12,13 @@ UIR_FLAGS, as XLA_FLAGS sets XLA's):
 - dump_to=DIR (--dump_to), dump_pass_re=REGEX (--dump_pass_re): write
   module_NNNN.<name>.before_optimizations.txt, one numbered file per pass
   matching the regex that changed the module, and
-  module_NNNN.<name>.after_optimizations.txt.
+  module_NNNN.<name>.after_optimizations.txt, and for scheduled modules
+  *.buffer-assignment.txt and *.kernel-graph.txt (the Unified IR).
+
+Compiled functions also read --check_kernel_graph: every call runs the
+function's Kernel Graph on the iGraph interpreter beside the evaluator and
+raises InternalError if they differ (--kernel_graph_log=PATH lists every
+node and the reason of each fallback).
 """
 
 from __future__ import annotations
