@@ -283,7 +283,9 @@ void KernelGraph::LowerComputation(const hlo::HloComputation& computation) {
       if (node.kind == NodeKind::kFallback && node.reason.empty()) node.reason = "no lowering";
     } else {
       node.kind = NodeKind::kFallback;
-      node.reason = "no lowering for " + std::string(hlo::OpcodeName(op));
+      node.reason = op == HloOpcode::kReduce
+                        ? "variadic reduce (several results at once)"
+                        : "no lowering for " + std::string(hlo::OpcodeName(op));
     }
     nodes_.push_back(std::move(node));
   }

@@ -390,10 +390,7 @@ class Parser {
 
   hlo::PrimitiveType Dtype(LineParser& p) {
     size_t at = p.pos();
-    std::string name = p.Word();
-    hlo::PrimitiveType t;
-    if (!DtypeFromText(name, &t)) p.FailAt(at, "unknown dtype '" + name + "'");
-    return t;
+    return DtypeOf(p, at, p.Word());
   }
   hlo::PrimitiveType DtypeOf(LineParser& p, size_t at, const std::string& name) {
     hlo::PrimitiveType t;
