@@ -163,8 +163,18 @@ void BindIGraph(py::module_& m) {
       .def_property_readonly("inputs", [](const PyNode& n) { return Tensors(n.node->inputs); })
       .def_property_readonly("outputs", [](const PyNode& n) { return Tensors(n.node->outputs); })
       .def_property_readonly("igraphs", [](const PyNode& n) { return n.node->igraphs; })
+      .def_property_readonly("igraph",
+                             [](const PyNode& n) -> py::object {
+                               if (n.node->igraphs.empty()) return py::none();
+                               return py::cast(n.node->igraphs.front());
+                             })
+      .def_property_readonly("scratch_bytes", [](const PyNode& n) { return n.node->scratch_bytes; })
       .def_property_readonly("subgraph_count",
-                             [](const PyNode& n) { return n.node->subgraphs.size(); });
+                             [](const PyNode& n) { return n.node->subgraphs.size(); })
+      .def("__repr__", [](const PyNode& n) {
+        return "KernelNode(" + std::string(igraph::NodeKindName(n.node->kind)) + " %" +
+               n.node->name + ", " + std::to_string(n.node->igraphs.size()) + " iGraphs)";
+      });
 
   py::class_<PyKernelGraph, std::shared_ptr<PyKernelGraph>>(im, "KernelGraph")
       .def_property_readonly("name", [](const PyKernelGraph& k) { return k.graph->name(); })

@@ -170,7 +170,11 @@ def _check(text: str, hardware: str) -> None:
     scale = 1.0 / np.sqrt(max(max(a.shape, default=1) for a in args))
     args = [(a * scale).astype(a.dtype) for a in args]
     got, want = ig.interpret(kg, *args), uir.evaluate(out, *args)
-    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4, equal_nan=True)
+    # The evaluator sums 10^6 f32 terms one after another, the tiles in
+    # blocks: neither order is exact, and they may differ by about 1e-2
+    # there; elsewhere they agree to 1e-4.
+    tol = 2e-2 if max(max(a.shape, default=1) for a in args) > 10**5 else 1e-4
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol, equal_nan=True)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))

@@ -173,6 +173,20 @@ ENTRY e {
     np.testing.assert_array_equal(ig.interpret(kg, x, i), uir.evaluate(out, x, i))
 
 
+def test_nodes_show_their_kind_and_igraph():
+    x = _f32(16, 64)
+    kg = ig.lower(_compiled(softmax, (x,)).module, "reference-cpu")
+    [node] = kg.nodes
+    assert node.kind == "kernel" and node.igraph == node.igraphs[0]
+    # 16 rows of 64 in tiles of 4 rows: enough tiles for twice the 2 cores.
+    assert (node.igraph.num_parallel, node.igraph.num_loop) == (4, 1)
+    assert node.igraph.index_vars == [("r0", 4, "parallel")]
+    assert repr(node) == "KernelNode(kernel %fusion.1, 1 iGraphs)"
+    assert node.igraph.hardware == kg.hardware == ig.hardware("reference-cpu")
+    library = ig.lower(uir.make_hlo(lambda a, b: a @ b)(_f32(4, 4), _f32(4, 4))).nodes[0]
+    assert library.kind == "library" and library.igraph is None
+
+
 def test_lower_needs_no_prepared_module_and_leaves_it_alone():
     m = uir.make_hlo(softmax)(_f32(4, 8))
     before = m.to_text()
