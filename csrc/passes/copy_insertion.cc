@@ -110,6 +110,25 @@ bool ReadOnly(const HloInstruction* x, const HloComputation* entry) {
          (x->opcode() == HloOpcode::kParameter && x->parent() == entry);
 }
 
+// The values tuple elements hold, compared by where they come from (the
+// same value reached through different tuples and get-tuple-elements is
+// one value, which two elements cannot both own).
+class SeenValues {
+ public:
+  // Whether `x`'s value was seen before; remembers it.
+  bool Repeated(const HloInstruction* x) {
+    std::vector<int64_t> at;
+    const HloInstruction* origin = Origin(x, at);
+    auto key = std::make_pair(origin, std::move(at));
+    if (std::find(seen_.begin(), seen_.end(), key) != seen_.end()) return true;
+    seen_.push_back(std::move(key));
+    return false;
+  }
+
+ private:
+  std::vector<std::pair<const HloInstruction*, std::vector<int64_t>>> seen_;
+};
+
 // A value that cannot become a computation's result buffer as it is: a
 // constant, a parameter (its caller's buffer) or a view of another value.
 bool NeedsOwnBuffer(const HloInstruction* base) {
@@ -179,12 +198,11 @@ class Inserter {
       w->ReplaceOperand(0, AddCopy(init));
       return true;
     }
-    std::vector<HloInstruction*> seen;
+    SeenValues seen;
     for (int64_t k = 0; k < init->operand_count(); ++k) {
       HloInstruction* v = init->operand(k);
       if (!v->shape().IsArray()) continue;
-      const bool repeated = std::find(seen.begin(), seen.end(), v) != seen.end();
-      seen.push_back(v);
+      const bool repeated = seen.Repeated(v);
       if (repeated || Unsafe(v, w, init)) {
         init->ReplaceOperand(k, AddCopy(v));
         changed = true;
@@ -248,12 +266,11 @@ class Inserter {
         element[u->attributes().Get<int64_t>(AttrKey::kIndex)].push_back(u);
     }
     bool changed = false;
-    std::vector<HloInstruction*> seen;
+    SeenValues seen;
     for (int64_t k = 0; k < root->operand_count(); ++k) {
       HloInstruction* r = root->operand(k);
       if (!r->shape().IsArray()) continue;
-      const bool repeated = std::find(seen.begin(), seen.end(), r) != seen.end();
-      seen.push_back(r);
+      const bool repeated = seen.Repeated(r);
       auto it = element.find(k);
       const bool passed_through =
           it != element.end() &&
@@ -296,12 +313,11 @@ class Inserter {
       }
       return false;
     }
-    std::vector<HloInstruction*> seen;
+    SeenValues seen;
     for (int64_t k = 0; k < root->operand_count(); ++k) {
       HloInstruction* r = root->operand(k);
       if (!r->shape().IsArray()) continue;
-      const bool repeated = std::find(seen.begin(), seen.end(), r) != seen.end();
-      seen.push_back(r);
+      const bool repeated = seen.Repeated(r);
       const HloInstruction* base = Base(r);
       if (repeated || NeedsOwnBuffer(base)) {
         root->ReplaceOperand(k, AddCopy(r));
@@ -322,12 +338,11 @@ class Inserter {
         changed = true;
       }
     } else {
-      std::vector<HloInstruction*> seen;
+      SeenValues seen;
       for (int64_t k = 0; k < root->operand_count(); ++k) {
         HloInstruction* v = root->operand(k);
         if (!v->shape().IsArray()) continue;
-        const bool repeated = std::find(seen.begin(), seen.end(), v) != seen.end();
-        seen.push_back(v);
+        const bool repeated = seen.Repeated(v);
         const bool aliased_pass_through = Aliased(config, k, v);
         if (!aliased_pass_through && (repeated || ReadOnly(v, entry_))) {
           root->ReplaceOperand(k, AddCopy(v));
