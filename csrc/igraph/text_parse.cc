@@ -227,22 +227,17 @@ class Parser {
     hw.target = p.Word();
     if (hw.target != "cpu" && hw.target != "gpu") p.FailAt(at, "target must be cpu or gpu");
     p.Expect('(');
-    p.ExpectWord("numGroup");
-    p.Expect('=');
+    Key(p, "numGroup");
     hw.num_group = Positive(p);
     p.Expect(',');
-    p.ExpectWord("numUnit");
-    p.Expect('=');
+    Key(p, "numUnit");
     hw.num_unit = Positive(p);
     p.Expect(')');
-    p.ExpectWord("reg");
-    p.Expect('=');
+    Key(p, "reg");
     hw.reg_bytes = Positive(p);
-    p.ExpectWord("sram");
-    p.Expect('=');
+    Key(p, "sram");
     hw.sram_bytes = Positive(p);
-    p.ExpectWord("vector");
-    p.Expect('=');
+    Key(p, "vector");
     hw.vector_bytes = Positive(p);
     p.ExpectEnd();
     g_.set_hardware(hw);
@@ -258,6 +253,12 @@ class Parser {
     return {a, b};
   }
 
+  // `name=`.
+  void Key(LineParser& p, std::string_view name) {
+    p.ExpectWord(name);
+    p.Expect('=');
+  }
+
   int64_t Positive(LineParser& p) {
     size_t at = p.pos();
     int64_t v = p.Int();
@@ -270,13 +271,11 @@ class Parser {
     LineParser p = At(i);
     p.ExpectWord("parallel");
     p.Expect('(');
-    p.ExpectWord("numParallel");
-    p.Expect('=');
+    Key(p, "numParallel");
     size_t np_at = p.pos();
     int64_t np = Positive(p);
     p.Expect(',');
-    p.ExpectWord("numLoop");
-    p.Expect('=');
+    Key(p, "numLoop");
     size_t nl_at = p.pos();
     int64_t nl = Positive(p);
     p.Expect(')');
@@ -350,16 +349,7 @@ class Parser {
       ptr.id = p.Int();
       p.Expect(',');
       size_t level_at = p.pos();
-      std::string level = p.Word();
-      if (level == "reg") {
-        ptr.level = Level::kReg;
-      } else if (level == "sram") {
-        ptr.level = Level::kSram;
-      } else if (level == "dram") {
-        ptr.level = Level::kDram;
-      } else {
-        p.FailAt(level_at, "level must be reg, sram or dram");
-      }
+      ptr.level = LevelOf(p, level_at, p.Word());
       p.Expect(',');
       ptr.dtype = Dtype(p);
       p.Expect(',');
@@ -441,12 +431,10 @@ class Parser {
   void GroupParams(LineParser& p, IOp& op) {
     p.Expect(',');
     p.Expect('[');
-    p.ExpectWord("buffer");
-    p.Expect('=');
+    Key(p, "buffer");
     op.buffer = SliceRef(p);
     p.Expect(',');
-    p.ExpectWord("groupSize");
-    p.Expect('=');
+    Key(p, "groupSize");
     op.group_size = Positive(p);
     p.Expect(']');
   }
@@ -573,12 +561,10 @@ class Parser {
     } else if (op.kind == OpKind::kIota) {
       p.Expect(',');
       p.Expect('[');
-      p.ExpectWord("base");
-      p.Expect('=');
+      Key(p, "base");
       op.iota_base = ParseAffine(p);
       p.Expect(',');
-      p.ExpectWord("step");
-      p.Expect('=');
+      Key(p, "step");
       op.iota_step = Pair(p, false);
       p.Expect(']');
     } else if ((op.kind == OpKind::kBroadcast || op.kind == OpKind::kReduce) &&
