@@ -7,20 +7,8 @@
 namespace uir::igraph::detail {
 
 bool Builder::IsElementwise(const HloInstruction& inst) {
-  switch (inst.opcode()) {
-    case HloOpcode::kConvert:
-    case HloOpcode::kCompare:
-    case HloOpcode::kSelect:
-    case HloOpcode::kClamp:
-    case HloOpcode::kCopy:
-    case HloOpcode::kIsFinite:
-      return true;
-    default:
-      break;
-  }
-  const hlo::OpcodeCategory c = hlo::OpcodeCategoryOf(inst.opcode());
-  return c == hlo::OpcodeCategory::kUnary || c == hlo::OpcodeCategory::kBinary ||
-         c == hlo::OpcodeCategory::kTernary;
+  // A copy reads its operand element by element too.
+  return hlo::IsElementwise(inst.opcode()) || inst.opcode() == HloOpcode::kCopy;
 }
 
 int Builder::Value(const HloInstruction* inst, const IndexMap& map, bool reduced) {
