@@ -278,7 +278,11 @@ class Inserter {
       if (passed_through && !repeated) continue;
       const HloInstruction* base = Base(r);
       if (repeated || NeedsOwnBuffer(base)) {
-        root->ReplaceOperand(k, AddCopy(r));
+        // The copy writes the state element's buffer too: it comes after
+        // every reader of the old element.
+        const std::vector<HloInstruction*> late =
+            it != element.end() ? LateReaders(r, it->second) : std::vector<HloInstruction*>{};
+        root->ReplaceOperand(k, OrderedCopyOf(r, late));
         changed = true;
         continue;
       }
