@@ -3,9 +3,14 @@ array namespace `xp` and run as NumPy, jax.jit (XLA:CPU, where JAX is
 installed) and uir.jit on the same inputs in this process. Results are
 checked against NumPy first (a case that disagrees is a failure, not
 timed), then timed: the median and spread of at least 10 runs after
-warm-up. The roofline fraction is minimal bytes over the 2-thread DRAM
-bandwidth, or flops over the 2-thread FP32 peak, from
-../shared/reference/machine-limits.md."""
+warm-up. The roofline is measured in the same run, on this machine: a
+STREAM triad over uir's 2 worker threads (DRAM bandwidth) and a loop of
+independent vector FMAs at the host's widest width (FP32 peak); a case's
+fraction is its minimal bytes over the triad's bandwidth, or its flops over
+the FMA peak. IREE (iree-base-compiler and iree-base-runtime, where
+installed) is a third column: the function's StableHLO from jax.jit, compiled
+for llvm-cpu with the host CPU and run on the local-task driver with 2
+workers."""
 
 from __future__ import annotations
 
@@ -20,11 +25,30 @@ from collections.abc import Callable
 
 import numpy as np
 
-# This machine's limits (machine-limits.md, 2 threads): STREAM triad with
-# normal stores, and the AVX-512 FP32 FMA peak.
-DRAM_GBS = 31.0
-PEAK_GFLOPS = 447.0
 THREADS = 2
+
+
+@dataclasses.dataclass
+class Roofline:
+    dram_gbs: float
+    peak_gflops: float
+
+
+_ROOFLINE: Roofline | None = None
+
+
+def roofline() -> Roofline:
+    """This machine's limits, measured once per run (2 worker threads)."""
+    global _ROOFLINE
+    if _ROOFLINE is None:
+        from uir import _core
+
+        _ROOFLINE = Roofline(
+            dram_gbs=_core.codegen.stream_triad_gbs(1 << 25),
+            peak_gflops=_core.codegen.fma_peak_gflops(),
+        )
+    return _ROOFLINE
+
 
 HERE = pathlib.Path(__file__).resolve().parent
 RESULTS = HERE / "results"
@@ -92,8 +116,34 @@ def attention(xp, q, k, v):
     return softmax(xp, s) @ v
 
 
+def tanh_fma(xp, a, b, c):
+    return xp.tanh(a * b + c)
+
+
+def add_one(xp, x):
+    return x + 1.0
+
+
 def _cases() -> list[Case]:
-    cases = []
+    cases = [
+        Case(
+            "1-op call on 1000 elements",
+            add_one,
+            lambda r: (_f32(r, 1000),),
+            bytes=8.0 * 1000,
+            quick=True,
+        )
+    ]
+    for n, quick in ((1 << 24, False), (1 << 26, False)):
+        cases.append(
+            Case(
+                f"tanh(a*b+c) {n}",
+                tanh_fma,
+                lambda r, n=n: (_f32(r, n), _f32(r, n), _f32(r, n)),
+                bytes=16.0 * n,
+                quick=quick,
+            )
+        )
     for n, quick in (
         (1 << 10, True),
         (1 << 16, True),
@@ -249,6 +299,51 @@ def _agree(got, want, rtol) -> bool:
     return got.shape == want.shape and bool(np.allclose(got, want, rtol=rtol, atol=rtol * scale))
 
 
+class Iree:
+    """IREE from PyPI: StableHLO in, llvm-cpu for the host, local-task driver."""
+
+    def __init__(self):
+        import iree.compiler
+        import iree.runtime
+
+        self.compiler = iree.compiler
+        self.runtime = iree.runtime
+        iree.runtime.flags.parse_flags(f"--task_topology_max_group_count={THREADS}")
+        self.config = iree.runtime.Config("local-task")
+
+    def compile(self, jax_fn, args):
+        import jax
+
+        text = str(jax.jit(jax_fn).lower(*args).compiler_ir("stablehlo"))
+        vmfb = self.compiler.compile_str(
+            text,
+            target_backends=["llvm-cpu"],
+            input_type="stablehlo",
+            extra_args=["--iree-llvmcpu-target-cpu=host"],
+        )
+        ctx = self.runtime.SystemContext(config=self.config)
+        vm_module = self.runtime.VmModule.copy_buffer(ctx.instance, vmfb)
+        ctx.add_vm_module(vm_module)
+        main = ctx.modules[vm_module.name]["main"]
+        device = self.config.device
+        dev_args = [self.runtime.asdevicearray(device, a) for a in args]
+        return lambda: main(*dev_args)
+
+
+def _iree():
+    try:
+        return Iree()
+    except Exception:
+        return None
+
+
+def _host(value):
+    """An IREE result (or tuple of them) as NumPy."""
+    if isinstance(value, (list, tuple)):
+        return value[0].to_host() if len(value) == 1 else [v.to_host() for v in value]
+    return value.to_host()
+
+
 def run_suite(quick: bool = False, name_filter: str | None = None, repeats: int = 10) -> list[dict]:
     import uir
     import uir.numpy as unp
@@ -258,6 +353,8 @@ def run_suite(quick: bool = False, name_filter: str | None = None, repeats: int 
         import jax.numpy as jnp
     except ImportError:
         jax = None
+    iree = _iree() if jax is not None else None
+    roof = roofline()
     rng = np.random.default_rng(0)
     rows = []
     entries = [(c.name, c) for c in _cases()]
@@ -280,12 +377,14 @@ def run_suite(quick: bool = False, name_filter: str | None = None, repeats: int 
             f_np = lambda a=args, f=np_fn: f(*a)  # noqa: E731
             uir_j = uir.jit(uir_fn)
             jax_j = jax.jit(jax_fn) if jax else None
+            jax_plain = jax_fn
             rtol, nbytes, flops = 1e-4, 0.0, 0.0
         else:
             args = case.make(rng)
             f_np = lambda c=case, a=args: c.fn(np, *a)  # noqa: E731
             uir_j = uir.jit(lambda *a, c=case: c.fn(unp, *a))
-            jax_j = jax.jit(lambda *a, c=case: c.fn(jnp, *a)) if jax else None
+            jax_plain = lambda *a, c=case: c.fn(jnp, *a)  # noqa: E731
+            jax_j = jax.jit(jax_plain) if jax else None
             rtol, nbytes, flops = case.rtol, case.bytes, case.flops
         want = f_np()
         t0 = time.perf_counter()
@@ -316,10 +415,20 @@ def run_suite(quick: bool = False, name_filter: str | None = None, repeats: int 
         if jax_j is not None:
             t_jax, _ = _time(lambda j=jcompiled, a=jargs: j(*a).block_until_ready(), repeats)
             row.update(jax_ms=t_jax * 1e3, uir_over_jax=t_uir / t_jax)
+        if iree is not None:
+            try:
+                run_iree = iree.compile(jax_plain, args)
+                if _agree(_host(run_iree()), want, rtol):
+                    t_iree, _ = _time(run_iree, repeats)
+                    row.update(iree_ms=t_iree * 1e3, uir_over_iree=t_uir / t_iree)
+                else:
+                    row["iree_ms"] = "disagrees"
+            except Exception as e:
+                row["iree_ms"] = f"fails: {type(e).__name__}"
         if nbytes:
-            row["uir_roofline"] = nbytes / (DRAM_GBS * 1e9) / t_uir
+            row["uir_roofline"] = nbytes / (roof.dram_gbs * 1e9) / t_uir
         elif flops:
-            row["uir_roofline"] = flops / (PEAK_GFLOPS * 1e9) / t_uir
+            row["uir_roofline"] = flops / (roof.peak_gflops * 1e9) / t_uir
         row["status"] = "ok"
         rows.append(row)
     return rows
@@ -367,8 +476,9 @@ def machine() -> str:
     info = uir.info()
     return (
         f"{info['cpu']}, {os.cpu_count()} CPUs, {platform.system()} {platform.release()}; "
-        f"uir {info['version']} (reference evaluator), {THREADS} threads for NumPy's BLAS, XLA and uir; "
-        f"roofline: {DRAM_GBS} GB/s DRAM, {PEAK_GFLOPS} GFLOP/s FP32 (machine-limits.md, 2 threads)"
+        f"uir {info['version']} (cpu backend), {THREADS} threads for NumPy's BLAS, XLA, IREE and uir; "
+        f"roofline measured in this run: {roofline().dram_gbs:.1f} GB/s (STREAM triad), "
+        f"{roofline().peak_gflops:.0f} GFLOP/s FP32 (FMA loop), {THREADS} threads"
     )
 
 

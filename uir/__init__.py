@@ -8,6 +8,7 @@ from uir import _core, buffers, custom_call, hlo, lax, nn, numpy, passes, schedu
 from uir._src import array_methods as _array_methods  # noqa: F401  (Tracer's operators)
 from uir._src import config
 from uir._src.api import jit, make_hlo
+from uir._src.backend import Executable, compile
 from uir._src.errors import (
     CustomCallError,
     Error,
@@ -27,6 +28,7 @@ __version__: str = _core.__version__
 __all__ = [
     "CustomCallError",
     "Error",
+    "Executable",
     "InternalError",
     "MemoryLimitError",
     "ParseError",
@@ -36,6 +38,7 @@ __all__ = [
     "VerifyError",
     "__version__",
     "buffers",
+    "compile",
     "config",
     "custom_call",
     "evaluate",

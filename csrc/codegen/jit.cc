@@ -3,11 +3,16 @@
 
 #include "codegen/jit_impl.h"
 #include "codegen/llvm_util.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
+#include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/CodeGen.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 #include "support/error.h"
 
 namespace uir::codegen {
@@ -59,6 +64,12 @@ Jit::Jit(JitOptions options) : options_(options), impl_(std::make_unique<Impl>()
   impl_->lljit =
       UnwrapLlvm(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(jtmb)).create(),
                  "creating the JIT");
+  // Generated code calls the C library (libm's sinf, fmodf, memcpy): resolve
+  // those names in the process.
+  const char prefix = impl_->lljit->getDataLayout().getGlobalPrefix();
+  impl_->lljit->getMainJITDylib().addGenerator(
+      UnwrapLlvm(llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(prefix),
+                 "searching the process for symbols"));
 }
 
 Jit::~Jit() = default;
@@ -69,20 +80,45 @@ void* Jit::Lookup(std::string_view name) {
   return address.toPtr<void*>();
 }
 
-std::string AddModule(Jit& jit, std::unique_ptr<llvm::Module> module,
-                      std::unique_ptr<llvm::LLVMContext> context, bool keep_ir) {
+void PrepareModule(Jit& jit, llvm::Module& module) {
   Jit::Impl& impl = jit.impl();
-  module->setDataLayout(impl.lljit->getDataLayout());
-  module->setTargetTriple(impl.lljit->getTargetTriple().str());
+  module.setDataLayout(impl.lljit->getDataLayout());
+  module.setTargetTriple(impl.lljit->getTargetTriple().str());
   std::string problems;
   llvm::raw_string_ostream problems_os(problems);
-  UIR_CHECK(!llvm::verifyModule(*module, &problems_os))
+  UIR_CHECK(!llvm::verifyModule(module, &problems_os))
       << "generated LLVM IR does not verify: " << problems;
-  Optimize(*module, *impl.target_machine, jit.options().opt_level);
+}
+
+void OptimizeModule(Jit& jit, llvm::Module& module) {
+  Optimize(module, *jit.impl().target_machine, jit.options().opt_level);
+}
+
+std::string Assembly(Jit& jit, const llvm::Module& module) {
+  std::unique_ptr<llvm::Module> copy = llvm::CloneModule(module);
+  llvm::SmallString<0> text;
+  llvm::raw_svector_ostream os(text);
+  llvm::legacy::PassManager pm;
+  UIR_CHECK(!jit.impl().target_machine->addPassesToEmitFile(pm, os, nullptr,
+                                                            llvm::CodeGenFileType::AssemblyFile))
+      << "the target cannot print assembly";
+  pm.run(*copy);
+  return std::string(text.str());
+}
+
+void AddOptimizedModule(Jit& jit, std::unique_ptr<llvm::Module> module,
+                        std::unique_ptr<llvm::LLVMContext> context) {
+  CheckLlvm(jit.impl().lljit->addIRModule(
+                llvm::orc::ThreadSafeModule(std::move(module), std::move(context))),
+            "adding a module to the JIT");
+}
+
+std::string AddModule(Jit& jit, std::unique_ptr<llvm::Module> module,
+                      std::unique_ptr<llvm::LLVMContext> context, bool keep_ir) {
+  PrepareModule(jit, *module);
+  OptimizeModule(jit, *module);
   std::string ir = keep_ir ? PrintModule(*module) : std::string();
-  CheckLlvm(
-      impl.lljit->addIRModule(llvm::orc::ThreadSafeModule(std::move(module), std::move(context))),
-      "adding a module to the JIT");
+  AddOptimizedModule(jit, std::move(module), std::move(context));
   return ir;
 }
 

@@ -27,6 +27,16 @@ struct Jit::Impl {
 std::string AddModule(Jit& jit, std::unique_ptr<llvm::Module> module,
                       std::unique_ptr<llvm::LLVMContext> context, bool keep_ir);
 
+// The steps of AddModule one by one, for callers that time or print them.
+// Prepare sets the host triple and data layout and verifies; Optimize runs
+// the pipeline; Assembly prints the machine code the JIT will produce;
+// AddOptimized hands the module to the JIT.
+void PrepareModule(Jit& jit, llvm::Module& module);
+void OptimizeModule(Jit& jit, llvm::Module& module);
+std::string Assembly(Jit& jit, const llvm::Module& module);
+void AddOptimizedModule(Jit& jit, std::unique_ptr<llvm::Module> module,
+                        std::unique_ptr<llvm::LLVMContext> context);
+
 }  // namespace uir::codegen
 
 #endif  // UIR_CODEGEN_JIT_IMPL_H_

@@ -3,8 +3,10 @@
 // evaluator) over buffers laid out as buffer assignment says.
 #include "igraph/kernel_graph.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <sstream>
+#include <utility>
 
 #include "eval/collectives.h"
 #include "eval/evaluator.h"
@@ -14,6 +16,7 @@
 #include "igraph/tile_program.h"
 #include "igraph/tiling.h"
 #include "igraph/verifier.h"
+#include "runtime/gemm.h"
 #include "support/error.h"
 
 namespace uir::igraph {
@@ -344,6 +347,18 @@ std::string KernelGraph::ToText() const {
 namespace {
 
 // Logical (row-major literal) index i of `shape` -> physical element index.
+// True when the physical layout of `shape` is row-major (major-to-minor
+// dimensions in order), so logical and physical element orders agree.
+bool IsRowMajor(const hlo::Shape& shape) {
+  const std::vector<int64_t> strides = PhysicalStrides(shape);
+  int64_t expected = 1;
+  for (int64_t d = shape.rank() - 1; d >= 0; --d) {
+    if (shape.dimensions(d) != 1 && strides[d] != expected) return false;
+    expected *= shape.dimensions(d);
+  }
+  return true;
+}
+
 std::vector<int64_t> PhysicalOrder(const hlo::Shape& shape) {
   const int64_t rank = shape.rank();
   const std::vector<int64_t> strides = PhysicalStrides(shape);
@@ -361,13 +376,67 @@ std::vector<int64_t> PhysicalOrder(const hlo::Shape& shape) {
   return out;
 }
 
+// One allocation: zeroed (calloc maps large blocks lazily, so untouched
+// pages cost nothing) and 64-byte aligned for vector loads.
+struct Block {
+  explicit Block(int64_t bytes)
+      : raw(static_cast<uint8_t*>(std::calloc(static_cast<size_t>(bytes) + 64, 1))) {
+    if (raw == nullptr) throw std::bad_alloc();
+    data = raw + (64 - reinterpret_cast<uintptr_t>(raw) % 64) % 64;
+  }
+  Block(Block&& o) noexcept : raw(std::exchange(o.raw, nullptr)), data(o.data) {}
+  Block(const Block&) = delete;
+  ~Block() { std::free(raw); }
+  uint8_t* raw;
+  uint8_t* data;
+};
+
+// The GEMM a dot is, when its operands and result are f32 or f64 row-major
+// arrays, batch dimensions lead in the same order everywhere, and each
+// operand has one contracting dimension and at most one free one.
+bool PlanGemm(const HloInstruction& dot, const DramTensor& lhs, const DramTensor& rhs,
+              const DramTensor& out, runtime::GemmPlan* plan) {
+  const hlo::PrimitiveType t = out.shape.element_type();
+  if (t != hlo::PrimitiveType::kF32 && t != hlo::PrimitiveType::kF64) return false;
+  if (lhs.shape.element_type() != t || rhs.shape.element_type() != t) return false;
+  if (!IsRowMajor(lhs.shape) || !IsRowMajor(rhs.shape) || !IsRowMajor(out.shape)) return false;
+  const auto& a = dot.attributes();
+  auto list = [&](hlo::AttrKey key) {
+    return a.GetOr<std::vector<int64_t>>(key).value_or(std::vector<int64_t>{});
+  };
+  const std::vector<int64_t> lb = list(hlo::AttrKey::kLhsBatchDims);
+  const std::vector<int64_t> rb = list(hlo::AttrKey::kRhsBatchDims);
+  const std::vector<int64_t> lc = list(hlo::AttrKey::kLhsContractingDims);
+  const std::vector<int64_t> rc = list(hlo::AttrKey::kRhsContractingDims);
+  const int64_t nb = static_cast<int64_t>(lb.size());
+  if (lc.size() != 1 || rc.size() != 1 || rb.size() != lb.size()) return false;
+  for (int64_t i = 0; i < nb; ++i) {
+    if (lb[i] != i || rb[i] != i) return false;
+  }
+  const hlo::Shape& L = lhs.shape;
+  const hlo::Shape& R = rhs.shape;
+  const int64_t lfree = L.rank() - nb - 1, rfree = R.rank() - nb - 1;
+  if (lfree < 0 || lfree > 1 || rfree < 0 || rfree > 1) return false;
+  if (lc[0] < nb || rc[0] < nb) return false;
+  plan->f64 = t == hlo::PrimitiveType::kF64;
+  plan->batch = 1;
+  for (int64_t i = 0; i < nb; ++i) plan->batch *= L.dimensions(i);
+  plan->k = L.dimensions(lc[0]);
+  plan->m = lfree ? L.dimensions(lc[0] == nb ? nb + 1 : nb) : 1;
+  plan->n = rfree ? R.dimensions(rc[0] == nb ? nb + 1 : nb) : 1;
+  plan->trans_a = lfree && lc[0] == nb;
+  plan->trans_b = rfree && rc[0] == nb + 1;
+  plan->a_batch_stride = plan->m * plan->k;
+  plan->b_batch_stride = plan->k * plan->n;
+  plan->c_batch_stride = plan->m * plan->n;
+  return out.shape.element_count() == plan->batch * plan->m * plan->n;
+}
+
 class Runner {
  public:
-  Runner(const hlo::HloModule& m, const buffers::BufferAssignment& ba)
-      : ba_(ba), partitions_(m.config().num_partitions) {
-    for (const buffers::Allocation& a : ba.allocations()) {
-      memory_.emplace_back(static_cast<size_t>(std::max<int64_t>(a.size, 1)), 0);
-    }
+  Runner(const hlo::HloModule& m, const buffers::BufferAssignment& ba,
+         const std::vector<uint8_t*>& bases, const KernelCode* code)
+      : ba_(ba), bases_(bases), code_(code), partitions_(m.config().num_partitions) {
     // Constants outside fusions.
     for (const auto& c : m.computations()) {
       for (const HloInstruction* inst : c->instructions()) {
@@ -378,12 +447,16 @@ class Runner {
     }
   }
 
-  uint8_t* At(const DramTensor& t) { return memory_[t.allocation].data() + t.offset; }
+  uint8_t* At(const DramTensor& t) { return bases_[t.allocation] + t.offset; }
 
   void Write(const DramTensor& t, const hlo::Literal& value) {
     const int64_t size = hlo::StorageBytes(t.shape.element_type());
-    const std::vector<int64_t> order = PhysicalOrder(t.shape);
     UIR_CHECK(static_cast<int64_t>(value.bytes().size()) >= value.element_count() * size);
+    if (IsRowMajor(t.shape)) {
+      std::memcpy(At(t), value.bytes().data(), static_cast<size_t>(value.element_count() * size));
+      return;
+    }
+    const std::vector<int64_t> order = PhysicalOrder(t.shape);
     for (size_t i = 0; i < order.size(); ++i) {
       std::memcpy(At(t) + order[i] * size, value.bytes().data() + i * size,
                   static_cast<size_t>(size));
@@ -393,6 +466,11 @@ class Runner {
     hlo::Shape plain(t.shape.element_type(), t.shape.dimensions());
     hlo::Literal out(plain);
     const int64_t size = hlo::StorageBytes(t.shape.element_type());
+    if (IsRowMajor(t.shape)) {
+      std::memcpy(out.mutable_bytes().data(), At(t),
+                  static_cast<size_t>(out.element_count() * size));
+      return out;
+    }
     const std::vector<int64_t> order = PhysicalOrder(t.shape);
     for (size_t i = 0; i < order.size(); ++i) {
       std::memcpy(out.mutable_bytes().data() + i * size, At(t) + order[i] * size,
@@ -422,6 +500,8 @@ class Runner {
     for (const KernelNode& n : g.nodes()) {
       if (!n.igraphs.empty()) {
         RunKernel(n);
+      } else if (n.kind == NodeKind::kControlFlow && RunControlFlow(n)) {
+        continue;
       } else {
         RunOnEvaluator(n);
       }
@@ -429,6 +509,101 @@ class Runner {
   }
 
  private:
+  static bool SamePlaces(const std::vector<DramTensor>& a, const std::vector<DramTensor>& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (a[i].allocation != b[i].allocation || a[i].offset != b[i].offset) return false;
+    }
+    return true;
+  }
+  static const KernelGraph* SubgraphFor(const KernelNode& n, const hlo::HloComputation* c) {
+    for (const KernelGraph& sub : n.subgraphs) {
+      if (c != nullptr && sub.name() == c->name()) return &sub;
+    }
+    return nullptr;
+  }
+  // Runs `callee` in place when buffer assignment put its parameter and
+  // root where the caller's operands and result are; false otherwise.
+  bool CallsInPlace(const hlo::HloComputation& callee,
+                    const std::vector<const HloInstruction*>& args, const HloInstruction& result) {
+    if (callee.num_parameters() != static_cast<int64_t>(args.size())) return false;
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (!SamePlaces(Leaves(ba_, callee.parameter(static_cast<int64_t>(i))),
+                      Leaves(ba_, args[i]))) {
+        return false;
+      }
+    }
+    return SamePlaces(Leaves(ba_, callee.root()), Leaves(ba_, &result));
+  }
+  int64_t ReadScalar(const HloInstruction* root) {
+    const std::vector<DramTensor> leaves = Leaves(ba_, root);
+    UIR_CHECK(leaves.size() == 1);
+    return Read(leaves[0]).GetInt64(0);
+  }
+
+  // while, conditional and call as runs of their computations' sub-graphs
+  // on the same memory: the condition's result picks whether the body runs
+  // again, the selector picks a branch. Buffer assignment places a loop's
+  // state, its body's parameter and root and the condition's parameter in
+  // one buffer, and likewise for branches and callees; where it did not,
+  // the node runs on the evaluator instead (returns false).
+  bool RunControlFlow(const KernelNode& n) {
+    const HloInstruction& inst = *n.instruction;
+    auto computation = [&](hlo::AttrKey key) {
+      auto c = inst.attributes().GetOr<hlo::HloComputation*>(key);
+      return c ? *c : nullptr;
+    };
+    if (inst.opcode() == HloOpcode::kWhile) {
+      const hlo::HloComputation* cond = computation(hlo::AttrKey::kCondition);
+      const hlo::HloComputation* body = computation(hlo::AttrKey::kBody);
+      const KernelGraph* cg = SubgraphFor(n, cond);
+      const KernelGraph* bg = SubgraphFor(n, body);
+      if (cg == nullptr || bg == nullptr || !CallsInPlace(*body, {inst.operand(0)}, inst) ||
+          !SamePlaces(Leaves(ba_, cond->parameter(0)), Leaves(ba_, &inst)) ||
+          !SamePlaces(Leaves(ba_, inst.operand(0)), Leaves(ba_, &inst))) {
+        return false;
+      }
+      while (true) {
+        Run(*cg);
+        if (ReadScalar(cond->root()) == 0) return true;
+        Run(*bg);
+      }
+    }
+    if (inst.opcode() == HloOpcode::kConditional) {
+      std::vector<hlo::HloComputation*> branches;
+      if (auto b = inst.attributes().GetOr<std::vector<hlo::HloComputation*>>(
+              hlo::AttrKey::kBranchComputations)) {
+        branches = *b;
+      } else {
+        branches = {computation(hlo::AttrKey::kTrueComputation),
+                    computation(hlo::AttrKey::kFalseComputation)};
+      }
+      for (size_t i = 0; i < branches.size(); ++i) {
+        if (branches[i] == nullptr || SubgraphFor(n, branches[i]) == nullptr ||
+            !CallsInPlace(*branches[i], {inst.operand(static_cast<int64_t>(i) + 1)}, inst)) {
+          return false;
+        }
+      }
+      const HloInstruction* selector = inst.operand(0);
+      int64_t index = ReadScalar(selector);
+      if (selector->shape().element_type() == hlo::PrimitiveType::kPred) {
+        index = index != 0 ? 0 : 1;
+      } else if (index < 0 || index >= static_cast<int64_t>(branches.size())) {
+        index = static_cast<int64_t>(branches.size()) - 1;  // as XLA does
+      }
+      Run(*SubgraphFor(n, branches[static_cast<size_t>(index)]));
+      return true;
+    }
+    if (inst.opcode() == HloOpcode::kCall) {
+      const auto called = inst.called_computations();
+      if (called.size() != 1 || SubgraphFor(n, called[0]) == nullptr) return false;
+      std::vector<const HloInstruction*> args(inst.operands().begin(), inst.operands().end());
+      if (!CallsInPlace(*called[0], args, inst)) return false;
+      Run(*SubgraphFor(n, called[0]));
+      return true;
+    }
+    return false;
+  }
   void RunKernel(const KernelNode& n) {
     std::vector<std::vector<uint8_t>> constants;
     DramBuffers dram;
@@ -455,12 +630,21 @@ class Runner {
     for (const DramTensor& t : n.outputs) {
       dram[id++] = std::span<uint8_t>(At(t), static_cast<size_t>(t.bytes));
     }
-    for (const IGraph& part : n.igraphs) igraph::Interpret(part, dram);
+    for (const IGraph& part : n.igraphs) {
+      if (code_ == nullptr || !code_->Run(part, dram)) igraph::Interpret(part, dram);
+    }
   }
 
   // The library op of a library node with an epilogue, on the evaluator:
   // its operands are fusion parameters, so node inputs.
   void RunLibrary(const KernelNode& n) {
+    if (n.library->opcode() == HloOpcode::kDot &&
+        TryGemm(*n.library,
+                n.inputs.at(static_cast<size_t>(n.library->operand(0)->parameter_number())),
+                n.inputs.at(static_cast<size_t>(n.library->operand(1)->parameter_number())),
+                n.outputs.at(0))) {
+      return;
+    }
     std::vector<hlo::Literal> operands;
     for (const HloInstruction* o : n.library->operands()) {
       operands.push_back(Read(n.inputs.at(static_cast<size_t>(o->parameter_number()))));
@@ -469,8 +653,22 @@ class Runner {
     Write(n.outputs.at(0), result);
   }
 
+  // A dot of f32 or f64 row-major matrices (with leading batch dims) on
+  // BLAS, straight on the buffers; false when it is not of that form.
+  bool TryGemm(const HloInstruction& dot, const DramTensor& lhs, const DramTensor& rhs,
+               const DramTensor& out) {
+    runtime::GemmPlan plan;
+    if (!PlanGemm(dot, lhs, rhs, out, &plan)) return false;
+    runtime::RunGemm(plan, At(lhs), At(rhs), At(out));
+    return true;
+  }
+
   void RunOnEvaluator(const KernelNode& n) {
     const HloInstruction& inst = *n.instruction;
+    if (inst.opcode() == HloOpcode::kDot && n.inputs.size() == 2 && n.outputs.size() == 1 &&
+        TryGemm(inst, n.inputs[0], n.inputs[1], n.outputs[0])) {
+      return;
+    }
     std::vector<hlo::Literal> operands;
     size_t next = 0;
     for (const HloInstruction* o : inst.operands()) {
@@ -500,20 +698,86 @@ class Runner {
   }
 
   const buffers::BufferAssignment& ba_;
+  const std::vector<uint8_t*>& bases_;
+  const KernelCode* code_ = nullptr;
   int64_t partitions_ = 1;
-  std::vector<std::vector<uint8_t>> memory_;
 };
 
 }  // namespace
 
+std::vector<const IGraph*> KernelGraph::AllIGraphs() const {
+  std::vector<const IGraph*> out;
+  for (const KernelNode& n : nodes_) {
+    for (const IGraph& g : n.igraphs) out.push_back(&g);
+    for (const KernelGraph& sub : n.subgraphs) {
+      for (const IGraph* g : sub.AllIGraphs()) out.push_back(g);
+    }
+  }
+  return out;
+}
+
+std::vector<DramTensor> KernelGraph::ParameterLeaves(int64_t i) const {
+  return Leaves(*assignment_, module_->entry()->parameter(i));
+}
+
+std::vector<DramTensor> KernelGraph::ResultLeaves() const {
+  return Leaves(*assignment_, module_->entry()->root());
+}
+
+void KernelGraph::RunOn(const std::vector<uint8_t*>& allocations, const KernelCode* code) const {
+  UIR_CHECK(allocations.size() == assignment_->allocations().size());
+  Runner(*module_, *assignment_, allocations, code).Run(*this);
+}
+
+void WriteTensor(uint8_t* at, const DramTensor& t, const uint8_t* row_major) {
+  const int64_t size = hlo::StorageBytes(t.shape.element_type());
+  if (IsRowMajor(t.shape)) {
+    std::memcpy(at, row_major, static_cast<size_t>(t.shape.element_count() * size));
+    return;
+  }
+  const std::vector<int64_t> order = PhysicalOrder(t.shape);
+  for (size_t i = 0; i < order.size(); ++i) {
+    std::memcpy(at + order[i] * size, row_major + i * size, static_cast<size_t>(size));
+  }
+}
+
+void ReadTensor(const uint8_t* at, const DramTensor& t, uint8_t* row_major) {
+  const int64_t size = hlo::StorageBytes(t.shape.element_type());
+  if (IsRowMajor(t.shape)) {
+    std::memcpy(row_major, at, static_cast<size_t>(t.shape.element_count() * size));
+    return;
+  }
+  const std::vector<int64_t> order = PhysicalOrder(t.shape);
+  for (size_t i = 0; i < order.size(); ++i) {
+    std::memcpy(row_major + i * size, at + order[i] * size, static_cast<size_t>(size));
+  }
+}
+
+bool IsRowMajorTensor(const DramTensor& t) { return IsRowMajor(t.shape); }
+
 hlo::Literal KernelGraph::Interpret(const std::vector<hlo::Literal>& args) const {
+  return RunWith(args, nullptr);
+}
+
+hlo::Literal KernelGraph::Run(const std::vector<hlo::Literal>& args, const KernelCode& code) const {
+  return RunWith(args, &code);
+}
+
+hlo::Literal KernelGraph::RunWith(const std::vector<hlo::Literal>& args,
+                                  const KernelCode* code) const {
   const hlo::HloComputation& entry = *module_->entry();
   if (args.size() != static_cast<size_t>(entry.num_parameters())) {
     throw ShapeError("the Kernel Graph of " + name_ + " takes " +
                      std::to_string(entry.num_parameters()) + " arguments, got " +
                      std::to_string(args.size()));
   }
-  Runner runner(*module_, *assignment_);
+  std::vector<Block> memory;
+  std::vector<uint8_t*> bases;
+  for (const buffers::Allocation& a : assignment_->allocations()) {
+    memory.emplace_back(std::max<int64_t>(a.size, 1));
+    bases.push_back(memory.back().data);
+  }
+  Runner runner(*module_, *assignment_, bases, code);
   for (const HloInstruction* p : entry.parameters()) {
     const hlo::Literal& arg = args[p->parameter_number()];
     if (!eval::SameArrays(arg.shape(), p->shape())) {

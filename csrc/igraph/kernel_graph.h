@@ -11,6 +11,7 @@
 #include "buffers/buffer_assignment.h"
 #include "igraph/hardware.h"
 #include "igraph/igraph.h"
+#include "igraph/interpreter.h"
 
 namespace uir::igraph {
 
@@ -45,6 +46,16 @@ struct DramTensor {
 };
 
 class KernelGraph;
+
+// Machine code for iGraphs (codegen's executables): the Kernel Graph runs a
+// kernel's parts through it, and on the interpreter where it has none.
+class KernelCode {
+ public:
+  virtual ~KernelCode() = default;
+  // Runs `graph` on `dram` and returns true, or returns false when it has no
+  // code for `graph`.
+  virtual bool Run(const IGraph& graph, const DramBuffers& dram) const = 0;
+};
 
 struct KernelNode {
   NodeKind kind = NodeKind::kKernel;
@@ -89,10 +100,27 @@ class KernelGraph {
   // buffer assignment lays them out, iGraphs on the interpreter, every
   // other node on the evaluator. Returns the entry root's value.
   hlo::Literal Interpret(const std::vector<hlo::Literal>& args) const;
+  // Interpret, with the iGraphs `code` has compiled run as machine code.
+  hlo::Literal Run(const std::vector<hlo::Literal>& args, const KernelCode& code) const;
+
+  // Where the array leaves of entry parameter `i`, and of the entry's
+  // result, live.
+  std::vector<DramTensor> ParameterLeaves(int64_t i) const;
+  std::vector<DramTensor> ResultLeaves() const;
+  const buffers::BufferAssignment& assignment() const { return *assignment_; }
+  const hlo::HloModule& module() const { return *module_; }
+  // Runs the nodes on memory the caller laid out: allocations[k] is the
+  // base of buffer-assignment allocation k, parameters already written.
+  // Constants outside fusions are written first.
+  void RunOn(const std::vector<uint8_t*>& allocations, const KernelCode* code) const;
+
+  // Every iGraph of this graph and its sub-graphs, in node order.
+  std::vector<const IGraph*> AllIGraphs() const;
 
  private:
   void LowerComputation(const hlo::HloComputation& computation);
   void AppendText(std::string& out, int indent) const;
+  hlo::Literal RunWith(const std::vector<hlo::Literal>& args, const KernelCode* code) const;
 
   std::string name_;
   HardwareModel hardware_;
@@ -100,6 +128,12 @@ class KernelGraph {
   const buffers::BufferAssignment* assignment_ = nullptr;
   std::vector<KernelNode> nodes_;
 };
+
+// Copies between row-major bytes and a tensor's bytes (at `at`) in its
+// layout; the row-major case is one memcpy.
+void WriteTensor(uint8_t* at, const DramTensor& t, const uint8_t* row_major);
+void ReadTensor(const uint8_t* at, const DramTensor& t, uint8_t* row_major);
+bool IsRowMajorTensor(const DramTensor& t);
 
 }  // namespace uir::igraph
 

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "codegen/host.h"
+#include "codegen/roofline.h"
 #include "codegen/smoke_kernel.h"
 #include "python/bindings.h"
 #include "runtime/thread_pool.h"
@@ -92,6 +93,22 @@ py::dict HostInfoDict() {
 
 void BindCodegen(py::module_& m) {
   py::module_ sm = m.def_submodule("codegen", "LLVM code generation and the JIT.");
+  sm.def(
+      "stream_triad_gbs",
+      [](int64_t elements) {
+        if (elements < 1024) throw py::value_error("the triad needs at least 1024 elements");
+        py::gil_scoped_release release;
+        return codegen::StreamTriadGBs(elements);
+      },
+      py::arg("elements") = int64_t{1} << 25,
+      "GB/s of a STREAM triad (a = b + s*c, float32) on every worker thread.");
+  sm.def(
+      "fma_peak_gflops",
+      []() {
+        py::gil_scoped_release release;
+        return codegen::FmaPeakGflops();
+      },
+      "GFLOP/s of independent vector FMAs at the host's widest width on every worker thread.");
   sm.def("host_info", &HostInfoDict,
          "The host as LLVM sees it: llvm_version, triple, cpu, features (sorted).");
   py::class_<SmokeAddKernel>(sm, "SmokeAddKernel",

@@ -48,6 +48,15 @@ py::object Dtype(hlo::PrimitiveType type) {
 // A literal as a NumPy array: the natural dtype where NumPy has one, float32
 // for the narrow float types, int8/uint8 for sub-byte integers; tuples become
 // Python tuples.
+py::array NewArray(const hlo::Shape& s) {
+  std::vector<py::ssize_t> dims(s.dimensions().begin(), s.dimensions().end());
+  const hlo::PrimitiveType t = s.element_type();
+  py::object dtype = DtypeObject(t);
+  if (!dtype.is_none()) return py::array(py::dtype::from_args(dtype), dims);
+  // s1 and u1 have no ml_dtypes twin: int8/uint8 holding the values.
+  return py::array(py::dtype(hlo::IsSigned(t) ? "int8" : "uint8"), dims);
+}
+
 py::object LiteralToPython(const hlo::Literal& l) {
   const hlo::Shape& s = l.shape();
   if (s.IsTuple()) {
@@ -57,16 +66,7 @@ py::object LiteralToPython(const hlo::Literal& l) {
     return t;
   }
   if (!s.IsArray()) return py::none();
-  std::vector<py::ssize_t> dims(s.dimensions().begin(), s.dimensions().end());
-  const hlo::PrimitiveType t = s.element_type();
-  py::object dtype = DtypeObject(t);
-  if (!dtype.is_none()) {
-    py::array out(py::dtype::from_args(dtype), dims);
-    if (!l.bytes().empty()) std::memcpy(out.mutable_data(), l.bytes().data(), l.bytes().size());
-    return out;
-  }
-  // s1 and u1 have no ml_dtypes twin: int8/uint8 holding the values.
-  py::array out(py::dtype(hlo::IsSigned(t) ? "int8" : "uint8"), dims);
+  py::array out = NewArray(s);
   if (!l.bytes().empty()) std::memcpy(out.mutable_data(), l.bytes().data(), l.bytes().size());
   return out;
 }

@@ -2,6 +2,7 @@
 #ifndef UIR_PYTHON_HLO_TYPES_H_
 #define UIR_PYTHON_HLO_TYPES_H_
 
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
 #include <memory>
@@ -33,6 +34,9 @@ struct PyInstruction {
 // holds a reference to it and never writes it); otherwise its data is copied.
 hlo::Literal NumpyToLiteral(const pybind11::handle& value, bool allow_view = false);
 pybind11::object LiteralToPython(const hlo::Literal& literal);
+// A fresh, uninitialized NumPy array for an array shape, with the dtype
+// LiteralToPython gives it.
+pybind11::array NewArray(const hlo::Shape& shape);
 // A program argument: an array (read in place where its layout allows), or
 // a tuple of arguments.
 hlo::Literal ToArgument(const pybind11::handle& value);

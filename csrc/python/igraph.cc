@@ -5,11 +5,14 @@
 #include <pybind11/stl.h>
 
 #include "buffers/buffer_assignment.h"
+#include "codegen/cpu_executable.h"
+#include "codegen/kernel_compiler.h"
 #include "igraph/interpreter.h"
 #include "igraph/kernel_graph.h"
 #include "igraph/verifier.h"
 #include "python/bindings.h"
 #include "python/hlo_types.h"
+#include "runtime/buffer_pool.h"
 #include "support/error.h"
 
 namespace py = pybind11;
@@ -27,6 +30,14 @@ struct PyKernelGraph {
   ModulePtr module;
   std::shared_ptr<buffers::BufferAssignment> ba;
   std::shared_ptr<KernelGraph> graph;
+};
+
+// A compiled Kernel Graph keeps the graph (and so its module) alive.
+struct PyCpuExecutable {
+  std::shared_ptr<PyKernelGraph> owner;
+  std::unique_ptr<codegen::CpuExecutable> exe;
+  // NumPy dtypes of the parameter and result leaves, made at the first run.
+  mutable std::vector<py::dtype> param_dtypes, result_dtypes;
 };
 
 struct PyNode {
@@ -62,6 +73,114 @@ py::list Tensors(const std::vector<igraph::DramTensor>& ts) {
   return out;
 }
 
+void Flatten(const hlo::Literal& l, std::vector<const hlo::Literal*>& out) {
+  if (l.shape().IsTuple()) {
+    for (const hlo::Literal& e : l.tuple_elements()) Flatten(e, out);
+  } else if (l.shape().IsArray()) {
+    out.push_back(&l);
+  }
+}
+
+py::object Assemble(const hlo::Shape& shape, const std::vector<py::array>& leaves, size_t& next) {
+  if (shape.IsArray()) return leaves.at(next++);
+  if (!shape.IsTuple()) return py::none();
+  py::tuple t(shape.tuple_shapes().size());
+  for (size_t i = 0; i < shape.tuple_shapes().size(); ++i) {
+    t[i] = Assemble(shape.tuple_shapes()[i], leaves, next);
+  }
+  return t;
+}
+
+// A NumPy array over memory from the runtime's buffer pool: the array's
+// base is a capsule that gives the memory back when NumPy frees the array.
+py::array PooledArray(const py::dtype& dtype, const std::vector<py::ssize_t>& dims, int64_t bytes) {
+  struct Owned {
+    void* data;
+    int64_t bytes;
+  };
+  auto* owned = new Owned{runtime::TakeBuffer(bytes), bytes};
+  py::capsule base(owned, [](void* p) {
+    auto* o = static_cast<Owned*>(p);
+    runtime::GiveBuffer(o->data, o->bytes);
+    delete o;
+  });
+  return py::array(dtype, dims, {}, owned->data, base);
+}
+
+// Runs a compiled Kernel Graph on Python arguments: arrays are read in
+// place, results are fresh NumPy arrays the executable writes directly.
+py::object RunExecutable(const PyCpuExecutable& e, const py::list& args) {
+  const hlo::HloComputation& entry = *e.owner->module->entry();
+  if (args.size() != static_cast<size_t>(entry.num_parameters())) {
+    throw ShapeError(entry.name() + " takes " + std::to_string(entry.num_parameters()) +
+                     " arguments, got " + std::to_string(args.size()));
+  }
+  const std::vector<hlo::Shape>& params = e.exe->ParameterShapes();
+  if (e.param_dtypes.empty()) {
+    for (const hlo::Shape& s : params)
+      e.param_dtypes.push_back(NewArray(hlo::Shape(s.element_type(), {})).dtype());
+    for (const hlo::Shape& s : e.exe->ResultShapes())
+      e.result_dtypes.push_back(NewArray(hlo::Shape(s.element_type(), {})).dtype());
+  }
+  // The fast path: one C-contiguous array of the parameter's dtype and
+  // dims per array parameter, read in place.
+  std::vector<const uint8_t*> in;
+  bool fast = args.size() == params.size();
+  for (size_t i = 0; fast && i < args.size(); ++i) {
+    if (!py::isinstance<py::array>(args[i])) {
+      fast = false;
+      break;
+    }
+    auto a = py::reinterpret_borrow<py::array>(args[i]);
+    const hlo::Shape& want = params[i];
+    fast = (a.flags() & py::array::c_style) && a.dtype().num() == e.param_dtypes[i].num() &&
+           a.itemsize() == e.param_dtypes[i].itemsize() && a.ndim() == want.rank();
+    for (int64_t d = 0; fast && d < want.rank(); ++d) fast = a.shape(d) == want.dimensions(d);
+    if (fast) in.push_back(static_cast<const uint8_t*>(a.data()));
+  }
+  std::vector<hlo::Literal> literals;
+  if (!fast) {
+    in.clear();
+    for (const py::handle& a : args) literals.push_back(ToArgument(a));
+  }
+  std::vector<const hlo::Literal*> leaves;
+  for (const hlo::Literal& l : literals) Flatten(l, leaves);
+  const std::vector<hlo::Shape>& want = params;
+  bool ok = fast || leaves.size() == want.size();
+  for (size_t i = 0; !fast && ok && i < leaves.size(); ++i) {
+    const hlo::Shape& got = leaves[i]->shape();
+    ok = got.element_type() == want[i].element_type() &&
+         std::vector<int64_t>(got.dimensions().begin(), got.dimensions().end()) ==
+             std::vector<int64_t>(want[i].dimensions().begin(), want[i].dimensions().end());
+  }
+  if (!ok) {
+    std::string text;
+    for (const hlo::Literal& l : literals)
+      text += (text.empty() ? "" : ", ") + l.shape().ToString();
+    throw ShapeError("arguments (" + text + ") do not match the parameters of " + entry.name());
+  }
+  if (!fast) {
+    for (const hlo::Literal* l : leaves) in.push_back(l->bytes().data());
+  }
+  std::vector<py::array> outs;
+  std::vector<uint8_t*> out;
+  const std::vector<hlo::Shape>& results = e.exe->ResultShapes();
+  for (size_t i = 0; i < results.size(); ++i) {
+    const hlo::Shape& s = results[i];
+    std::vector<py::ssize_t> dims(s.dimensions().begin(), s.dimensions().end());
+    const int64_t bytes = s.element_count() * e.result_dtypes[i].itemsize();
+    outs.push_back(bytes >= runtime::kPooledBytes ? PooledArray(e.result_dtypes[i], dims, bytes)
+                                                  : py::array(e.result_dtypes[i], dims));
+    out.push_back(static_cast<uint8_t*>(outs.back().mutable_data()));
+  }
+  {
+    py::gil_scoped_release release;
+    e.exe->Execute(in, out);
+  }
+  size_t next = 0;
+  return Assemble(entry.root()->shape(), outs, next);
+}
+
 }  // namespace
 
 void BindIGraph(py::module_& m) {
@@ -86,6 +205,22 @@ void BindIGraph(py::module_& m) {
       "A hardware model: 'cpu' (this machine), 'reference-cpu' or 'gpu'.");
 
   py::class_<IGraph>(im, "IGraph")
+      .def(
+          "llvm_ir",
+          [](const IGraph& g, bool optimized) {
+            codegen::CompiledKernels k;
+            {
+              py::gil_scoped_release release;
+              k = codegen::CompileKernels({&g}, {3, /*keep_text=*/true});
+            }
+            if (!k.reasons[0].empty()) {
+              throw UnimplementedError("iGraph " + g.name() + ": " + k.reasons[0]);
+            }
+            return optimized ? k.optimized_ir : k.unoptimized_ir;
+          },
+          py::arg("optimized") = false,
+          "The LLVM IR the CPU backend emits for this iGraph (function uir_kernel_0), before or "
+          "after O3 for this CPU; raises uir.UnimplementedError when it has no machine form.")
       .def_property_readonly("name", &IGraph::name)
       .def_property_readonly("hardware", &IGraph::hardware)
       .def_property_readonly("num_parallel", &IGraph::num_parallel)
@@ -198,6 +333,27 @@ void BindIGraph(py::module_& m) {
              throw py::value_error("unknown node kind '" + kind + "'");
            })
       .def("to_text", [](const PyKernelGraph& k) { return k.graph->ToText(); })
+      .def(
+          "compile",
+          [](const std::shared_ptr<PyKernelGraph>& k, int opt_level, bool keep_text,
+             int vector_bits) {
+            if (opt_level < 0 || opt_level > 3) {
+              throw py::value_error("opt_level must be 0..3, got " + std::to_string(opt_level));
+            }
+            if (vector_bits != 0 && vector_bits != 128 && vector_bits != 256 &&
+                vector_bits != 512) {
+              throw py::value_error("vector_bits must be 0, 128, 256 or 512, got " +
+                                    std::to_string(vector_bits));
+            }
+            auto out = std::make_shared<PyCpuExecutable>();
+            out->owner = k;
+            py::gil_scoped_release release;
+            out->exe = std::make_unique<codegen::CpuExecutable>(
+                *k->graph, codegen::CpuExecutableOptions{opt_level, keep_text, vector_bits});
+            return out;
+          },
+          py::arg("opt_level") = 3, py::arg("keep_text") = false, py::arg("vector_bits") = 0,
+          "Machine code for every iGraph (one LLVM module, JIT-compiled for this CPU).")
       .def("interpret", [](const PyKernelGraph& k, const py::list& args) {
         std::vector<hlo::Literal> literals;
         for (const py::handle& a : args) literals.push_back(ToArgument(a));
@@ -207,6 +363,27 @@ void BindIGraph(py::module_& m) {
           out = k.graph->Interpret(literals);
         }
         return LiteralToPython(out);
+      });
+
+  py::class_<PyCpuExecutable, std::shared_ptr<PyCpuExecutable>>(im, "CpuExecutable")
+      .def("run",
+           [](const PyCpuExecutable& e, const py::list& args) { return RunExecutable(e, args); })
+      .def_property_readonly("fallbacks",
+                             [](const PyCpuExecutable& e) { return e.exe->fallbacks(); })
+      .def_property_readonly("llvm_ir",
+                             [](const PyCpuExecutable& e) { return e.exe->kernels().optimized_ir; })
+      .def_property_readonly(
+          "llvm_ir_unoptimized",
+          [](const PyCpuExecutable& e) { return e.exe->kernels().unoptimized_ir; })
+      .def_property_readonly("assembly",
+                             [](const PyCpuExecutable& e) { return e.exe->kernels().assembly; })
+      .def_property_readonly("compile_seconds", [](const PyCpuExecutable& e) {
+        const codegen::CompiledKernels& k = e.exe->kernels();
+        py::dict d;
+        d["emit"] = k.emit_seconds;
+        d["optimize"] = k.optimize_seconds;
+        d["codegen"] = k.codegen_seconds;
+        return d;
       });
 
   im.def(

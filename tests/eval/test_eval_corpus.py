@@ -25,7 +25,7 @@ def uir_run(name: str) -> tuple[int, str, str]:
     """`uir run CORPUS/name`, in this process: (exit code, stdout, stderr)."""
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = cli.main(["run", str(CORPUS / name)])
+        code = cli.main(["run", "--backend", "eval", str(CORPUS / name)])
     return code, out.getvalue(), err.getvalue()
 
 

@@ -29,12 +29,15 @@ def test_version_flag_prints_the_version():
     assert result.stdout.strip() == f"uir {uir.__version__}"
 
 
-def test_demo_runs_the_jit_check_and_succeeds():
+def test_demo_runs_the_main_job_and_succeeds():
     result = _uir("demo", "--size", "100003")
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "llvm_version" in out and "cpu_features" in out
-    assert "100003 elements: matches NumPy exactly" in out
+    assert "The main job: an MLP block (8x512 -> 2048 -> 512)" in out
+    assert "optimized Kernel Graph" in out and "one iGraph, of %" in out
+    assert "fallbacks: 0" in out and "result matches NumPy" in out
+    assert " uir " in out and " numpy " in out
     assert out.rstrip().endswith("demo finished")
 
 
@@ -71,8 +74,20 @@ def test_run_summarizes_each_output_on_random_inputs():
         "3",
     )
     assert result.returncode == 0, result.stderr
-    assert "jit_mean_axis: 1 input(s), evaluated in" in result.stdout
+    assert "jit_mean_axis: compiled for this CPU in" in result.stdout
+    assert "jit_mean_axis: 1 input(s), ran in" in result.stdout
     assert "out: bfloat16[1, 4096]  min=" in result.stdout
+
+
+def test_run_on_the_evaluator_and_compare_the_backends():
+    path = str(CORPUS / "xla_backends_cpu_benchmarks_hlo__mean_axis_1x4096x1024_bf16__0.hlo")
+    result = _uir("run", path, "--backend", "eval")
+    assert result.returncode == 0, result.stderr
+    assert "jit_mean_axis: 1 input(s), evaluated in" in result.stdout
+    result = _uir("run", path, "--compare")
+    assert result.returncode == 0, result.stderr
+    assert "compared with the evaluator:" in result.stdout
+    assert "  out: max abs diff " in result.stdout
 
 
 def test_run_takes_inputs_and_saves_outputs(tmp_path):

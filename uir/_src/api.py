@@ -1,5 +1,6 @@
 """uir.jit and its stages: trace a Python function into an HLO module once
-per abstract signature, and run it (today on the reference evaluator).
+per abstract signature, and run it (compiled for this CPU by default; on the
+reference evaluator with backend="eval").
 
     f = uir.jit(fn, static_argnums=(1,))
     f(x, 3)                      # NumPy in, NumPy out (pytrees of them)
@@ -18,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from uir._src import dtypes, errors, tracing, tree_util
-from uir._src.evaluate import evaluate
+from uir._src.passes import flags
 from uir._src.tracing import Tracer
 
 
@@ -77,12 +78,20 @@ class Lowered:
         self.out_tree = out_tree
         self.in_avals = in_avals
         self._fn_name = fn_name
+        self._compiled: dict[str, Compiled] = {}
 
     def as_text(self) -> str:
         return self.module.to_text()
 
-    def compile(self) -> Compiled:
-        return Compiled(self)
+    def compile(self, backend: str | None = None) -> Compiled:
+        """The compiled function for `backend` (the default backend if None);
+        compiled once per backend and kept."""
+        from uir._src.backend import default_backend
+
+        name = default_backend() if backend is None else backend
+        if name not in self._compiled:
+            self._compiled[name] = Compiled(self, name)
+        return self._compiled[name]
 
     def __repr__(self) -> str:
         return f"Lowered({self._fn_name})"
@@ -90,17 +99,27 @@ class Lowered:
 
 class Compiled:
     """A lowered function ready to run: `module` is the lowered module after
-    the default pass pipeline (`lowered.module` is untouched). Runs on the
-    reference evaluator until the CPU backend lands; callers do not change
-    when it does."""
+    the default pass pipeline (`lowered.module` is untouched), `executable`
+    its uir.compile result on the chosen backend ("cpu" by default)."""
 
-    def __init__(self, lowered: Lowered):
-        from uir._src.passes import default_pipeline
+    def __init__(self, lowered: Lowered, backend: str | None = None):
+        from uir._src.backend import Executable
 
         self.lowered = lowered
-        self.module = default_pipeline().run(lowered.module)
+        self.executable = Executable(lowered.module, backend)
+        self.module = self.executable.module
         self._buffer_assignment = None
-        self._kernel_graph = None
+        # Compiled for positional arrays only (no pytrees, no keywords)?
+        self._flat_args = lowered.in_tree == _flat_tree(len(lowered.in_avals))
+
+    @property
+    def backend(self) -> str:
+        return self.executable.backend
+
+    @property
+    def fallbacks(self) -> list[str]:
+        """What runs on the evaluator instead of compiled code, with reasons."""
+        return self.executable.fallbacks
 
     def as_text(self) -> str:
         return self.module.to_text()
@@ -119,16 +138,10 @@ class Compiled:
         """The Unified IR of the optimized module for this machine's CPU
         model (uir.igraph.lower): a Kernel Graph of iGraph kernels, library
         calls and the nodes that still run on the evaluator."""
-        if self._kernel_graph is None:
-            from uir._src.igraph import lower
-
-            self._kernel_graph = lower(self.module)
-        return self._kernel_graph
+        return self.executable.kernel_graph
 
     def call_flat(self, arrays: Sequence[np.ndarray]):
-        result = evaluate(self.module, *arrays)
-        from uir._src.passes import flags
-
+        result = self.executable(*arrays)
         env = flags()
         if env.get("check_kernel_graph"):
             self._check_kernel_graph(arrays, result, env.get("kernel_graph_log"))
@@ -164,6 +177,17 @@ class Compiled:
                 )
 
     def __call__(self, *args, **kwargs):
+        # Plain NumPy arrays of the compiled shapes and dtypes go straight in.
+        if (
+            self._flat_args
+            and not kwargs
+            and len(args) == len(self.lowered.in_avals)
+            and all(
+                type(a) is np.ndarray and a.shape == v.shape and a.dtype == v.dtype
+                for a, v in zip(args, self.lowered.in_avals, strict=True)
+            )
+        ):
+            return self.call_flat(args)
         leaves, tree = tree_util.tree_flatten((args, kwargs))
         if tree != self.lowered.in_tree:
             raise TypeError(
@@ -176,6 +200,12 @@ class Compiled:
                 raise TypeError(f"argument {got} does not match the compiled {aval}")
             arrays.append(array)
         return self.call_flat(arrays)
+
+
+@functools.cache
+def _flat_tree(n: int):
+    """The tree of n positional array arguments and no keyword arguments."""
+    return tree_util.tree_flatten((tuple(range(n)), {}))[1]
 
 
 def _trace(fn: Callable, fn_name: str, args_tree, in_avals: list[ShapeDtype], rebuild) -> Lowered:
@@ -207,7 +237,9 @@ def _trace(fn: Callable, fn_name: str, args_tree, in_avals: list[ShapeDtype], re
 class Jitted:
     """What uir.jit returns: call it like the function."""
 
-    def __init__(self, fn: Callable, static_argnums=(), static_argnames=(), donate_argnums=()):
+    def __init__(
+        self, fn: Callable, static_argnums=(), static_argnames=(), donate_argnums=(), backend=None
+    ):
         if not callable(fn):
             raise TypeError(f"uir.jit takes a function, got {type(fn).__name__}")
         functools.update_wrapper(self, fn)
@@ -217,11 +249,15 @@ class Jitted:
         self.static_argnums = as_tuple(static_argnums)
         self.static_argnames = as_tuple(static_argnames)
         self.donate_argnums = as_tuple(donate_argnums)
+        self.backend = backend
         try:
             self._signature = inspect.signature(fn)
         except (TypeError, ValueError):
             self._signature = None
         self._cache: dict[Any, Compiled] = {}
+        # Calls with only NumPy arrays of canonical dtypes, positional and
+        # not static, skip flattening: keyed by their shapes and dtypes.
+        self._fast: dict[Any, Compiled] = {}
         self.trace_count = 0
 
     def _split(self, args, kwargs):
@@ -273,7 +309,7 @@ class Jitted:
 
             self.trace_count += 1
             lowered = _trace(self._fn, self._name, tree, avals, rebuild)
-            compiled = lowered.compile()
+            compiled = lowered.compile(self.backend)
             self._cache[key] = compiled
         return compiled, [a for _, a in abstract]
 
@@ -281,7 +317,20 @@ class Jitted:
         if tracing.current() is not None:
             # Inside another trace, a jitted function is inlined.
             return self._fn(*args, **kwargs)
+        fast_key = None
+        if (
+            not kwargs
+            and not self.static_argnums
+            and not self.static_argnames
+            and all(type(a) is np.ndarray for a in args)
+        ):
+            fast_key = (tuple((a.shape, a.dtype) for a in args), dtypes.config.read("enable_x64"))
+            compiled = self._fast.get(fast_key)
+            if compiled is not None:
+                return compiled.call_flat(args)
         compiled, arrays = self._lowered_and_arrays(args, kwargs)
+        if fast_key is not None and all(x is a for x, a in zip(arrays, args, strict=True)):
+            self._fast[fast_key] = compiled  # the arrays needed no conversion
         return compiled.call_flat(arrays)
 
     def lower(self, *args, **kwargs) -> Lowered:
@@ -302,9 +351,17 @@ def _hashable(value, what: str):
     return value
 
 
-def jit(fn: Callable | None = None, *, static_argnums=(), static_argnames=(), donate_argnums=()):
+def jit(
+    fn: Callable | None = None,
+    *,
+    static_argnums=(),
+    static_argnames=(),
+    donate_argnums=(),
+    backend: str | None = None,
+):
     """Traces `fn` once per abstract signature (shapes, dtypes, static
-    values, pytree structure) into HLO and runs it. Usable as @uir.jit or
+    values, pytree structure) into HLO, compiles it for `backend` ("cpu",
+    the default, or "eval") and runs it. Usable as @uir.jit or
     @uir.jit(static_argnums=...)."""
     if fn is None:
         return functools.partial(
@@ -312,8 +369,9 @@ def jit(fn: Callable | None = None, *, static_argnums=(), static_argnames=(), do
             static_argnums=static_argnums,
             static_argnames=static_argnames,
             donate_argnums=donate_argnums,
+            backend=backend,
         )
-    return Jitted(fn, static_argnums, static_argnames, donate_argnums)
+    return Jitted(fn, static_argnums, static_argnames, donate_argnums, backend)
 
 
 def make_hlo(fn: Callable, static_argnums=(), static_argnames=()):

@@ -57,7 +57,16 @@ def _build_parser() -> argparse.ArgumentParser:
         help="participants to run as (default: what the module's collectives need)",
     )
     run.add_argument(
-        "--backend", choices=["eval"], default="eval", help="what runs it (default: %(default)s)"
+        "--backend",
+        choices=["cpu", "eval"],
+        default="cpu",
+        help="what runs it: compiled for this CPU, or the reference evaluator "
+        "(default: %(default)s)",
+    )
+    run.add_argument(
+        "--compare",
+        action="store_true",
+        help="also run it on the evaluator and report the largest difference per output",
     )
     run.set_defaults(handler=_run_run)
 
@@ -90,7 +99,13 @@ def _run_run(args: argparse.Namespace) -> int:
     from uir._src import run
 
     return run.main(
-        args.file, inputs=args.inputs, seed=args.seed, output=args.output, replicas=args.replicas
+        args.file,
+        inputs=args.inputs,
+        seed=args.seed,
+        output=args.output,
+        replicas=args.replicas,
+        backend=args.backend,
+        compare=args.compare,
     )
 
 

@@ -13,7 +13,9 @@ UIR_FLAGS, as XLA_FLAGS sets XLA's):
   module_NNNN.<name>.before_optimizations.txt, one numbered file per pass
   matching the regex that changed the module, and
   module_NNNN.<name>.after_optimizations.txt, and for scheduled modules
-  *.buffer-assignment.txt and *.kernel-graph.txt (the Unified IR).
+  *.buffer-assignment.txt and *.kernel-graph.txt (the Unified IR); the cpu
+  backend adds *.ir-no-opt.ll, *.ir-with-opt.ll and *.s (its LLVM IR before
+  and after optimization, and the assembly).
 
 Compiled functions also read --check_kernel_graph: every call runs the
 function's Kernel Graph on the iGraph interpreter beside the evaluator and
@@ -74,10 +76,23 @@ def format_trace(records: Sequence[PassRecord]) -> str:
     return "\n".join(rows)
 
 
+_FLAGS_CACHE: tuple[str, dict[str, str | bool]] = ("", {})
+
+
 def flags() -> dict[str, str | bool]:
-    """UIR_FLAGS parsed: --name=value and bare --name (True)."""
+    """UIR_FLAGS parsed: --name=value and bare --name (True). Parsed again
+    only when the variable changes (calls read it on every run), so the
+    dict is shared: read it, do not change it."""
+    global _FLAGS_CACHE
+    text = os.environ.get("UIR_FLAGS", "")
+    if text != _FLAGS_CACHE[0]:
+        _FLAGS_CACHE = (text, _parse_flags(text))
+    return _FLAGS_CACHE[1]
+
+
+def _parse_flags(text: str) -> dict[str, str | bool]:
     out: dict[str, str | bool] = {}
-    for word in shlex.split(os.environ.get("UIR_FLAGS", "")):
+    for word in shlex.split(text):
         if not word.startswith("--"):
             raise ValueError(f"UIR_FLAGS: expected --name or --name=value, got {word!r}")
         name, eq, value = word[2:].partition("=")
@@ -246,6 +261,19 @@ class Pipeline:
         return (out, records) if trace else out
 
 
+# The dump prefix last used for each module name, so later stages (the
+# backend's LLVM IR and assembly) write beside the pipeline's files.
+DUMP_PREFIXES: dict[str, str] = {}
+
+
+def write_dump(directory, name: str, suffix: str, text: str) -> None:
+    """Writes DIR/<prefix>.<suffix> for module `name` (suffix with its extension)."""
+    prefix = DUMP_PREFIXES.get(name) or f"module_{next(_MODULE_IDS):04d}.{_safe(name)}"
+    os.makedirs(os.fspath(directory), exist_ok=True)
+    with open(os.path.join(os.fspath(directory), f"{prefix}.{suffix}"), "w") as f:
+        f.write(text)
+
+
 class _Dumper:
     """Writes dump files named as XLA names them."""
 
@@ -253,6 +281,7 @@ class _Dumper:
         self.dir = os.fspath(directory)
         os.makedirs(self.dir, exist_ok=True)
         self.prefix = f"module_{next(_MODULE_IDS):04d}.{_safe(name)}"
+        DUMP_PREFIXES[name] = self.prefix
         self.pass_re = re.compile(pass_re) if pass_re else None
         self.count = 0
 

@@ -74,6 +74,36 @@ def summarize(name: str, array: np.ndarray) -> str:
     return line + f"  first=[{first}{', ...' if array.size > 6 else ''}]"
 
 
+def _compare(got: list[tuple[str, np.ndarray]], want: list[tuple[str, np.ndarray]]) -> None:
+    """Prints the largest difference of each output from the evaluator's."""
+    print("compared with the evaluator:")
+    for (name, g), (_, w) in zip(got, want, strict=True):
+        if g.shape != w.shape or g.dtype != w.dtype:
+            print(f"  {name}: {g.dtype}{list(g.shape)} vs {w.dtype}{list(w.shape)}: MISMATCH")
+            continue
+        if g.size == 0:
+            print(f"  {name}: empty")
+            continue
+        if w.dtype.kind in "biu" or w.dtype == np.bool_:
+            bad = int(np.count_nonzero(g != w))
+            print(f"  {name}: {bad} element(s) differ" if bad else f"  {name}: identical")
+            continue
+        gw, ww = (
+            g.astype(np.complex128 if w.dtype.kind == "c" else np.float64),
+            w.astype(np.complex128 if w.dtype.kind == "c" else np.float64),
+        )
+        both_nan = np.isnan(gw) & np.isnan(ww)
+        with np.errstate(invalid="ignore"):
+            diff = np.where(both_nan | (gw == ww), 0.0, np.abs(gw - ww))
+        scale = np.abs(ww)
+        rel = np.where(scale > 0, diff / np.where(scale > 0, scale, 1), diff)
+        i = int(np.nanargmax(diff))
+        print(
+            f"  {name}: max abs diff {float(np.nanmax(diff)):.3g} at flat index {i}, "
+            f"max rel diff {float(np.nanmax(rel)):.3g}"
+        )
+
+
 def main(
     path: str,
     *,
@@ -81,22 +111,44 @@ def main(
     seed: int,
     output: str | None,
     replicas: int | None = None,
+    backend: str = "cpu",
+    compare: bool = False,
 ) -> int:
     module = hlo.load(path)
     args = _load_inputs(inputs, module) if inputs else random_arguments(module, seed)
     count = replicas or required_replicas(module)
-    start = time.perf_counter()
-    result = evaluate(module, *args, replicas=count, seed=seed)
-    seconds = time.perf_counter() - start
+    if backend == "cpu" and count > 1:
+        print(f"{module.name}: {count} replicas run on the evaluator (the cpu backend runs one)")
+        backend = "eval"
+    if backend == "cpu":
+        from uir._src.backend import Executable
+
+        start = time.perf_counter()
+        exe = Executable(module, "cpu")
+        compile_ms = (time.perf_counter() - start) * 1e3
+        exe(*args)  # warm: the first call allocates the executable's memory
+        start = time.perf_counter()
+        result = exe(*args)
+        seconds = time.perf_counter() - start
+        print(f"{module.name}: compiled for this CPU in {compile_ms:.1f} ms")
+        for line in exe.fallbacks:
+            print(f"  fallback: {line}")
+    else:
+        start = time.perf_counter()
+        result = evaluate(module, *args, replicas=count, seed=seed)
+        seconds = time.perf_counter() - start
     if count == 1:
         outputs = _flatten(result)
         where = ""
     else:
         outputs = [item for r, value in enumerate(result) for item in _flatten(value, f"r{r}.out")]
         where = f" as {count} replicas"
-    print(f"{module.name}: {len(args)} input(s), evaluated{where} in {seconds * 1e3:.1f} ms")
+    verb = "ran" if backend == "cpu" else "evaluated"
+    print(f"{module.name}: {len(args)} input(s), {verb}{where} in {seconds * 1e3:.3f} ms")
     for name, array in outputs:
         print("  " + summarize(name, array))
+    if compare and backend == "cpu":
+        _compare(outputs, _flatten(evaluate(exe.module, *args, seed=seed)))
     if not outputs:
         print("  (no outputs: the result is an empty tuple)")
     if output:

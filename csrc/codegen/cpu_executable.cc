@@ -1,0 +1,232 @@
+// Compiling a Kernel Graph's iGraphs and running them on the thread pool.
+#include "codegen/cpu_executable.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+#include "runtime/thread_pool.h"
+#include "support/error.h"
+
+namespace uir::codegen {
+namespace {
+
+// Below this much dram traffic a kernel runs on the calling thread: waking
+// workers costs more than the work.
+constexpr int64_t kParallelBytes = 1 << 18;
+
+// Per-thread scratch for reg and sram iPointers, grown on demand, 64-byte
+// aligned.
+struct Scratch {
+  struct Free {
+    void operator()(void* p) const { std::free(p); }
+  };
+  std::unique_ptr<void, Free> data;
+  int64_t bytes = 0;
+
+  void* Get(int64_t need) {
+    if (need > bytes) {
+      const int64_t size = (std::max<int64_t>(need, 4096) + 63) / 64 * 64;
+      data.reset(std::aligned_alloc(64, static_cast<size_t>(size)));
+      if (data == nullptr) throw std::bad_alloc();
+      bytes = size;
+    }
+    return data.get();
+  }
+};
+
+void* ThreadScratch(int64_t bytes) {
+  thread_local Scratch scratch;
+  return scratch.Get(bytes);
+}
+
+void CollectFallbacks(const igraph::KernelGraph& graph, std::vector<std::string>& out) {
+  for (const igraph::KernelNode& n : graph.nodes()) {
+    if (n.kind == igraph::NodeKind::kFallback) out.push_back(n.name + ": " + n.reason);
+    for (const igraph::KernelGraph& sub : n.subgraphs) CollectFallbacks(sub, out);
+  }
+}
+
+}  // namespace
+
+CpuExecutable::CpuExecutable(const igraph::KernelGraph& graph, const CpuExecutableOptions& options)
+    : graph_(graph) {
+  CollectFallbacks(graph, fallbacks_);
+  // The plan of a run: which allocations are the caller's buffers.
+  const auto& allocations = graph.assignment().allocations();
+  placement_.assign(allocations.size(), Placement{});
+  auto exclusive = [&](const igraph::DramTensor& t) {
+    const buffers::Allocation& a = allocations[t.allocation];
+    return t.offset == 0 && a.size == t.bytes && a.buffers.size() == 1 &&
+           igraph::IsRowMajorTensor(t);
+  };
+  std::vector<int> uses(allocations.size(), 0);
+  const hlo::HloComputation& entry = *graph.module().entry();
+  for (int64_t i = 0; i < entry.num_parameters(); ++i) {
+    for (igraph::DramTensor& t : graph.ParameterLeaves(i)) {
+      parameter_shapes_.push_back(t.shape);
+      arg_leaves_.push_back(std::move(t));
+    }
+  }
+  for (igraph::DramTensor& t : graph.ResultLeaves()) {
+    result_shapes_.push_back(t.shape);
+    result_leaves_.push_back(std::move(t));
+  }
+  for (const auto* leaves : {&arg_leaves_, &result_leaves_}) {
+    for (const igraph::DramTensor& t : *leaves) ++uses[t.allocation];
+  }
+  for (size_t i = 0; i < arg_leaves_.size(); ++i) {
+    const igraph::DramTensor& t = arg_leaves_[i];
+    const buffers::Allocation& a = allocations[t.allocation];
+    if (a.kind == analysis::BufferKind::kParameter && !a.live_out && uses[t.allocation] == 1 &&
+        exclusive(t)) {
+      placement_[t.allocation] = {Source::kArgument, static_cast<int64_t>(i)};
+    }
+  }
+  for (size_t i = 0; i < result_leaves_.size(); ++i) {
+    const igraph::DramTensor& t = result_leaves_[i];
+    const buffers::Allocation& a = allocations[t.allocation];
+    if (a.kind != analysis::BufferKind::kParameter && a.kind != analysis::BufferKind::kConstant &&
+        uses[t.allocation] == 1 && exclusive(t)) {
+      placement_[t.allocation] = {Source::kResult, static_cast<int64_t>(i)};
+    }
+  }
+  const std::vector<const igraph::IGraph*> graphs = graph.AllIGraphs();
+  kernels_ = CompileKernels(
+      graphs, KernelCompileOptions{options.opt_level, options.keep_text, options.vector_bits});
+  for (size_t k = 0; k < graphs.size(); ++k) {
+    const igraph::IGraph& g = *graphs[k];
+    if (kernels_.functions[k] == nullptr) {
+      fallbacks_.push_back("iGraph " + g.name() + ": " + kernels_.reasons[k]);
+      continue;
+    }
+    Entry e;
+    e.fn = kernels_.functions[k];
+    e.scratch_bytes = ScratchBytes(g);
+    e.num_parallel = g.num_parallel();
+    e.bytes_moved = g.DramBytesRead() + g.DramBytesWritten();
+    for (const igraph::IPointer& p : g.pointers()) {
+      if (p.level == igraph::Level::kDram) e.dram_ids.push_back(p.id);
+    }
+    entries_[&g] = std::move(e);
+  }
+}
+
+struct CpuExecutable::Memory {
+  struct Free {
+    void operator()(uint8_t* p) const { std::free(p); }
+  };
+  std::vector<std::unique_ptr<uint8_t, Free>> blocks;  // per allocation; null if not pooled
+};
+
+CpuExecutable::~CpuExecutable() = default;
+
+std::unique_ptr<CpuExecutable::Memory> CpuExecutable::TakeMemory() const {
+  {
+    std::lock_guard<std::mutex> lock(pool_mutex_);
+    if (!pool_.empty()) {
+      std::unique_ptr<Memory> m = std::move(pool_.back());
+      pool_.pop_back();
+      return m;
+    }
+  }
+  auto m = std::make_unique<Memory>();
+  const auto& allocations = graph_.assignment().allocations();
+  for (size_t k = 0; k < allocations.size(); ++k) {
+    if (placement_[k].source != Source::kPool) {
+      m->blocks.emplace_back();
+      continue;
+    }
+    const size_t size =
+        static_cast<size_t>((std::max<int64_t>(allocations[k].size, 1) + 63) / 64 * 64);
+    auto* p = static_cast<uint8_t*>(std::aligned_alloc(64, size));
+    if (p == nullptr) throw std::bad_alloc();
+    std::memset(p, 0, size);
+    m->blocks.emplace_back(p);
+  }
+  return m;
+}
+
+void CpuExecutable::GiveBack(std::unique_ptr<Memory> memory) const {
+  std::lock_guard<std::mutex> lock(pool_mutex_);
+  pool_.push_back(std::move(memory));
+}
+
+hlo::Literal CpuExecutable::Execute(const std::vector<hlo::Literal>& args) const {
+  return graph_.Run(args, *this);
+}
+
+void CpuExecutable::Execute(const std::vector<const uint8_t*>& args,
+                            const std::vector<uint8_t*>& results) const {
+  UIR_CHECK(args.size() == arg_leaves_.size() && results.size() == result_leaves_.size());
+  std::unique_ptr<Memory> memory = TakeMemory();
+  struct Return {
+    const CpuExecutable* self;
+    std::unique_ptr<Memory>& memory;
+    ~Return() { self->GiveBack(std::move(memory)); }
+  } give_back{this, memory};
+  std::vector<uint8_t*> bases(placement_.size());
+  for (size_t k = 0; k < placement_.size(); ++k) {
+    switch (placement_[k].source) {
+      case Source::kPool:
+        bases[k] = memory->blocks[k].get();
+        break;
+      case Source::kArgument:
+        // Read in place: nothing writes a parameter allocation that holds
+        // no output.
+        bases[k] = const_cast<uint8_t*>(args[placement_[k].leaf]);
+        break;
+      case Source::kResult:
+        bases[k] = results[placement_[k].leaf];
+        break;
+    }
+  }
+  for (size_t i = 0; i < arg_leaves_.size(); ++i) {
+    const igraph::DramTensor& t = arg_leaves_[i];
+    if (placement_[t.allocation].source == Source::kArgument) continue;
+    igraph::WriteTensor(bases[t.allocation] + t.offset, t, args[i]);
+  }
+  graph_.RunOn(bases, this);
+  for (size_t i = 0; i < result_leaves_.size(); ++i) {
+    const igraph::DramTensor& t = result_leaves_[i];
+    if (placement_[t.allocation].source == Source::kResult &&
+        placement_[t.allocation].leaf == static_cast<int64_t>(i)) {
+      continue;
+    }
+    igraph::ReadTensor(bases[t.allocation] + t.offset, t, results[i]);
+  }
+}
+
+bool CpuExecutable::Run(const igraph::IGraph& graph, const igraph::DramBuffers& dram) const {
+  auto it = entries_.find(&graph);
+  if (it == entries_.end()) return false;
+  const Entry& e = it->second;
+  constexpr size_t kInline = 16;
+  void* inline_buffers[kInline];
+  std::unique_ptr<void*[]> heap;
+  void** buffers = inline_buffers;
+  if (e.dram_ids.size() > kInline) {
+    heap.reset(new void*[e.dram_ids.size()]);
+    buffers = heap.get();
+  }
+  for (size_t k = 0; k < e.dram_ids.size(); ++k) {
+    auto found = dram.find(e.dram_ids[k]);
+    UIR_CHECK(found != dram.end())
+        << "no buffer for dram iPointer " << e.dram_ids[k] << " of " << graph.name();
+    buffers[k] = found->second.data();
+  }
+  const int threads = runtime::NumThreads();
+  if (threads <= 1 || e.num_parallel <= 1 || e.bytes_moved < kParallelBytes) {
+    e.fn(buffers, 0, e.num_parallel, ThreadScratch(e.scratch_bytes));
+    return true;
+  }
+  // A few chunks per thread balance uneven units without much overhead.
+  const int64_t grain = std::max<int64_t>(1, e.num_parallel / (4 * threads));
+  runtime::ParallelFor(e.num_parallel, grain, [&](int64_t begin, int64_t end) {
+    e.fn(buffers, begin, end, ThreadScratch(e.scratch_bytes));
+  });
+  return true;
+}
+
+}  // namespace uir::codegen

@@ -1,0 +1,84 @@
+// The CPU backend's executable: every iGraph of a Kernel Graph compiled to
+// machine code in one module, run over the worker threads. LLVM-free.
+#ifndef UIR_CODEGEN_CPU_EXECUTABLE_H_
+#define UIR_CODEGEN_CPU_EXECUTABLE_H_
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "codegen/kernel_compiler.h"
+#include "igraph/kernel_graph.h"
+
+namespace uir::codegen {
+
+struct CpuExecutableOptions {
+  int opt_level = 3;
+  bool keep_text = false;  // LLVM IR and assembly, for dumps and inspection
+  int vector_bits = 0;     // KernelCompileOptions::vector_bits
+};
+
+class CpuExecutable : public igraph::KernelCode {
+ public:
+  ~CpuExecutable() override;
+  // Compiles the iGraphs of `graph` (which must outlive the executable).
+  CpuExecutable(const igraph::KernelGraph& graph, const CpuExecutableOptions& options = {});
+
+  // Runs the whole graph on `args` (one per entry parameter).
+  hlo::Literal Execute(const std::vector<hlo::Literal>& args) const;
+
+  // Runs the whole graph on row-major buffers: `args` holds the array
+  // leaves of every parameter in order, `results` those of the entry's
+  // result (ResultShapes()). Parameters whose buffer the plan lets it read
+  // in place are not copied; results whose allocation holds nothing else are
+  // computed in place. Safe to call from several threads at once.
+  void Execute(const std::vector<const uint8_t*>& args, const std::vector<uint8_t*>& results) const;
+  // The array leaves of the parameters and of the result, in order.
+  const std::vector<hlo::Shape>& ParameterShapes() const { return parameter_shapes_; }
+  const std::vector<hlo::Shape>& ResultShapes() const { return result_shapes_; }
+
+  // igraph::KernelCode: one iGraph on its dram buffers. Small kernels run on
+  // the calling thread; larger ones split their parallel ids over the pool.
+  bool Run(const igraph::IGraph& graph, const igraph::DramBuffers& dram) const override;
+
+  // What still runs on the evaluator or the interpreter: the graph's
+  // fallback nodes and the iGraphs without code, one line each with the reason.
+  const std::vector<std::string>& fallbacks() const { return fallbacks_; }
+  const CompiledKernels& kernels() const { return kernels_; }
+
+ private:
+  struct Entry {
+    KernelFn fn = nullptr;
+    int64_t scratch_bytes = 0;
+    int64_t num_parallel = 1;
+    int64_t bytes_moved = 0;        // dram traffic, to choose threads
+    std::vector<int64_t> dram_ids;  // buffer order of the function
+  };
+  // Where each allocation's memory comes from during a run.
+  enum class Source : uint8_t { kPool, kArgument, kResult };
+  struct Placement {
+    Source source = Source::kPool;
+    int64_t leaf = 0;  // kArgument: argument leaf; kResult: result leaf
+  };
+  // The pooled allocations of one run; runs take a set and give it back.
+  struct Memory;
+  std::unique_ptr<Memory> TakeMemory() const;
+  void GiveBack(std::unique_ptr<Memory> memory) const;
+
+  const igraph::KernelGraph& graph_;
+  std::vector<igraph::DramTensor> arg_leaves_, result_leaves_;
+  std::vector<hlo::Shape> parameter_shapes_, result_shapes_;
+  std::vector<Placement> placement_;  // per allocation
+  mutable std::mutex pool_mutex_;
+  mutable std::vector<std::unique_ptr<Memory>> pool_;
+  CompiledKernels kernels_;
+  absl::flat_hash_map<const igraph::IGraph*, Entry> entries_;
+  std::vector<std::string> fallbacks_;
+};
+
+}  // namespace uir::codegen
+
+#endif  // UIR_CODEGEN_CPU_EXECUTABLE_H_

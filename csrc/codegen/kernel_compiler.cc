@@ -1,0 +1,118 @@
+// Builds one LLVM module from a set of iGraphs, optimizes it for the host
+// and JIT-compiles it.
+#include "codegen/kernel_compiler.h"
+
+#include <chrono>
+
+#include "codegen/emitter.h"
+#include "codegen/jit_impl.h"
+#include "codegen/llvm_util.h"
+#include "igraph/verifier.h"
+#include "support/error.h"
+
+namespace uir::codegen {
+namespace {
+
+bool HasMachineForm(hlo::PrimitiveType t) {
+  using P = hlo::PrimitiveType;
+  switch (t) {
+    case P::kPred:
+    case P::kS8:
+    case P::kS16:
+    case P::kS32:
+    case P::kS64:
+    case P::kU8:
+    case P::kU16:
+    case P::kU32:
+    case P::kU64:
+    case P::kF16:
+    case P::kBF16:
+    case P::kF32:
+    case P::kF64:
+      return true;
+    default:
+      return false;
+  }
+}
+
+double Since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+std::string UnsupportedReason(const igraph::IGraph& graph) {
+  for (const igraph::IPointer& p : graph.pointers()) {
+    if (!HasMachineForm(p.dtype)) {
+      return "no machine form for " + std::string(hlo::PrimitiveTypeName(p.dtype)) + " (iPointer " +
+             p.name + ")";
+    }
+  }
+  return "";
+}
+
+int64_t ScratchBytes(const igraph::IGraph& graph) {
+  int64_t total = 0;
+  for (const igraph::IPointer& p : graph.pointers()) {
+    if (p.level == igraph::Level::kDram) continue;
+    total += (p.size * hlo::StorageBytes(p.dtype) + 63) / 64 * 64;
+  }
+  return total;
+}
+
+CompiledKernels CompileKernels(const std::vector<const igraph::IGraph*>& graphs,
+                               const KernelCompileOptions& options) {
+  CompiledKernels out;
+  out.jit = std::make_unique<Jit>(JitOptions{options.opt_level});
+  auto start = std::chrono::steady_clock::now();
+  auto context = std::make_unique<llvm::LLVMContext>();
+  auto module = std::make_unique<llvm::Module>("uir_kernels", *context);
+  out.names.resize(graphs.size());
+  out.reasons.resize(graphs.size());
+  bool any = false;
+  for (size_t k = 0; k < graphs.size(); ++k) {
+    const igraph::IGraph& g = *graphs[k];
+    out.reasons[k] = UnsupportedReason(g);
+    if (!out.reasons[k].empty()) continue;
+    igraph::Verify(g);
+    const std::string name = "uir_kernel_" + std::to_string(k);
+    try {
+      EmitKernel(g, name, *module);
+      if (options.vector_bits > 0) {
+        const std::string bits = std::to_string(options.vector_bits);
+        llvm::Function* fn = module->getFunction(name);
+        fn->addFnAttr("prefer-vector-width", bits);
+        fn->addFnAttr("min-legal-vector-width", bits);
+      }
+    } catch (const UnimplementedError& e) {
+      out.reasons[k] = e.what();
+      continue;
+    }
+    out.names[k] = name;
+    any = true;
+  }
+  PrepareModule(*out.jit, *module);
+  if (options.keep_text) out.unoptimized_ir = PrintModule(*module);
+  out.emit_seconds = Since(start);
+  start = std::chrono::steady_clock::now();
+  OptimizeModule(*out.jit, *module);
+  out.optimize_seconds = Since(start);
+  if (options.keep_text) {
+    out.optimized_ir = PrintModule(*module);
+    out.assembly = Assembly(*out.jit, *module);
+  }
+  start = std::chrono::steady_clock::now();
+  out.functions.assign(graphs.size(), nullptr);
+  if (any) {
+    AddOptimizedModule(*out.jit, std::move(module), std::move(context));
+    for (size_t k = 0; k < graphs.size(); ++k) {
+      if (!out.names[k].empty()) {
+        out.functions[k] = reinterpret_cast<KernelFn>(out.jit->Lookup(out.names[k]));
+      }
+    }
+  }
+  out.codegen_seconds = Since(start);
+  return out;
+}
+
+}  // namespace uir::codegen

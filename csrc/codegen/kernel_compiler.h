@@ -1,0 +1,67 @@
+// Compiles iGraphs to host machine code: one LLVM function per iGraph, all
+// of an executable's iGraphs in one LLVM module and one JIT. LLVM-free.
+//
+// Every compiled iGraph has the signature
+//
+//   int32_t kernel(void* const* buffers, int64_t parallel_begin,
+//                  int64_t parallel_end, void* scratch)
+//
+// and runs parallel ids [parallel_begin, parallel_end) in order, each with
+// its prologue, the loop over loop ids and its epilogue (igraph.h). buffers
+// holds the base address of each dram iPointer, in the order of the
+// iGraph's pointers (dram ones only); scratch holds the reg and sram
+// iPointers, ScratchBytes(graph) bytes aligned to 64, private to the calling
+// thread. Returns 0.
+#ifndef UIR_CODEGEN_KERNEL_COMPILER_H_
+#define UIR_CODEGEN_KERNEL_COMPILER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "codegen/jit.h"
+#include "igraph/igraph.h"
+
+namespace uir::codegen {
+
+using KernelFn = int32_t (*)(void* const* buffers, int64_t parallel_begin, int64_t parallel_end,
+                             void* scratch);
+
+// Why `graph` cannot be compiled, or "" when it can: element types without
+// a machine form yet (4-bit integers, 8-bit floats, complex numbers) and
+// group-scope iOps across more than one unit.
+std::string UnsupportedReason(const igraph::IGraph& graph);
+
+// Bytes of scratch one thread needs to run `graph`: its reg and sram
+// iPointers, each aligned to 64 bytes.
+int64_t ScratchBytes(const igraph::IGraph& graph);
+
+struct KernelCompileOptions {
+  int opt_level = 3;
+  // Keep the LLVM IR (before and after optimization) and the assembly.
+  bool keep_text = false;
+  // The vector width (bits) the vectorizer may use, as LLVM's
+  // prefer-vector-width; 0 leaves LLVM's choice for the host (some AVX-512
+  // parts prefer 256).
+  int vector_bits = 0;
+};
+
+// What one compile produced: the functions (null where UnsupportedReason
+// said no), the JIT that owns their code, and, when asked, their text.
+struct CompiledKernels {
+  std::unique_ptr<Jit> jit;
+  std::vector<KernelFn> functions;   // one per input iGraph
+  std::vector<std::string> names;    // their LLVM symbols
+  std::vector<std::string> reasons;  // why a function is null, else ""
+  std::string unoptimized_ir, optimized_ir, assembly;
+  double emit_seconds = 0, optimize_seconds = 0, codegen_seconds = 0;
+};
+
+// Compiles `graphs` into one module. Each must verify (igraph::Verify).
+CompiledKernels CompileKernels(const std::vector<const igraph::IGraph*>& graphs,
+                               const KernelCompileOptions& options = {});
+
+}  // namespace uir::codegen
+
+#endif  // UIR_CODEGEN_KERNEL_COMPILER_H_

@@ -1,0 +1,178 @@
+// Polynomial elementwise math. Every function reduces its argument with
+// Cody-Waite steps, evaluates a short polynomial with FMAs and rebuilds the
+// result with exponent arithmetic, so it has no calls and no branches.
+#include "codegen/math.h"
+
+#include <cmath>
+#include <vector>
+
+#include "llvm/IR/Intrinsics.h"
+
+namespace uir::codegen {
+namespace {
+
+struct Consts {
+  llvm::IRBuilder<>& b;
+  llvm::Type* t;   // float or double (or a vector of them)
+  llvm::Type* it;  // the integer of the same width
+  bool f64;
+  int mantissa_bits;  // 23 or 52
+  int bias;           // 127 or 1023
+
+  Consts(llvm::IRBuilder<>& builder, llvm::Value* x)
+      : b(builder), t(x->getType()), f64(x->getType()->getScalarType()->isDoubleTy()) {
+    it = f64 ? b.getInt64Ty() : b.getInt32Ty();
+    mantissa_bits = f64 ? 52 : 23;
+    bias = f64 ? 1023 : 127;
+  }
+  llvm::Value* F(double v) const { return llvm::ConstantFP::get(t, v); }
+  llvm::Value* I(int64_t v) const { return llvm::ConstantInt::get(it, static_cast<uint64_t>(v)); }
+  llvm::Value* Fma(llvm::Value* a, llvm::Value* x, llvm::Value* c) const {
+    return b.CreateIntrinsic(llvm::Intrinsic::fma, {t}, {a, x, c});
+  }
+  // c[0] + x * (c[1] + x * (... + x * c[n-1])), by Horner's rule with FMAs.
+  llvm::Value* Poly(llvm::Value* x, const std::vector<double>& c) const {
+    llvm::Value* p = F(c.back());
+    for (size_t k = c.size() - 1; k-- > 0;) p = Fma(p, x, F(c[k]));
+    return p;
+  }
+  // 2^n for an integer n whose biased exponent is in range.
+  llvm::Value* Pow2(llvm::Value* n) const {
+    return b.CreateBitCast(b.CreateShl(b.CreateAdd(n, I(bias)), I(mantissa_bits)), t);
+  }
+  llvm::Value* IsNan(llvm::Value* x) const { return b.CreateFCmpUNO(x, x); }
+};
+
+std::vector<double> InverseFactorials(int from, int to) {
+  std::vector<double> c;
+  double f = 1;
+  for (int k = 1; k < from; ++k) f *= k;
+  for (int k = from; k <= to; ++k) {
+    if (k > 0) f *= k;
+    c.push_back(1.0 / f);
+  }
+  return c;
+}
+
+// x = n ln2 + r with |r| <= ln2/2; returns r, sets n (as a float holding an integer).
+llvm::Value* Reduce(const Consts& k, llvm::Value* x, llvm::Value** n) {
+  const double ln2_hi = k.f64 ? 6.93147180369123816490e-01 : 0.693359375;
+  const double ln2_lo = k.f64 ? 1.90821492927058770002e-10 : -2.12194440e-4;
+  *n = k.b.CreateIntrinsic(llvm::Intrinsic::roundeven, {k.t},
+                           {k.b.CreateFMul(x, k.F(1.4426950408889634))});
+  llvm::Value* neg = k.b.CreateFNeg(*n);
+  llvm::Value* r = k.Fma(neg, k.F(ln2_hi), x);
+  return k.Fma(neg, k.F(ln2_lo), r);
+}
+
+}  // namespace
+
+llvm::Value* EmitExp(llvm::IRBuilder<>& b, llvm::Value* x) {
+  Consts k(b, x);
+  // Beyond these e^x is inf or 0 in the type; clamping keeps 2^n in range.
+  const double hi = k.f64 ? 709.79 : 88.8, lo = k.f64 ? -745.2 : -104.0;
+  llvm::Value* xc = b.CreateIntrinsic(llvm::Intrinsic::minnum, {k.t}, {x, k.F(hi)});
+  xc = b.CreateIntrinsic(llvm::Intrinsic::maxnum, {k.t}, {xc, k.F(lo)});
+  llvm::Value* n;
+  llvm::Value* r = Reduce(k, xc, &n);
+  llvm::Value* p = k.Poly(r, InverseFactorials(0, k.f64 ? 13 : 7));
+  // 2^n in two halves, so that results near overflow and in the subnormal
+  // range are scaled exactly.
+  llvm::Value* ni = b.CreateFPToSI(n, k.it);
+  llvm::Value* n1 = b.CreateAShr(ni, k.I(1));
+  llvm::Value* n2 = b.CreateSub(ni, n1);
+  llvm::Value* y = b.CreateFMul(b.CreateFMul(p, k.Pow2(n1)), k.Pow2(n2));
+  return b.CreateSelect(k.IsNan(x), x, y);
+}
+
+llvm::Value* EmitExpm1(llvm::IRBuilder<>& b, llvm::Value* x) {
+  Consts k(b, x);
+  // e^x - 1 = 2^n (e^r - 1) + (2^n - 1): expm1(r) by its series and the rest
+  // exact, so small |x| (n = 0) keeps full relative accuracy. Past `big` the
+  // -1 no longer matters and exp takes over; below `low` the result is -1.
+  const double big = k.f64 ? 700.0 : 60.0, low = k.f64 ? -40.0 : -30.0;
+  llvm::Value* xc = b.CreateIntrinsic(llvm::Intrinsic::minnum, {k.t}, {x, k.F(big)});
+  xc = b.CreateIntrinsic(llvm::Intrinsic::maxnum, {k.t}, {xc, k.F(low)});
+  llvm::Value* n;
+  llvm::Value* r = Reduce(k, xc, &n);
+  llvm::Value* t = b.CreateFMul(k.Poly(r, InverseFactorials(1, k.f64 ? 14 : 8)), r);
+  llvm::Value* s = k.Pow2(b.CreateFPToSI(n, k.it));
+  llvm::Value* y = k.Fma(s, t, b.CreateFSub(s, k.F(1.0)));
+  y = b.CreateSelect(b.CreateFCmpOGT(x, k.F(big)), EmitExp(b, x), y);
+  return b.CreateSelect(k.IsNan(x), x, y);
+}
+
+llvm::Value* EmitLog(llvm::IRBuilder<>& b, llvm::Value* x) {
+  Consts k(b, x);
+  // Subnormals are scaled into the normal range first.
+  const double min_normal = k.f64 ? 2.2250738585072014e-308 : 1.17549435e-38;
+  const double scale = k.f64 ? 18014398509481984.0 : 8388608.0;  // 2^54, 2^23
+  llvm::Value* tiny = b.CreateFCmpOLT(x, k.F(min_normal));
+  llvm::Value* xs = b.CreateSelect(tiny, b.CreateFMul(x, k.F(scale)), x);
+  llvm::Value* bits = b.CreateBitCast(xs, k.it);
+  llvm::Value* e = b.CreateSub(b.CreateLShr(bits, k.I(k.mantissa_bits)), k.I(k.bias));
+  e = b.CreateSub(e, b.CreateSelect(tiny, k.I(k.f64 ? 54 : 23), k.I(0)));
+  const int64_t mantissa_mask = (int64_t{1} << k.mantissa_bits) - 1;
+  llvm::Value* m = b.CreateBitCast(
+      b.CreateOr(b.CreateAnd(bits, k.I(mantissa_mask)), k.I(int64_t{k.bias} << k.mantissa_bits)),
+      k.t);
+  // m in [sqrt(1/2), sqrt(2)): f = m - 1 is exact.
+  llvm::Value* high = b.CreateFCmpOGT(m, k.F(1.4142135623730951));
+  m = b.CreateSelect(high, b.CreateFMul(m, k.F(0.5)), m);
+  e = b.CreateAdd(e, b.CreateZExt(high, k.it));
+  llvm::Value* f = b.CreateFSub(m, k.F(1.0));
+  // log(1 + f) = f - f^2/2 + s (f^2/2 + R(s^2)), s = f / (2 + f).
+  llvm::Value* s = b.CreateFDiv(f, b.CreateFAdd(f, k.F(2.0)));
+  llvm::Value* z = b.CreateFMul(s, s);
+  std::vector<double> c;
+  for (int j = 1; j <= (k.f64 ? 13 : 6); ++j) c.push_back(2.0 / (2 * j + 1));
+  llvm::Value* R = b.CreateFMul(z, k.Poly(z, c));
+  llvm::Value* hfsq = b.CreateFMul(k.F(0.5), b.CreateFMul(f, f));
+  const double ln2_hi = k.f64 ? 6.93147180369123816490e-01 : 6.9313812256e-01;
+  const double ln2_lo = k.f64 ? 1.90821492927058770002e-10 : 9.0580006145e-06;
+  llvm::Value* dk = b.CreateSIToFP(e, k.t);
+  // dk ln2_hi - ((hfsq - (s (hfsq + R) + dk ln2_lo)) - f)
+  llvm::Value* inner = k.Fma(s, b.CreateFAdd(hfsq, R), b.CreateFMul(dk, k.F(ln2_lo)));
+  llvm::Value* y =
+      b.CreateFSub(b.CreateFMul(dk, k.F(ln2_hi)), b.CreateFSub(b.CreateFSub(hfsq, inner), f));
+  // Special values: log(0) = -inf, log(inf) = inf, log(x < 0) and log(NaN) = NaN.
+  const double inf = HUGE_VAL;
+  y = b.CreateSelect(b.CreateFCmpOEQ(x, k.F(0.0)), k.F(-inf), y);
+  y = b.CreateSelect(b.CreateFCmpOEQ(x, k.F(inf)), x, y);
+  return b.CreateSelect(b.CreateFCmpULT(x, k.F(0.0)), k.F(NAN), y);
+}
+
+llvm::Value* EmitLog1p(llvm::IRBuilder<>& b, llvm::Value* x) {
+  Consts k(b, x);
+  // log(u) * x / (u - 1) with u = 1 + x corrects the rounding of u.
+  llvm::Value* u = b.CreateFAdd(x, k.F(1.0));
+  llvm::Value* d = b.CreateFSub(u, k.F(1.0));
+  llvm::Value* y = b.CreateFMul(EmitLog(b, u), b.CreateFDiv(x, d));
+  y = b.CreateSelect(b.CreateFCmpOEQ(d, k.F(0.0)), x, y);
+  y = b.CreateSelect(b.CreateFCmpOEQ(x, k.F(HUGE_VAL)), x, y);
+  return b.CreateSelect(b.CreateFCmpOEQ(x, k.F(-1.0)), k.F(-HUGE_VAL), y);
+}
+
+llvm::Value* EmitTanh(llvm::IRBuilder<>& b, llvm::Value* x) {
+  Consts k(b, x);
+  // tanh |x| = e / (e + 2), e = expm1(2 |x|); 1 in the type beyond `one`.
+  const double one = k.f64 ? 19.5 : 9.1;
+  llvm::Value* a = b.CreateIntrinsic(llvm::Intrinsic::fabs, {k.t}, {x});
+  llvm::Value* e = EmitExpm1(b, b.CreateFMul(a, k.F(2.0)));
+  llvm::Value* t = b.CreateFDiv(e, b.CreateFAdd(e, k.F(2.0)));
+  t = b.CreateSelect(b.CreateFCmpOGT(a, k.F(one)), k.F(1.0), t);
+  return b.CreateIntrinsic(llvm::Intrinsic::copysign, {k.t}, {t, x});
+}
+
+llvm::Value* EmitLogistic(llvm::IRBuilder<>& b, llvm::Value* x) {
+  Consts k(b, x);
+  // 1 / (1 + e^-x) for x >= 0 and e^x / (1 + e^x) below, so neither side
+  // loses accuracy to cancellation.
+  llvm::Value* a = b.CreateIntrinsic(llvm::Intrinsic::fabs, {k.t}, {x});
+  llvm::Value* e = EmitExp(b, b.CreateFNeg(a));
+  llvm::Value* r = b.CreateFDiv(k.F(1.0), b.CreateFAdd(e, k.F(1.0)));
+  llvm::Value* y = b.CreateSelect(b.CreateFCmpOGE(x, k.F(0.0)), r, b.CreateFMul(e, r));
+  return b.CreateSelect(k.IsNan(x), x, y);
+}
+
+}  // namespace uir::codegen

@@ -1,0 +1,24 @@
+// Vectorizable elementwise math for the emitters: polynomial forms of exp,
+// expm1, log, log1p, tanh and logistic built from arithmetic, compares,
+// selects and bit casts only, so the loop vectorizer turns them into vector
+// code at the host's width. Scalar float or double in, same type out.
+// Accuracy (tests/codegen/test_math_ulps.py measures it against float64 or
+// mpmath-free long double references over the whole range): see README.md.
+// For codegen's .cc files only.
+#ifndef UIR_CODEGEN_MATH_H_
+#define UIR_CODEGEN_MATH_H_
+
+#include "llvm/IR/IRBuilder.h"
+
+namespace uir::codegen {
+
+llvm::Value* EmitExp(llvm::IRBuilder<>& b, llvm::Value* x);
+llvm::Value* EmitExpm1(llvm::IRBuilder<>& b, llvm::Value* x);
+llvm::Value* EmitLog(llvm::IRBuilder<>& b, llvm::Value* x);
+llvm::Value* EmitLog1p(llvm::IRBuilder<>& b, llvm::Value* x);
+llvm::Value* EmitTanh(llvm::IRBuilder<>& b, llvm::Value* x);
+llvm::Value* EmitLogistic(llvm::IRBuilder<>& b, llvm::Value* x);
+
+}  // namespace uir::codegen
+
+#endif  // UIR_CODEGEN_MATH_H_

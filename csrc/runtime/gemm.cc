@@ -1,0 +1,39 @@
+// GEMM on OpenBLAS's cblas_sgemm/cblas_dgemm.
+#include "runtime/gemm.h"
+
+#include <cblas.h>
+
+#include <climits>
+
+#include "support/error.h"
+
+namespace uir::runtime {
+namespace {
+
+blasint Int(int64_t v) {
+  UIR_CHECK(v <= INT_MAX) << "matrix dimension " << v << " exceeds BLAS's int";
+  return static_cast<blasint>(v);
+}
+
+}  // namespace
+
+void RunGemm(const GemmPlan& p, const void* a, const void* b, void* c) {
+  const CBLAS_TRANSPOSE ta = p.trans_a ? CblasTrans : CblasNoTrans;
+  const CBLAS_TRANSPOSE tb = p.trans_b ? CblasTrans : CblasNoTrans;
+  const blasint lda = Int(p.trans_a ? p.m : p.k), ldb = Int(p.trans_b ? p.k : p.n), ldc = Int(p.n);
+  for (int64_t i = 0; i < p.batch; ++i) {
+    if (p.f64) {
+      cblas_dgemm(CblasRowMajor, ta, tb, Int(p.m), Int(p.n), Int(p.k), 1.0,
+                  static_cast<const double*>(a) + i * p.a_batch_stride, lda,
+                  static_cast<const double*>(b) + i * p.b_batch_stride, ldb, 0.0,
+                  static_cast<double*>(c) + i * p.c_batch_stride, ldc);
+    } else {
+      cblas_sgemm(CblasRowMajor, ta, tb, Int(p.m), Int(p.n), Int(p.k), 1.0f,
+                  static_cast<const float*>(a) + i * p.a_batch_stride, lda,
+                  static_cast<const float*>(b) + i * p.b_batch_stride, ldb, 0.0f,
+                  static_cast<float*>(c) + i * p.c_batch_stride, ldc);
+    }
+  }
+}
+
+}  // namespace uir::runtime

@@ -1,0 +1,24 @@
+// The library GEMM: a (batched) matrix product on BLAS, described by
+// numbers only (the Kernel Graph plans it from a dot).
+#ifndef UIR_RUNTIME_GEMM_H_
+#define UIR_RUNTIME_GEMM_H_
+
+#include <cstdint>
+
+namespace uir::runtime {
+
+// For each batch b: C_b[m x n] = op(A_b) * op(B_b), all row-major. A_b is
+// stored [m x k] (or [k x m] when trans_a), B_b [k x n] (or [n x k] when
+// trans_b); batches are *_batch_stride elements apart.
+struct GemmPlan {
+  bool f64 = false;  // double, else float
+  int64_t batch = 1, m = 1, n = 1, k = 1;
+  bool trans_a = false, trans_b = false;
+  int64_t a_batch_stride = 0, b_batch_stride = 0, c_batch_stride = 0;
+};
+
+void RunGemm(const GemmPlan& plan, const void* a, const void* b, void* c);
+
+}  // namespace uir::runtime
+
+#endif  // UIR_RUNTIME_GEMM_H_
