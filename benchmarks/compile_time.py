@@ -10,6 +10,11 @@ heap), so beside the pipeline the table times the parser, one pass over the
 text that builds the module, on the same input: `pipeline/parse` staying
 flat across sizes means the pipeline scales as a linear scan does.
 
+Then the whole compile, to machine code, beside XLA's: the ResNet-50 dump
+(uir.compile: passes, lowering to the Unified IR, LLVM; XLA:CPU compiling
+the same HLO text) and a traced MLP block (uir.jit against jax.jit,
+tracing included), where JAX is installed.
+
     .venv/bin/python benchmarks/compile_time.py
 """
 
@@ -93,5 +98,66 @@ def main() -> None:
         row(f"chain {n}", text, uir.hlo.parse_module(text), 3 if n < 100_000 else 1)
 
 
+def _best(fn, repeat: int = 3) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def backend_rows() -> None:
+    """Compile to machine code: uir (cpu backend) beside XLA:CPU."""
+    import numpy as np
+
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tools"))
+    print(f"\n{'compile to machine code':<32} {'uir ms':>9} {'XLA ms':>9}  uir stages (ms)")
+    text = (CORPUS / RESNET).read_text()
+    module = uir.hlo.parse_module(text)
+    stages = {}
+
+    def uir_resnet():
+        stages.update(uir.compile(module).compile_seconds)
+
+    t_uir = _best(uir_resnet)
+    try:
+        import xla_reference
+
+        t_xla = _best(lambda: xla_reference.compile_hlo(text))
+    except ImportError:
+        t_xla = float("nan")
+    detail = ", ".join(f"{k} {v * 1e3:.0f}" for k, v in stages.items() if "_" in k or k == "llvm")
+    print(f"{'resnet50 (corpus)':<32} {t_uir * 1e3:9.0f} {t_xla * 1e3:9.0f}  {detail}")
+
+    import uir.nn as unn
+    import uir.numpy as unp
+
+    def block(xp, gelu):
+        def f(x, g, w1, b1, w2, b2):
+            mu = xp.mean(x, axis=-1, keepdims=True)
+            var = xp.mean((x - mu) ** 2, axis=-1, keepdims=True)
+            h = (x - mu) / xp.sqrt(var + 1e-5) * g
+            return x + gelu(h @ w1 + b1) @ w2 + b2
+
+        return f
+
+    rng = np.random.default_rng(0)
+    args = [
+        rng.standard_normal(s).astype(np.float32)
+        for s in [(256, 1024), (1024,), (1024, 4096), (4096,), (4096, 1024), (1024,)]
+    ]
+    t_uir = _best(lambda: uir.jit(block(unp, unn.gelu)).lower(*args).compile())
+    try:
+        import jax
+        import jax.numpy as jnp
+
+        t_jax = _best(lambda: jax.jit(block(jnp, jax.nn.gelu)).lower(*args).compile())
+    except ImportError:
+        t_jax = float("nan")
+    print(f"{'MLP block 256x1024->4096 (traced)':<32} {t_uir * 1e3:9.0f} {t_jax * 1e3:9.0f}")
+
+
 if __name__ == "__main__":
     main()
+    backend_rows()

@@ -7,9 +7,11 @@
 
 #include <cstring>
 #include <functional>
+#include <map>
 #include <vector>
 
 #include "codegen/math.h"
+#include "codegen/row_plan.h"
 #include "eval/elementwise.h"
 #include "hlo/float_format.h"
 #include "llvm/IR/IRBuilder.h"
@@ -256,6 +258,8 @@ class KernelEmitter {
       }
     }
     vars_.assign(g_.vars().size(), b_.getInt64(0));
+    plan_ = PlanRows(g_);
+    if (plan_.ok) row_buffers_ = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), scratch, local);
 
     auto* ploop = llvm::BasicBlock::Create(ctx_, "parallel", fn_);
     auto* exit = llvm::BasicBlock::Create(ctx_, "exit", fn_);
@@ -265,10 +269,14 @@ class KernelEmitter {
     pid->addIncoming(begin, entry);
     SetDigits(pid, /*parallel=*/true);
     EmitSection(Section::kPrologue);
-    Loop(g_.num_loop(), [&](llvm::Value* lid) {
-      SetDigits(lid, /*parallel=*/false);
-      EmitSection(Section::kBody);
-    });
+    if (plan_.ok) {
+      EmitRows();  // one loop id, no prologue or epilogue (PlanRows)
+    } else {
+      Loop(g_.num_loop(), [&](llvm::Value* lid) {
+        SetDigits(lid, /*parallel=*/false);
+        EmitSection(Section::kBody);
+      });
+    }
     EmitSection(Section::kEpilogue);
     llvm::Value* next = b_.CreateNSWAdd(pid, b_.getInt64(1));
     pid->addIncoming(next, b_.GetInsertBlock());
@@ -290,6 +298,187 @@ class KernelEmitter {
       vars_[v] = b_.CreateURem(rest, b_.getInt64(var.extent));
       rest = b_.CreateUDiv(rest, b_.getInt64(var.extent));
     }
+  }
+
+  // --- Row by row (row_plan.h) ---------------------------------------------
+  void EmitRows() {
+    const std::vector<IOp>& ops = g_.ops(Section::kBody);
+    Loop(plan_.rows, [&](llvm::Value* i) {
+      // Slice bases at the current index values, once per row.
+      size_t k = 0;
+      while (k < ops.size()) {
+        if (plan_.group[k] < 0) {  // a sync
+          ++k;
+          continue;
+        }
+        size_t end = k;
+        while (end < ops.size() && (plan_.group[end] < 0 || plan_.group[end] == plan_.group[k])) {
+          ++end;
+        }
+        EmitColumnLoop(ops, k, end, i);
+        k = end;
+      }
+    });
+  }
+
+  // Element (i, j) of a dram slice.
+  llvm::Value* DramElement(int s, llvm::Value* i, llvm::Value* j) {
+    return Element(s, SliceBase(s), i, j);
+  }
+  // Element j of iOp k's row buffer.
+  llvm::Value* RowBuffer(const IOp& op, int64_t k, llvm::Value* j) {
+    const PrimitiveType t = TypeOf(op.outputs[0]);
+    llvm::Value* base =
+        b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), row_buffers_, plan_.buffer[k]);
+    return b_.CreateInBoundsGEP(StorageType(t), base, j);
+  }
+  bool IsDram(int slice) const { return g_.PointerOf(slice).level == Level::kDram; }
+  // A value of `t` as its storage would round it (narrow floats).
+  llvm::Value* Rounded(PrimitiveType t, llvm::Value* v) {
+    return hlo::IsNarrowFloat(t) ? FromStorage(t, ToStorage(t, v)) : v;
+  }
+
+  // The start value of a reduction by `function` on `t`.
+  llvm::Value* ReduceIdentity(const std::string& function, PrimitiveType t) {
+    llvm::Type* ct = ComputeType(t);
+    const HloOpcode op = ReduceOpcode(function);
+    if (t == PrimitiveType::kPred) {
+      const bool one =
+          op == HloOpcode::kAnd || op == HloOpcode::kMultiply || op == HloOpcode::kMinimum;
+      return b_.getInt1(one);
+    }
+    if (IsFloat(t)) {
+      switch (op) {
+        case HloOpcode::kAdd:
+          return llvm::ConstantFP::getNegativeZero(ct);
+        case HloOpcode::kMultiply:
+          return llvm::ConstantFP::get(ct, 1.0);
+        case HloOpcode::kMaximum:
+          return llvm::ConstantFP::getInfinity(ct, /*Negative=*/true);
+        case HloOpcode::kMinimum:
+          return llvm::ConstantFP::getInfinity(ct, /*Negative=*/false);
+        default:
+          Refuse("reduce." + function + " on " + std::string(hlo::PrimitiveTypeName(t)));
+      }
+    }
+    const unsigned bits = ct->getIntegerBitWidth();
+    const bool s = hlo::IsSigned(t);
+    switch (op) {
+      case HloOpcode::kAdd:
+      case HloOpcode::kOr:
+        return llvm::ConstantInt::get(ct, 0);
+      case HloOpcode::kMultiply:
+        return llvm::ConstantInt::get(ct, 1);
+      case HloOpcode::kAnd:
+        return llvm::ConstantInt::get(ct, llvm::APInt::getAllOnes(bits));
+      case HloOpcode::kMaximum:
+        return llvm::ConstantInt::get(
+            ct, s ? llvm::APInt::getSignedMinValue(bits) : llvm::APInt::getMinValue(bits));
+      default:  // minimum
+        return llvm::ConstantInt::get(
+            ct, s ? llvm::APInt::getSignedMaxValue(bits) : llvm::APInt::getMaxValue(bits));
+    }
+  }
+
+  // iOps [first, end) of one column loop, for row i: values pass between
+  // them in registers; reductions accumulate in loop-carried values.
+  void EmitColumnLoop(const std::vector<IOp>& ops, size_t first, size_t end, llvm::Value* i) {
+    const int64_t width = plan_.width[plan_.group[first]];
+    const int group = plan_.group[first];
+    // Broadcast inputs come from earlier loops: load them before this one.
+    std::map<size_t, llvm::Value*> hoisted;
+    std::vector<size_t> reduces;
+    for (size_t k = first; k < end; ++k) {
+      const IOp& op = ops[k];
+      if (op.kind == OpKind::kBroadcast) hoisted[k] = LoadInput(ops, k, 0, i, b_.getInt64(0), {});
+      if (op.kind == OpKind::kReduce) reduces.push_back(k);
+    }
+    llvm::BasicBlock* pre = b_.GetInsertBlock();
+    llvm::BasicBlock* loop = nullptr;
+    llvm::PHINode* j = nullptr;
+    std::map<size_t, llvm::PHINode*> acc;
+    if (width > 1) {
+      loop = llvm::BasicBlock::Create(ctx_, "columns", fn_);
+      b_.CreateBr(loop);
+      b_.SetInsertPoint(loop);
+      j = b_.CreatePHI(b_.getInt64Ty(), 2, "j");
+      j->addIncoming(b_.getInt64(0), pre);
+      for (size_t k : reduces) {
+        const PrimitiveType t = TypeOf(ops[k].inputs[0]);
+        acc[k] = b_.CreatePHI(ComputeType(t), 2, "acc");
+        acc[k]->addIncoming(ReduceIdentity(ops[k].function, t), pre);
+      }
+    }
+    llvm::Value* jv = j != nullptr ? static_cast<llvm::Value*>(j) : b_.getInt64(0);
+    std::map<size_t, llvm::Value*> value;  // this column's value of each iOp
+    std::map<size_t, llvm::Value*> next_acc;
+    for (size_t k = first; k < end; ++k) {
+      const IOp& op = ops[k];
+      if (plan_.group[k] < 0) continue;
+      const int out = op.outputs[0];
+      const PrimitiveType t = TypeOf(out);
+      if (op.kind == OpKind::kReduce) {
+        const PrimitiveType it = TypeOf(op.inputs[0]);
+        llvm::Value* x = LoadInput(ops, k, 0, i, jv, value);
+        llvm::Value* start =
+            width > 1 ? static_cast<llvm::Value*>(acc[k]) : ReduceIdentity(op.function, it);
+        next_acc[k] = Rounded(it, Reassociable(ReduceOpcode(op.function), it, start, x));
+        continue;
+      }
+      llvm::Value* v;
+      if (op.kind == OpKind::kBroadcast) {
+        v = hoisted[k];
+      } else if (op.kind == OpKind::kMove) {
+        v = LoadInput(ops, k, 0, i, jv, value);
+      } else {
+        std::vector<llvm::Value*> x;
+        for (size_t n = 0; n < op.inputs.size(); ++n)
+          x.push_back(LoadInput(ops, k, n, i, jv, value));
+        v = Rounded(t, Compute(op, x, i, jv));
+      }
+      value[k] = v;
+      if (IsDram(out)) {
+        Store(t, v, DramElement(out, i, jv));
+      } else if (plan_.buffer[k] >= 0) {
+        Store(t, v, RowBuffer(op, static_cast<int64_t>(k), jv));
+      }
+    }
+    if (width > 1) {
+      llvm::Value* next = b_.CreateNUWAdd(j, b_.getInt64(1));
+      j->addIncoming(next, b_.GetInsertBlock());
+      for (size_t k : reduces) acc[k]->addIncoming(next_acc[k], b_.GetInsertBlock());
+      auto* exit = llvm::BasicBlock::Create(ctx_, "columns.exit", fn_);
+      b_.CreateCondBr(b_.CreateICmpULT(next, b_.getInt64(width)), loop, exit);
+      b_.SetInsertPoint(exit);
+      ++loops_;
+    }
+    (void)group;
+    // Reductions are complete after the loop.
+    for (size_t k : reduces) {
+      const IOp& op = ops[k];
+      const int out = op.outputs[0];
+      const PrimitiveType t = TypeOf(out);
+      if (IsDram(out)) {
+        Store(t, next_acc[k], DramElement(out, i, b_.getInt64(0)));
+      } else if (plan_.buffer[k] >= 0) {
+        Store(t, next_acc[k], RowBuffer(op, static_cast<int64_t>(k), b_.getInt64(0)));
+      }
+    }
+  }
+
+  // Input n of iOp k at column j of row i: from a value of this loop, the
+  // writer's row buffer, or dram.
+  llvm::Value* LoadInput(const std::vector<IOp>& ops, size_t k, size_t n, llvm::Value* i,
+                         llvm::Value* j, const std::map<size_t, llvm::Value*>& value) {
+    const int slice = ops[k].inputs[n];
+    const PrimitiveType t = TypeOf(slice);
+    const int src = plan_.source[k][n];
+    if (src < 0) return Load(t, DramElement(slice, i, j));
+    auto it = value.find(static_cast<size_t>(src));
+    if (it != value.end()) return it->second;
+    UIR_CHECK(plan_.buffer[src] >= 0)
+        << "iOp " << k << " reads iOp " << src << " with no row buffer";
+    return Load(t, RowBuffer(ops[src], src, j));
   }
 
   void EmitSection(Section s) {
@@ -773,6 +962,8 @@ class KernelEmitter {
   std::vector<llvm::Value*> bases_;  // per iPointer
   std::vector<llvm::Value*> vars_;   // per index variable, at the current point
   int64_t loops_ = 0;                // loops emitted so far
+  RowPlan plan_;                     // the row-by-row form, when the body has one
+  llvm::Value* row_buffers_ = nullptr;
 };
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include "codegen/emitter.h"
 #include "codegen/jit_impl.h"
 #include "codegen/llvm_util.h"
+#include "codegen/row_plan.h"
 #include "igraph/verifier.h"
 #include "support/error.h"
 
@@ -57,7 +58,9 @@ int64_t ScratchBytes(const igraph::IGraph& graph) {
     if (p.level == igraph::Level::kDram) continue;
     total += (p.size * hlo::StorageBytes(p.dtype) + 63) / 64 * 64;
   }
-  return total;
+  // Row buffers of the row-by-row form follow the iPointers.
+  const RowPlan plan = PlanRows(graph);
+  return total + (plan.ok ? plan.scratch_bytes : 0);
 }
 
 CompiledKernels CompileKernels(const std::vector<const igraph::IGraph*>& graphs,

@@ -70,7 +70,7 @@ class Executable:
             self._kernel_graph = lower(self.module)
             self.compile_seconds["lowering"] = time.perf_counter() - start
             start = time.perf_counter()
-            self._exe = self._kernel_graph.compile(keep_text=False)
+            self._exe = self._kernel_graph.compile(keep_text=False, vector_bits=_vector_bits())
             self.compile_seconds["llvm"] = time.perf_counter() - start
             self.compile_seconds.update(
                 {f"llvm_{k}": v for k, v in self._exe.compile_seconds.items()}
@@ -104,7 +104,7 @@ class Executable:
         if self._exe is None:
             raise ValueError("only the cpu backend has LLVM IR and assembly")
         if not hasattr(self, "_with_text"):
-            self._with_text = self.kernel_graph.compile(keep_text=True)
+            self._with_text = self.kernel_graph.compile(keep_text=True, vector_bits=_vector_bits())
         return self._with_text
 
     @property

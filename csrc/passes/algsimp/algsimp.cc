@@ -50,6 +50,7 @@ const std::vector<algsimp::Rule>& RulesFor(hlo::HloOpcode op) {
     case hlo::HloOpcode::kOr:
     case hlo::HloOpcode::kMaximum:
     case hlo::HloOpcode::kMinimum:
+    case hlo::HloOpcode::kPower:
       return algsimp::ArithmeticRules();
     case hlo::HloOpcode::kReshape:
     case hlo::HloOpcode::kTranspose:

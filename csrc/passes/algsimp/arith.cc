@@ -1,5 +1,5 @@
 // algsimp, arithmetic family: identities of add, subtract, multiply, divide,
-// negate, not, select, and, or, maximum, minimum.
+// negate, not, select, and, or, maximum, minimum, power.
 #include "hlo/pattern_matcher.h"
 #include "passes/algsimp/algsimp.h"
 
@@ -93,11 +93,31 @@ HloInstruction* Idempotent(HloInstruction* i, hlo::ComputationBuilder&) {
   return nullptr;
 }
 
+// Powers by small constants, as XLA rewrites them: x ** 1 -> x, x ** 2 ->
+// x * x, and for floats x ** -1 -> 1 / x (a multiply or divide instead of a
+// call of pow per element).
+HloInstruction* PowerConstant(HloInstruction* i, hlo::ComputationBuilder& b) {
+  if (i->opcode() != HloOpcode::kPower) return nullptr;
+  HloInstruction* x = i->operand(0);
+  if (Match(i, m::Power(m::Op(), m::ConstantEffectiveScalar(1)))) return Same(x, i);
+  if (Match(i, m::Power(m::Op(), m::ConstantEffectiveScalar(2)))) {
+    HloInstruction* square = b.Binary(HloOpcode::kMultiply, x, x);
+    return square->shape() == i->shape() ? square : nullptr;
+  }
+  if (hlo::IsFloat(i->shape().element_type()) &&
+      Match(i, m::Power(m::Op(), m::ConstantEffectiveScalar(-1)))) {
+    HloInstruction* inverse = b.Binary(HloOpcode::kDivide, SplatLike(i, 1, b), x);
+    return inverse->shape() == i->shape() ? inverse : nullptr;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 const std::vector<Rule>& ArithmeticRules() {
   static const std::vector<Rule> kRules = {
-      AddZero, MultiplyOne, MultiplyZero, SubtractSelf, DoubleNegation, SelectConstant, Idempotent,
+      AddZero,        MultiplyOne,    MultiplyZero, SubtractSelf,
+      DoubleNegation, SelectConstant, Idempotent,   PowerConstant,
   };
   return kRules;
 }
