@@ -29,7 +29,7 @@ help:
 	@echo "make demo    install what is missing, build, run 'uir demo'"
 	@echo "make test    install what is missing, build, run the test suite"
 	@echo "make test-xla  install JAX (jaxlib's XLA:CPU) and compare uir with XLA"
-	@echo "make bench   the benchmark suite: uir beside NumPy and JAX (results in benchmarks/results)"
+	@echo "make bench   the benchmark suite: uir beside NumPy, JAX and IREE (results in benchmarks/results)"
 	@echo "make bench-quick  the small cases of the suite (under 3 minutes)"
 	@echo "make asan    build with ASan+UBSan in $(ASAN_VENV) and run the tests there"
 	@echo "make fuzz    run the HLO parser fuzzer for FUZZ_SECONDS (default 600)"
@@ -48,10 +48,10 @@ test-xla: $(BUILD_STAMP)
 	$(VENV)/bin/python -c "import jax" 2>/dev/null || $(VENV)/bin/python -m pip install -q "jax[cpu]"
 	$(VENV)/bin/python -m pytest -m xla -rfEsx $(PYTEST_ARGS)
 
-# The benchmark extra: JAX (XLA:CPU) beside uir, matplotlib for the plot.
+# The benchmark extra: JAX (XLA:CPU) and IREE beside uir, matplotlib for the plot.
 bench-deps: $(BUILD_STAMP)
-	$(VENV)/bin/python -c "import jax, matplotlib, tqdm" 2>/dev/null || \
-	    $(VENV)/bin/python -m pip install -q "jax[cpu]" matplotlib tqdm
+	$(VENV)/bin/python -c "import jax, matplotlib, tqdm, iree.compiler, iree.runtime" 2>/dev/null || \
+	    $(VENV)/bin/python -m pip install -q "jax[cpu]" iree-base-compiler iree-base-runtime matplotlib tqdm
 
 bench: bench-deps
 	$(VENV)/bin/python benchmarks/run.py $(BENCH_ARGS)

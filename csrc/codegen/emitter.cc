@@ -5,6 +5,7 @@
 // the caller's scratch, dram ones in the buffers.
 #include "codegen/emitter.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -261,6 +262,22 @@ class KernelEmitter {
     plan_ = PlanRows(g_);
     if (plan_.ok) row_buffers_ = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), scratch, local);
 
+    if (plan_.ok && Coalescable()) {
+      // Consecutive parallel ids cover consecutive elements: one column
+      // loop over all of them, [begin * W, end * W).
+      const int64_t w = plan_.width[0];
+      auto* run = llvm::BasicBlock::Create(ctx_, "coalesced", fn_);
+      auto* done = llvm::BasicBlock::Create(ctx_, "exit", fn_);
+      b_.CreateCondBr(b_.CreateICmpSLT(begin, end), run, done);
+      b_.SetInsertPoint(run);
+      const std::vector<IOp>& ops = g_.ops(Section::kBody);
+      EmitColumnLoop(ops, 0, ops.size(), b_.getInt64(0), b_.CreateMul(begin, b_.getInt64(w)),
+                     b_.CreateMul(end, b_.getInt64(w)));
+      b_.CreateBr(done);
+      b_.SetInsertPoint(done);
+      b_.CreateRet(b_.getInt32(0));
+      return;
+    }
     auto* ploop = llvm::BasicBlock::Create(ctx_, "parallel", fn_);
     auto* exit = llvm::BasicBlock::Create(ctx_, "exit", fn_);
     b_.CreateCondBr(b_.CreateICmpSLT(begin, end), ploop, exit);
@@ -298,6 +315,43 @@ class KernelEmitter {
       vars_[v] = b_.CreateURem(rest, b_.getInt64(var.extent));
       rest = b_.CreateUDiv(rest, b_.getInt64(var.extent));
     }
+  }
+
+  // True when the body is one row and one column loop of width W over
+  // elementwise iOps whose dram slices start at W * pid (+ a constant) with
+  // unit stride: parallel ids then tile one long vector, and a range of them
+  // is one loop. Index variables stay 0; the column index is absolute.
+  bool Coalescable() {
+    if (plan_.rows != 1 || plan_.width.size() != 1) return false;
+    int pv = -1;
+    for (size_t v = 0; v < g_.vars().size(); ++v) {
+      if (!g_.vars()[v].parallel) continue;
+      if (g_.vars()[v].extent == 1) continue;
+      if (pv >= 0) return false;  // one parallel variable only
+      pv = static_cast<int>(v);
+    }
+    if (pv < 0 || g_.vars()[pv].extent != g_.num_parallel()) return false;
+    const int64_t w = plan_.width[0];
+    auto tiled = [&](const ISlice& sl) {
+      return sl.shape[0] == 1 && sl.shape[1] == w && sl.stride[1] == 1 &&
+             sl.offset.terms.size() == 1 && sl.offset.terms[0].first == pv &&
+             sl.offset.terms[0].second == w;
+    };
+    for (const IOp& op : g_.ops(Section::kBody)) {
+      if (op.kind == OpKind::kReduce || op.kind == OpKind::kBroadcast) return false;
+      if (op.kind == OpKind::kIota &&
+          !(op.iota_base.terms.size() == 1 && op.iota_base.terms[0].first == pv &&
+            op.iota_base.terms[0].second == w * op.iota_step[1])) {
+        return false;
+      }
+      for (int sl : op.inputs) {
+        if (IsDram(sl) && !tiled(g_.slices()[sl])) return false;
+      }
+      for (int sl : op.outputs) {
+        if (IsDram(sl) && !tiled(g_.slices()[sl])) return false;
+      }
+    }
+    return true;
   }
 
   // --- Row by row (row_plan.h) ---------------------------------------------
@@ -382,8 +436,10 @@ class KernelEmitter {
 
   // iOps [first, end) of one column loop, for row i: values pass between
   // them in registers; reductions accumulate in loop-carried values.
-  void EmitColumnLoop(const std::vector<IOp>& ops, size_t first, size_t end, llvm::Value* i) {
-    const int64_t width = plan_.width[plan_.group[first]];
+  void EmitColumnLoop(const std::vector<IOp>& ops, size_t first, size_t end, llvm::Value* i,
+                      llvm::Value* j_begin = nullptr, llvm::Value* j_end = nullptr) {
+    const bool ranged = j_begin != nullptr;
+    const int64_t width = ranged ? 2 : plan_.width[plan_.group[first]];  // ranged: a real loop
     const int group = plan_.group[first];
     // Broadcast inputs come from earlier loops: load them before this one.
     std::map<size_t, llvm::Value*> hoisted;
@@ -402,7 +458,7 @@ class KernelEmitter {
       b_.CreateBr(loop);
       b_.SetInsertPoint(loop);
       j = b_.CreatePHI(b_.getInt64Ty(), 2, "j");
-      j->addIncoming(b_.getInt64(0), pre);
+      j->addIncoming(ranged ? j_begin : b_.getInt64(0), pre);
       for (size_t k : reduces) {
         const PrimitiveType t = TypeOf(ops[k].inputs[0]);
         acc[k] = b_.CreatePHI(ComputeType(t), 2, "acc");
@@ -448,7 +504,7 @@ class KernelEmitter {
       j->addIncoming(next, b_.GetInsertBlock());
       for (size_t k : reduces) acc[k]->addIncoming(next_acc[k], b_.GetInsertBlock());
       auto* exit = llvm::BasicBlock::Create(ctx_, "columns.exit", fn_);
-      b_.CreateCondBr(b_.CreateICmpULT(next, b_.getInt64(width)), loop, exit);
+      b_.CreateCondBr(b_.CreateICmpULT(next, ranged ? j_end : b_.getInt64(width)), loop, exit);
       b_.SetInsertPoint(exit);
       ++loops_;
     }
@@ -535,8 +591,22 @@ class KernelEmitter {
         Refuse("an iOp whose output overlaps its input at another place");
       }
     }
-    Loop(os.shape[0], [&](llvm::Value* i) {
-      Loop(os.shape[1], [&](llvm::Value* j) {
+    // A move that reads memory down its columns (a transposed slice) loops
+    // over rows innermost, so its reads are contiguous.
+    const bool by_columns = op.kind == OpKind::kMove && os.shape[0] > 1 && os.shape[1] > 1 &&
+                            std::abs(g_.slices()[op.inputs[0]].stride[0]) <
+                                std::abs(g_.slices()[op.inputs[0]].stride[1]);
+    auto nest = [&](const std::function<void(llvm::Value*, llvm::Value*)>& body) {
+      if (by_columns) {
+        Loop(os.shape[1],
+             [&](llvm::Value* j) { Loop(os.shape[0], [&](llvm::Value* i) { body(i, j); }); });
+      } else {
+        Loop(os.shape[0],
+             [&](llvm::Value* i) { Loop(os.shape[1], [&](llvm::Value* j) { body(i, j); }); });
+      }
+    };
+    nest([&](llvm::Value* i, llvm::Value* j) {
+      {
         std::vector<llvm::Value*> x;
         if (op.kind == OpKind::kMove) {
           // Bytes as they are: no conversion through the compute type.
@@ -549,7 +619,7 @@ class KernelEmitter {
           x.push_back(Load(TypeOf(op.inputs[k]), Element(op.inputs[k], in_bases[k], i, j)));
         }
         Store(TypeOf(out), Compute(op, x, i, j), Element(out, out_base, i, j));
-      });
+      }
     });
   }
 

@@ -1,6 +1,7 @@
 // Planning the row-by-row form of an iGraph body.
 #include "codegen/row_plan.h"
 
+#include <cstdlib>
 #include <map>
 
 namespace uir::codegen {
@@ -61,6 +62,12 @@ RowPlan PlanRows(const IGraph& g) {
     for (int in : op.inputs) {
       const ISlice& s = g.slices()[in];
       if (!check_rows(s)) return Fail("slices of different row counts");
+      if (g.pointers()[s.pointer].level == Level::kDram && s.shape[0] > 1 && s.shape[1] > 1 &&
+          std::abs(s.stride[1]) > std::abs(s.stride[0])) {
+        // A transposed read: along a row it jumps through memory; the tile
+        // form reads it down its columns instead.
+        return Fail("a dram slice read across its rows (a transpose)");
+      }
       if (g.pointers()[s.pointer].level == Level::kDram) {
         plan.source[k].push_back(-1);
         continue;
