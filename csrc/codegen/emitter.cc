@@ -32,18 +32,10 @@ using igraph::IOp;
 using igraph::ISlice;
 using igraph::Level;
 using igraph::OpKind;
+using igraph::ReduceOpcode;
 using igraph::Section;
 
 [[noreturn]] void Refuse(const std::string& what) { throw UnimplementedError(what); }
-
-HloOpcode ReduceOpcode(const std::string& name) {
-  if (name == "add") return HloOpcode::kAdd;
-  if (name == "mul") return HloOpcode::kMultiply;
-  if (name == "max") return HloOpcode::kMaximum;
-  if (name == "min") return HloOpcode::kMinimum;
-  if (name == "and") return HloOpcode::kAnd;
-  return HloOpcode::kOr;
-}
 
 class KernelEmitter {
  public:

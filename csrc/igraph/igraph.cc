@@ -121,6 +121,15 @@ bool IsReduceFunction(std::string_view name) {
          name == "or";
 }
 
+hlo::HloOpcode ReduceOpcode(std::string_view name) {
+  if (name == "add") return hlo::HloOpcode::kAdd;
+  if (name == "mul") return hlo::HloOpcode::kMultiply;
+  if (name == "max") return hlo::HloOpcode::kMaximum;
+  if (name == "min") return hlo::HloOpcode::kMinimum;
+  if (name == "and") return hlo::HloOpcode::kAnd;
+  return hlo::HloOpcode::kOr;
+}
+
 bool IsCompareDirection(std::string_view name) {
   return name == "eq" || name == "ne" || name == "lt" || name == "le" || name == "gt" ||
          name == "ge";

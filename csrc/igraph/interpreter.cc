@@ -22,15 +22,6 @@ using hlo::HloOpcode;
 using hlo::Literal;
 using hlo::PrimitiveType;
 
-HloOpcode ReduceOpcode(const std::string& name) {
-  if (name == "add") return HloOpcode::kAdd;
-  if (name == "mul") return HloOpcode::kMultiply;
-  if (name == "max") return HloOpcode::kMaximum;
-  if (name == "min") return HloOpcode::kMinimum;
-  if (name == "and") return HloOpcode::kAnd;
-  return HloOpcode::kOr;
-}
-
 eval::Direction DirectionOf(const std::string& name) {
   using D = eval::Direction;
   if (name == "eq") return D::kEq;

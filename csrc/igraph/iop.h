@@ -59,6 +59,8 @@ bool LookupFunction(FunctionClass cls, std::string_view name, hlo::HloOpcode* op
 // The name of `opcode` in class `cls`, or "" when it has none.
 std::string_view FunctionName(FunctionClass cls, hlo::HloOpcode opcode);
 bool IsReduceFunction(std::string_view name);
+// The binary opcode of a reduce function (IsReduceFunction(name) holds).
+hlo::HloOpcode ReduceOpcode(std::string_view name);
 bool IsCompareDirection(std::string_view name);
 
 // One iOp. Which fields apply depends on `kind`:
