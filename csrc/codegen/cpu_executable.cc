@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 
 #include "runtime/thread_pool.h"
@@ -46,6 +47,76 @@ void CollectFallbacks(const igraph::KernelGraph& graph, std::vector<std::string>
     if (n.kind == igraph::NodeKind::kFallback) out.push_back(n.name + ": " + n.reason);
     for (const igraph::KernelGraph& sub : n.subgraphs) CollectFallbacks(sub, out);
   }
+}
+
+// Where each dram id of a kernel node lives: a slice of an allocation, or
+// memory of its own (scratch other than the library result, constants).
+struct Place {
+  int64_t allocation = -1;  // -1: its own memory
+  int64_t offset = 0, bytes = 0;
+};
+
+void CollectPlaces(const igraph::KernelGraph& graph,
+                   std::map<const igraph::IGraph*, std::map<int64_t, Place>>& out) {
+  for (const igraph::KernelNode& n : graph.nodes()) {
+    std::map<int64_t, Place> places;
+    int64_t id = 0;
+    auto tensor = [](const igraph::DramTensor& t) {
+      return Place{t.allocation, t.offset, t.bytes};
+    };
+    for (const igraph::DramTensor& t : n.inputs) places[id++] = tensor(t);
+    for (size_t k = 0; k < n.scratch_bytes.size(); ++k) {
+      places[id++] =
+          k == 0 && n.library != nullptr && !n.outputs.empty() ? tensor(n.outputs[0]) : Place{};
+    }
+    id += static_cast<int64_t>(n.constants.size());  // their own memory
+    for (const igraph::DramTensor& t : n.outputs) places[id++] = tensor(t);
+    for (const igraph::IGraph& g : n.igraphs) out[&g] = places;
+    for (const igraph::KernelGraph& sub : n.subgraphs) CollectPlaces(sub, out);
+  }
+}
+
+// Per graph, per iPointer: a dram iPointer whose bytes no other dram
+// iPointer of the same graph overlaps.
+std::vector<std::vector<bool>> DisjointDram(const igraph::KernelGraph& graph,
+                                            const std::vector<const igraph::IGraph*>& graphs) {
+  std::map<const igraph::IGraph*, std::map<int64_t, Place>> places;
+  CollectPlaces(graph, places);
+  std::vector<std::vector<bool>> out(graphs.size());
+  for (size_t k = 0; k < graphs.size(); ++k) {
+    const igraph::IGraph& g = *graphs[k];
+    auto found = places.find(&g);
+    if (found == places.end()) continue;
+    const std::map<int64_t, Place>& at = found->second;
+    const auto& pointers = g.pointers();
+    out[k].assign(pointers.size(), false);
+    for (size_t p = 0; p < pointers.size(); ++p) {
+      if (pointers[p].level != igraph::Level::kDram) continue;
+      auto pp = at.find(pointers[p].id);
+      if (pp == at.end()) continue;
+      bool alone = true;
+      for (size_t q = 0; q < pointers.size() && alone; ++q) {
+        if (q == p || pointers[q].level != igraph::Level::kDram) continue;
+        if (pointers[q].id == pointers[p].id) {
+          alone = false;
+          break;
+        }
+        auto qq = at.find(pointers[q].id);
+        if (qq == at.end()) {
+          alone = false;
+          break;
+        }
+        const Place& a = pp->second;
+        const Place& b = qq->second;
+        if (a.allocation >= 0 && a.allocation == b.allocation && a.offset < b.offset + b.bytes &&
+            b.offset < a.offset + a.bytes) {
+          alone = false;
+        }
+      }
+      out[k][p] = alone;
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -93,8 +164,9 @@ CpuExecutable::CpuExecutable(const igraph::KernelGraph& graph, const CpuExecutab
     }
   }
   const std::vector<const igraph::IGraph*> graphs = graph.AllIGraphs();
-  kernels_ = CompileKernels(
-      graphs, KernelCompileOptions{options.opt_level, options.keep_text, options.vector_bits});
+  KernelCompileOptions compile{options.opt_level, options.keep_text, options.vector_bits, {}};
+  compile.disjoint = DisjointDram(graph, graphs);
+  kernels_ = CompileKernels(graphs, compile);
   for (size_t k = 0; k < graphs.size(); ++k) {
     const igraph::IGraph& g = *graphs[k];
     if (kernels_.functions[k] == nullptr) {

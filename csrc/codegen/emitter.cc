@@ -15,6 +15,7 @@
 #include "codegen/row_plan.h"
 #include "eval/elementwise.h"
 #include "hlo/float_format.h"
+#include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/MDBuilder.h"
@@ -51,6 +52,41 @@ class KernelEmitter {
     } catch (...) {
       fn_->eraseFromParent();
       throw;
+    }
+  }
+
+  // Alias scopes for the dram iPointers `disjoint` marks: each access
+  // through one is in its scope and in none of the others'.
+  void AddAliasScopes(const std::vector<bool>& disjoint) {
+    llvm::MDBuilder md(ctx_);
+    llvm::MDNode* domain = md.createAnonymousAliasScopeDomain("uir.dram");
+    std::map<const llvm::Value*, size_t> base_of;
+    std::vector<llvm::MDNode*> scopes(bases_.size(), nullptr);
+    for (size_t p = 0; p < bases_.size() && p < disjoint.size(); ++p) {
+      if (!disjoint[p] || g_.pointers()[p].level != Level::kDram) continue;
+      scopes[p] = md.createAnonymousAliasScope(domain, g_.pointers()[p].name);
+      base_of[bases_[p]] = p;
+    }
+    if (base_of.empty()) return;
+    for (llvm::BasicBlock& block : *fn_) {
+      for (llvm::Instruction& inst : block) {
+        llvm::Value* address = nullptr;
+        if (auto* load = llvm::dyn_cast<llvm::LoadInst>(&inst)) address = load->getPointerOperand();
+        if (auto* store = llvm::dyn_cast<llvm::StoreInst>(&inst))
+          address = store->getPointerOperand();
+        if (address == nullptr) continue;
+        auto it = base_of.find(llvm::getUnderlyingObject(address, 0));
+        if (it == base_of.end()) continue;
+        std::vector<llvm::Metadata*> others;
+        for (size_t q = 0; q < scopes.size(); ++q) {
+          if (scopes[q] != nullptr && q != it->second) others.push_back(scopes[q]);
+        }
+        inst.setMetadata(llvm::LLVMContext::MD_alias_scope,
+                         llvm::MDNode::get(ctx_, {scopes[it->second]}));
+        if (!others.empty()) {
+          inst.setMetadata(llvm::LLVMContext::MD_noalias, llvm::MDNode::get(ctx_, others));
+        }
+      }
     }
   }
 
@@ -1030,8 +1066,11 @@ class KernelEmitter {
 
 }  // namespace
 
-void EmitKernel(const IGraph& graph, const std::string& name, llvm::Module& module) {
-  KernelEmitter(graph, module).Emit(name);
+void EmitKernel(const IGraph& graph, const std::string& name, llvm::Module& module,
+                const std::vector<bool>* disjoint) {
+  KernelEmitter emitter(graph, module);
+  emitter.Emit(name);
+  if (disjoint != nullptr) emitter.AddAliasScopes(*disjoint);
 }
 
 }  // namespace uir::codegen

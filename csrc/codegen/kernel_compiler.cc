@@ -80,7 +80,9 @@ CompiledKernels CompileKernels(const std::vector<const igraph::IGraph*>& graphs,
     igraph::Verify(g);
     const std::string name = "uir_kernel_" + std::to_string(k);
     try {
-      EmitKernel(g, name, *module);
+      EmitKernel(g, name, *module,
+                 k < options.disjoint.size() && !options.disjoint[k].empty() ? &options.disjoint[k]
+                                                                             : nullptr);
       if (options.vector_bits > 0) {
         const std::string bits = std::to_string(options.vector_bits);
         llvm::Function* fn = module->getFunction(name);

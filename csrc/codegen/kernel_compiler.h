@@ -45,6 +45,9 @@ struct KernelCompileOptions {
   // prefer-vector-width; 0 leaves LLVM's choice for the host (some AVX-512
   // parts prefer 256).
   int vector_bits = 0;
+  // Per graph (empty: none known), per iPointer: a dram iPointer no other
+  // overlaps (emitter.h).
+  std::vector<std::vector<bool>> disjoint;
 };
 
 // What one compile produced: the functions (null where UnsupportedReason

@@ -211,7 +211,9 @@ void BindIGraph(py::module_& m) {
             codegen::CompiledKernels k;
             {
               py::gil_scoped_release release;
-              k = codegen::CompileKernels({&g}, {3, /*keep_text=*/true});
+              codegen::KernelCompileOptions options;
+              options.keep_text = true;
+              k = codegen::CompileKernels({&g}, options);
             }
             if (!k.reasons[0].empty()) {
               throw UnimplementedError("iGraph " + g.name() + ": " + k.reasons[0]);

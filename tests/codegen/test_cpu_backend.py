@@ -432,6 +432,9 @@ def test_llvm_ir_and_assembly_are_printed_from_python():
     assert "<" in ir and " x float>" in ir, "the kernel's loops are vectorized"
     assert "uir_kernel_0:" in exe.assembly
     assert "define i32 @uir_kernel_0(ptr noalias readonly" in exe.llvm_ir_unoptimized
+    # The input and the output live in different allocations: each dram
+    # access carries its alias scope and the other's noalias.
+    assert "!alias.scope" in exe.llvm_ir_unoptimized and "!noalias" in exe.llvm_ir_unoptimized
     assert {"emit", "optimize", "codegen"} <= {k.removeprefix("llvm_") for k in exe.compile_seconds}
 
 
