@@ -148,6 +148,9 @@ class Builder {
     return static_cast<int>(p_.ops.size()) - 1;
   }
 
+  // The deepest chain of operands a tile program is built through.
+  static constexpr int kMaxDepth = 200;
+  int depth_ = 0;
   int Value(const HloInstruction* inst, const IndexMap& map, bool reduced);
 
   int Compute(const HloInstruction* inst, const IndexMap& map, bool reduced);

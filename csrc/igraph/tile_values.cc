@@ -20,6 +20,17 @@ int Builder::Value(const HloInstruction* inst, const IndexMap& map, bool reduced
   auto memo_key = std::make_tuple(inst, key, reduced);
   auto it = memo_.find(memo_key);
   if (it != memo_.end()) return it->second;
+  // Values are built operand first, one stack frame per level: a chain
+  // deeper than this would risk the thread's stack, so it stays on the
+  // evaluator instead (with this reason).
+  if (depth_ >= kMaxDepth) {
+    Fail("a chain of more than " + std::to_string(kMaxDepth) + " ops ending at %" + inst->name());
+  }
+  ++depth_;
+  struct Leave {
+    int& depth;
+    ~Leave() { --depth; }
+  } leave{depth_};
   const int v = Compute(inst, map, reduced);
   memo_[memo_key] = v;
   return v;

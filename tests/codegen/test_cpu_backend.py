@@ -511,3 +511,20 @@ def test_large_results_are_fresh_arrays_each_call():
     assert first.ctypes.data != second.ctypes.data
     assert first[0] == 7.0 and second[0] == 2.0
     assert second.flags.writeable
+
+
+def test_a_chain_deeper_than_the_builder_goes_stays_on_the_evaluator():
+    """A fusion of a 1,000-op chain is built operand first; past 200 levels
+    it runs on the evaluator (listed, with the reason) instead of risking
+    the stack."""
+    import uir.numpy as unp
+
+    def chain(v):
+        for i in range(500):
+            v = unp.sin(v) + float(i)
+        return v
+
+    x = np.linspace(-1, 1, 64, dtype=np.float32)
+    compiled = uir.jit(chain).lower(x).compile()
+    assert any("a chain of more than 200 ops" in f for f in compiled.fallbacks)
+    np.testing.assert_allclose(compiled(x), uir.jit(chain, backend="eval")(x), rtol=1e-6)
