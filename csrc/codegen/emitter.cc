@@ -3,6 +3,13 @@
 // iOp a loop nest over its slice's rows and columns whose inner loop the
 // loop vectorizer turns into vector code. reg and sram iPointers live in
 // the caller's scratch, dram ones in the buffers.
+//
+// Over 1,000 lines, kept in one file on purpose: it is one class whose
+// state (the builder, the iPointer bases, the index values, the row plan)
+// every part reads, and splitting it would mean a header that exposes all
+// of that state to no other user. The scalar arithmetic (Unary, Binary,
+// Compare, Convert) is the part to move out, into its own class, when a
+// second emitter needs it.
 #include "codegen/emitter.h"
 
 #include <cstdlib>
