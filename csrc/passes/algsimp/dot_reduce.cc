@@ -1,5 +1,6 @@
 // algsimp, dot and reduce family: dots that contract nothing become
-// multiplies; reductions of broadcasts and reductions over nothing go away.
+// multiplies, transposes of dot operands fold into the dot; reductions of broadcasts and reductions
+// over nothing go away.
 #include <algorithm>
 #include <numeric>
 
@@ -91,6 +92,47 @@ HloInstruction* DotWithoutContraction(HloInstruction* i, hlo::ComputationBuilder
   return b.Add(HloOpcode::kMultiply, {l, r}, {}, out);
 }
 
+// dot(transpose(x), y) and dot(x, transpose(y)) read x itself, with the
+// dot's dimension numbers taken through the permutation (XLA's transpose
+// folding): the transpose's copy is never made. Only where the operand's
+// free dimensions keep their order (so the result is the same array) and
+// its batch dimensions stay leading and in order (the form a GEMM runs).
+// Exact.
+HloInstruction* DotOfTranspose(HloInstruction* i, hlo::ComputationBuilder& b) {
+  if (i->opcode() != HloOpcode::kDot || i->operand_count() != 2) return nullptr;
+  HloInstruction* operands[2] = {i->operand(0), i->operand(1)};
+  const AttrKey batch_key[2] = {AttrKey::kLhsBatchDims, AttrKey::kRhsBatchDims};
+  const AttrKey contract_key[2] = {AttrKey::kLhsContractingDims, AttrKey::kRhsContractingDims};
+  hlo::AttributeMap attrs = i->attributes();
+  bool folded = false;
+  for (int side = 0; side < 2; ++side) {
+    HloInstruction* t = operands[side];
+    if (t->opcode() != HloOpcode::kTranspose) continue;
+    const std::vector<int64_t>& perm = IntList(t, AttrKey::kDimensions);
+    const std::vector<int64_t>& batch = IntList(i, batch_key[side]);
+    const std::vector<int64_t>& contract = IntList(i, contract_key[side]);
+    // Dimension d of transpose(x) is dimension perm[d] of x.
+    std::vector<int64_t> new_batch, new_contract, free_after;
+    for (int64_t d : batch) new_batch.push_back(perm[d]);
+    for (int64_t d : contract) new_contract.push_back(perm[d]);
+    for (int64_t d = 0; d < t->shape().rank(); ++d) {
+      const bool is_free = std::find(batch.begin(), batch.end(), d) == batch.end() &&
+                           std::find(contract.begin(), contract.end(), d) == contract.end();
+      if (is_free) free_after.push_back(perm[d]);
+    }
+    if (!std::is_sorted(free_after.begin(), free_after.end())) continue;
+    bool leading = true;
+    for (size_t k = 0; k < new_batch.size(); ++k) leading = leading && new_batch[k] == int64_t(k);
+    if (!leading) continue;
+    if (!new_batch.empty()) attrs.Set(batch_key[side], new_batch);
+    attrs.Set(contract_key[side], new_contract);
+    operands[side] = t->operand(0);
+    folded = true;
+  }
+  if (!folded) return nullptr;
+  return b.Add(HloOpcode::kDot, {operands[0], operands[1]}, std::move(attrs), i->shape());
+}
+
 // The value `op` leaves unchanged, for `type`, if it has one we can test.
 std::optional<double> IdentityOf(HloOpcode op, hlo::PrimitiveType type) {
   switch (op) {
@@ -178,7 +220,8 @@ HloInstruction* ReduceOfBroadcast(HloInstruction* i, hlo::ComputationBuilder& b)
 }  // namespace
 
 const std::vector<Rule>& DotReduceRules() {
-  static const std::vector<Rule> kRules = {DotWithoutContraction, ReduceNothing, ReduceOfBroadcast};
+  static const std::vector<Rule> kRules = {DotWithoutContraction, DotOfTranspose, ReduceNothing,
+                                           ReduceOfBroadcast};
   return kRules;
 }
 
