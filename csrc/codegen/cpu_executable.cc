@@ -64,6 +64,17 @@ void CollectPlaces(const igraph::KernelGraph& graph,
     auto tensor = [](const igraph::DramTensor& t) {
       return Place{t.allocation, t.offset, t.bytes};
     };
+    if (n.chain != nullptr) {
+      // A dot chain's epilogue: its blocks, the scalars, scratch,
+      // constants, the second block (igraph::DotChainPlan).
+      places[id++] = Place{};
+      for (int64_t s : n.chain->scalars) places[id++] = tensor(n.inputs.at(static_cast<size_t>(s)));
+      for (size_t k = 0; k < n.scratch_bytes.size(); ++k) places[id++] = Place{};
+      id += static_cast<int64_t>(n.constants.size());
+      places[id++] = Place{};
+      for (const igraph::IGraph& g : n.igraphs) out[&g] = places;
+      continue;
+    }
     for (const igraph::DramTensor& t : n.inputs) places[id++] = tensor(t);
     for (size_t k = 0; k < n.scratch_bytes.size(); ++k) {
       places[id++] =

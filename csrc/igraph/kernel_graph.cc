@@ -8,6 +8,7 @@
 #include <sstream>
 #include <utility>
 
+#include "analysis/dot_chain.h"
 #include "eval/collectives.h"
 #include "eval/evaluator.h"
 #include "eval/typed.h"
@@ -17,6 +18,7 @@
 #include "igraph/tiling.h"
 #include "igraph/verifier.h"
 #include "runtime/gemm.h"
+#include "runtime/thread_pool.h"
 #include "support/error.h"
 
 namespace uir::igraph {
@@ -117,6 +119,242 @@ std::string TensorList(const std::vector<DramTensor>& ts) {
 
 }  // namespace
 
+namespace {
+
+struct KernelParts {
+  std::vector<IGraph> igraphs;
+  std::vector<int64_t> scratch_bytes;
+  std::vector<hlo::Literal> constants;
+};
+
+// The iGraphs of `inst` (a fusion or a single op) with a kernel node's dram
+// ids: its operands, then scratch, then constants, then outputs. With a
+// `library` op inside the fusion, that op's result is the first scratch id
+// and the iGraphs must finish it in place. Verified; false with the reason
+// when it does not lower.
+bool LowerParts(const HloInstruction& inst_ref, const HardwareModel& hardware,
+                const HloInstruction* library, KernelParts* out, std::string* reason_out) {
+  const HloInstruction* inst = &inst_ref;
+  std::vector<TileProgram> programs;
+  std::vector<const HloInstruction*> scratch;
+  std::string reason;
+  bool ok = BuildTileProgram(*inst, &programs, &reason, &scratch, library);
+  const int64_t inputs = inst->operand_count();
+  for (const HloInstruction* s : scratch) {
+    out->scratch_bytes.push_back(s == library ? 0 : analysis::ByteSize(s->shape()));
+  }
+  if (ok && library != nullptr) {
+    // In place over the library's result: every read of it must be the
+    // element the same iteration writes.
+    for (const TileProgram& program : programs) {
+      const TileOp* store = nullptr;
+      for (const TileOp& op : program.ops) {
+        if (op.kind == TileOp::Kind::kStore) store = &op;
+      }
+      for (const TileOp& op : program.ops) {
+        const bool reads_result = op.kind == TileOp::Kind::kLoad &&
+                                  program.tensors[op.tensor].kind == TileTensor::Kind::kScratch &&
+                                  program.tensors[op.tensor].index == 0;
+        if (reads_result && (store == nullptr || !(op.access == store->access))) ok = false;
+      }
+    }
+    if (!ok) reason = "the epilogue does not read the library result element by element";
+  }
+  for (TileProgram& program : programs) {
+    for (TileTensor& t : program.tensors) {
+      if (t.kind == TileTensor::Kind::kScratch) t.id = inputs + t.index;
+    }
+  }
+  // Constants get dram ids after those, numbered over all pieces.
+  int64_t next_constant = inputs + static_cast<int64_t>(scratch.size());
+  for (size_t i = 0; ok && i < programs.size(); ++i) {
+    TileProgram& program = programs[i];
+    for (TileTensor& t : program.tensors) {
+      if (t.kind != TileTensor::Kind::kConstant) continue;
+      t.id = next_constant++;
+      out->constants.push_back(t.literal);
+    }
+  }
+  for (TileProgram& program : programs) {
+    for (TileTensor& t : program.tensors) {
+      if (t.kind == TileTensor::Kind::kOutput) t.id = next_constant + t.index;
+    }
+  }
+  for (size_t i = 0; ok && i < programs.size(); ++i) {
+    std::vector<IGraph> parts;
+    ok = LowerTileProgram(programs[i], hardware, &parts, &reason);
+    for (IGraph& part : parts) out->igraphs.push_back(std::move(part));
+  }
+  if (!ok) {
+    *out = KernelParts{};
+    *reason_out = reason;
+    return false;
+  }
+  for (const IGraph& part : out->igraphs) Verify(part);
+  return true;
+}
+
+bool PlanGemm(const HloInstruction& dot, const DramTensor& lhs, const DramTensor& rhs,
+              const DramTensor& out, runtime::GemmPlan* plan);
+
+// A dot chain's epilogue for one block of `block` rows, as a fusion in a
+// module of its own: parameter 0 is the block of the first dot's result,
+// then the scalars in chain order. Reducers stay those of the original
+// module (which outlives the Kernel Graph).
+std::shared_ptr<hlo::HloModule> BlockEpilogue(const analysis::DotChain& chain, int64_t block,
+                                              const HloInstruction** fusion_out) {
+  auto module = std::make_shared<hlo::HloModule>("dot_chain." + chain.second->name());
+  const std::vector<int64_t>& full = chain.first->shape().dimensions();
+  const std::vector<int64_t> row(full.begin(), full.end() - 1);
+  const int64_t n = full.back();
+  auto shape_for = [&](const hlo::Shape& s) {
+    std::vector<int64_t> dims;
+    if (s.dimensions() == full) {
+      dims = {block, n};
+    } else if (s.dimensions() == row) {
+      dims = {block};
+    }
+    hlo::Shape out(s.element_type(), dims);
+    out.FillMissingLayouts();
+    return out;
+  };
+  auto fused = std::make_unique<hlo::HloComputation>("epilogue");
+  auto entry = std::make_unique<hlo::HloComputation>("entry");
+  std::unordered_map<const HloInstruction*, HloInstruction*> clones;
+  std::vector<const HloInstruction*> leaves = {chain.first};
+  leaves.insert(leaves.end(), chain.scalars.begin(), chain.scalars.end());
+  auto fusion = std::make_unique<HloInstruction>(HloOpcode::kFusion, hlo::Shape(), "epilogue");
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    const hlo::Shape s = shape_for(leaves[i]->shape());
+    const std::string name = i == 0 ? "block" : "scalar." + std::to_string(i);
+    auto inner = std::make_unique<HloInstruction>(HloOpcode::kParameter, s, name);
+    inner->set_parameter_number(static_cast<int64_t>(i));
+    clones[leaves[i]] = fused->AddInstruction(std::move(inner));
+    auto outer = std::make_unique<HloInstruction>(HloOpcode::kParameter, s, name);
+    outer->set_parameter_number(static_cast<int64_t>(i));
+    fusion->AppendOperand(entry->AddInstruction(std::move(outer)));
+  }
+  bool reduces = false;
+  HloInstruction* root = nullptr;
+  for (const HloInstruction* e : chain.epilogue) {
+    std::vector<HloInstruction*> operands;
+    for (const HloInstruction* o : e->operands()) operands.push_back(clones.at(o));
+    std::unique_ptr<HloInstruction> clone =
+        e->CloneWithNewOperands(shape_for(e->shape()), operands);
+    if (e->opcode() == HloOpcode::kReduce) {
+      clone->mutable_attributes().Set(hlo::AttrKey::kDimensions, std::vector<int64_t>{1});
+      reduces = true;
+    } else if (e->opcode() == HloOpcode::kBroadcast && e->operand(0)->shape().rank() > 0) {
+      clone->mutable_attributes().Set(hlo::AttrKey::kDimensions, std::vector<int64_t>{0});
+    }
+    root = clones[e] = fused->AddInstruction(std::move(clone));
+  }
+  UIR_CHECK(root != nullptr && chain.epilogue.back() == chain.second->operand(0));
+  fused->set_root(root);
+  fusion->mutable_attributes().SetEnum(hlo::AttrKey::kKind,
+                                       reduces ? hlo::FusionKind::kInput : hlo::FusionKind::kLoop);
+  fusion->mutable_attributes().Set(hlo::AttrKey::kCalls, module->AddComputation(std::move(fused)));
+  fusion = fusion->CloneWithNewOperands(root->shape(), fusion->operands());
+  *fusion_out = entry->AddInstruction(std::move(fusion));
+  entry->set_root(const_cast<HloInstruction*>(*fusion_out));
+  module->set_entry(module->AddComputation(std::move(entry)));
+  return module;
+}
+
+// The plan of a fusion holding a dot chain, and its epilogue's iGraphs in
+// `node`; false with the reason when it cannot run that way.
+bool LowerDotChain(const analysis::DotChain& chain, const HardwareModel& hardware, KernelNode& node,
+                   std::string* reason) {
+  auto input = [&](const HloInstruction* param) { return param->parameter_number(); };
+  auto plan = std::make_shared<DotChainPlan>();
+  DotChainPlan& p = *plan;
+  p.a = input(chain.a);
+  p.b = input(chain.b);
+  p.c = input(chain.c);
+  for (const HloInstruction* s : chain.scalars) p.scalars.push_back(input(s));
+  const DramTensor& a = node.inputs.at(static_cast<size_t>(p.a));
+  const DramTensor& b = node.inputs.at(static_cast<size_t>(p.b));
+  const DramTensor& c = node.inputs.at(static_cast<size_t>(p.c));
+  if (node.outputs.size() != 1) {
+    *reason = "a dot chain with more than one output";
+    return false;
+  }
+  const DramTensor& out = node.outputs[0];
+  DramTensor mid;
+  mid.shape = chain.first->shape();
+  DramTensor mid_lhs;
+  mid_lhs.shape = chain.second->operand(0)->shape();
+  if (!PlanGemm(*chain.first, a, b, mid, &p.first) ||
+      !PlanGemm(*chain.second, mid_lhs, c, out, &p.second)) {
+    *reason = "a dot chain whose operands are not row-major f32/f64 matrices";
+    return false;
+  }
+  const std::vector<int64_t>& dims = chain.first->shape().dimensions();
+  p.batch = p.first.batch;
+  p.rows = p.first.m;
+  p.n = p.first.n;
+  p.element_bytes = hlo::StorageBytes(out.shape.element_type());
+  // Blocks as dot-chain-fusion planned them (one per batch where it did
+  // not plan this chain).
+  p.block_rows = analysis::DotChainBlockRows(chain, hardware.sram_bytes);
+  if (p.block_rows <= 0) p.block_rows = p.rows;
+  p.a_batch = p.first.a_batch_stride;
+  p.b_batch = p.first.b_batch_stride;
+  p.c_batch = p.second.b_batch_stride;
+  p.out_batch = p.second.c_batch_stride;
+  p.a_row = p.first.trans_a ? 1 : p.first.k;
+  p.out_row = p.second.n;
+  // One block of one batch; the stored leading dimensions of whole matrices.
+  p.first.lda = p.first.trans_a ? p.rows : p.first.k;
+  p.first.ldb = p.first.trans_b ? p.first.k : p.first.n;
+  p.first.ldc = p.n;
+  p.second.lda = p.n;
+  p.second.ldb = p.second.trans_b ? p.second.k : p.second.n;
+  p.second.ldc = p.second.n;
+  p.first.batch = p.second.batch = 1;
+  UIR_CHECK(dims.back() == p.n && !p.second.trans_a);
+  // The epilogue for a full block, then for the last one if shorter.
+  std::vector<int64_t> blocks = {p.block_rows};
+  if (p.rows % p.block_rows != 0) blocks.push_back(p.rows % p.block_rows);
+  for (size_t k = 0; k < blocks.size(); ++k) {
+    const HloInstruction* fusion = nullptr;
+    std::shared_ptr<hlo::HloModule> module = BlockEpilogue(chain, blocks[k], &fusion);
+    KernelParts parts;
+    if (!LowerParts(*fusion, hardware, nullptr, &parts, reason)) {
+      *reason = "the dot chain's epilogue: " + *reason;
+      return false;
+    }
+    if (k == 0) {
+      node.scratch_bytes = std::move(parts.scratch_bytes);
+      node.constants = std::move(parts.constants);
+      p.full_parts = parts.igraphs.size();
+      p.epilogue = module;
+    } else {
+      // The shorter block uses the same dram ids: the same scratch values
+      // (no larger) and the same constants.
+      bool same = parts.scratch_bytes.size() == node.scratch_bytes.size() &&
+                  parts.constants.size() == node.constants.size();
+      for (size_t i = 0; same && i < parts.constants.size(); ++i) {
+        same = parts.constants[i].bytes().size() == node.constants[i].bytes().size() &&
+               std::equal(parts.constants[i].bytes().begin(), parts.constants[i].bytes().end(),
+                          node.constants[i].bytes().begin());
+      }
+      if (!same) {
+        *reason = "the dot chain's last block lowers unlike the others";
+        node.scratch_bytes.clear();
+        node.constants.clear();
+        node.igraphs.clear();
+        return false;
+      }
+    }
+    for (IGraph& g : parts.igraphs) node.igraphs.push_back(std::move(g));
+  }
+  node.chain = std::move(plan);
+  return true;
+}
+
+}  // namespace
+
 KernelGraph KernelGraph::Lower(const hlo::HloModule& module,
                                const buffers::BufferAssignment& assignment,
                                const HardwareModel& hardware) {
@@ -149,66 +387,16 @@ void KernelGraph::LowerComputation(const hlo::HloComputation& computation) {
     }
     node.outputs = Leaves(ba, inst);
     auto as_kernel = [&](NodeKind kind, const HloInstruction* library = nullptr) {
-      std::vector<TileProgram> programs;
-      std::vector<const HloInstruction*> scratch;
+      KernelParts parts;
       std::string reason;
-      bool ok = BuildTileProgram(*inst, &programs, &reason, &scratch, library);
-      const int64_t inputs = inst->operand_count();
-      for (const HloInstruction* s : scratch) {
-        node.scratch_bytes.push_back(s == library ? 0 : analysis::ByteSize(s->shape()));
-      }
-      if (ok && library != nullptr) {
-        // In place over the library's result: every read of it must be the
-        // element the same iteration writes.
-        for (const TileProgram& program : programs) {
-          const TileOp* store = nullptr;
-          for (const TileOp& op : program.ops) {
-            if (op.kind == TileOp::Kind::kStore) store = &op;
-          }
-          for (const TileOp& op : program.ops) {
-            const bool reads_result =
-                op.kind == TileOp::Kind::kLoad &&
-                program.tensors[op.tensor].kind == TileTensor::Kind::kScratch &&
-                program.tensors[op.tensor].index == 0;
-            if (reads_result && (store == nullptr || !(op.access == store->access))) ok = false;
-          }
-        }
-        if (!ok) reason = "the epilogue does not read the library result element by element";
-      }
-      for (TileProgram& program : programs) {
-        for (TileTensor& t : program.tensors) {
-          if (t.kind == TileTensor::Kind::kScratch) t.id = inputs + t.index;
-        }
-      }
-      // Constants get dram ids after those, numbered over all pieces.
-      int64_t next_constant = inputs + static_cast<int64_t>(scratch.size());
-      for (size_t i = 0; ok && i < programs.size(); ++i) {
-        TileProgram& program = programs[i];
-        for (TileTensor& t : program.tensors) {
-          if (t.kind != TileTensor::Kind::kConstant) continue;
-          t.id = next_constant++;
-          node.constants.push_back(t.literal);
-        }
-      }
-      for (TileProgram& program : programs) {
-        for (TileTensor& t : program.tensors) {
-          if (t.kind == TileTensor::Kind::kOutput) t.id = next_constant + t.index;
-        }
-      }
-      for (size_t i = 0; ok && i < programs.size(); ++i) {
-        std::vector<IGraph> parts;
-        ok = LowerTileProgram(programs[i], hardware_, &parts, &reason);
-        for (IGraph& part : parts) node.igraphs.push_back(std::move(part));
-      }
-      if (!ok) {
+      if (!LowerParts(*inst, hardware_, library, &parts, &reason)) {
         node.kind = NodeKind::kFallback;
         node.reason = reason;
-        node.igraphs.clear();
-        node.constants.clear();
-        node.scratch_bytes.clear();
         return;
       }
-      for (const IGraph& part : node.igraphs) Verify(part);
+      node.igraphs = std::move(parts.igraphs);
+      node.scratch_bytes = std::move(parts.scratch_bytes);
+      node.constants = std::move(parts.constants);
       node.kind = kind;
       node.library = library;
     };
@@ -234,7 +422,17 @@ void KernelGraph::LowerComputation(const hlo::HloComputation& computation) {
       }
       return lib;
     };
+    std::optional<analysis::DotChain> chain;
+    std::string chain_reason;
     if (op == HloOpcode::kFusion) {
+      const HloInstruction* root = inst->called_computations().at(0)->root();
+      if (root->opcode() == HloOpcode::kDot) chain = analysis::MatchDotChain(*root);
+    }
+    if (chain && LowerDotChain(*chain, hardware_, node, &chain_reason)) {
+      node.kind = NodeKind::kLibrary;
+      node.op = "dot-chain";
+    } else if (op == HloOpcode::kFusion) {
+      if (chain) node.reason = chain_reason;  // it runs as one library call
       const auto kind = inst->attributes().GetEnum<hlo::FusionKind>(hlo::AttrKey::kKind);
       bool library = kind == hlo::FusionKind::kOutput;
       for (const HloInstruction* f : inst->called_computations().at(0)->instructions()) {
@@ -300,6 +498,14 @@ void KernelGraph::AppendText(std::string& out, int indent) const {
     out += pad + std::string(NodeKindName(n.kind)) + " %" + n.name + " = " + n.op + "(" +
            TensorList(n.inputs) + ") -> (" + TensorList(n.outputs) + ")";
     if (n.kind == NodeKind::kFallback) out += "  // evaluator: " + n.reason;
+    if (n.kind == NodeKind::kLibrary && !n.reason.empty()) out += "  // " + n.reason;
+    if (n.chain != nullptr) {
+      const DotChainPlan& c = *n.chain;
+      out += "  // per batch (" + std::to_string(c.batch) + ") and block of " +
+             std::to_string(c.block_rows) + " of " + std::to_string(c.rows) +
+             " rows: a GEMM into a scratch block of " + std::to_string(c.BlockBytes()) +
+             " bytes, the epilogue's iGraphs into a second block, a GEMM into the output's rows";
+    }
     if (n.library != nullptr) {
       out += "  // " + std::string(hlo::OpcodeName(n.library->opcode())) +
              " writes the output; the epilogue finishes it in place";
@@ -308,7 +514,7 @@ void KernelGraph::AppendText(std::string& out, int indent) const {
       out += (i == (n.library != nullptr ? 1u : 0u) ? "  // scratch bytes " : ", ") +
              std::to_string(n.scratch_bytes[i]);
     }
-    if (!n.igraphs.empty()) {
+    if (!n.igraphs.empty() && n.chain == nullptr) {
       int64_t read = 0, written = 0;
       for (const IGraph& g : n.igraphs) {
         read += g.DramBytesRead();
@@ -498,7 +704,9 @@ class Runner {
 
   void Run(const KernelGraph& g) {
     for (const KernelNode& n : g.nodes()) {
-      if (!n.igraphs.empty()) {
+      if (n.chain != nullptr) {
+        RunChain(n);
+      } else if (!n.igraphs.empty()) {
         RunKernel(n);
       } else if (n.kind == NodeKind::kControlFlow && RunControlFlow(n)) {
         continue;
@@ -632,6 +840,74 @@ class Runner {
     }
     for (const IGraph& part : n.igraphs) {
       if (code_ == nullptr || !code_->Run(part, dram)) igraph::Interpret(part, dram);
+    }
+  }
+
+  // A dot chain, block of rows by block of rows (DotChainPlan). With
+  // machine code the blocks are spread over the worker threads, each GEMM
+  // on one thread; on the interpreter they run in order.
+  void RunChain(const KernelNode& n) {
+    const DotChainPlan& c = *n.chain;
+    const int64_t per_batch = (c.rows + c.block_rows - 1) / c.block_rows;
+    const int64_t tasks = c.batch * per_batch;
+    auto run = [&](int64_t begin, int64_t end) { RunChainBlocks(n, per_batch, begin, end); };
+    if (code_ == nullptr || tasks == 1 || runtime::NumThreads() == 1) {
+      run(0, tasks);
+      return;
+    }
+    runtime::SingleThreadedGemm scope;
+    runtime::ParallelFor(tasks, 1, run);
+  }
+
+  // Blocks [begin, end) of a dot chain, numbered batch-major.
+  void RunChainBlocks(const KernelNode& n, int64_t per_batch, int64_t begin, int64_t end) {
+    const DotChainPlan& c = *n.chain;
+    const auto block_bytes = static_cast<size_t>(c.BlockBytes());
+    // Both blocks in one buffer of this thread's, kept between calls.
+    thread_local std::vector<uint8_t> blocks;
+    if (blocks.size() < 2 * block_bytes + 64) blocks.resize(2 * block_bytes + 64);
+    uint8_t* first = blocks.data() + (64 - reinterpret_cast<uintptr_t>(blocks.data()) % 64) % 64;
+    uint8_t* second = first + block_bytes;
+    DramBuffers dram;
+    int64_t id = 0;
+    dram[id++] = std::span<uint8_t>(first, block_bytes);
+    for (int64_t s : c.scalars) {
+      const DramTensor& t = n.inputs.at(static_cast<size_t>(s));
+      dram[id++] = std::span<uint8_t>(At(t), static_cast<size_t>(t.bytes));
+    }
+    std::vector<std::vector<uint8_t>> scratch;
+    for (int64_t bytes : n.scratch_bytes) {
+      scratch.emplace_back(static_cast<size_t>(std::max<int64_t>(bytes, 1)), 0);
+      dram[id++] = std::span<uint8_t>(scratch.back());
+    }
+    std::vector<std::vector<uint8_t>> constants;
+    for (const hlo::Literal& k : n.constants) {
+      constants.emplace_back(k.bytes().begin(), k.bytes().end());
+      dram[id++] = std::span<uint8_t>(constants.back());
+    }
+    dram[id++] = std::span<uint8_t>(second, block_bytes);
+    const uint8_t* a = At(n.inputs.at(static_cast<size_t>(c.a)));
+    const uint8_t* b = At(n.inputs.at(static_cast<size_t>(c.b)));
+    const uint8_t* cc = At(n.inputs.at(static_cast<size_t>(c.c)));
+    uint8_t* out = At(n.outputs.at(0));
+    const int64_t e = c.element_bytes;
+    runtime::GemmPlan g1 = c.first, g2 = c.second;
+    for (int64_t task = begin; task < end; ++task) {
+      const int64_t batch = task / per_batch;
+      const int64_t r0 = task % per_batch * c.block_rows;
+      const int64_t rows = std::min(c.block_rows, c.rows - r0);
+      g1.m = g2.m = rows;
+      runtime::RunGemm(g1, a + (batch * c.a_batch + r0 * c.a_row) * e, b + batch * c.b_batch * e,
+                       first);
+      const size_t from = rows == c.block_rows ? 0 : c.full_parts;
+      const size_t to = rows == c.block_rows ? c.full_parts : n.igraphs.size();
+      for (size_t k = from; k < to; ++k) {
+        if (code_ == nullptr || !code_->Run(n.igraphs[k], dram)) {
+          igraph::Interpret(n.igraphs[k], dram);
+        }
+      }
+      runtime::RunGemm(g2, second, cc + batch * c.c_batch * e,
+                       out + (batch * c.out_batch + r0 * c.out_row) * e);
     }
   }
 

@@ -4,6 +4,7 @@
 #define UIR_IGRAPH_KERNEL_GRAPH_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "igraph/hardware.h"
 #include "igraph/igraph.h"
 #include "igraph/interpreter.h"
+#include "runtime/gemm.h"
 
 namespace uir::igraph {
 
@@ -57,6 +59,31 @@ class KernelCode {
   virtual bool Run(const IGraph& graph, const DramBuffers& dram) const = 0;
 };
 
+// A dot chain (analysis/dot_chain.h) run block of rows by block of rows.
+// For each batch and each block of `block_rows` of its `rows` rows, the
+// first GEMM writes the block's rows of the [rows, n] intermediate into a
+// scratch block; the node's iGraphs (the epilogue lowered for one block:
+// `full_parts` of them, then those for a shorter last block) turn that into
+// the second GEMM's left operand in a second scratch block; the second GEMM
+// writes the block's rows of the output. The iGraphs' dram ids: the first
+// block, the epilogue's scalars, its scratch and constants (the node's),
+// then the second block.
+struct DotChainPlan {
+  int64_t batch = 1, rows = 0, block_rows = 0, n = 0;
+  int64_t element_bytes = 4;
+  runtime::GemmPlan first, second;  // for one block of one batch; m set per block
+  // The node inputs holding the operands, and the epilogue's scalars.
+  int64_t a = 0, b = 0, c = 0;
+  std::vector<int64_t> scalars;
+  // Elements from one batch to the next, and from one row to the next.
+  int64_t a_batch = 0, b_batch = 0, c_batch = 0, out_batch = 0;
+  int64_t a_row = 0, out_row = 0;
+  size_t full_parts = 0;
+  // The block-shaped epilogue the iGraphs were lowered from.
+  std::shared_ptr<const hlo::HloModule> epilogue;
+  int64_t BlockBytes() const { return block_rows * n * element_bytes; }
+};
+
 struct KernelNode {
   NodeKind kind = NodeKind::kKernel;
   std::string name;  // the HLO instruction
@@ -75,6 +102,8 @@ struct KernelNode {
   // result into the output, which the iGraphs then finish in place; its
   // dram id is the first scratch id.
   const hlo::HloInstruction* library = nullptr;
+  // kLibrary, a dot chain: how it runs (the iGraphs are its epilogue's).
+  std::shared_ptr<const DotChainPlan> chain;
   std::string reason;                  // kFallback: why it did not lower
   std::vector<KernelGraph> subgraphs;  // kControlFlow: one per called computation
 };

@@ -12,6 +12,7 @@
 #include "passes/cse.h"
 #include "passes/dce.h"
 #include "passes/flatten_call_graph.h"
+#include "passes/fusion/dot_chain_fusion.h"
 #include "passes/fusion/multi_output_fusion.h"
 #include "passes/fusion/priority_fusion.h"
 #include "passes/layout_assignment.h"
@@ -44,6 +45,7 @@ const std::map<std::string, Factory>& Table() {
       {"layout-normalization", Make<LayoutNormalization>()},
       {"memory-scheduler", Make<schedule::MemorySchedulerPass>()},
       {"multi-output-fusion", Make<MultiOutputFusion>()},
+      {"dot-chain-fusion", Make<DotChainFusion>()},
       {"priority-fusion", Make<PriorityFusion>()},
       {"tuple-simplifier", Make<TupleSimplifier>()},
       {"while-loop-simplifier", Make<WhileLoopSimplifier>()},
@@ -106,6 +108,7 @@ std::unique_ptr<HloPassPipeline> DefaultPipeline() {
   p->Add<AlgebraicSimplifier>();
   p->Add<Dce>();
   p->Add<Cse>();
+  p->Add<DotChainFusion>();
   p->Add<PriorityFusion>();
   p->Add<MultiOutputFusion>();
   p->Add<Cse>();

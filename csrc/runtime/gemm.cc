@@ -4,6 +4,7 @@
 #include <cblas.h>
 
 #include <climits>
+#include <mutex>
 
 #include "support/error.h"
 
@@ -20,7 +21,9 @@ blasint Int(int64_t v) {
 void RunGemm(const GemmPlan& p, const void* a, const void* b, void* c) {
   const CBLAS_TRANSPOSE ta = p.trans_a ? CblasTrans : CblasNoTrans;
   const CBLAS_TRANSPOSE tb = p.trans_b ? CblasTrans : CblasNoTrans;
-  const blasint lda = Int(p.trans_a ? p.m : p.k), ldb = Int(p.trans_b ? p.k : p.n), ldc = Int(p.n);
+  const blasint lda = Int(p.lda ? p.lda : p.trans_a ? p.m : p.k);
+  const blasint ldb = Int(p.ldb ? p.ldb : p.trans_b ? p.k : p.n);
+  const blasint ldc = Int(p.ldc ? p.ldc : p.n);
   for (int64_t i = 0; i < p.batch; ++i) {
     if (p.f64) {
       cblas_dgemm(CblasRowMajor, ta, tb, Int(p.m), Int(p.n), Int(p.k), 1.0,
@@ -34,6 +37,25 @@ void RunGemm(const GemmPlan& p, const void* a, const void* b, void* c) {
                   static_cast<float*>(c) + i * p.c_batch_stride, ldc);
     }
   }
+}
+
+namespace {
+std::mutex scope_mutex;
+int scopes = 0;
+int saved_threads = 1;
+}  // namespace
+
+SingleThreadedGemm::SingleThreadedGemm() {
+  std::lock_guard<std::mutex> lock(scope_mutex);
+  if (scopes++ == 0) {
+    saved_threads = openblas_get_num_threads();
+    openblas_set_num_threads(1);
+  }
+}
+
+SingleThreadedGemm::~SingleThreadedGemm() {
+  std::lock_guard<std::mutex> lock(scope_mutex);
+  if (--scopes == 0) openblas_set_num_threads(saved_threads);
 }
 
 }  // namespace uir::runtime

@@ -15,9 +15,22 @@ struct GemmPlan {
   int64_t batch = 1, m = 1, n = 1, k = 1;
   bool trans_a = false, trans_b = false;
   int64_t a_batch_stride = 0, b_batch_stride = 0, c_batch_stride = 0;
+  // Elements between rows as stored; 0: packed (the stored row length).
+  int64_t lda = 0, ldb = 0, ldc = 0;
 };
 
 void RunGemm(const GemmPlan& plan, const void* a, const void* b, void* c);
+
+// While one lives, GEMMs run on the thread that calls them: for callers
+// that spread many small GEMMs over the worker threads themselves. Scopes
+// nest; the library's own threading returns when the last one ends.
+class SingleThreadedGemm {
+ public:
+  SingleThreadedGemm();
+  ~SingleThreadedGemm();
+  SingleThreadedGemm(const SingleThreadedGemm&) = delete;
+  SingleThreadedGemm& operator=(const SingleThreadedGemm&) = delete;
+};
 
 }  // namespace uir::runtime
 

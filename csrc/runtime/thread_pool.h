@@ -3,6 +3,7 @@
 #define UIR_RUNTIME_THREAD_POOL_H_
 
 #include <cstdint>
+#include <type_traits>
 
 namespace uir::runtime {
 
@@ -26,7 +27,9 @@ template <typename Body>
 void ParallelFor(int64_t n, int64_t grain, Body&& body) {
   ParallelFor(
       n, grain,
-      [](void* ctx, int64_t begin, int64_t end) { (*static_cast<Body*>(ctx))(begin, end); },
+      [](void* ctx, int64_t begin, int64_t end) {
+        (*static_cast<std::remove_reference_t<Body>*>(ctx))(begin, end);
+      },
       const_cast<void*>(static_cast<const void*>(&body)));
 }
 

@@ -172,7 +172,12 @@ def test_arena_is_within_ten_percent_of_peak_live_bytes(name):
         args = tuple(rng.standard_normal((128, 64), np.float32) for _ in range(3))
     ba = uir.jit(fn).lower(*args).compile().buffer_assignment
     ba.check()
-    assert ba.peak_bytes > 0
+    if name == "attention":
+        # One dot-chain node: the scores live in a scratch block per row block
+        # and nothing is left for the arena.
+        assert ba.peak_bytes == ba.arena_bytes == 0
+    else:
+        assert ba.peak_bytes > 0
     assert ba.arena_bytes <= 1.1 * ba.peak_bytes, (ba.arena_bytes, ba.peak_bytes)
 
 

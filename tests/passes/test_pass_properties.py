@@ -43,7 +43,7 @@ def modules(draw, dtype: str = "f32"):
     values += ["p0", "p1"]
     loops: list[str] = []
     for _ in range(draw(st.integers(2, 9))):
-        kind = draw(st.sampled_from(range(18)))
+        kind = draw(st.sampled_from(range(19)))
         x = draw(st.sampled_from(values))
         y = draw(st.sampled_from(values))
         if kind == 0:
@@ -163,6 +163,19 @@ def modules(draw, dtype: str = "f32"):
             i0 = new(f"s32[] constant({draw(st.integers(0, 3))})")
             i1 = new("s32[] constant(0)")
             values.append(new(f"{s} dynamic-update-slice({x}, {row}, {i0}, {i1})"))
+        elif kind == 17:
+            # a dot chain: x . yT, a row-local epilogue, then . y
+            yt = new(f"{t}[3,4] transpose({y}), dimensions={{1,0}}")
+            h = new(
+                f"{t}[4,4] dot({x}, {yt}), lhs_contracting_dims={{1}}, rhs_contracting_dims={{0}}"
+            )
+            k = new(f"{t}[] constant(0)")
+            r = new(f"{t}[4] reduce({h}, {k}), dimensions={{1}}, to_apply=max")
+            b = new(f"{t}[4,4] broadcast({r}), dimensions={{0}}")
+            e = new(f"{t}[4,4] subtract({h}, {b})")
+            values.append(
+                new(f"{s} dot({e}, {y}), lhs_contracting_dims={{1}}, rhs_contracting_dims={{0}}")
+            )
         else:
             new(f"{s} abs({x})")  # dead
     root = values[-1]
@@ -222,6 +235,7 @@ PASSES = [
     "call-inliner",
     "priority-fusion",
     "multi-output-fusion",
+    "dot-chain-fusion",
     "while-loop-simplifier",
     "layout-assignment",
     "layout-normalization",

@@ -188,15 +188,24 @@ def _stage_buffers() -> bool:
     import uir
     import uir.numpy as jnp
 
-    def attention(q, k, v):
+    def block(x, wq, wk, wv, w1, w2):
+        q, k, v = x @ wq, x @ wk, x @ wv
         s = (q @ k.T) * 0.125
         p = jnp.exp(s - jnp.max(s, axis=-1, keepdims=True))
-        return (p / jnp.sum(p, axis=-1, keepdims=True)) @ v
+        h = x + (p / jnp.sum(p, axis=-1, keepdims=True)) @ v
+        return h + jnp.tanh(h @ w1) @ w2
 
-    _section("Scheduling and buffer assignment: a traced attention block")
+    _section("Scheduling and buffer assignment: a traced transformer block")
     rng = np.random.default_rng(0)
-    args = [rng.standard_normal((128, 64)).astype(np.float32) for _ in range(3)]
-    compiled = uir.jit(attention).lower(*args).compile()
+    shapes = [(128, 64), (64, 64), (64, 64), (64, 64), (64, 256), (256, 64)]
+    args = [rng.standard_normal(s).astype(np.float32) / 8 for s in shapes]
+    compiled = uir.jit(block).lower(*args).compile()
+    nodes = [f"{n.op} %{n.name}" for n in compiled.kernel_graph.nodes]
+    print("nodes: " + ", ".join(nodes))
+    print(
+        "  (dot-chain: attention's scores and the MLP's hidden layer stay in blocks of "
+        "rows, never in the arena)"
+    )
     _, report = uir.schedule.run(compiled.module, report=True)
     print(report)
     ba = compiled.buffer_assignment

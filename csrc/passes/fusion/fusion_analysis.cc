@@ -102,7 +102,14 @@ bool IsFusible(const HloInstruction& i) {
   if (!i.shape().IsArray()) return false;
   const HloOpcode op = i.opcode();
   if (op == HloOpcode::kConstant) return i.shape().element_count() <= 1;
-  if (op == HloOpcode::kFusion) return !FusedComputation(i)->root()->shape().IsTuple();
+  if (op == HloOpcode::kFusion) {
+    // A fusion of more than one dot (dot-chain-fusion's) runs as its own
+    // node: nothing fuses into it or with it.
+    const hlo::HloComputation* fused = FusedComputation(i);
+    int library_ops = 0;
+    for (const HloInstruction* x : fused->instructions()) library_ops += IsLibraryOp(x->opcode());
+    return !fused->root()->shape().IsTuple() && library_ops <= 1;
+  }
   if (op == HloOpcode::kReduce) return true;
   if (op == HloOpcode::kBitcastConvert || op == HloOpcode::kStochasticConvert) return false;
   // A bitcast that changes layout moves elements across rows: kernels only
