@@ -154,6 +154,7 @@ void BindBuffers(py::module_& m) {
           d["instruction"] = x.instruction;
           d["clone"] = x.clone;
           d["bytes_saved"] = x.bytes_saved;
+          d["output"] = x.output >= 0 ? py::object(py::int_(x.output)) : py::object(py::none());
           remats.append(d);
         }
         py::dict d;

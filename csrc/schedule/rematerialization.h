@@ -12,6 +12,13 @@
 // peak exceed the bytes its operands add there. Each step takes the
 // candidate that saves the most; steps repeat until the peak fits.
 //
+// A multi-output fusion is split the same way: when one of its outputs is
+// live at the peak only to be read later, a fusion computing that output
+// alone (the instructions it needs, reading the operands it needs) is
+// placed before the first later reader, which reads it instead of the
+// get-tuple-element; the original output then dies after its earlier
+// readers. The multi-output fusion is kept for the others.
+//
 // If the peak cannot be brought under the limit, MemoryLimitError says the
 // peak reached, where, and the largest values live there.
 #ifndef UIR_SCHEDULE_REMATERIALIZATION_H_
@@ -26,9 +33,10 @@
 namespace uir::schedule {
 
 struct Remat {
-  std::string instruction;  // recomputed
+  std::string instruction;  // recomputed (a split: the multi-output fusion)
   std::string clone;
   int64_t bytes_saved = 0;  // at the peak, net
+  int64_t output = -1;      // a split: the output of `instruction` recomputed alone
 };
 
 struct RematReport {

@@ -354,6 +354,64 @@ def test_rematerialization_brings_the_peak_under_the_limit_with_the_same_results
     np.testing.assert_allclose(uir.evaluate(out, *args), uir.evaluate(m, *args), rtol=1e-6)
 
 
+SPLIT = """HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+two {
+  x = f32[256,256] parameter(0)
+  e = f32[256,256] exponential(x)
+  n = f32[256,256] negate(x)
+  ROOT t = (f32[256,256], f32[256,256]) tuple(e, n)
+}
+ENTRY main {
+  p = f32[256,256] parameter(0)
+  q = f32[256] parameter(1)
+  z = f32[] constant(0)
+  f = (f32[256,256], f32[256,256]) fusion(p), kind=kLoop, calls=two
+  a = f32[256,256] get-tuple-element(f), index=0
+  b = f32[256,256] get-tuple-element(f), index=1
+  sa = f32[256] reduce(a, z), dimensions={1}, to_apply=add
+  big = f32[256,256,2] broadcast(q), dimensions={0}
+  r = f32[256,256] reduce(big, z), dimensions={2}, to_apply=add
+  y = f32[256,256] add(b, r)
+  sb = f32[256] reduce(y, z), dimensions={1}, to_apply=add
+  ROOT out = f32[256] add(sa, sb)
+}
+"""
+
+
+def test_rematerialization_splits_an_output_of_a_multi_output_fusion():
+    """Output 1 of %f is live across the peak only to be read at the end:
+    a fusion computing it alone (negate, without the exponential) moves
+    next to its reader, and %f's output 1 dies at once."""
+    m = uir.schedule.run(uir.hlo.parse_module(SPLIT), algorithm="postorder")
+    before = uir.schedule.peak_bytes(m)
+    out, report = uir.schedule.rematerialize(m, before - 200_000)
+    assert [(r["instruction"], r["output"]) for r in report.remats] == [("f", 1)]
+    assert report.peak_after <= before - 256 * 256 * 4 + 1024
+    assert "output 1 of %f split out as %" in report.text
+    text = out.to_text()
+    split = report.remats[0]["clone"]
+    assert f"%{split} = f32[256,256]{{1,0}} fusion(%p)" in text
+    body = text[text.index(f"%{split} = ") :]
+    called = body[body.index("calls=%") + 7 :].split(",")[0].split("\n")[0].strip()
+    start = text.index(f"%{called} ")
+    fused = text[start : text.index("\n}\n", start)]
+    assert "negate" in fused and "exponential" not in fused
+    order = _order(out)
+    assert order.index(split) > order.index("r") and order.index(split) < order.index("y")
+    uir.buffers.assign(out).check()
+    rng = np.random.default_rng(0)
+    args = [
+        rng.standard_normal((256, 256), np.float32),
+        rng.standard_normal(256).astype(np.float32),
+    ]
+    np.testing.assert_allclose(uir.evaluate(out, *args), uir.evaluate(m, *args), rtol=1e-6)
+
+
 def test_an_impossible_limit_says_what_is_live():
     with pytest.raises(
         uir.MemoryLimitError, match=r"cannot bring the peak .* under 1000 bytes.*%big"
