@@ -270,6 +270,25 @@ def _ancestors(inst) -> set[int]:
     return seen
 
 
+def _readers(value, root) -> list:
+    """What reads `value`: its users, where a tuple holding it counts through
+    the get-tuple-elements that take that element out (as copy-insertion
+    follows values); the root tuple and any other user of a tuple (a loop, a
+    call) count as readers themselves."""
+    out = []
+    for u in value.users:
+        if u.opcode != "tuple" or u.unique_id == root.unique_id:
+            out.append(u)
+            continue
+        held = {i for i, o in enumerate(u.operands) if o.unique_id == value.unique_id}
+        for g in u.users:
+            if g.opcode != "get-tuple-element":
+                out.append(g)
+            elif g.attributes["index"] in held:
+                out += _readers(g, root) if g.unique_id != root.unique_id else [g]
+    return out
+
+
 def assert_no_clobbered_values(module) -> None:
     """Every dynamic-update-slice writes a buffer nothing reads afterwards:
     not an entry parameter or constant, not an output, and every other
@@ -284,7 +303,7 @@ def assert_no_clobbered_values(module) -> None:
                 buf = buf.operands[0]
             assert buf.opcode not in ("parameter", "constant"), inst.to_text()
             before = _ancestors(inst)
-            for r in buf.users:
+            for r in _readers(buf, root):
                 if r.unique_id == inst.unique_id:
                     continue
                 assert r.unique_id != root.unique_id, f"{buf.name} is also an output"
