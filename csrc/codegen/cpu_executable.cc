@@ -194,6 +194,69 @@ CpuExecutable::CpuExecutable(const igraph::KernelGraph& graph, const CpuExecutab
     }
     entries_[&g] = std::move(e);
   }
+  PlanNodes(graph);
+}
+
+void CpuExecutable::PlanNodes(const igraph::KernelGraph& graph) {
+  for (const igraph::KernelNode& n : graph.nodes()) {
+    for (const igraph::KernelGraph& sub : n.subgraphs) PlanNodes(sub);
+    const bool kernel = n.kind == igraph::NodeKind::kKernel || n.kind == igraph::NodeKind::kCopy;
+    if (!kernel || n.igraphs.empty() || n.chain != nullptr || n.library != nullptr ||
+        !n.scratch_bytes.empty()) {
+      continue;
+    }
+    NodePlan plan;
+    for (const hlo::Literal& c : n.constants)
+      plan.constants.emplace_back(c.bytes().begin(), c.bytes().end());
+    const auto inputs = static_cast<int64_t>(n.inputs.size());
+    const auto constants = static_cast<int64_t>(n.constants.size());
+    bool ok = true;
+    for (const igraph::IGraph& g : n.igraphs) {
+      auto it = entries_.find(&g);
+      if (it == entries_.end()) {
+        ok = false;
+        break;
+      }
+      PartPlan part;
+      part.entry = &it->second;
+      for (int64_t id : it->second.dram_ids) {
+        if (id < inputs) {
+          part.slots.push_back({n.inputs[id].allocation, n.inputs[id].offset, nullptr});
+        } else if (id < inputs + constants) {
+          part.slots.push_back({-1, 0, plan.constants[id - inputs].data()});
+        } else if (id - inputs - constants < static_cast<int64_t>(n.outputs.size())) {
+          const igraph::DramTensor& t = n.outputs[id - inputs - constants];
+          part.slots.push_back({t.allocation, t.offset, nullptr});
+        } else {
+          ok = false;
+        }
+      }
+      plan.parts.push_back(std::move(part));
+    }
+    if (ok) node_plans_[&n] = std::move(plan);
+  }
+}
+
+bool CpuExecutable::RunNode(const igraph::KernelNode& node,
+                            const std::vector<uint8_t*>& bases) const {
+  auto it = node_plans_.find(&node);
+  if (it == node_plans_.end()) return false;
+  constexpr size_t kInline = 16;
+  void* inline_buffers[kInline];
+  std::unique_ptr<void*[]> heap;
+  for (const PartPlan& part : it->second.parts) {
+    void** buffers = inline_buffers;
+    if (part.slots.size() > kInline) {
+      heap.reset(new void*[part.slots.size()]);
+      buffers = heap.get();
+    }
+    for (size_t k = 0; k < part.slots.size(); ++k) {
+      const Slot& s = part.slots[k];
+      buffers[k] = s.own != nullptr ? s.own : bases[static_cast<size_t>(s.allocation)] + s.offset;
+    }
+    Launch(*part.entry, buffers);
+  }
+  return true;
 }
 
 struct CpuExecutable::Memory {
@@ -299,17 +362,21 @@ bool CpuExecutable::Run(const igraph::IGraph& graph, const igraph::DramBuffers& 
         << "no buffer for dram iPointer " << e.dram_ids[k] << " of " << graph.name();
     buffers[k] = found->second.data();
   }
+  Launch(e, buffers);
+  return true;
+}
+
+void CpuExecutable::Launch(const Entry& e, void** buffers) const {
   const int threads = runtime::NumThreads();
   if (threads <= 1 || e.num_parallel <= 1 || e.bytes_moved < kParallelBytes) {
     e.fn(buffers, 0, e.num_parallel, ThreadScratch(e.scratch_bytes));
-    return true;
+    return;
   }
   // A few chunks per thread balance uneven units without much overhead.
   const int64_t grain = std::max<int64_t>(1, e.num_parallel / (4 * threads));
   runtime::ParallelFor(e.num_parallel, grain, [&](int64_t begin, int64_t end) {
     e.fn(buffers, begin, end, ThreadScratch(e.scratch_bytes));
   });
-  return true;
 }
 
 }  // namespace uir::codegen

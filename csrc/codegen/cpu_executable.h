@@ -43,6 +43,11 @@ class CpuExecutable : public igraph::KernelCode {
   // igraph::KernelCode: one iGraph on its dram buffers. Small kernels run on
   // the calling thread; larger ones split their parallel ids over the pool.
   bool Run(const igraph::IGraph& graph, const igraph::DramBuffers& dram) const override;
+  // igraph::KernelCode: a kernel node whose parts all have code and that
+  // needs no scratch of its own, through a plan made once: each buffer is
+  // an allocation's base plus an offset (or a constant's memory), so a
+  // node costs a function call and no lookups.
+  bool RunNode(const igraph::KernelNode& node, const std::vector<uint8_t*>& bases) const override;
 
   // What still runs on the evaluator or the interpreter: the graph's
   // fallback nodes and the iGraphs without code, one line each with the reason.
@@ -57,6 +62,23 @@ class CpuExecutable : public igraph::KernelCode {
     int64_t bytes_moved = 0;        // dram traffic, to choose threads
     std::vector<int64_t> dram_ids;  // buffer order of the function
   };
+  // A kernel node's buffers: an allocation and offset, or memory of the
+  // plan's own (constants).
+  struct Slot {
+    int64_t allocation = -1;
+    int64_t offset = 0;
+    uint8_t* own = nullptr;
+  };
+  struct PartPlan {
+    const Entry* entry = nullptr;
+    std::vector<Slot> slots;  // in the function's buffer order
+  };
+  struct NodePlan {
+    std::vector<PartPlan> parts;
+    std::vector<std::vector<uint8_t>> constants;
+  };
+  void PlanNodes(const igraph::KernelGraph& graph);
+  void Launch(const Entry& e, void** buffers) const;
   // Where each allocation's memory comes from during a run.
   enum class Source : uint8_t { kPool, kArgument, kResult };
   struct Placement {
@@ -76,6 +98,7 @@ class CpuExecutable : public igraph::KernelCode {
   mutable std::vector<std::unique_ptr<Memory>> pool_;
   CompiledKernels kernels_;
   absl::flat_hash_map<const igraph::IGraph*, Entry> entries_;
+  absl::flat_hash_map<const igraph::KernelNode*, NodePlan> node_plans_;
   std::vector<std::string> fallbacks_;
 };
 

@@ -704,6 +704,7 @@ class Runner {
 
   void Run(const KernelGraph& g) {
     for (const KernelNode& n : g.nodes()) {
+      if (code_ != nullptr && code_->RunNode(n, bases_)) continue;
       if (n.chain != nullptr) {
         RunChain(n);
       } else if (!n.igraphs.empty()) {
@@ -743,10 +744,40 @@ class Runner {
     }
     return SamePlaces(Leaves(ba_, callee.root()), Leaves(ba_, &result));
   }
+  // A loop condition's or a branch selector's value, read where it lives.
   int64_t ReadScalar(const HloInstruction* root) {
-    const std::vector<DramTensor> leaves = Leaves(ba_, root);
-    UIR_CHECK(leaves.size() == 1);
-    return Read(leaves[0]).GetInt64(0);
+    const analysis::HloValue& v = ba_.alias().dataflow().ValueAt(root, {});
+    const buffers::Slice& slice = ba_.SliceOf(v);
+    const uint8_t* at = bases_[slice.allocation] + slice.offset;
+    switch (root->shape().element_type()) {
+      case hlo::PrimitiveType::kPred:
+      case hlo::PrimitiveType::kU8:
+        return *at;
+      case hlo::PrimitiveType::kS8:
+        return *reinterpret_cast<const int8_t*>(at);
+      case hlo::PrimitiveType::kS16:
+        return Load<int16_t>(at);
+      case hlo::PrimitiveType::kU16:
+        return Load<uint16_t>(at);
+      case hlo::PrimitiveType::kS32:
+        return Load<int32_t>(at);
+      case hlo::PrimitiveType::kU32:
+        return Load<uint32_t>(at);
+      case hlo::PrimitiveType::kS64:
+      case hlo::PrimitiveType::kU64:
+        return Load<int64_t>(at);
+      default: {
+        const std::vector<DramTensor> leaves = Leaves(ba_, root);
+        UIR_CHECK(leaves.size() == 1);
+        return Read(leaves[0]).GetInt64(0);
+      }
+    }
+  }
+  template <typename T>
+  static int64_t Load(const uint8_t* at) {
+    T v;
+    std::memcpy(&v, at, sizeof(T));
+    return static_cast<int64_t>(v);
   }
 
   // while, conditional and call as runs of their computations' sub-graphs

@@ -57,6 +57,14 @@ class KernelCode {
   // Runs `graph` on `dram` and returns true, or returns false when it has no
   // code for `graph`.
   virtual bool Run(const IGraph& graph, const DramBuffers& dram) const = 0;
+  // Runs all of kernel node `node` on memory laid out at `bases` (as
+  // KernelGraph::RunOn's) and returns true, or returns false when it has no
+  // plan for the node (the graph then runs it part by part through Run).
+  virtual bool RunNode(const struct KernelNode& node, const std::vector<uint8_t*>& bases) const {
+    (void)node;
+    (void)bases;
+    return false;
+  }
 };
 
 // A dot chain (analysis/dot_chain.h) run block of rows by block of rows.
