@@ -103,10 +103,10 @@ class Compiled:
     its uir.compile result on the chosen backend ("cpu" by default)."""
 
     def __init__(self, lowered: Lowered, backend: str | None = None):
-        from uir._src.backend import Executable
+        from uir._src.backend import compile
 
         self.lowered = lowered
-        self.executable = Executable(lowered.module, backend)
+        self.executable = compile(lowered.module, backend)
         self.module = self.executable.module
         self._buffer_assignment = None
         # Compiled for positional arrays only (no pytrees, no keywords)?
