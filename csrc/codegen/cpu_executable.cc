@@ -175,8 +175,11 @@ CpuExecutable::CpuExecutable(const igraph::KernelGraph& graph, const CpuExecutab
     }
   }
   const std::vector<const igraph::IGraph*> graphs = graph.AllIGraphs();
-  KernelCompileOptions compile{options.opt_level, options.keep_text, options.vector_bits, {}};
+  KernelCompileOptions compile{options.opt_level, options.keep_text, options.vector_bits, {}, {}};
   compile.disjoint = DisjointDram(graph, graphs);
+  LayOutNodes(graph, graphs);
+  std::vector<const igraph::KernelNode*> loop_nodes;
+  PlanLoops(graph, graphs, compile.loops, loop_nodes);
   kernels_ = CompileKernels(graphs, compile);
   for (size_t k = 0; k < graphs.size(); ++k) {
     const igraph::IGraph& g = *graphs[k];
@@ -194,65 +197,132 @@ CpuExecutable::CpuExecutable(const igraph::KernelGraph& graph, const CpuExecutab
     }
     entries_[&g] = std::move(e);
   }
-  PlanNodes(graph);
+  // Plans for the nodes whose every part compiled (entries_ is complete:
+  // pointers into it stay valid).
+  for (const auto& [node, parts] : layouts_) {
+    std::vector<PartPlan> plan;
+    for (const PartLayout& part : parts) {
+      auto it = entries_.find(graphs[part.graph]);
+      if (it == entries_.end()) break;
+      plan.push_back({&it->second, part.buffers});
+    }
+    if (plan.size() == parts.size()) node_plans_[node] = std::move(plan);
+  }
+  for (size_t k = 0; k < loop_nodes.size(); ++k) {
+    if (kernels_.loops[k] == nullptr) continue;
+    LoopPlan plan;
+    plan.fn = kernels_.loops[k];
+    for (const auto* calls : {&compile.loops[k].condition, &compile.loops[k].body}) {
+      for (const KernelCall& c : *calls) {
+        plan.scratch_bytes = std::max(plan.scratch_bytes, ScratchBytes(*graphs[c.graph]));
+      }
+    }
+    loop_plans_[loop_nodes[k]] = plan;
+  }
 }
 
-void CpuExecutable::PlanNodes(const igraph::KernelGraph& graph) {
-  for (const igraph::KernelNode& n : graph.nodes()) {
-    for (const igraph::KernelGraph& sub : n.subgraphs) PlanNodes(sub);
-    const bool kernel = n.kind == igraph::NodeKind::kKernel || n.kind == igraph::NodeKind::kCopy;
-    if (!kernel || n.igraphs.empty() || n.chain != nullptr || n.library != nullptr ||
-        !n.scratch_bytes.empty()) {
-      continue;
-    }
-    NodePlan plan;
-    for (const hlo::Literal& c : n.constants)
-      plan.constants.emplace_back(c.bytes().begin(), c.bytes().end());
-    const auto inputs = static_cast<int64_t>(n.inputs.size());
-    const auto constants = static_cast<int64_t>(n.constants.size());
-    bool ok = true;
-    for (const igraph::IGraph& g : n.igraphs) {
-      auto it = entries_.find(&g);
-      if (it == entries_.end()) {
-        ok = false;
-        break;
+void CpuExecutable::LayOutNodes(const igraph::KernelGraph& graph,
+                                const std::vector<const igraph::IGraph*>& graphs) {
+  absl::flat_hash_map<const igraph::IGraph*, size_t> index;
+  for (size_t k = 0; k < graphs.size(); ++k) index[graphs[k]] = k;
+  std::vector<const igraph::KernelGraph*> work = {&graph};
+  while (!work.empty()) {
+    const igraph::KernelGraph* g = work.back();
+    work.pop_back();
+    for (const igraph::KernelNode& n : g->nodes()) {
+      for (const igraph::KernelGraph& sub : n.subgraphs) work.push_back(&sub);
+      const bool kernel = n.kind == igraph::NodeKind::kKernel || n.kind == igraph::NodeKind::kCopy;
+      if (!kernel || n.igraphs.empty() || n.chain != nullptr || n.library != nullptr ||
+          !n.scratch_bytes.empty()) {
+        continue;
       }
-      PartPlan part;
-      part.entry = &it->second;
-      for (int64_t id : it->second.dram_ids) {
-        if (id < inputs) {
-          part.slots.push_back({n.inputs[id].allocation, n.inputs[id].offset, nullptr});
-        } else if (id < inputs + constants) {
-          part.slots.push_back({-1, 0, plan.constants[id - inputs].data()});
-        } else if (id - inputs - constants < static_cast<int64_t>(n.outputs.size())) {
-          const igraph::DramTensor& t = n.outputs[id - inputs - constants];
-          part.slots.push_back({t.allocation, t.offset, nullptr});
-        } else {
-          ok = false;
+      std::vector<const uint8_t*> constants;
+      for (const hlo::Literal& c : n.constants) {
+        constant_memory_.emplace_back(c.bytes().begin(), c.bytes().end());
+        constants.push_back(constant_memory_.back().data());
+      }
+      const auto inputs = static_cast<int64_t>(n.inputs.size());
+      const auto num_constants = static_cast<int64_t>(n.constants.size());
+      std::vector<PartLayout> parts;
+      bool ok = true;
+      for (const igraph::IGraph& part : n.igraphs) {
+        PartLayout layout;
+        layout.graph = index.at(&part);
+        for (const igraph::IPointer& p : part.pointers()) {
+          if (p.level != igraph::Level::kDram) continue;
+          const int64_t id = p.id;
+          if (id < inputs) {
+            layout.buffers.push_back({n.inputs[id].allocation, n.inputs[id].offset, nullptr});
+          } else if (id < inputs + num_constants) {
+            layout.buffers.push_back({-1, 0, constants[id - inputs]});
+          } else if (id - inputs - num_constants < static_cast<int64_t>(n.outputs.size())) {
+            const igraph::DramTensor& t = n.outputs[id - inputs - num_constants];
+            layout.buffers.push_back({t.allocation, t.offset, nullptr});
+          } else {
+            ok = false;
+          }
+        }
+        parts.push_back(std::move(layout));
+      }
+      if (ok) layouts_[&n] = std::move(parts);
+    }
+  }
+}
+
+void CpuExecutable::PlanLoops(const igraph::KernelGraph& graph,
+                              const std::vector<const igraph::IGraph*>& graphs,
+                              std::vector<LoopDriver>& drivers,
+                              std::vector<const igraph::KernelNode*>& nodes) {
+  const int threads = runtime::NumThreads();
+  for (const igraph::KernelNode& n : graph.nodes()) {
+    for (const igraph::KernelGraph& sub : n.subgraphs) PlanLoops(sub, graphs, drivers, nodes);
+    const std::optional<igraph::WhileLoop> loop = igraph::InPlaceWhile(n, graph.assignment());
+    if (!loop || loop->predicate.shape.element_type() != hlo::PrimitiveType::kPred) continue;
+    // Every node a kernel laid out, every kernel one a single thread runs.
+    auto calls = [&](const igraph::KernelGraph& g, std::vector<KernelCall>& out) {
+      for (const igraph::KernelNode& m : g.nodes()) {
+        auto it = layouts_.find(&m);
+        if (it == layouts_.end()) return false;
+        for (const PartLayout& part : it->second) {
+          const igraph::IGraph& ig = *graphs[part.graph];
+          const int64_t bytes = ig.DramBytesRead() + ig.DramBytesWritten();
+          if (threads > 1 && ig.num_parallel() > 1 && bytes >= kParallelBytes) return false;
+          out.push_back({part.graph, ig.num_parallel(), part.buffers});
         }
       }
-      plan.parts.push_back(std::move(part));
-    }
-    if (ok) node_plans_[&n] = std::move(plan);
+      return true;
+    };
+    LoopDriver driver;
+    if (!calls(*loop->condition, driver.condition) || !calls(*loop->body, driver.body)) continue;
+    driver.predicate = {loop->predicate.allocation, loop->predicate.offset, nullptr};
+    drivers.push_back(std::move(driver));
+    nodes.push_back(&n);
   }
 }
 
 bool CpuExecutable::RunNode(const igraph::KernelNode& node,
                             const std::vector<uint8_t*>& bases) const {
+  if (node.kind == igraph::NodeKind::kControlFlow) {
+    auto loop = loop_plans_.find(&node);
+    if (loop == loop_plans_.end()) return false;
+    loop->second.fn(bases.data(), ThreadScratch(loop->second.scratch_bytes));
+    return true;
+  }
   auto it = node_plans_.find(&node);
   if (it == node_plans_.end()) return false;
   constexpr size_t kInline = 16;
   void* inline_buffers[kInline];
   std::unique_ptr<void*[]> heap;
-  for (const PartPlan& part : it->second.parts) {
+  for (const PartPlan& part : it->second) {
     void** buffers = inline_buffers;
-    if (part.slots.size() > kInline) {
-      heap.reset(new void*[part.slots.size()]);
+    if (part.buffers.size() > kInline) {
+      heap.reset(new void*[part.buffers.size()]);
       buffers = heap.get();
     }
-    for (size_t k = 0; k < part.slots.size(); ++k) {
-      const Slot& s = part.slots[k];
-      buffers[k] = s.own != nullptr ? s.own : bases[static_cast<size_t>(s.allocation)] + s.offset;
+    for (size_t k = 0; k < part.buffers.size(); ++k) {
+      const BufferRef& r = part.buffers[k];
+      buffers[k] = r.allocation < 0 ? const_cast<void*>(r.address)
+                                    : bases[static_cast<size_t>(r.allocation)] + r.offset;
     }
     Launch(*part.entry, buffers);
   }

@@ -4,6 +4,7 @@
 #define UIR_CODEGEN_CPU_EXECUTABLE_H_
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -53,6 +54,8 @@ class CpuExecutable : public igraph::KernelCode {
   // fallback nodes and the iGraphs without code, one line each with the reason.
   const std::vector<std::string>& fallbacks() const { return fallbacks_; }
   const CompiledKernels& kernels() const { return kernels_; }
+  // While loops that run as one compiled function (LoopDriver).
+  int64_t native_loops() const { return static_cast<int64_t>(loop_plans_.size()); }
 
  private:
   struct Entry {
@@ -62,22 +65,28 @@ class CpuExecutable : public igraph::KernelCode {
     int64_t bytes_moved = 0;        // dram traffic, to choose threads
     std::vector<int64_t> dram_ids;  // buffer order of the function
   };
-  // A kernel node's buffers: an allocation and offset, or memory of the
-  // plan's own (constants).
-  struct Slot {
-    int64_t allocation = -1;
-    int64_t offset = 0;
-    uint8_t* own = nullptr;
+  // A kernel node's parts: the graph each runs (an index into the compiled
+  // graphs) and its buffers (an allocation and offset, or the memory of a
+  // constant the executable keeps), in the function's buffer order.
+  struct PartLayout {
+    size_t graph = 0;
+    std::vector<BufferRef> buffers;
   };
   struct PartPlan {
     const Entry* entry = nullptr;
-    std::vector<Slot> slots;  // in the function's buffer order
+    std::vector<BufferRef> buffers;
   };
-  struct NodePlan {
-    std::vector<PartPlan> parts;
-    std::vector<std::vector<uint8_t>> constants;
+  struct LoopPlan {
+    LoopFn fn = nullptr;
+    int64_t scratch_bytes = 0;
   };
-  void PlanNodes(const igraph::KernelGraph& graph);
+  // Before compiling: the layout of every kernel node that needs no scratch
+  // of its own, and the while loops made only of such nodes, each kernel
+  // small enough to run on one thread.
+  void LayOutNodes(const igraph::KernelGraph& graph,
+                   const std::vector<const igraph::IGraph*>& graphs);
+  void PlanLoops(const igraph::KernelGraph& graph, const std::vector<const igraph::IGraph*>& graphs,
+                 std::vector<LoopDriver>& drivers, std::vector<const igraph::KernelNode*>& nodes);
   void Launch(const Entry& e, void** buffers) const;
   // Where each allocation's memory comes from during a run.
   enum class Source : uint8_t { kPool, kArgument, kResult };
@@ -98,7 +107,10 @@ class CpuExecutable : public igraph::KernelCode {
   mutable std::vector<std::unique_ptr<Memory>> pool_;
   CompiledKernels kernels_;
   absl::flat_hash_map<const igraph::IGraph*, Entry> entries_;
-  absl::flat_hash_map<const igraph::KernelNode*, NodePlan> node_plans_;
+  absl::flat_hash_map<const igraph::KernelNode*, std::vector<PartLayout>> layouts_;
+  absl::flat_hash_map<const igraph::KernelNode*, std::vector<PartPlan>> node_plans_;
+  absl::flat_hash_map<const igraph::KernelNode*, LoopPlan> loop_plans_;
+  std::deque<std::vector<uint8_t>> constant_memory_;  // addresses stay put
   std::vector<std::string> fallbacks_;
 };
 

@@ -11,6 +11,8 @@
 
 namespace uir::codegen {
 
+struct LoopDriver;
+
 // Adds the function `name` for `graph` to `module`. Throws
 // UnimplementedError (and leaves no function behind) for an iOp or type it
 // has no machine form for.
@@ -19,6 +21,12 @@ namespace uir::codegen {
 // scopes saying so, which spares the vectorizer runtime overlap checks.
 void EmitKernel(const igraph::IGraph& graph, const std::string& name, llvm::Module& module,
                 const std::vector<bool>* disjoint = nullptr);
+
+// Adds the function `name` running `loop` (kernel_compiler.h's LoopDriver)
+// to `module`, calling the kernels `kernels` names (by graph index; every
+// one the loop calls must be defined in `module`).
+void EmitLoopDriver(const LoopDriver& loop, const std::vector<std::string>& kernels,
+                    const std::string& name, llvm::Module& module);
 
 }  // namespace uir::codegen
 

@@ -96,6 +96,18 @@ CompiledKernels CompileKernels(const std::vector<const igraph::IGraph*>& graphs,
     out.names[k] = name;
     any = true;
   }
+  std::vector<std::string> loop_names(options.loops.size());
+  for (size_t k = 0; k < options.loops.size(); ++k) {
+    bool callable = true;
+    for (const auto* calls : {&options.loops[k].condition, &options.loops[k].body}) {
+      for (const KernelCall& call : *calls) {
+        callable = callable && call.graph < out.names.size() && !out.names[call.graph].empty();
+      }
+    }
+    if (!callable) continue;
+    loop_names[k] = "uir_loop_" + std::to_string(k);
+    EmitLoopDriver(options.loops[k], out.names, loop_names[k], *module);
+  }
   PrepareModule(*out.jit, *module);
   if (options.keep_text) out.unoptimized_ir = PrintModule(*module);
   out.emit_seconds = Since(start);
@@ -108,11 +120,17 @@ CompiledKernels CompileKernels(const std::vector<const igraph::IGraph*>& graphs,
   }
   start = std::chrono::steady_clock::now();
   out.functions.assign(graphs.size(), nullptr);
+  out.loops.assign(options.loops.size(), nullptr);
   if (any) {
     AddOptimizedModule(*out.jit, std::move(module), std::move(context));
     for (size_t k = 0; k < graphs.size(); ++k) {
       if (!out.names[k].empty()) {
         out.functions[k] = reinterpret_cast<KernelFn>(out.jit->Lookup(out.names[k]));
+      }
+    }
+    for (size_t k = 0; k < loop_names.size(); ++k) {
+      if (!loop_names[k].empty()) {
+        out.loops[k] = reinterpret_cast<LoopFn>(out.jit->Lookup(loop_names[k]));
       }
     }
   }

@@ -37,6 +37,33 @@ std::string UnsupportedReason(const igraph::IGraph& graph);
 // iPointers, each aligned to 64 bytes.
 int64_t ScratchBytes(const igraph::IGraph& graph);
 
+// A while loop compiled as one function over the kernels of its condition
+// and body,
+//
+//   void loop(uint8_t* const* allocations, void* scratch)
+//
+// which runs the condition's kernels, reads the predicate, and while it is
+// true runs the body's kernels and the condition's again: no dispatch per
+// kernel, no return to the runtime per iteration. Each kernel runs all its
+// parallel ids on the calling thread with `scratch` (as large as the
+// largest kernel's). Buffers are a byte offset into one of the run's
+// allocations, or a fixed address (memory the caller keeps: constants).
+struct BufferRef {
+  int64_t allocation = -1;  // -1: `address`
+  int64_t offset = 0;
+  const void* address = nullptr;
+};
+struct KernelCall {
+  size_t graph = 0;  // index into CompileKernels' graphs
+  int64_t num_parallel = 1;
+  std::vector<BufferRef> buffers;  // the kernel's buffer order
+};
+struct LoopDriver {
+  std::vector<KernelCall> condition, body;
+  BufferRef predicate;  // a pred: one byte, nonzero for true
+};
+using LoopFn = void (*)(uint8_t* const* allocations, void* scratch);
+
 struct KernelCompileOptions {
   int opt_level = 3;
   // Keep the LLVM IR (before and after optimization) and the assembly.
@@ -48,6 +75,8 @@ struct KernelCompileOptions {
   // Per graph (empty: none known), per iPointer: a dram iPointer no other
   // overlaps (emitter.h).
   std::vector<std::vector<bool>> disjoint;
+  // While loops to compile as one function each (LoopDriver).
+  std::vector<LoopDriver> loops;
 };
 
 // What one compile produced: the functions (null where UnsupportedReason
@@ -57,6 +86,9 @@ struct CompiledKernels {
   std::vector<KernelFn> functions;   // one per input iGraph
   std::vector<std::string> names;    // their LLVM symbols
   std::vector<std::string> reasons;  // why a function is null, else ""
+  // One per KernelCompileOptions::loops: null where a kernel it calls did
+  // not compile.
+  std::vector<LoopFn> loops;
   std::string unoptimized_ir, optimized_ir, assembly;
   double emit_seconds = 0, optimize_seconds = 0, codegen_seconds = 0;
 };

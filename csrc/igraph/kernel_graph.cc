@@ -638,6 +638,34 @@ bool PlanGemm(const HloInstruction& dot, const DramTensor& lhs, const DramTensor
   return out.shape.element_count() == plan->batch * plan->m * plan->n;
 }
 
+bool SamePlaces(const std::vector<DramTensor>& a, const std::vector<DramTensor>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].allocation != b[i].allocation || a[i].offset != b[i].offset) return false;
+  }
+  return true;
+}
+
+const KernelGraph* SubgraphFor(const KernelNode& n, const hlo::HloComputation* c) {
+  for (const KernelGraph& sub : n.subgraphs) {
+    if (c != nullptr && sub.name() == c->name()) return &sub;
+  }
+  return nullptr;
+}
+
+// Whether `callee` can run in place: buffer assignment put its parameters
+// and root where the caller's operands and result are.
+bool CallsInPlace(const buffers::BufferAssignment& ba, const hlo::HloComputation& callee,
+                  const std::vector<const HloInstruction*>& args, const HloInstruction& result) {
+  if (callee.num_parameters() != static_cast<int64_t>(args.size())) return false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (!SamePlaces(Leaves(ba, callee.parameter(static_cast<int64_t>(i))), Leaves(ba, args[i]))) {
+      return false;
+    }
+  }
+  return SamePlaces(Leaves(ba, callee.root()), Leaves(ba, &result));
+}
+
 class Runner {
  public:
   Runner(const hlo::HloModule& m, const buffers::BufferAssignment& ba,
@@ -718,32 +746,6 @@ class Runner {
   }
 
  private:
-  static bool SamePlaces(const std::vector<DramTensor>& a, const std::vector<DramTensor>& b) {
-    if (a.size() != b.size()) return false;
-    for (size_t i = 0; i < a.size(); ++i) {
-      if (a[i].allocation != b[i].allocation || a[i].offset != b[i].offset) return false;
-    }
-    return true;
-  }
-  static const KernelGraph* SubgraphFor(const KernelNode& n, const hlo::HloComputation* c) {
-    for (const KernelGraph& sub : n.subgraphs) {
-      if (c != nullptr && sub.name() == c->name()) return &sub;
-    }
-    return nullptr;
-  }
-  // Runs `callee` in place when buffer assignment put its parameter and
-  // root where the caller's operands and result are; false otherwise.
-  bool CallsInPlace(const hlo::HloComputation& callee,
-                    const std::vector<const HloInstruction*>& args, const HloInstruction& result) {
-    if (callee.num_parameters() != static_cast<int64_t>(args.size())) return false;
-    for (size_t i = 0; i < args.size(); ++i) {
-      if (!SamePlaces(Leaves(ba_, callee.parameter(static_cast<int64_t>(i))),
-                      Leaves(ba_, args[i]))) {
-        return false;
-      }
-    }
-    return SamePlaces(Leaves(ba_, callee.root()), Leaves(ba_, &result));
-  }
   // A loop condition's or a branch selector's value, read where it lives.
   int64_t ReadScalar(const HloInstruction* root) {
     const analysis::HloValue& v = ba_.alias().dataflow().ValueAt(root, {});
@@ -793,19 +795,13 @@ class Runner {
       return c ? *c : nullptr;
     };
     if (inst.opcode() == HloOpcode::kWhile) {
+      const std::optional<WhileLoop> loop = InPlaceWhile(n, ba_);
+      if (!loop) return false;
       const hlo::HloComputation* cond = computation(hlo::AttrKey::kCondition);
-      const hlo::HloComputation* body = computation(hlo::AttrKey::kBody);
-      const KernelGraph* cg = SubgraphFor(n, cond);
-      const KernelGraph* bg = SubgraphFor(n, body);
-      if (cg == nullptr || bg == nullptr || !CallsInPlace(*body, {inst.operand(0)}, inst) ||
-          !SamePlaces(Leaves(ba_, cond->parameter(0)), Leaves(ba_, &inst)) ||
-          !SamePlaces(Leaves(ba_, inst.operand(0)), Leaves(ba_, &inst))) {
-        return false;
-      }
       while (true) {
-        Run(*cg);
+        Run(*loop->condition);
         if (ReadScalar(cond->root()) == 0) return true;
-        Run(*bg);
+        Run(*loop->body);
       }
     }
     if (inst.opcode() == HloOpcode::kConditional) {
@@ -819,7 +815,7 @@ class Runner {
       }
       for (size_t i = 0; i < branches.size(); ++i) {
         if (branches[i] == nullptr || SubgraphFor(n, branches[i]) == nullptr ||
-            !CallsInPlace(*branches[i], {inst.operand(static_cast<int64_t>(i) + 1)}, inst)) {
+            !CallsInPlace(ba_, *branches[i], {inst.operand(static_cast<int64_t>(i) + 1)}, inst)) {
           return false;
         }
       }
@@ -837,7 +833,7 @@ class Runner {
       const auto called = inst.called_computations();
       if (called.size() != 1 || SubgraphFor(n, called[0]) == nullptr) return false;
       std::vector<const HloInstruction*> args(inst.operands().begin(), inst.operands().end());
-      if (!CallsInPlace(*called[0], args, inst)) return false;
+      if (!CallsInPlace(ba_, *called[0], args, inst)) return false;
       Run(*SubgraphFor(n, called[0]));
       return true;
     }
@@ -1011,6 +1007,33 @@ class Runner {
 };
 
 }  // namespace
+
+std::optional<WhileLoop> InPlaceWhile(const KernelNode& n, const buffers::BufferAssignment& ba) {
+  if (n.kind != NodeKind::kControlFlow || n.instruction == nullptr ||
+      n.instruction->opcode() != HloOpcode::kWhile) {
+    return std::nullopt;
+  }
+  const HloInstruction& inst = *n.instruction;
+  auto computation = [&](hlo::AttrKey key) {
+    auto c = inst.attributes().GetOr<hlo::HloComputation*>(key);
+    return c ? *c : nullptr;
+  };
+  const hlo::HloComputation* cond = computation(hlo::AttrKey::kCondition);
+  const hlo::HloComputation* body = computation(hlo::AttrKey::kBody);
+  WhileLoop loop;
+  loop.condition = SubgraphFor(n, cond);
+  loop.body = SubgraphFor(n, body);
+  if (loop.condition == nullptr || loop.body == nullptr ||
+      !CallsInPlace(ba, *body, {inst.operand(0)}, inst) ||
+      !SamePlaces(Leaves(ba, cond->parameter(0)), Leaves(ba, &inst)) ||
+      !SamePlaces(Leaves(ba, inst.operand(0)), Leaves(ba, &inst))) {
+    return std::nullopt;
+  }
+  const std::vector<DramTensor> predicate = Leaves(ba, cond->root());
+  if (predicate.size() != 1) return std::nullopt;
+  loop.predicate = predicate[0];
+  return loop;
+}
 
 std::vector<const IGraph*> KernelGraph::AllIGraphs() const {
   std::vector<const IGraph*> out;

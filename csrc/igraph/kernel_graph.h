@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -165,6 +166,17 @@ class KernelGraph {
   const buffers::BufferAssignment* assignment_ = nullptr;
   std::vector<KernelNode> nodes_;
 };
+
+// A while node the Kernel Graph runs in place: buffer assignment put the
+// loop state, the condition's and body's parameters and the body's root in
+// one place. Its condition and body sub-graphs, and where the condition's
+// result lives; nullopt for any other node.
+struct WhileLoop {
+  const KernelGraph* condition = nullptr;
+  const KernelGraph* body = nullptr;
+  DramTensor predicate;
+};
+std::optional<WhileLoop> InPlaceWhile(const KernelNode& node, const buffers::BufferAssignment& ba);
 
 // Copies between row-major bytes and a tensor's bytes (at `at`) in its
 // layout; the row-major case is one memcpy.

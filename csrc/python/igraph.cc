@@ -372,6 +372,9 @@ void BindIGraph(py::module_& m) {
            [](const PyCpuExecutable& e, const py::list& args) { return RunExecutable(e, args); })
       .def_property_readonly("fallbacks",
                              [](const PyCpuExecutable& e) { return e.exe->fallbacks(); })
+      .def_property_readonly(
+          "native_loops", [](const PyCpuExecutable& e) { return e.exe->native_loops(); },
+          "While loops compiled as one function over their kernels.")
       .def_property_readonly("llvm_ir",
                              [](const PyCpuExecutable& e) { return e.exe->kernels().optimized_ir; })
       .def_property_readonly(

@@ -97,6 +97,12 @@ class Executable:
         return self._kernel_graph
 
     @property
+    def native_loops(self) -> int:
+        """While loops that run as one compiled function calling their
+        kernels (condition, test, body, again) instead of node by node."""
+        return self._exe.native_loops if self._exe is not None else 0
+
+    @property
     def fallbacks(self) -> list[str]:
         """What does not run as compiled code, one line each with its reason:
         Kernel Graph fallback nodes and iGraphs the emitter refused."""
