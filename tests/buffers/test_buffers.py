@@ -336,6 +336,17 @@ def _remat_module():
     return uir.schedule.run(uir.hlo.parse_module(text), algorithm="postorder")
 
 
+def _assert_checked_and_same_results(out, m):
+    """`out`'s assignment checks, and it computes what `m` does."""
+    uir.buffers.assign(out).check()
+    rng = np.random.default_rng(0)
+    args = [
+        rng.standard_normal((256, 256), np.float32),
+        rng.standard_normal(256).astype(np.float32),
+    ]
+    np.testing.assert_allclose(uir.evaluate(out, *args), uir.evaluate(m, *args), rtol=1e-6)
+
+
 def test_rematerialization_brings_the_peak_under_the_limit_with_the_same_results():
     m = _remat_module()
     before = uir.schedule.peak_bytes(m)
@@ -345,13 +356,7 @@ def test_rematerialization_brings_the_peak_under_the_limit_with_the_same_results
     assert report.peak_after <= limit == report.memory_limit
     assert uir.schedule.peak_bytes(out) == report.peak_after
     assert [r["instruction"] for r in report.remats] == ["x"]
-    uir.buffers.assign(out).check()
-    rng = np.random.default_rng(0)
-    args = [
-        rng.standard_normal((256, 256), np.float32),
-        rng.standard_normal(256).astype(np.float32),
-    ]
-    np.testing.assert_allclose(uir.evaluate(out, *args), uir.evaluate(m, *args), rtol=1e-6)
+    _assert_checked_and_same_results(out, m)
 
 
 SPLIT = """HloModule m
@@ -403,13 +408,7 @@ def test_rematerialization_splits_an_output_of_a_multi_output_fusion():
     assert "negate" in fused and "exponential" not in fused
     order = _order(out)
     assert order.index(split) > order.index("r") and order.index(split) < order.index("y")
-    uir.buffers.assign(out).check()
-    rng = np.random.default_rng(0)
-    args = [
-        rng.standard_normal((256, 256), np.float32),
-        rng.standard_normal(256).astype(np.float32),
-    ]
-    np.testing.assert_allclose(uir.evaluate(out, *args), uir.evaluate(m, *args), rtol=1e-6)
+    _assert_checked_and_same_results(out, m)
 
 
 def test_an_impossible_limit_says_what_is_live():
