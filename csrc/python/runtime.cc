@@ -3,6 +3,7 @@
 #include <pybind11/stl.h>
 
 #include <atomic>
+#include <thread>
 
 #include "python/bindings.h"
 #include "python/hlo_types.h"
@@ -125,6 +126,32 @@ void BindRuntime(py::module_& m) {
       },
       py::arg("n"), py::arg("grain"), py::arg("throw_at") = -1,
       "Sum of 0..n-1 computed by ParallelFor; raises InternalError at index `throw_at`.");
+  sm.def(
+      "nested_parallel_for_for_testing",
+      [](int64_t outer, int64_t inner) {
+        // An outer ParallelFor whose every index runs an inner one. Returns
+        // (indices visited, inner chunks run off their outer chunk's thread,
+        // outer chunks started on a thread already inside one).
+        std::atomic<int64_t> visited{0}, moved{0}, reentered{0};
+        {
+          py::gil_scoped_release release;
+          runtime::ParallelFor(outer, 1, [&](int64_t begin, int64_t end) {
+            static thread_local int depth = 0;
+            if (depth > 0) ++reentered;
+            ++depth;
+            const std::thread::id self = std::this_thread::get_id();
+            for (int64_t i = begin; i < end; ++i) {
+              runtime::ParallelFor(inner, 1, [&](int64_t b, int64_t e) {
+                if (std::this_thread::get_id() != self) ++moved;
+                visited += e - b;
+              });
+            }
+            --depth;
+          });
+        }
+        return py::make_tuple(visited.load(), moved.load(), reentered.load());
+      },
+      py::arg("outer"), py::arg("inner"));
 }
 
 }  // namespace uir::python

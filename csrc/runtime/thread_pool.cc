@@ -25,6 +25,9 @@ int ThreadsFromEnvironment() {
   return static_cast<int>(value);
 }
 
+// Set while this thread runs a chunk of a ParallelFor.
+thread_local bool in_chunk = false;
+
 tbb::task_arena& Arena() {
   // Leaked on purpose: destroying an arena during interpreter shutdown, while
   // TBB's own globals may already be gone, is a known source of crashes.
@@ -45,7 +48,11 @@ int NumThreads() {
 void ParallelFor(int64_t n, int64_t grain, ChunkFn fn, void* ctx) {
   UIR_CHECK(grain >= 1) << "ParallelFor grain must be >= 1, got " << grain;
   if (n <= 0) return;
-  if (n <= grain || NumThreads() == 1) {
+  // Inside a chunk the threads are busy already: a nested loop runs on
+  // this thread. It also never waits, so the pool cannot hand this thread
+  // another chunk of the outer loop while this one's state (thread-local
+  // scratch) is in use.
+  if (n <= grain || NumThreads() == 1 || in_chunk) {
     fn(ctx, 0, n);
     return;
   }
@@ -53,7 +60,14 @@ void ParallelFor(int64_t n, int64_t grain, ChunkFn fn, void* ctx) {
   // thread, which is the contract above.
   Arena().execute([&] {
     tbb::parallel_for(tbb::blocked_range<int64_t>(0, n, grain),
-                      [&](const tbb::blocked_range<int64_t>& r) { fn(ctx, r.begin(), r.end()); });
+                      [&](const tbb::blocked_range<int64_t>& r) {
+                        struct Mark {
+                          bool was = in_chunk;
+                          Mark() { in_chunk = true; }
+                          ~Mark() { in_chunk = was; }
+                        } mark;
+                        fn(ctx, r.begin(), r.end());
+                      });
   });
 }
 

@@ -18,6 +18,7 @@ using ChunkFn = void (*)(void* ctx, int64_t begin, int64_t end);
 
 // Runs `fn` over [0, n) in chunks of at least `grain` indices (grain >= 1),
 // spread over NumThreads() threads; returns when every chunk has finished.
+// Called from inside a chunk, it runs all of [0, n) on the calling thread.
 // If chunks throw, the remaining chunks are cancelled and the first exception
 // is rethrown on the calling thread. n <= 0 does nothing.
 void ParallelFor(int64_t n, int64_t grain, ChunkFn fn, void* ctx);

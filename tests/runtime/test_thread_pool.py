@@ -1,4 +1,5 @@
-"""ParallelFor: every index once, exceptions from workers reach the caller."""
+"""ParallelFor: every index once, exceptions from workers reach the caller,
+nested loops run on their chunk's thread."""
 
 from __future__ import annotations
 
@@ -31,3 +32,14 @@ def test_exception_in_a_worker_reaches_the_caller(throw_at):
 def test_bad_grain_is_an_internal_error_not_a_crash():
     with pytest.raises(uir.InternalError, match="grain must be >= 1"):
         _core.runtime.parallel_sum_for_testing(10, 0)
+
+
+@pytest.mark.parametrize(("outer", "inner"), [(2, 1000), (3, 100), (16, 64), (200, 7)])
+def test_a_loop_inside_a_chunk_runs_on_that_chunks_thread(outer, inner):
+    # Chunks keep per-thread scratch (dot chains' blocks): a nested loop must
+    # neither move to another thread nor let this thread start another chunk
+    # of the outer loop while waiting. Stealing is a matter of timing, so
+    # each shape runs many times (with stealing allowed, most runs move).
+    for _ in range(50):
+        visited, moved, reentered = _core.runtime.nested_parallel_for_for_testing(outer, inner)
+        assert (visited, moved, reentered) == (outer * inner, 0, 0)
