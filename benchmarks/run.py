@@ -77,12 +77,13 @@ def main() -> int:
         if not args.filter or "compile" in args.filter:
             rows += suite.compile_rows()
         print_table(rows)
-        paths = suite.write_reports(rows, "quick" if args.quick else "latest")
+        # Only a full run is the latest result (and the README's table); a
+        # partial one is written beside it.
+        report = "filtered" if args.filter else "quick" if args.quick else "latest"
+        paths = suite.write_reports(rows, report)
         print("\nwrote " + ", ".join(str(p.relative_to(HERE.parent)) for p in paths))
-        if not args.filter:
-            _update_readme(
-                (HERE / "results" / ("quick.md" if args.quick else "latest.md")).read_text()
-            )
+        if report == "latest":
+            _update_readme((HERE / "results" / "latest.md").read_text())
         return 1 if any(r.get("status", "ok") != "ok" for r in rows) else 0
     for name in args.names:
         module = importlib.import_module(name)
