@@ -3,7 +3,8 @@ array namespace `xp` and run as NumPy, jax.jit (XLA:CPU, where JAX is
 installed) and uir.jit on the same inputs in this process. Results are
 checked against NumPy first (a case that disagrees is a failure, not
 timed), then timed: the median and spread of at least 10 runs after
-warm-up. The roofline is measured in the same run, on this machine: a
+warm-up, each framework after a pause that lets the others' threads go
+idle. The roofline is measured in the same run, on this machine: a
 STREAM triad over uir's 2 worker threads (DRAM bandwidth) and a loop of
 independent vector FMAs at the host's widest width (FP32 peak); a case's
 fraction is its minimal bytes over the triad's bandwidth, or its flops over
@@ -283,8 +284,16 @@ def _loop_case():
     return uir_fn, np_fn, jax_fn
 
 
+# Pause before each framework's timings. Thread pools keep spinning or
+# yielding after work (OpenBLAS's threads for about 2^28 cycles, Eigen's and
+# IREE's workers briefly): on a 2-core machine, the next framework timed
+# right after them shares the cores with those threads.
+SETTLE_SECONDS = 0.3
+
+
 def _time(fn, repeats: int) -> tuple[float, float]:
     fn()
+    time.sleep(SETTLE_SECONDS)
     samples = []
     for _ in range(repeats):
         t0 = time.perf_counter()
