@@ -150,6 +150,7 @@ def backend_rows() -> None:
         rng.standard_normal(s).astype(np.float32)
         for s in [(256, 1024), (1024,), (1024, 4096), (4096,), (4096, 1024), (1024,)]
     ]
+
     def uir_mlp():
         clear_cache()
         uir.jit(block(unp, unn.gelu)).lower(*args).compile()

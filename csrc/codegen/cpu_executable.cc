@@ -87,44 +87,70 @@ void CollectPlaces(const igraph::KernelGraph& graph,
   }
 }
 
-// Per graph, per iPointer: a dram iPointer whose bytes no other dram
-// iPointer of the same graph overlaps.
-std::vector<std::vector<bool>> DisjointDram(const igraph::KernelGraph& graph,
-                                            const std::vector<const igraph::IGraph*>& graphs) {
+// Per graph: where buffer assignment put its dram iPointers, as the
+// emitter uses it (DramAliasing).
+std::vector<DramAliasing> DramAliasingOf(const igraph::KernelGraph& graph,
+                                         const std::vector<const igraph::IGraph*>& graphs) {
   std::map<const igraph::IGraph*, std::map<int64_t, Place>> places;
   CollectPlaces(graph, places);
-  std::vector<std::vector<bool>> out(graphs.size());
+  std::vector<DramAliasing> out(graphs.size());
   for (size_t k = 0; k < graphs.size(); ++k) {
     const igraph::IGraph& g = *graphs[k];
     auto found = places.find(&g);
     if (found == places.end()) continue;
     const std::map<int64_t, Place>& at = found->second;
     const auto& pointers = g.pointers();
-    out[k].assign(pointers.size(), false);
-    for (size_t p = 0; p < pointers.size(); ++p) {
-      if (pointers[p].level != igraph::Level::kDram) continue;
-      auto pp = at.find(pointers[p].id);
-      if (pp == at.end()) continue;
-      bool alone = true;
-      for (size_t q = 0; q < pointers.size() && alone; ++q) {
-        if (q == p || pointers[q].level != igraph::Level::kDram) continue;
-        if (pointers[q].id == pointers[p].id) {
-          alone = false;
-          break;
-        }
-        auto qq = at.find(pointers[q].id);
-        if (qq == at.end()) {
-          alone = false;
-          break;
-        }
-        const Place& a = pp->second;
-        const Place& b = qq->second;
-        if (a.allocation >= 0 && a.allocation == b.allocation && a.offset < b.offset + b.bytes &&
-            b.offset < a.offset + a.bytes) {
-          alone = false;
-        }
+    const int n = static_cast<int>(pointers.size());
+    auto place = [&](int p) -> const Place* {
+      auto it = at.find(pointers[static_cast<size_t>(p)].id);
+      return it == at.end() ? nullptr : &it->second;
+    };
+    auto dram = [&](int p) {
+      return pointers[static_cast<size_t>(p)].level == igraph::Level::kDram;
+    };
+    // The same address: the same dram id, or the same offset in the same
+    // allocation (memory of its own is never shared).
+    auto same = [&](int p, int q) {
+      if (pointers[static_cast<size_t>(p)].id == pointers[static_cast<size_t>(q)].id) return true;
+      const Place* a = place(p);
+      const Place* b = place(q);
+      return a != nullptr && b != nullptr && a->allocation >= 0 && a->allocation == b->allocation &&
+             a->offset == b->offset;
+    };
+    DramAliasing& d = out[k];
+    d.same_as.resize(static_cast<size_t>(n));
+    d.disjoint.assign(static_cast<size_t>(n), false);
+    for (int p = 0; p < n; ++p) {
+      int first = p;
+      for (int q = 0; q < p && first == p; ++q) {
+        if (dram(p) && dram(q) && same(p, q)) first = q;
       }
-      out[k][p] = alone;
+      d.same_as[static_cast<size_t>(p)] = first;
+    }
+    for (int p = 0; p < n; ++p) {
+      if (!dram(p) || place(p) == nullptr) continue;
+      bool alone = true;
+      for (int q = 0; q < n && alone; ++q) {
+        if (q == p || !dram(q) || same(p, q)) continue;
+        const Place* a = place(p);
+        const Place* b = place(q);
+        alone =
+            b != nullptr && !(a->allocation >= 0 && a->allocation == b->allocation &&
+                              a->offset < b->offset + b->bytes && b->offset < a->offset + a->bytes);
+      }
+      d.disjoint[static_cast<size_t>(p)] = alone;
+    }
+    // iPointers at one address share a base pointer, so one scope: the
+    // scope holds only if it holds for each of them (a longer one may
+    // reach a neighbour the others do not).
+    std::vector<bool> all(static_cast<size_t>(n), true);
+    for (int p = 0; p < n; ++p) {
+      const auto first = static_cast<size_t>(d.same_as[static_cast<size_t>(p)]);
+      all[first] = all[first] && d.disjoint[static_cast<size_t>(p)];
+    }
+    for (int p = 0; p < n; ++p) {
+      d.disjoint[static_cast<size_t>(p)] =
+          all[static_cast<size_t>(d.same_as[static_cast<size_t>(p)])];
     }
   }
   return out;
@@ -176,7 +202,7 @@ CpuExecutable::CpuExecutable(const igraph::KernelGraph& graph, const CpuExecutab
   }
   const std::vector<const igraph::IGraph*> graphs = graph.AllIGraphs();
   KernelCompileOptions compile{options.opt_level, options.keep_text, options.vector_bits, {}, {}};
-  compile.disjoint = DisjointDram(graph, graphs);
+  compile.aliasing = DramAliasingOf(graph, graphs);
   LayOutNodes(graph, graphs);
   std::vector<const igraph::KernelNode*> loop_nodes;
   PlanLoops(graph, graphs, compile.loops, loop_nodes);

@@ -49,7 +49,8 @@ class KernelEmitter {
  public:
   KernelEmitter(const IGraph& g, llvm::Module& m) : g_(g), m_(m), ctx_(m.getContext()), b_(ctx_) {}
 
-  void Emit(const std::string& name) {
+  void Emit(const std::string& name, const DramAliasing* aliasing) {
+    aliasing_ = aliasing;
     llvm::Type* ptr = b_.getPtrTy();
     llvm::Type* i64 = b_.getInt64Ty();
     auto* type = llvm::FunctionType::get(b_.getInt32Ty(), {ptr, i64, i64, ptr}, false);
@@ -63,7 +64,8 @@ class KernelEmitter {
   }
 
   // Alias scopes for the dram iPointers `disjoint` marks: each access
-  // through one is in its scope and in none of the others'.
+  // through one (or through one at its address) is in its scope and in
+  // none of the others'.
   void AddAliasScopes(const std::vector<bool>& disjoint) {
     llvm::MDBuilder md(ctx_);
     llvm::MDNode* domain = md.createAnonymousAliasScopeDomain("uir.dram");
@@ -71,6 +73,7 @@ class KernelEmitter {
     std::vector<llvm::MDNode*> scopes(bases_.size(), nullptr);
     for (size_t p = 0; p < bases_.size() && p < disjoint.size(); ++p) {
       if (!disjoint[p] || g_.pointers()[p].level != Level::kDram) continue;
+      if (base_of.count(bases_[p]) != 0) continue;  // at the address of one before
       scopes[p] = md.createAnonymousAliasScope(domain, g_.pointers()[p].name);
       base_of[bases_[p]] = p;
     }
@@ -286,7 +289,14 @@ class KernelEmitter {
                                    b_.CreateConstInBoundsGEP1_64(b_.getPtrTy(), buffers, dram++));
         load->setMetadata(llvm::LLVMContext::MD_invariant_load, empty);
         load->setMetadata(llvm::LLVMContext::MD_nonnull, empty);
-        bases_.push_back(load);
+        const size_t index = bases_.size();
+        const int first = aliasing_ != nullptr && index < aliasing_->same_as.size()
+                              ? aliasing_->same_as[index]
+                              : static_cast<int>(index);
+        // At the address of an earlier iPointer: through its base.
+        bases_.push_back(first >= 0 && static_cast<size_t>(first) < index
+                             ? bases_[static_cast<size_t>(first)]
+                             : load);
       } else {
         bases_.push_back(b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), scratch, local));
         const int64_t bytes = p.size * hlo::StorageBytes(p.dtype);
@@ -1065,19 +1075,20 @@ class KernelEmitter {
   llvm::IRBuilder<> b_;
   llvm::Function* fn_ = nullptr;
   std::vector<llvm::Value*> bases_;  // per iPointer
-  std::vector<llvm::Value*> vars_;   // per index variable, at the current point
-  int64_t loops_ = 0;                // loops emitted so far
-  RowPlan plan_;                     // the row-by-row form, when the body has one
+  const DramAliasing* aliasing_ = nullptr;
+  std::vector<llvm::Value*> vars_;  // per index variable, at the current point
+  int64_t loops_ = 0;               // loops emitted so far
+  RowPlan plan_;                    // the row-by-row form, when the body has one
   llvm::Value* row_buffers_ = nullptr;
 };
 
 }  // namespace
 
 void EmitKernel(const IGraph& graph, const std::string& name, llvm::Module& module,
-                const std::vector<bool>* disjoint) {
+                const DramAliasing* aliasing) {
   KernelEmitter emitter(graph, module);
-  emitter.Emit(name);
-  if (disjoint != nullptr) emitter.AddAliasScopes(*disjoint);
+  emitter.Emit(name, aliasing);
+  if (aliasing != nullptr) emitter.AddAliasScopes(aliasing->disjoint);
 }
 
 }  // namespace uir::codegen

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/kernel_compiler.h"
 #include "igraph/igraph.h"
 #include "llvm/IR/Module.h"
 
@@ -16,11 +17,14 @@ struct LoopDriver;
 // Adds the function `name` for `graph` to `module`. Throws
 // UnimplementedError (and leaves no function behind) for an iOp or type it
 // has no machine form for.
-// `disjoint` (when given): per iPointer, true for a dram one whose bytes no
-// other dram iPointer of the graph overlaps; its loads and stores get alias
-// scopes saying so, which spares the vectorizer runtime overlap checks.
+// `aliasing` (when given) says what buffer assignment knows of the graph's
+// dram iPointers (DramAliasing): those at one address share one base
+// pointer, so a kernel updating a buffer in place reads and writes through
+// the same pointer and vectorizes without a runtime overlap check (which
+// would find the overlap and take the scalar loop); disjoint ones get alias
+// scopes saying so, which spares the vectorizer the checks.
 void EmitKernel(const igraph::IGraph& graph, const std::string& name, llvm::Module& module,
-                const std::vector<bool>* disjoint = nullptr);
+                const DramAliasing* aliasing = nullptr);
 
 // Adds the function `name` running `loop` (kernel_compiler.h's LoopDriver)
 // to `module`, calling the kernels `kernels` names (by graph index; every

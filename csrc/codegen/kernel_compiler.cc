@@ -81,8 +81,9 @@ CompiledKernels CompileKernels(const std::vector<const igraph::IGraph*>& graphs,
     const std::string name = "uir_kernel_" + std::to_string(k);
     try {
       EmitKernel(g, name, *module,
-                 k < options.disjoint.size() && !options.disjoint[k].empty() ? &options.disjoint[k]
-                                                                             : nullptr);
+                 k < options.aliasing.size() && !options.aliasing[k].same_as.empty()
+                     ? &options.aliasing[k]
+                     : nullptr);
       if (options.vector_bits > 0) {
         const std::string bits = std::to_string(options.vector_bits);
         llvm::Function* fn = module->getFunction(name);

@@ -64,6 +64,15 @@ struct LoopDriver {
 };
 using LoopFn = void (*)(uint8_t* const* allocations, void* scratch);
 
+// What buffer assignment says of one iGraph's dram iPointers, by index in
+// its pointer list. same_as[p]: the first iPointer at p's very address (p
+// itself when none comes before it). disjoint[p]: p's bytes overlap no dram
+// iPointer's but those at its address. Empty vectors: nothing known.
+struct DramAliasing {
+  std::vector<int> same_as;
+  std::vector<bool> disjoint;
+};
+
 struct KernelCompileOptions {
   int opt_level = 3;
   // Keep the LLVM IR (before and after optimization) and the assembly.
@@ -72,9 +81,8 @@ struct KernelCompileOptions {
   // prefer-vector-width; 0 leaves LLVM's choice for the host (some AVX-512
   // parts prefer 256).
   int vector_bits = 0;
-  // Per graph (empty: none known), per iPointer: a dram iPointer no other
-  // overlaps (emitter.h).
-  std::vector<std::vector<bool>> disjoint;
+  // Per graph (empty: nothing known): its dram iPointers' aliasing.
+  std::vector<DramAliasing> aliasing;
   // While loops to compile as one function each (LoopDriver).
   std::vector<LoopDriver> loops;
 };

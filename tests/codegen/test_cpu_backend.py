@@ -500,6 +500,34 @@ def test_dots_run_on_blas_with_transposes_and_batches():
         np.testing.assert_allclose(compiled(a, b), fn(a, b), rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize(
+    "epilogue",
+    [
+        lambda xp, h: xp.tanh(h) * 0.5 + 1.0,
+        lambda xp, h: 0.5 * h * (1 + xp.tanh(0.7978845608 * (h + 0.044715 * h * h * h))),
+    ],
+    ids=["tanh", "gelu"],
+)
+def test_an_epilogue_in_place_over_a_dot_is_vector_code_without_overlap_checks(epilogue):
+    # The epilogue reads the dot's result and writes its own over it: one
+    # buffer behind two iPointers. Given one base pointer for both, LLVM
+    # vectorizes without a runtime overlap check; given two, it checks,
+    # finds them overlapping, and runs the scalar loop (gelu over 256x4096
+    # took 11 ms instead of 0.5).
+    import uir.numpy as unp
+
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((67, 128)).astype(np.float32)
+    w = (rng.standard_normal((128, 259)) * 0.1).astype(np.float32)
+    compiled = uir.jit(lambda x, w: epilogue(unp, x @ w)).lower(x, w).compile()
+    assert "the epilogue finishes it in place" in compiled.kernel_graph.to_text()
+    ir = compiled.executable.llvm_ir
+    assert "memcheck" not in ir and "diff.check" not in ir
+    assert "store <" in ir
+    want = epilogue(np, x.astype(np.float64) @ w.astype(np.float64))
+    np.testing.assert_allclose(compiled(x, w), want, rtol=1e-4, atol=1e-5)
+
+
 def test_large_results_are_fresh_arrays_each_call():
     """Results of a megabyte or more come from a pool; a result still held
     is never handed out again."""
