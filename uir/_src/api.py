@@ -111,6 +111,9 @@ class Compiled:
         self._buffer_assignment = None
         # Compiled for positional arrays only (no pytrees, no keywords)?
         self._flat_args = lowered.in_tree == _flat_tree(len(lowered.in_avals))
+        self._in_signature = tuple((v.shape, np.dtype(v.dtype)) for v in lowered.in_avals)
+        # One array out, returned as it comes?
+        self._single_out = lowered.out_tree == tree_util.tree_structure(0)
 
     @property
     def backend(self) -> str:
@@ -143,8 +146,10 @@ class Compiled:
     def call_flat(self, arrays: Sequence[np.ndarray]):
         result = self.executable(*arrays)
         env = flags()
-        if env.get("check_kernel_graph"):
+        if env and env.get("check_kernel_graph"):
             self._check_kernel_graph(arrays, result, env.get("kernel_graph_log"))
+        if self._single_out:
+            return result
         leaves = list(result) if self.lowered.out_tree.num_leaves != 1 else [result]
         return tree_util.tree_unflatten(self.lowered.out_tree, leaves)
 
@@ -181,11 +186,8 @@ class Compiled:
         if (
             self._flat_args
             and not kwargs
-            and len(args) == len(self.lowered.in_avals)
-            and all(
-                type(a) is np.ndarray and a.shape == v.shape and a.dtype == v.dtype
-                for a, v in zip(args, self.lowered.in_avals, strict=True)
-            )
+            and all(type(a) is np.ndarray for a in args)
+            and tuple((a.shape, a.dtype) for a in args) == self._in_signature
         ):
             return self.call_flat(args)
         leaves, tree = tree_util.tree_flatten((args, kwargs))

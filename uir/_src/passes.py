@@ -76,7 +76,13 @@ def format_trace(records: Sequence[PassRecord]) -> str:
     return "\n".join(rows)
 
 
-_FLAGS_CACHE: tuple[str, dict[str, str | bool]] = ("", {})
+_FLAGS_CACHE: tuple[object, dict[str, str | bool]] = (None, {})
+# os.environ's own store, keyed and valued as the platform encodes them
+# (bytes on POSIX): reading it skips os.environ.get's key encoding and value
+# decoding, which cost more than the rest of a small jitted call. Setting
+# os.environ[...] updates it.
+_ENVIRON_DATA = getattr(os.environ, "_data", None)
+_FLAGS_KEY = os.environ.encodekey("UIR_FLAGS") if _ENVIRON_DATA is not None else None
 
 
 def flags() -> dict[str, str | bool]:
@@ -84,9 +90,16 @@ def flags() -> dict[str, str | bool]:
     only when the variable changes (calls read it on every run), so the
     dict is shared: read it, do not change it."""
     global _FLAGS_CACHE
-    text = os.environ.get("UIR_FLAGS", "")
-    if text != _FLAGS_CACHE[0]:
-        _FLAGS_CACHE = (text, _parse_flags(text))
+    if _ENVIRON_DATA is not None:
+        raw = _ENVIRON_DATA.get(_FLAGS_KEY)
+        if raw is _FLAGS_CACHE[0] or raw == _FLAGS_CACHE[0]:
+            return _FLAGS_CACHE[1]
+        text = "" if raw is None else os.environ.decodevalue(raw)
+    else:
+        raw = text = os.environ.get("UIR_FLAGS", "")
+        if raw == _FLAGS_CACHE[0]:
+            return _FLAGS_CACHE[1]
+    _FLAGS_CACHE = (raw, _parse_flags(text))
     return _FLAGS_CACHE[1]
 
 
