@@ -78,8 +78,9 @@ struct KernelCompileOptions {
   // Keep the LLVM IR (before and after optimization) and the assembly.
   bool keep_text = false;
   // The vector width (bits) the vectorizer may use, as LLVM's
-  // prefer-vector-width; 0 leaves LLVM's choice for the host (some AVX-512
-  // parts prefer 256).
+  // prefer-vector-width, for every kernel; 0 chooses per kernel kind:
+  // 512 for row-by-row and coalesced bodies on AVX-512 hosts, else LLVM's
+  // choice for the host (some AVX-512 parts prefer 256).
   int vector_bits = 0;
   // Per graph (empty: nothing known): its dram iPointers' aliasing.
   std::vector<DramAliasing> aliasing;

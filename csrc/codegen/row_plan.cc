@@ -45,8 +45,20 @@ RowPlan PlanRows(const IGraph& g) {
       case OpKind::kSync:
         if (op.to == Level::kDram) return Fail("a dram sync");
         continue;
-      case OpKind::kIdentity:
-        return Fail("an identity (a view of other memory)");
+      case OpKind::kIdentity: {
+        // A view of a local slice in its own iPointer is no work: readers
+        // of the view meet the iOp that wrote the slice (and must read it
+        // as written). A view across iPointers or of dram memory is not
+        // row-local.
+        bool local_view = op.inputs.size() == op.outputs.size();
+        for (size_t i = 0; local_view && i < op.inputs.size(); ++i) {
+          const ISlice& in = g.slices()[op.inputs[i]];
+          local_view = in.pointer == g.slices()[op.outputs[i]].pointer &&
+                       g.pointers()[in.pointer].level != Level::kDram;
+        }
+        if (!local_view) return Fail("an identity (a view of other memory)");
+        continue;
+      }
       case OpKind::kBroadcast:
       case OpKind::kReduce:
         if (op.axis != igraph::Axis::kRow) return Fail("a column broadcast or reduction");
@@ -103,7 +115,7 @@ RowPlan PlanRows(const IGraph& g) {
   int current = -1;
   for (size_t k = 0; k < ops.size(); ++k) {
     const IOp& op = ops[k];
-    if (op.kind == OpKind::kSync) continue;
+    if (op.kind == OpKind::kSync || op.kind == OpKind::kIdentity) continue;
     const int64_t w = op.kind == OpKind::kReduce ? g.slices()[op.inputs[0]].shape[1]
                                                  : g.slices()[op.outputs[0]].shape[1];
     bool fresh = current < 0 || plan.width[current] != w;

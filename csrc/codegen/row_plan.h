@@ -27,7 +27,9 @@ struct RowPlan {
 
 // The plan, or ok = false (with the reason) when the body does not qualify:
 // one loop id and no prologue or epilogue; only elementwise iOps, row
-// broadcasts and row reductions at unit scope; every slice of the same
+// broadcasts and row reductions at unit scope, identities that view a local
+// slice in place (no work: their readers read the viewed slice's writer);
+// every slice of the same
 // row count; every local slice read exactly as an earlier iOp wrote it;
 // every dram iPointer that is written read only where it is written.
 RowPlan PlanRows(const igraph::IGraph& graph);
