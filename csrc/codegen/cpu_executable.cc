@@ -201,7 +201,11 @@ CpuExecutable::CpuExecutable(const igraph::KernelGraph& graph, const CpuExecutab
     }
   }
   const std::vector<const igraph::IGraph*> graphs = graph.AllIGraphs();
-  KernelCompileOptions compile{options.opt_level, options.keep_text, options.vector_bits, {}, {}};
+  KernelCompileOptions compile;
+  compile.opt_level = options.opt_level;
+  compile.keep_text = options.keep_text;
+  compile.vector_bits = options.vector_bits;
+  compile.streaming_bytes = options.streaming_bytes;
   compile.aliasing = DramAliasingOf(graph, graphs);
   LayOutNodes(graph, graphs);
   std::vector<const igraph::KernelNode*> loop_nodes;
@@ -215,6 +219,8 @@ CpuExecutable::CpuExecutable(const igraph::KernelGraph& graph, const CpuExecutab
     }
     Entry e;
     e.fn = kernels_.functions[k];
+    e.streaming = kernels_.streaming[k];
+    e.streaming_buffers = kernels_.streaming_buffers[k];
     e.scratch_bytes = ScratchBytes(g);
     e.num_parallel = g.num_parallel();
     e.bytes_moved = g.DramBytesRead() + g.DramBytesWritten();
@@ -463,15 +469,23 @@ bool CpuExecutable::Run(const igraph::IGraph& graph, const igraph::DramBuffers& 
 }
 
 void CpuExecutable::Launch(const Entry& e, void** buffers) const {
+  KernelFn fn = e.fn;
+  if (e.streaming != nullptr) {
+    bool aligned = true;
+    for (int k : e.streaming_buffers) {
+      aligned = aligned && reinterpret_cast<uintptr_t>(buffers[k]) % 64 == 0;
+    }
+    if (aligned) fn = e.streaming;
+  }
   const int threads = runtime::NumThreads();
   if (threads <= 1 || e.num_parallel <= 1 || e.bytes_moved < kParallelBytes) {
-    e.fn(buffers, 0, e.num_parallel, ThreadScratch(e.scratch_bytes));
+    fn(buffers, 0, e.num_parallel, ThreadScratch(e.scratch_bytes));
     return;
   }
   // A few chunks per thread balance uneven units without much overhead.
   const int64_t grain = std::max<int64_t>(1, e.num_parallel / (4 * threads));
   runtime::ParallelFor(e.num_parallel, grain, [&](int64_t begin, int64_t end) {
-    e.fn(buffers, begin, end, ThreadScratch(e.scratch_bytes));
+    fn(buffers, begin, end, ThreadScratch(e.scratch_bytes));
   });
 }
 

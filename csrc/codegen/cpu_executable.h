@@ -18,8 +18,9 @@ namespace uir::codegen {
 
 struct CpuExecutableOptions {
   int opt_level = 3;
-  bool keep_text = false;  // LLVM IR and assembly, for dumps and inspection
-  int vector_bits = 0;     // KernelCompileOptions::vector_bits
+  bool keep_text = false;                       // LLVM IR and assembly, for dumps and inspection
+  int vector_bits = 0;                          // KernelCompileOptions::vector_bits
+  int64_t streaming_bytes = int64_t{16} << 20;  // KernelCompileOptions::streaming_bytes
 };
 
 class CpuExecutable : public igraph::KernelCode {
@@ -60,6 +61,10 @@ class CpuExecutable : public igraph::KernelCode {
  private:
   struct Entry {
     KernelFn fn = nullptr;
+    // The streaming variant (CompiledKernels::streaming), run instead when
+    // the buffers it needs aligned are.
+    KernelFn streaming = nullptr;
+    std::vector<int> streaming_buffers;
     int64_t scratch_bytes = 0;
     int64_t num_parallel = 1;
     int64_t bytes_moved = 0;        // dram traffic, to choose threads

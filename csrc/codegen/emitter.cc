@@ -49,8 +49,10 @@ class KernelEmitter {
  public:
   KernelEmitter(const IGraph& g, llvm::Module& m) : g_(g), m_(m), ctx_(m.getContext()), b_(ctx_) {}
 
-  void Emit(const std::string& name, const DramAliasing* aliasing) {
+  void Emit(const std::string& name, const DramAliasing* aliasing,
+            const std::vector<bool>* aligned) {
     aliasing_ = aliasing;
+    aligned_ = aligned;
     llvm::Type* ptr = b_.getPtrTy();
     llvm::Type* i64 = b_.getInt64Ty();
     auto* type = llvm::FunctionType::get(b_.getInt32Ty(), {ptr, i64, i64, ptr}, false);
@@ -290,6 +292,11 @@ class KernelEmitter {
         load->setMetadata(llvm::LLVMContext::MD_invariant_load, empty);
         load->setMetadata(llvm::LLVMContext::MD_nonnull, empty);
         const size_t index = bases_.size();
+        if (aligned_ != nullptr && index < aligned_->size() && (*aligned_)[index]) {
+          load->setMetadata(
+              llvm::LLVMContext::MD_align,
+              llvm::MDNode::get(ctx_, {llvm::ConstantAsMetadata::get(b_.getInt64(64))}));
+        }
         const int first = aliasing_ != nullptr && index < aliasing_->same_as.size()
                               ? aliasing_->same_as[index]
                               : static_cast<int>(index);
@@ -1076,18 +1083,19 @@ class KernelEmitter {
   llvm::Function* fn_ = nullptr;
   std::vector<llvm::Value*> bases_;  // per iPointer
   const DramAliasing* aliasing_ = nullptr;
-  std::vector<llvm::Value*> vars_;  // per index variable, at the current point
-  int64_t loops_ = 0;               // loops emitted so far
-  RowPlan plan_;                    // the row-by-row form, when the body has one
+  const std::vector<bool>* aligned_ = nullptr;  // by iPointer index
+  std::vector<llvm::Value*> vars_;              // per index variable, at the current point
+  int64_t loops_ = 0;                           // loops emitted so far
+  RowPlan plan_;                                // the row-by-row form, when the body has one
   llvm::Value* row_buffers_ = nullptr;
 };
 
 }  // namespace
 
 void EmitKernel(const IGraph& graph, const std::string& name, llvm::Module& module,
-                const DramAliasing* aliasing) {
+                const DramAliasing* aliasing, const std::vector<bool>* aligned) {
   KernelEmitter emitter(graph, module);
-  emitter.Emit(name, aliasing);
+  emitter.Emit(name, aliasing, aligned);
   if (aliasing != nullptr) emitter.AddAliasScopes(aliasing->disjoint);
 }
 

@@ -23,8 +23,12 @@ struct LoopDriver;
 // the same pointer and vectorizes without a runtime overlap check (which
 // would find the overlap and take the scalar loop); disjoint ones get alias
 // scopes saying so, which spares the vectorizer the checks.
+// `aligned` (when given) marks dram iPointers whose base the caller
+// promises 64-byte aligned: their loads from the buffer table say so
+// (`!align`), which lets LLVM prove the alignment of the vector accesses
+// through them.
 void EmitKernel(const igraph::IGraph& graph, const std::string& name, llvm::Module& module,
-                const DramAliasing* aliasing = nullptr);
+                const DramAliasing* aliasing = nullptr, const std::vector<bool>* aligned = nullptr);
 
 // Adds the function `name` running `loop` (kernel_compiler.h's LoopDriver)
 // to `module`, calling the kernels `kernels` names (by graph index; every

@@ -10,6 +10,10 @@
 #include "codegen/llvm_util.h"
 #include "codegen/row_plan.h"
 #include "igraph/verifier.h"
+#include "llvm/Analysis/ValueTracking.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicsX86.h"
+#include "llvm/TargetParser/Triple.h"
 #include "support/error.h"
 
 namespace uir::codegen {
@@ -61,6 +65,75 @@ int KindVectorBits(const igraph::IGraph& graph) {
   return PlanRows(graph).ok ? 512 : 0;
 }
 
+// The dram iPointers of `graph` a streaming variant writes with
+// non-temporal stores: in a row-by-row or coalesced body (long runs of
+// consecutive elements), written, of at least `min_bytes`, and not read by
+// the kernel (itself or at its address: a line just read is in cache, and
+// the non-temporal store would only evict it). Empty when there are none.
+std::vector<bool> StreamedPointers(const igraph::IGraph& graph, const DramAliasing* aliasing,
+                                   int64_t min_bytes) {
+  if (min_bytes <= 0 || !PlanRows(graph).ok) return {};
+  const auto& pointers = graph.pointers();
+  auto group = [&](int p) {
+    return aliasing != nullptr && static_cast<size_t>(p) < aliasing->same_as.size()
+               ? aliasing->same_as[static_cast<size_t>(p)]
+               : p;
+  };
+  std::vector<bool> written(pointers.size(), false), read(pointers.size(), false);
+  for (const igraph::Section s :
+       {igraph::Section::kPrologue, igraph::Section::kBody, igraph::Section::kEpilogue}) {
+    for (const igraph::IOp& op : graph.ops(s)) {
+      for (int o : op.outputs)
+        written[static_cast<size_t>(group(graph.slices()[o].pointer))] = true;
+      for (int i : op.inputs) read[static_cast<size_t>(group(graph.slices()[i].pointer))] = true;
+    }
+  }
+  std::vector<bool> out(pointers.size(), false);
+  bool any = false;
+  for (size_t p = 0; p < pointers.size(); ++p) {
+    const igraph::IPointer& ip = pointers[p];
+    const auto g = static_cast<size_t>(group(static_cast<int>(p)));
+    out[p] = ip.level == igraph::Level::kDram && written[g] && !read[g] &&
+             ip.size * hlo::StorageBytes(ip.dtype) >= min_bytes;
+    any = any || out[p];
+  }
+  return any ? out : std::vector<bool>();
+}
+
+// Makes the vector stores of `fn` through a base its buffer-table load
+// promises aligned (`!align`, EmitKernel's `aligned`) non-temporal where
+// LLVM proved them aligned to their size (x86's movnt needs that), and
+// fences them before each return so that the caller (and the threads it
+// hands the result to) see them. Returns whether any store became
+// non-temporal.
+bool MarkStreamingStores(llvm::Function& fn) {
+  const llvm::DataLayout& layout = fn.getParent()->getDataLayout();
+  llvm::LLVMContext& ctx = fn.getContext();
+  llvm::MDNode* one = llvm::MDNode::get(
+      ctx, {llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), 1))});
+  bool any = false;
+  std::vector<llvm::ReturnInst*> returns;
+  for (llvm::BasicBlock& block : fn) {
+    for (llvm::Instruction& inst : block) {
+      if (auto* ret = llvm::dyn_cast<llvm::ReturnInst>(&inst)) returns.push_back(ret);
+      auto* store = llvm::dyn_cast<llvm::StoreInst>(&inst);
+      if (store == nullptr || !store->getValueOperand()->getType()->isVectorTy()) continue;
+      const uint64_t size = layout.getTypeStoreSize(store->getValueOperand()->getType());
+      if (store->getAlign().value() < size || size < 16 || size > 64) continue;
+      const auto* base =
+          llvm::dyn_cast<llvm::LoadInst>(llvm::getUnderlyingObject(store->getPointerOperand(), 0));
+      if (base == nullptr || base->getMetadata(llvm::LLVMContext::MD_align) == nullptr) continue;
+      store->setMetadata(llvm::LLVMContext::MD_nontemporal, one);
+      any = true;
+    }
+  }
+  if (!any) return false;
+  llvm::Function* sfence =
+      llvm::Intrinsic::getDeclaration(fn.getParent(), llvm::Intrinsic::x86_sse_sfence);
+  for (llvm::ReturnInst* ret : returns) llvm::CallInst::Create(sfence, {}, "", ret);
+  return true;
+}
+
 double Since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -97,6 +170,9 @@ CompiledKernels CompileKernels(const std::vector<const igraph::IGraph*>& graphs,
   auto module = std::make_unique<llvm::Module>("uir_kernels", *context);
   out.names.resize(graphs.size());
   out.reasons.resize(graphs.size());
+  out.streaming_buffers.resize(graphs.size());
+  std::vector<std::string> streaming_names(graphs.size());
+  const bool is_x86 = out.jit->impl().lljit->getTargetTriple().isX86();
   bool any = false;
   for (size_t k = 0; k < graphs.size(); ++k) {
     const igraph::IGraph& g = *graphs[k];
@@ -104,24 +180,39 @@ CompiledKernels CompileKernels(const std::vector<const igraph::IGraph*>& graphs,
     if (!out.reasons[k].empty()) continue;
     igraph::Verify(g);
     const std::string name = "uir_kernel_" + std::to_string(k);
+    const DramAliasing* aliasing =
+        k < options.aliasing.size() && !options.aliasing[k].same_as.empty() ? &options.aliasing[k]
+                                                                            : nullptr;
+    const int vector_bits = options.vector_bits > 0 ? options.vector_bits : KindVectorBits(g);
+    auto set_width = [&](const std::string& fn_name) {
+      if (vector_bits <= 0) return;
+      const std::string bits = std::to_string(vector_bits);
+      llvm::Function* fn = module->getFunction(fn_name);
+      fn->addFnAttr("prefer-vector-width", bits);
+      fn->addFnAttr("min-legal-vector-width", bits);
+    };
     try {
-      EmitKernel(g, name, *module,
-                 k < options.aliasing.size() && !options.aliasing[k].same_as.empty()
-                     ? &options.aliasing[k]
-                     : nullptr);
-      const int vector_bits = options.vector_bits > 0 ? options.vector_bits : KindVectorBits(g);
-      if (vector_bits > 0) {
-        const std::string bits = std::to_string(vector_bits);
-        llvm::Function* fn = module->getFunction(name);
-        fn->addFnAttr("prefer-vector-width", bits);
-        fn->addFnAttr("min-legal-vector-width", bits);
-      }
+      EmitKernel(g, name, *module, aliasing);
+      set_width(name);
     } catch (const UnimplementedError& e) {
       out.reasons[k] = e.what();
       continue;
     }
     out.names[k] = name;
     any = true;
+    const std::vector<bool> streamed =
+        is_x86 ? StreamedPointers(g, aliasing, options.streaming_bytes) : std::vector<bool>();
+    if (!streamed.empty()) {
+      streaming_names[k] = name + "_streaming";
+      EmitKernel(g, streaming_names[k], *module, aliasing, &streamed);
+      set_width(streaming_names[k]);
+      int table = 0;
+      for (size_t p = 0; p < g.pointers().size(); ++p) {
+        if (g.pointers()[p].level != igraph::Level::kDram) continue;
+        if (streamed[p]) out.streaming_buffers[k].push_back(table);
+        ++table;
+      }
+    }
   }
   std::vector<std::string> loop_names(options.loops.size());
   for (size_t k = 0; k < options.loops.size(); ++k) {
@@ -140,6 +231,16 @@ CompiledKernels CompileKernels(const std::vector<const igraph::IGraph*>& graphs,
   out.emit_seconds = Since(start);
   start = std::chrono::steady_clock::now();
   OptimizeModule(*out.jit, *module);
+  for (size_t k = 0; k < graphs.size(); ++k) {
+    if (streaming_names[k].empty()) continue;
+    llvm::Function* fn = module->getFunction(streaming_names[k]);
+    if (!MarkStreamingStores(*fn)) {
+      // LLVM could not prove any store aligned: the plain function does.
+      fn->eraseFromParent();
+      streaming_names[k].clear();
+      out.streaming_buffers[k].clear();
+    }
+  }
   out.optimize_seconds = Since(start);
   if (options.keep_text) {
     out.optimized_ir = PrintModule(*module);
@@ -148,11 +249,17 @@ CompiledKernels CompileKernels(const std::vector<const igraph::IGraph*>& graphs,
   start = std::chrono::steady_clock::now();
   out.functions.assign(graphs.size(), nullptr);
   out.loops.assign(options.loops.size(), nullptr);
+  out.streaming.assign(graphs.size(), nullptr);
   if (any) {
     AddOptimizedModule(*out.jit, std::move(module), std::move(context));
     for (size_t k = 0; k < graphs.size(); ++k) {
       if (!out.names[k].empty()) {
         out.functions[k] = reinterpret_cast<KernelFn>(out.jit->Lookup(out.names[k]));
+      }
+    }
+    for (size_t k = 0; k < graphs.size(); ++k) {
+      if (!streaming_names[k].empty()) {
+        out.streaming[k] = reinterpret_cast<KernelFn>(out.jit->Lookup(streaming_names[k]));
       }
     }
     for (size_t k = 0; k < loop_names.size(); ++k) {

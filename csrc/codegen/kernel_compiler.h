@@ -84,6 +84,11 @@ struct KernelCompileOptions {
   int vector_bits = 0;
   // Per graph (empty: nothing known): its dram iPointers' aliasing.
   std::vector<DramAliasing> aliasing;
+  // Row-by-row and coalesced kernels writing a dram iPointer of at least
+  // this many bytes that they do not read also get a streaming variant,
+  // whose vector stores to it are non-temporal (no read for ownership, no
+  // eviction of the inputs from cache); 0: none.
+  int64_t streaming_bytes = int64_t{16} << 20;
   // While loops to compile as one function each (LoopDriver).
   std::vector<LoopDriver> loops;
 };
@@ -98,6 +103,11 @@ struct CompiledKernels {
   // One per KernelCompileOptions::loops: null where a kernel it calls did
   // not compile.
   std::vector<LoopFn> loops;
+  // Per input iGraph: its streaming variant (null where it has none) and
+  // the buffer-table indices that must hold 64-byte aligned addresses for
+  // it to run (it assumes them aligned; the plain function does not).
+  std::vector<KernelFn> streaming;
+  std::vector<std::vector<int>> streaming_buffers;
   std::string unoptimized_ir, optimized_ir, assembly;
   double emit_seconds = 0, optimize_seconds = 0, codegen_seconds = 0;
 };

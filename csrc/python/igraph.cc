@@ -338,7 +338,11 @@ void BindIGraph(py::module_& m) {
       .def(
           "compile",
           [](const std::shared_ptr<PyKernelGraph>& k, int opt_level, bool keep_text,
-             int vector_bits) {
+             int vector_bits, int64_t streaming_bytes) {
+            if (streaming_bytes < 0) {
+              throw py::value_error("streaming_bytes must be >= 0, got " +
+                                    std::to_string(streaming_bytes));
+            }
             if (opt_level < 0 || opt_level > 3) {
               throw py::value_error("opt_level must be 0..3, got " + std::to_string(opt_level));
             }
@@ -351,11 +355,15 @@ void BindIGraph(py::module_& m) {
             out->owner = k;
             py::gil_scoped_release release;
             out->exe = std::make_unique<codegen::CpuExecutable>(
-                *k->graph, codegen::CpuExecutableOptions{opt_level, keep_text, vector_bits});
+                *k->graph,
+                codegen::CpuExecutableOptions{opt_level, keep_text, vector_bits, streaming_bytes});
             return out;
           },
           py::arg("opt_level") = 3, py::arg("keep_text") = false, py::arg("vector_bits") = 0,
-          "Machine code for every iGraph (one LLVM module, JIT-compiled for this CPU).")
+          py::arg("streaming_bytes") = codegen::CpuExecutableOptions{}.streaming_bytes,
+          "Machine code for every iGraph (one LLVM module, JIT-compiled for this CPU). "
+          "Outputs of streaming_bytes or more are written with non-temporal stores where "
+          "they qualify (0: never).")
       .def("interpret", [](const PyKernelGraph& k, const py::list& args) {
         std::vector<hlo::Literal> literals;
         for (const py::handle& a : args) literals.push_back(ToArgument(a));

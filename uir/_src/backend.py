@@ -44,6 +44,24 @@ def _vector_bits() -> int:
         raise ValueError(f"UIR_FLAGS --cpu_vector_bits must be a number, got {value!r}") from None
 
 
+def _streaming_bytes() -> int:
+    """UIR_FLAGS=--cpu_streaming_bytes=N: outputs of N bytes or more that a
+    row-by-row or coalesced kernel writes and does not read go out with
+    non-temporal stores (0: never; default 16 MiB)."""
+    from uir._src.passes import flags
+
+    value = flags().get("cpu_streaming_bytes", str(16 << 20))
+    try:
+        n = int(value)
+    except (TypeError, ValueError):
+        n = -1
+    if n < 0:
+        raise ValueError(
+            f"UIR_FLAGS --cpu_streaming_bytes must be a number of bytes, got {value!r}"
+        )
+    return n
+
+
 class Executable:
     """A module compiled for a backend. Call it with one array (or tuple of
     arrays) per entry parameter."""
@@ -73,7 +91,9 @@ class Executable:
             self._kernel_graph = lower(self.module)
             self.compile_seconds["lowering"] = time.perf_counter() - start
             start = time.perf_counter()
-            self._exe = self._kernel_graph.compile(keep_text=False, vector_bits=_vector_bits())
+            self._exe = self._kernel_graph.compile(
+                keep_text=False, vector_bits=_vector_bits(), streaming_bytes=_streaming_bytes()
+            )
             self.compile_seconds["llvm"] = time.perf_counter() - start
             self.compile_seconds.update(
                 {f"llvm_{k}": v for k, v in self._exe.compile_seconds.items()}
@@ -113,7 +133,9 @@ class Executable:
         if self._exe is None:
             raise ValueError("only the cpu backend has LLVM IR and assembly")
         if not hasattr(self, "_with_text"):
-            self._with_text = self.kernel_graph.compile(keep_text=True, vector_bits=_vector_bits())
+            self._with_text = self.kernel_graph.compile(
+                keep_text=True, vector_bits=_vector_bits(), streaming_bytes=_streaming_bytes()
+            )
         return self._with_text
 
     @property
