@@ -85,7 +85,12 @@ llvm::Value* EmitExp(llvm::IRBuilder<>& b, llvm::Value* x) {
   return b.CreateSelect(k.IsNan(x), x, y);
 }
 
-llvm::Value* EmitExpm1(llvm::IRBuilder<>& b, llvm::Value* x) {
+namespace {
+
+// expm1 without its large-argument tail when `large` is false: then results
+// for x above `big` (60 in f32, 700 in f64) are wrong, for callers that
+// replace them (tanh).
+llvm::Value* Expm1(llvm::IRBuilder<>& b, llvm::Value* x, bool large) {
   Consts k(b, x);
   // e^x - 1 = 2^n (e^r - 1) + (2^n - 1): expm1(r) by its series and the rest
   // exact, so small |x| (n = 0) keeps full relative accuracy. Past `big` the
@@ -98,9 +103,13 @@ llvm::Value* EmitExpm1(llvm::IRBuilder<>& b, llvm::Value* x) {
   llvm::Value* t = b.CreateFMul(k.Poly(r, InverseFactorials(1, k.f64 ? 14 : 8)), r);
   llvm::Value* s = k.Pow2(b.CreateFPToSI(n, k.it));
   llvm::Value* y = k.Fma(s, t, b.CreateFSub(s, k.F(1.0)));
-  y = b.CreateSelect(b.CreateFCmpOGT(x, k.F(big)), EmitExp(b, x), y);
+  if (large) y = b.CreateSelect(b.CreateFCmpOGT(x, k.F(big)), EmitExp(b, x), y);
   return b.CreateSelect(k.IsNan(x), x, y);
 }
+
+}  // namespace
+
+llvm::Value* EmitExpm1(llvm::IRBuilder<>& b, llvm::Value* x) { return Expm1(b, x, true); }
 
 llvm::Value* EmitLog(llvm::IRBuilder<>& b, llvm::Value* x) {
   Consts k(b, x);
@@ -158,7 +167,8 @@ llvm::Value* EmitTanh(llvm::IRBuilder<>& b, llvm::Value* x) {
   // tanh |x| = e / (e + 2), e = expm1(2 |x|); 1 in the type beyond `one`.
   const double one = k.f64 ? 19.5 : 9.1;
   llvm::Value* a = b.CreateIntrinsic(llvm::Intrinsic::fabs, {k.t}, {x});
-  llvm::Value* e = EmitExpm1(b, b.CreateFMul(a, k.F(2.0)));
+  // Past `one` the result is replaced, so expm1 needs no large-argument tail.
+  llvm::Value* e = Expm1(b, b.CreateFMul(a, k.F(2.0)), /*large=*/false);
   llvm::Value* t = b.CreateFDiv(e, b.CreateFAdd(e, k.F(2.0)));
   t = b.CreateSelect(b.CreateFCmpOGT(a, k.F(one)), k.F(1.0), t);
   return b.CreateIntrinsic(llvm::Intrinsic::copysign, {k.t}, {t, x});
