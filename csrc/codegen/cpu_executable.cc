@@ -240,6 +240,7 @@ CpuExecutable::CpuExecutable(const igraph::KernelGraph& graph, const CpuExecutab
     }
     if (plan.size() == parts.size()) node_plans_[node] = std::move(plan);
   }
+  if (runtime::NumThreads() > 1) PlanConcurrentRuns(graph, options.concurrent_bytes);
   for (size_t k = 0; k < loop_nodes.size(); ++k) {
     if (kernels_.loops[k] == nullptr) continue;
     LoopPlan plan;
@@ -330,6 +331,85 @@ void CpuExecutable::PlanLoops(const igraph::KernelGraph& graph,
     drivers.push_back(std::move(driver));
     nodes.push_back(&n);
   }
+}
+
+void CpuExecutable::PlanConcurrentRuns(const igraph::KernelGraph& graph, int64_t min_bytes) {
+  const std::vector<igraph::KernelNode>& nodes = graph.nodes();
+  for (const igraph::KernelNode& n : nodes) {
+    for (const igraph::KernelGraph& sub : n.subgraphs) PlanConcurrentRuns(sub, min_bytes);
+  }
+  // A node may join a run when it has a plan and each of its parts runs on
+  // one thread (Launch); its effects are its inputs' and outputs' bytes.
+  auto bytes_of = [&](const igraph::KernelNode& n) -> int64_t {
+    auto it = node_plans_.find(&n);
+    if (it == node_plans_.end()) return -1;
+    int64_t bytes = 0;
+    for (const PartPlan& part : it->second) {
+      const Entry& e = *part.entry;
+      if (e.num_parallel > 1 && e.bytes_moved >= kParallelBytes) return -1;
+      bytes += e.bytes_moved;
+    }
+    return bytes;
+  };
+  auto overlap = [](const igraph::DramTensor& a, const igraph::DramTensor& b) {
+    return a.allocation == b.allocation && a.offset < b.offset + b.bytes &&
+           b.offset < a.offset + a.bytes;
+  };
+  // Neither writes what the other reads or writes.
+  auto independent = [&](const igraph::KernelNode& a, const igraph::KernelNode& b) {
+    for (const igraph::DramTensor& w : a.outputs) {
+      for (const auto* list : {&b.inputs, &b.outputs}) {
+        for (const igraph::DramTensor& t : *list) {
+          if (overlap(w, t)) return false;
+        }
+      }
+    }
+    for (const igraph::DramTensor& w : b.outputs) {
+      for (const igraph::DramTensor& t : a.inputs) {
+        if (overlap(w, t)) return false;
+      }
+    }
+    return true;
+  };
+  size_t i = 0;
+  while (i < nodes.size()) {
+    int64_t total = bytes_of(nodes[i]);
+    size_t j = i + 1;
+    if (total >= 0) {
+      for (; j < nodes.size(); ++j) {
+        const int64_t bytes = bytes_of(nodes[j]);
+        if (bytes < 0) break;
+        bool alone = true;
+        for (size_t k = i; k < j && alone; ++k) alone = independent(nodes[k], nodes[j]);
+        if (!alone) break;
+        total += bytes;
+      }
+    }
+    if (j - i >= 2 && total >= min_bytes) runs_[&nodes[i]] = j - i;
+    i = j;
+  }
+}
+
+int64_t CpuExecutable::concurrent_nodes() const {
+  int64_t n = 0;
+  for (const auto& [first, length] : runs_) n += static_cast<int64_t>(length);
+  return n;
+}
+
+size_t CpuExecutable::RunConcurrently(const igraph::KernelNode& first,
+                                      const std::vector<uint8_t*>& bases) const {
+  if (runs_.empty()) return 0;
+  auto it = runs_.find(&first);
+  if (it == runs_.end()) return 0;
+  const size_t length = it->second;
+  const igraph::KernelNode* nodes = &first;  // consecutive in their graph
+  runtime::ParallelFor(static_cast<int64_t>(length), 1, [&](int64_t begin, int64_t end) {
+    for (int64_t k = begin; k < end; ++k) {
+      const bool ran = RunNode(nodes[k], bases);
+      UIR_CHECK(ran) << "node " << nodes[k].name << " lost its plan";
+    }
+  });
+  return length;
 }
 
 bool CpuExecutable::RunNode(const igraph::KernelNode& node,

@@ -21,6 +21,9 @@ struct CpuExecutableOptions {
   bool keep_text = false;                       // LLVM IR and assembly, for dumps and inspection
   int vector_bits = 0;                          // KernelCompileOptions::vector_bits
   int64_t streaming_bytes = int64_t{16} << 20;  // KernelCompileOptions::streaming_bytes
+  // Runs of independent small nodes moving at least this many bytes in all
+  // run concurrently (RunConcurrently); below, one after another.
+  int64_t concurrent_bytes = int64_t{1} << 16;
 };
 
 class CpuExecutable : public igraph::KernelCode {
@@ -50,6 +53,15 @@ class CpuExecutable : public igraph::KernelCode {
   // an allocation's base plus an offset (or a constant's memory), so a
   // node costs a function call and no lookups.
   bool RunNode(const igraph::KernelNode& node, const std::vector<uint8_t*>& bases) const override;
+  // igraph::KernelCode: a run of consecutive planned nodes, each small
+  // enough for one thread, none writing bytes another reads or writes,
+  // moving enough memory together to pay for waking a worker: its nodes
+  // run at the same time, one per worker.
+  size_t RunConcurrently(const igraph::KernelNode& first,
+                         const std::vector<uint8_t*>& bases) const override;
+  // Such runs: their count and the nodes in them.
+  int64_t concurrent_runs() const { return static_cast<int64_t>(runs_.size()); }
+  int64_t concurrent_nodes() const;
 
   // What still runs on the evaluator or the interpreter: the graph's
   // fallback nodes and the iGraphs without code, one line each with the reason.
@@ -93,6 +105,9 @@ class CpuExecutable : public igraph::KernelCode {
   void PlanLoops(const igraph::KernelGraph& graph, const std::vector<const igraph::IGraph*>& graphs,
                  std::vector<LoopDriver>& drivers, std::vector<const igraph::KernelNode*>& nodes);
   void Launch(const Entry& e, void** buffers) const;
+  // After node_plans_: the runs RunConcurrently takes, in `graph` and its
+  // sub-graphs (those moving at least `min_bytes`).
+  void PlanConcurrentRuns(const igraph::KernelGraph& graph, int64_t min_bytes);
   // Where each allocation's memory comes from during a run.
   enum class Source : uint8_t { kPool, kArgument, kResult };
   struct Placement {
@@ -115,7 +130,8 @@ class CpuExecutable : public igraph::KernelCode {
   absl::flat_hash_map<const igraph::KernelNode*, std::vector<PartLayout>> layouts_;
   absl::flat_hash_map<const igraph::KernelNode*, std::vector<PartPlan>> node_plans_;
   absl::flat_hash_map<const igraph::KernelNode*, LoopPlan> loop_plans_;
-  std::deque<std::vector<uint8_t>> constant_memory_;  // addresses stay put
+  absl::flat_hash_map<const igraph::KernelNode*, size_t> runs_;  // first node -> length
+  std::deque<std::vector<uint8_t>> constant_memory_;             // addresses stay put
   std::vector<std::string> fallbacks_;
 };
 

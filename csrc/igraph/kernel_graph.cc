@@ -364,6 +364,13 @@ KernelGraph KernelGraph::Lower(const hlo::HloModule& module,
   g.module_ = &module;
   g.assignment_ = &assignment;
   g.LowerComputation(*module.entry());
+  for (const auto& c : module.computations()) {
+    if (!assignment.alias().dataflow().IsAnalysed(c.get())) continue;
+    for (const HloInstruction* inst : c->instructions()) {
+      if (inst->opcode() != HloOpcode::kConstant || !inst->shape().IsArray()) continue;
+      g.constants_.emplace_back(Leaves(assignment, inst).at(0), &inst->literal());
+    }
+  }
   return g;
 }
 
@@ -669,16 +676,10 @@ bool CallsInPlace(const buffers::BufferAssignment& ba, const hlo::HloComputation
 class Runner {
  public:
   Runner(const hlo::HloModule& m, const buffers::BufferAssignment& ba,
-         const std::vector<uint8_t*>& bases, const KernelCode* code)
+         const std::vector<uint8_t*>& bases, const KernelCode* code,
+         const std::vector<std::pair<DramTensor, const hlo::Literal*>>& constants)
       : ba_(ba), bases_(bases), code_(code), partitions_(m.config().num_partitions) {
-    // Constants outside fusions.
-    for (const auto& c : m.computations()) {
-      for (const HloInstruction* inst : c->instructions()) {
-        if (inst->opcode() != HloOpcode::kConstant || !inst->shape().IsArray()) continue;
-        if (!ba.alias().dataflow().IsAnalysed(c.get())) continue;
-        Write(Leaves(ba, inst).at(0), inst->literal());
-      }
-    }
+    for (const auto& [at, value] : constants) Write(at, *value);  // outside fusions
   }
 
   uint8_t* At(const DramTensor& t) { return bases_[t.allocation] + t.offset; }
@@ -731,8 +732,17 @@ class Runner {
   }
 
   void Run(const KernelGraph& g) {
-    for (const KernelNode& n : g.nodes()) {
-      if (code_ != nullptr && code_->RunNode(n, bases_)) continue;
+    const std::vector<KernelNode>& nodes = g.nodes();
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      const KernelNode& n = nodes[i];
+      if (code_ != nullptr) {
+        const size_t ran = code_->RunConcurrently(n, bases_);
+        if (ran > 0) {
+          i += ran - 1;
+          continue;
+        }
+        if (code_->RunNode(n, bases_)) continue;
+      }
       if (n.chain != nullptr) {
         RunChain(n);
       } else if (!n.igraphs.empty()) {
@@ -1056,7 +1066,7 @@ std::vector<DramTensor> KernelGraph::ResultLeaves() const {
 
 void KernelGraph::RunOn(const std::vector<uint8_t*>& allocations, const KernelCode* code) const {
   UIR_CHECK(allocations.size() == assignment_->allocations().size());
-  Runner(*module_, *assignment_, allocations, code).Run(*this);
+  Runner(*module_, *assignment_, allocations, code, constants_).Run(*this);
 }
 
 void WriteTensor(uint8_t* at, const DramTensor& t, const uint8_t* row_major) {
@@ -1107,7 +1117,7 @@ hlo::Literal KernelGraph::RunWith(const std::vector<hlo::Literal>& args,
     memory.emplace_back(std::max<int64_t>(a.size, 1));
     bases.push_back(memory.back().data);
   }
-  Runner runner(*module_, *assignment_, bases, code);
+  Runner runner(*module_, *assignment_, bases, code, constants_);
   for (const HloInstruction* p : entry.parameters()) {
     const hlo::Literal& arg = args[p->parameter_number()];
     if (!eval::SameArrays(arg.shape(), p->shape())) {

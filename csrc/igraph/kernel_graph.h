@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "buffers/buffer_assignment.h"
@@ -65,6 +66,16 @@ class KernelCode {
     (void)node;
     (void)bases;
     return false;
+  }
+  // Runs the nodes from `first` on (consecutive in its graph) that may run
+  // at the same time as one another, concurrently, and returns how many it
+  // ran; 0 when `first` does not begin such a run (the graph then runs it
+  // alone).
+  virtual size_t RunConcurrently(const struct KernelNode& first,
+                                 const std::vector<uint8_t*>& bases) const {
+    (void)first;
+    (void)bases;
+    return 0;
   }
 };
 
@@ -165,6 +176,9 @@ class KernelGraph {
   const hlo::HloModule* module_ = nullptr;
   const buffers::BufferAssignment* assignment_ = nullptr;
   std::vector<KernelNode> nodes_;
+  // The entry graph's: constants outside fusions (in every computation
+  // buffer assignment placed) and where they live, written before a run.
+  std::vector<std::pair<DramTensor, const hlo::Literal*>> constants_;
 };
 
 // A while node the Kernel Graph runs in place: buffer assignment put the

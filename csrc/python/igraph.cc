@@ -338,7 +338,11 @@ void BindIGraph(py::module_& m) {
       .def(
           "compile",
           [](const std::shared_ptr<PyKernelGraph>& k, int opt_level, bool keep_text,
-             int vector_bits, int64_t streaming_bytes) {
+             int vector_bits, int64_t streaming_bytes, int64_t concurrent_bytes) {
+            if (concurrent_bytes < 0) {
+              throw py::value_error("concurrent_bytes must be >= 0, got " +
+                                    std::to_string(concurrent_bytes));
+            }
             if (streaming_bytes < 0) {
               throw py::value_error("streaming_bytes must be >= 0, got " +
                                     std::to_string(streaming_bytes));
@@ -355,15 +359,17 @@ void BindIGraph(py::module_& m) {
             out->owner = k;
             py::gil_scoped_release release;
             out->exe = std::make_unique<codegen::CpuExecutable>(
-                *k->graph,
-                codegen::CpuExecutableOptions{opt_level, keep_text, vector_bits, streaming_bytes});
+                *k->graph, codegen::CpuExecutableOptions{opt_level, keep_text, vector_bits,
+                                                         streaming_bytes, concurrent_bytes});
             return out;
           },
           py::arg("opt_level") = 3, py::arg("keep_text") = false, py::arg("vector_bits") = 0,
           py::arg("streaming_bytes") = codegen::CpuExecutableOptions{}.streaming_bytes,
+          py::arg("concurrent_bytes") = codegen::CpuExecutableOptions{}.concurrent_bytes,
           "Machine code for every iGraph (one LLVM module, JIT-compiled for this CPU). "
           "Outputs of streaming_bytes or more are written with non-temporal stores where "
-          "they qualify (0: never).")
+          "they qualify (0: never). Runs of independent small nodes moving concurrent_bytes "
+          "or more run at the same time.")
       .def("interpret", [](const PyKernelGraph& k, const py::list& args) {
         std::vector<hlo::Literal> literals;
         for (const py::handle& a : args) literals.push_back(ToArgument(a));
@@ -383,6 +389,13 @@ void BindIGraph(py::module_& m) {
       .def_property_readonly(
           "native_loops", [](const PyCpuExecutable& e) { return e.exe->native_loops(); },
           "While loops compiled as one function over their kernels.")
+      .def_property_readonly(
+          "concurrent_runs",
+          [](const PyCpuExecutable& e) {
+            return py::make_tuple(e.exe->concurrent_runs(), e.exe->concurrent_nodes());
+          },
+          "(runs, nodes): runs of independent small kernel nodes that run at the same "
+          "time, one per worker thread.")
       .def_property_readonly("llvm_ir",
                              [](const PyCpuExecutable& e) { return e.exe->kernels().optimized_ir; })
       .def_property_readonly(

@@ -44,22 +44,33 @@ def _vector_bits() -> int:
         raise ValueError(f"UIR_FLAGS --cpu_vector_bits must be a number, got {value!r}") from None
 
 
-def _streaming_bytes() -> int:
-    """UIR_FLAGS=--cpu_streaming_bytes=N: outputs of N bytes or more that a
-    row-by-row or coalesced kernel writes and does not read go out with
-    non-temporal stores (0: never; default 16 MiB)."""
+def _bytes_flag(name: str, default: int) -> int:
     from uir._src.passes import flags
 
-    value = flags().get("cpu_streaming_bytes", str(16 << 20))
+    value = flags().get(name, str(default))
     try:
         n = int(value)
     except (TypeError, ValueError):
         n = -1
     if n < 0:
-        raise ValueError(
-            f"UIR_FLAGS --cpu_streaming_bytes must be a number of bytes, got {value!r}"
-        )
+        raise ValueError(f"UIR_FLAGS --{name} must be a number of bytes, got {value!r}")
     return n
+
+
+def _compile_options() -> dict[str, int]:
+    """The CPU backend's options from UIR_FLAGS:
+    --cpu_vector_bits=128|256|512: one vector width for every kernel
+    (default: per kernel kind);
+    --cpu_streaming_bytes=N: outputs of N bytes or more that a row-by-row
+    or coalesced kernel writes and does not read go out with non-temporal
+    stores (0: never; default 16 MiB);
+    --cpu_concurrent_bytes=N: runs of independent small kernel nodes moving
+    N bytes or more in all run at the same time (default 64 KiB)."""
+    return {
+        "vector_bits": _vector_bits(),
+        "streaming_bytes": _bytes_flag("cpu_streaming_bytes", 16 << 20),
+        "concurrent_bytes": _bytes_flag("cpu_concurrent_bytes", 1 << 16),
+    }
 
 
 class Executable:
@@ -91,9 +102,7 @@ class Executable:
             self._kernel_graph = lower(self.module)
             self.compile_seconds["lowering"] = time.perf_counter() - start
             start = time.perf_counter()
-            self._exe = self._kernel_graph.compile(
-                keep_text=False, vector_bits=_vector_bits(), streaming_bytes=_streaming_bytes()
-            )
+            self._exe = self._kernel_graph.compile(keep_text=False, **_compile_options())
             self.compile_seconds["llvm"] = time.perf_counter() - start
             self.compile_seconds.update(
                 {f"llvm_{k}": v for k, v in self._exe.compile_seconds.items()}
@@ -123,6 +132,13 @@ class Executable:
         return self._exe.native_loops if self._exe is not None else 0
 
     @property
+    def concurrent_runs(self) -> tuple[int, int]:
+        """(runs, nodes): runs of consecutive Kernel Graph nodes, each small
+        enough for one thread and none touching bytes another writes, that
+        run at the same time, one per worker thread."""
+        return tuple(self._exe.concurrent_runs) if self._exe is not None else (0, 0)
+
+    @property
     def fallbacks(self) -> list[str]:
         """What does not run as compiled code, one line each with its reason:
         Kernel Graph fallback nodes and iGraphs the emitter refused."""
@@ -133,9 +149,7 @@ class Executable:
         if self._exe is None:
             raise ValueError("only the cpu backend has LLVM IR and assembly")
         if not hasattr(self, "_with_text"):
-            self._with_text = self.kernel_graph.compile(
-                keep_text=True, vector_bits=_vector_bits(), streaming_bytes=_streaming_bytes()
-            )
+            self._with_text = self.kernel_graph.compile(keep_text=True, **_compile_options())
         return self._with_text
 
     @property
