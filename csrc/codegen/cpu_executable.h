@@ -24,6 +24,8 @@ struct CpuExecutableOptions {
   // Runs of independent small nodes moving at least this many bytes in all
   // run concurrently (RunConcurrently); below, one after another.
   int64_t concurrent_bytes = int64_t{1} << 16;
+  // KernelCompileOptions::compile_threads; 0: the worker thread count.
+  int compile_threads = 0;
 };
 
 class CpuExecutable : public igraph::KernelCode {

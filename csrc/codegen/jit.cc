@@ -4,6 +4,7 @@
 #include "codegen/jit_impl.h"
 #include "codegen/llvm_util.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ExecutionEngine/Orc/CompileUtils.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
@@ -61,6 +62,7 @@ Jit::Jit(JitOptions options) : options_(options), impl_(std::make_unique<Impl>()
   jtmb.setCodeGenOptLevel(options_.opt_level == 0 ? llvm::CodeGenOptLevel::None
                                                   : llvm::CodeGenOptLevel::Aggressive);
   impl_->target_machine = UnwrapLlvm(jtmb.createTargetMachine(), "creating the target machine");
+  impl_->machine_builder = jtmb;
   impl_->lljit =
       UnwrapLlvm(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(jtmb)).create(),
                  "creating the JIT");
@@ -94,16 +96,36 @@ void OptimizeModule(Jit& jit, llvm::Module& module) {
   Optimize(module, *jit.impl().target_machine, jit.options().opt_level);
 }
 
-std::string Assembly(Jit& jit, const llvm::Module& module) {
+void OptimizeModule(llvm::Module& module, llvm::TargetMachine& tm, int opt_level) {
+  Optimize(module, tm, opt_level);
+}
+
+std::string Assembly(llvm::TargetMachine& tm, const llvm::Module& module) {
   std::unique_ptr<llvm::Module> copy = llvm::CloneModule(module);
   llvm::SmallString<0> text;
   llvm::raw_svector_ostream os(text);
   llvm::legacy::PassManager pm;
-  UIR_CHECK(!jit.impl().target_machine->addPassesToEmitFile(pm, os, nullptr,
-                                                            llvm::CodeGenFileType::AssemblyFile))
+  UIR_CHECK(!tm.addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
       << "the target cannot print assembly";
   pm.run(*copy);
   return std::string(text.str());
+}
+
+std::string Assembly(Jit& jit, const llvm::Module& module) {
+  return Assembly(*jit.impl().target_machine, module);
+}
+
+std::unique_ptr<llvm::TargetMachine> NewTargetMachine(Jit& jit) {
+  return UnwrapLlvm(jit.impl().machine_builder->createTargetMachine(), "creating a target machine");
+}
+
+std::unique_ptr<llvm::MemoryBuffer> CompileToObject(llvm::TargetMachine& tm, llvm::Module& module) {
+  llvm::orc::SimpleCompiler compiler(tm);
+  return UnwrapLlvm(compiler(module), "compiling a module to machine code");
+}
+
+void AddObject(Jit& jit, std::unique_ptr<llvm::MemoryBuffer> object) {
+  CheckLlvm(jit.impl().lljit->addObjectFile(std::move(object)), "adding machine code to the JIT");
 }
 
 void AddOptimizedModule(Jit& jit, std::unique_ptr<llvm::Module> module,

@@ -91,6 +91,10 @@ struct KernelCompileOptions {
   int64_t streaming_bytes = int64_t{16} << 20;
   // While loops to compile as one function each (LoopDriver).
   std::vector<LoopDriver> loops;
+  // Threads compiling at once: the kernels are split over up to this many
+  // modules (at most 4), each emitted, optimized and turned into machine
+  // code on a thread of its own; small compiles use one.
+  int compile_threads = 1;
 };
 
 // What one compile produced: the functions (null where UnsupportedReason
@@ -109,10 +113,13 @@ struct CompiledKernels {
   std::vector<KernelFn> streaming;
   std::vector<std::vector<int>> streaming_buffers;
   std::string unoptimized_ir, optimized_ir, assembly;
+  // Per stage, the longest of the parts' times (they overlap).
   double emit_seconds = 0, optimize_seconds = 0, codegen_seconds = 0;
+  int parts = 1;  // modules compiled, one per thread
 };
 
-// Compiles `graphs` into one module. Each must verify (igraph::Verify).
+// Compiles `graphs` (into one module per compiling thread, all in one Jit).
+// Each must verify (igraph::Verify).
 CompiledKernels CompileKernels(const std::vector<const igraph::IGraph*>& graphs,
                                const KernelCompileOptions& options = {});
 

@@ -338,7 +338,12 @@ void BindIGraph(py::module_& m) {
       .def(
           "compile",
           [](const std::shared_ptr<PyKernelGraph>& k, int opt_level, bool keep_text,
-             int vector_bits, int64_t streaming_bytes, int64_t concurrent_bytes) {
+             int vector_bits, int64_t streaming_bytes, int64_t concurrent_bytes,
+             int compile_threads) {
+            if (compile_threads < 0) {
+              throw py::value_error("compile_threads must be >= 0, got " +
+                                    std::to_string(compile_threads));
+            }
             if (concurrent_bytes < 0) {
               throw py::value_error("concurrent_bytes must be >= 0, got " +
                                     std::to_string(concurrent_bytes));
@@ -359,17 +364,20 @@ void BindIGraph(py::module_& m) {
             out->owner = k;
             py::gil_scoped_release release;
             out->exe = std::make_unique<codegen::CpuExecutable>(
-                *k->graph, codegen::CpuExecutableOptions{opt_level, keep_text, vector_bits,
-                                                         streaming_bytes, concurrent_bytes});
+                *k->graph,
+                codegen::CpuExecutableOptions{opt_level, keep_text, vector_bits, streaming_bytes,
+                                              concurrent_bytes, compile_threads});
             return out;
           },
           py::arg("opt_level") = 3, py::arg("keep_text") = false, py::arg("vector_bits") = 0,
           py::arg("streaming_bytes") = codegen::CpuExecutableOptions{}.streaming_bytes,
           py::arg("concurrent_bytes") = codegen::CpuExecutableOptions{}.concurrent_bytes,
+          py::arg("compile_threads") = 0,
           "Machine code for every iGraph (one LLVM module, JIT-compiled for this CPU). "
           "Outputs of streaming_bytes or more are written with non-temporal stores where "
           "they qualify (0: never). Runs of independent small nodes moving concurrent_bytes "
-          "or more run at the same time.")
+          "or more run at the same time. compile_threads (0: the worker count) split the "
+          "LLVM work.")
       .def("interpret", [](const PyKernelGraph& k, const py::list& args) {
         std::vector<hlo::Literal> literals;
         for (const py::handle& a : args) literals.push_back(ToArgument(a));

@@ -65,8 +65,11 @@ def _compile_options() -> dict[str, int]:
     or coalesced kernel writes and does not read go out with non-temporal
     stores (0: never; default 16 MiB);
     --cpu_concurrent_bytes=N: runs of independent small kernel nodes moving
-    N bytes or more in all run at the same time (default 64 KiB)."""
+    N bytes or more in all run at the same time (default 64 KiB);
+    --cpu_compile_threads=N: threads splitting the LLVM work of a compile
+    (default: the worker thread count)."""
     return {
+        "compile_threads": _bytes_flag("cpu_compile_threads", 0),
         "vector_bits": _vector_bits(),
         "streaming_bytes": _bytes_flag("cpu_streaming_bytes", 16 << 20),
         "concurrent_bytes": _bytes_flag("cpu_concurrent_bytes", 1 << 16),
