@@ -7,6 +7,7 @@
 
 #include "python/bindings.h"
 #include "python/hlo_types.h"
+#include "runtime/buffer_pool.h"
 #include "runtime/custom_call.h"
 #include "runtime/thread_pool.h"
 #include "support/error.h"
@@ -126,6 +127,31 @@ void BindRuntime(py::module_& m) {
       },
       py::arg("n"), py::arg("grain"), py::arg("throw_at") = -1,
       "Sum of 0..n-1 computed by ParallelFor; raises InternalError at index `throw_at`.");
+  sm.def(
+      "buffer_pool_for_testing",
+      [](const std::vector<int64_t>& sizes, int64_t limit) {
+        // Under `limit`, takes a buffer of each size, gives them all back in
+        // order, and returns the bytes then kept and, per size, whether a
+        // second take got the very buffer given back (it was kept).
+        const int64_t before = runtime::SetKeptLimitForTesting(0);  // an empty pool
+        runtime::SetKeptLimitForTesting(limit);
+        std::vector<void*> taken;
+        for (int64_t s : sizes) taken.push_back(runtime::TakeBuffer(s));
+        for (size_t k = 0; k < sizes.size(); ++k) runtime::GiveBuffer(taken[k], sizes[k]);
+        const int64_t kept = runtime::KeptBytes();
+        std::vector<bool> reused;
+        std::vector<void*> again;
+        for (size_t k = sizes.size(); k-- > 0;) {
+          again.push_back(runtime::TakeBuffer(sizes[k]));
+          reused.insert(reused.begin(), again.back() == taken[k]);
+        }
+        for (size_t k = 0; k < again.size(); ++k) {
+          runtime::GiveBuffer(again[k], sizes[sizes.size() - 1 - k]);
+        }
+        runtime::SetKeptLimitForTesting(before);
+        return py::make_tuple(kept, reused);
+      },
+      py::arg("sizes"), py::arg("limit"));
   sm.def(
       "nested_parallel_for_for_testing",
       [](int64_t outer, int64_t inner) {

@@ -12,12 +12,22 @@ namespace uir::runtime {
 // come from malloc as usual.
 constexpr int64_t kPooledBytes = int64_t{1} << 20;
 
+// At most this many bytes are kept.
+constexpr int64_t kKeptBytes = int64_t{256} << 20;
+
 // 64-byte aligned memory of `bytes` bytes, reused when a buffer of that
-// size was given back. Thread-safe. Throws std::bad_alloc.
+// size was given back; fresh buffers of 4 MiB or more are advised to use
+// transparent huge pages. Thread-safe. Throws std::bad_alloc.
 void* TakeBuffer(int64_t bytes);
-// Returns a buffer from TakeBuffer. The pool keeps at most a bounded number
-// of bytes (256 MiB) and frees the rest.
+// Returns a buffer from TakeBuffer. The pool keeps at most kKeptBytes:
+// to keep this one it frees those given back longest ago (a larger buffer
+// must not find the pool full of stale smaller ones); one larger than the
+// limit is freed.
 void GiveBuffer(void* data, int64_t bytes);
+// The bytes kept now, and (for tests) a different limit, down to which the
+// oldest buffers are freed at once; returns the old limit.
+int64_t KeptBytes();
+int64_t SetKeptLimitForTesting(int64_t limit);
 
 }  // namespace uir::runtime
 
