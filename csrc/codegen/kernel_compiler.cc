@@ -54,7 +54,8 @@ bool HostHasAvx512() {
   return has;
 }
 
-// The vector width for a kernel of `graph`'s kind when none is asked for.
+// The vector width for a kernel when none is asked for; `row_form`: its
+// body has the row-by-row or coalesced form (PlanRows).
 // Bodies in the row-by-row or coalesced form (row_plan.h) run long column
 // loops over whole rows or ranges of tiles: on AVX-512 hosts 512-bit vectors
 // halve their instruction count, and their longer remainder costs little
@@ -63,19 +64,16 @@ bool HostHasAvx512() {
 // sums unchanged). Tile-by-tile bodies loop over 16 to 64 columns, where
 // LLVM's choice for the host (often 256 bits) did as well or better
 // (transposes, column sums, a dot's epilogue): 0 leaves it.
-int KindVectorBits(const igraph::IGraph& graph) {
-  if (!HostHasAvx512()) return 0;
-  return PlanRows(graph).ok ? 512 : 0;
-}
+int KindVectorBits(bool row_form) { return row_form && HostHasAvx512() ? 512 : 0; }
 
 // The dram iPointers of `graph` a streaming variant writes with
-// non-temporal stores: in a row-by-row or coalesced body (long runs of
-// consecutive elements), written, of at least `min_bytes`, and not read by
+// non-temporal stores: in a row-by-row or coalesced body (`row_form`: long
+// runs of consecutive elements), written, of at least `min_bytes`, not read by
 // the kernel (itself or at its address: a line just read is in cache, and
 // the non-temporal store would only evict it). Empty when there are none.
-std::vector<bool> StreamedPointers(const igraph::IGraph& graph, const DramAliasing* aliasing,
-                                   int64_t min_bytes) {
-  if (min_bytes <= 0 || !PlanRows(graph).ok) return {};
+std::vector<bool> StreamedPointers(const igraph::IGraph& graph, bool row_form,
+                                   const DramAliasing* aliasing, int64_t min_bytes) {
+  if (min_bytes <= 0 || !row_form) return {};
   const auto& pointers = graph.pointers();
   auto group = [&](int p) {
     return aliasing != nullptr && static_cast<size_t>(p) < aliasing->same_as.size()
@@ -224,6 +222,10 @@ std::vector<Part> Partition(const std::vector<const igraph::IGraph*>& graphs,
     out[lightest].graphs.push_back(k);
     load[lightest] += Cost(*graphs[k]);
   }
+  // Loops may have drawn every graph into the first part.
+  out.erase(
+      std::remove_if(out.begin() + 1, out.end(), [](const Part& p) { return p.graphs.empty(); }),
+      out.end());
   for (Part& p : out) std::sort(p.graphs.begin(), p.graphs.end());
   return out;
 }
@@ -258,7 +260,9 @@ CompiledKernels CompileKernels(const std::vector<const igraph::IGraph*>& graphs,
       const DramAliasing* aliasing =
           k < options.aliasing.size() && !options.aliasing[k].same_as.empty() ? &options.aliasing[k]
                                                                               : nullptr;
-      const int vector_bits = options.vector_bits > 0 ? options.vector_bits : KindVectorBits(g);
+      const bool row_form = PlanRows(g).ok;
+      const int vector_bits =
+          options.vector_bits > 0 ? options.vector_bits : KindVectorBits(row_form);
       auto set_width = [&](const std::string& fn_name) {
         if (vector_bits <= 0) return;
         const std::string bits = std::to_string(vector_bits);
@@ -276,7 +280,8 @@ CompiledKernels CompileKernels(const std::vector<const igraph::IGraph*>& graphs,
       out.names[k] = name;
       any = true;
       const std::vector<bool> streamed =
-          is_x86 ? StreamedPointers(g, aliasing, options.streaming_bytes) : std::vector<bool>();
+          is_x86 ? StreamedPointers(g, row_form, aliasing, options.streaming_bytes)
+                 : std::vector<bool>();
       if (!streamed.empty()) {
         streaming_names[k] = name + "_streaming";
         EmitKernel(g, streaming_names[k], *module, aliasing, &streamed);

@@ -1,6 +1,12 @@
 // Lowering a scheduled, buffer-assigned module to a Kernel Graph, its
 // text, and running it (iGraphs on the interpreter, the rest on the
 // evaluator) over buffers laid out as buffer assignment says.
+//
+// Over 1,000 lines in one file for now: the lowering and the Runner share
+// the helpers that place values in buffers (Leaves, the physical element
+// order) and the node-building code, which no other file uses. The Runner
+// is the part to move out, into the runtime, when thunks are built from
+// the Kernel Graph without HLO (the backend issue's HLO-free runtime).
 #include "igraph/kernel_graph.h"
 
 #include <cstdlib>
