@@ -356,6 +356,14 @@ HloInstruction* Parser::Define(Scope& scope, std::unique_ptr<HloInstruction> ins
   }
   if (inst->opcode() == HloOpcode::kParameter) {
     int64_t n = inst->parameter_number();
+    // Parameters 0..n must all be defined, each by an instruction of its
+    // own: a number as large as the text cannot be (and would make the
+    // parameter list that long before the verifier saw the gap).
+    if (n >= static_cast<int64_t>(lexer_.text().size())) {
+      FailAt(offset, "parameter(" + std::to_string(n) + ") in computation '" +
+                         scope.computation->name() + "': the module is too short to define " +
+                         std::to_string(n) + " parameters before it");
+    }
     if (n < scope.computation->num_parameters() && scope.computation->parameter(n) != nullptr) {
       FailAt(offset, "parameter(" + std::to_string(n) + ") is defined twice in computation '" +
                          scope.computation->name() + "'");

@@ -146,6 +146,15 @@ PARSE_ERRORS = [
     ),
     ("parameter_gap", "ENTRY e {\n  p = f32[] parameter(1)\n}", 1, 9, "has no parameter(0)"),
     (
+        # Found by the eval fuzzer: the parameter list was sized by the
+        # number before any check, and 888888888 ran out of memory.
+        "parameter_number_past_the_text",
+        "ENTRY e {\n  p = f32[] parameter(888888888)\n}",
+        2,
+        3,
+        "too short to define 888888888 parameters",
+    ),
+    (
         "two_roots",
         "ENTRY e {\n  ROOT p = f32[] parameter(0)\n  ROOT q = f32[] negate(p)\n}",
         3,
