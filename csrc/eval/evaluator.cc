@@ -15,6 +15,7 @@
 #include "eval/collectives.h"
 #include "eval/context.h"
 #include "eval/convolution.h"
+#include "eval/custom_call.h"
 #include "eval/dot.h"
 #include "eval/dynamic.h"
 #include "eval/elementwise.h"
@@ -28,7 +29,6 @@
 #include "eval/typed.h"
 #include "hlo/float_format.h"
 #include "hlo/verifier.h"
-#include "runtime/custom_call.h"
 
 namespace uir::eval {
 namespace {
@@ -360,7 +360,7 @@ class Evaluator final : public Context {
       case HloOpcode::kSort:
         return EvalSort(inst, ops, *this);
       case HloOpcode::kCustomCall:
-        return runtime::RunCustomCall(inst, ops);
+        return eval::RunCustomCall(inst, ops);
       case HloOpcode::kRng:
       case HloOpcode::kRngBitGenerator:
       case HloOpcode::kRngGetAndUpdateState:

@@ -23,6 +23,7 @@
 #include "igraph/tile_program.h"
 #include "igraph/tiling.h"
 #include "igraph/verifier.h"
+#include "runtime/custom_call.h"
 #include "runtime/gemm.h"
 #include "runtime/thread_pool.h"
 #include "support/error.h"
@@ -755,6 +756,8 @@ class Runner {
         RunKernel(n);
       } else if (n.kind == NodeKind::kControlFlow && RunControlFlow(n)) {
         continue;
+      } else if (n.kind == NodeKind::kCustomCall && RunCustomCall(n)) {
+        continue;
       } else {
         RunOnEvaluator(n);
       }
@@ -855,6 +858,59 @@ class Runner {
     }
     return false;
   }
+  // A custom call straight on its buffers, through the registry: arrays
+  // where buffer assignment put them, a tuple as its elements. False (the
+  // evaluator runs it) when a buffer is not row-major or the result is not
+  // an array, tuple or token.
+  bool RunCustomCall(const KernelNode& n) {
+    const HloInstruction& inst = *n.instruction;
+    for (const std::vector<DramTensor>* side : {&n.inputs, &n.outputs}) {
+      for (const DramTensor& t : *side) {
+        if (!IsRowMajor(t.shape)) return false;
+      }
+    }
+    if (inst.shape().IsBuffer()) return false;
+    runtime::CallFrame frame;
+    frame.target = n.op;
+    frame.call = inst.name();
+    if (const auto config =
+            inst.attributes().GetOr<hlo::BackendConfig>(hlo::AttrKey::kBackendConfig)) {
+      frame.opaque = config->text;
+    }
+    size_t next = 0;
+    for (const HloInstruction* o : inst.operands()) {
+      if (o->shape().IsBuffer()) return false;
+      frame.operands.push_back(CallBufferOf(o->shape(), n.inputs, next));
+    }
+    if (next != n.inputs.size()) return false;
+    next = 0;
+    frame.result = CallBufferOf(inst.shape(), n.outputs, next);
+    if (next != n.outputs.size()) return false;
+    runtime::RunCustomCall(frame);
+    return true;
+  }
+  // A value of `shape` over its array leaves, taken from `leaves` at `next`.
+  runtime::CallBuffer CallBufferOf(const hlo::Shape& shape, const std::vector<DramTensor>& leaves,
+                                   size_t& next) {
+    runtime::CallBuffer b;
+    if (shape.IsTuple()) {
+      b.kind = runtime::CallBuffer::Kind::kTuple;
+      for (const hlo::Shape& s : shape.tuple_shapes())
+        b.elements.push_back(CallBufferOf(s, leaves, next));
+    } else if (shape.IsArray()) {
+      if (next >= leaves.size()) {
+        next = leaves.size() + 1;  // too few leaves: the caller's count check fails
+        return b;
+      }
+      b.data = At(leaves[next++]);
+      b.type = shape.element_type();
+      b.dims = shape.dimensions();
+    } else {
+      b.kind = runtime::CallBuffer::Kind::kToken;
+    }
+    return b;
+  }
+
   void RunKernel(const KernelNode& n) {
     std::vector<std::vector<uint8_t>> constants;
     DramBuffers dram;

@@ -3,6 +3,7 @@
 #include <pybind11/stl.h>
 
 #include <atomic>
+#include <cstring>
 #include <thread>
 
 #include "python/bindings.h"
@@ -50,25 +51,58 @@ hlo::Literal FromPython(const py::handle& value, const hlo::Shape& shape, const 
   return l;
 }
 
-// A Python callable as a target: operands arrive as NumPy arrays (copies),
-// the result is checked against the instruction's shape, and a Python
-// exception becomes CustomCallError with its type and message.
-runtime::LiteralTarget PythonTarget(const std::string& name, py::object fn) {
+// The shape of a call buffer.
+hlo::Shape ShapeOf(const runtime::CallBuffer& b) {
+  if (b.IsTuple()) {
+    std::vector<hlo::Shape> parts;
+    for (const runtime::CallBuffer& e : b.elements) parts.push_back(ShapeOf(e));
+    return hlo::Shape::Tuple(std::move(parts));
+  }
+  if (!b.IsArray()) return hlo::Shape::Token();
+  return hlo::Shape(b.type, b.dims);
+}
+
+// A copy of what `b` holds.
+hlo::Literal CopyOf(const runtime::CallBuffer& b) {
+  hlo::Literal l(ShapeOf(b));
+  if (b.IsTuple()) {
+    for (size_t i = 0; i < b.elements.size(); ++i)
+      l.mutable_tuple_elements()[i] = CopyOf(b.elements[i]);
+  } else if (b.IsArray() && b.Bytes() > 0) {
+    std::memcpy(l.mutable_bytes().data(), b.data, static_cast<size_t>(b.Bytes()));
+  }
+  return l;
+}
+
+// Writes `l` (of b's shape) into `b`.
+void WriteInto(const hlo::Literal& l, const runtime::CallBuffer& b) {
+  if (b.IsTuple()) {
+    for (size_t i = 0; i < b.elements.size(); ++i) WriteInto(l.tuple_elements()[i], b.elements[i]);
+  } else if (b.IsArray() && b.Bytes() > 0) {
+    std::memcpy(b.data, l.bytes().data(), static_cast<size_t>(b.Bytes()));
+  }
+}
+
+// A Python callable as a target: operands arrive as NumPy arrays (copies,
+// so a target may keep them), the result is checked against the
+// instruction's shape and copied into place, and a Python exception becomes
+// CustomCallError with its type and message.
+runtime::FrameTarget PythonTarget(const std::string& name, py::object fn) {
   std::shared_ptr<py::object> holder(new py::object(std::move(fn)), [](py::object* p) {
     if (Py_IsInitialized()) {
       py::gil_scoped_acquire gil;
       delete p;
     }
   });
-  return [name, holder](const hlo::HloInstruction& call,
-                        const std::vector<const hlo::Literal*>& operands, hlo::Literal& result) {
+  return [name, holder](const runtime::CallFrame& frame) {
     py::gil_scoped_acquire gil;
     std::string failure;
     try {
-      py::tuple args(operands.size());
-      for (size_t i = 0; i < operands.size(); ++i) args[i] = LiteralToPython(*operands[i]);
+      py::tuple args(frame.operands.size());
+      for (size_t i = 0; i < frame.operands.size(); ++i)
+        args[i] = LiteralToPython(CopyOf(frame.operands[i]));
       py::object r = (*holder)(*args);
-      result = FromPython(r, call.shape(), name, "the result");
+      WriteInto(FromPython(r, ShapeOf(frame.result), name, "the result"), frame.result);
       return;
     } catch (py::error_already_set& e) {
       failure = e.what();

@@ -1,5 +1,5 @@
-// The custom-call registry, the built-in targets, and calling a target on
-// literals.
+// The custom-call registry, the built-in targets, and calling a target on a
+// call frame.
 #include "runtime/custom_call.h"
 
 #include <algorithm>
@@ -9,14 +9,51 @@
 #include <mutex>
 #include <numeric>
 
+#include "hlo/float_format.h"
 #include "support/error.h"
 
 namespace uir::runtime {
-namespace {
 
-using hlo::AttrKey;
-using hlo::HloInstruction;
-using hlo::Literal;
+int64_t CallBuffer::ElementCount() const {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  return n;
+}
+
+int64_t CallBuffer::Bytes() const {
+  return IsArray() ? ElementCount() * hlo::StorageBytes(type) : 0;
+}
+
+std::string CallBuffer::ToString() const {
+  if (kind == Kind::kToken) return "token[]";
+  std::string s;
+  if (IsTuple()) {
+    s = "(";
+    for (size_t i = 0; i < elements.size(); ++i) {
+      if (i > 0) s += ", ";
+      s += elements[i].ToString();
+    }
+    return s + ")";
+  }
+  s = std::string(hlo::PrimitiveTypeName(type)) + "[";
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (i > 0) s += ",";
+    s += std::to_string(dims[i]);
+  }
+  return s + "]";
+}
+
+bool CallBuffer::SameShape(const CallBuffer& other) const {
+  if (kind != other.kind) return false;
+  if (IsArray()) return type == other.type && dims == other.dims;
+  if (elements.size() != other.elements.size()) return false;
+  for (size_t i = 0; i < elements.size(); ++i) {
+    if (!elements[i].SameShape(other.elements[i])) return false;
+  }
+  return true;
+}
+
+namespace {
 
 // The status a C target reports through. The first member is the C ABI
 // (UirCustomCallStatus); the rest is ours, and plain data so the layout is
@@ -34,117 +71,164 @@ void SetFailure(Status* status, const char* message, size_t length) {
   status->message[n] = '\0';
 }
 
-std::string TargetName(const HloInstruction& call) {
-  return call.attributes().GetOr<std::string>(AttrKey::kCustomCallTarget).value_or("");
-}
-
 // --- Built-in targets ----------------------------------------------------------
 // What a single host makes of the custom calls XLA's own pipelines emit.
 
-// The array a call's result holds: a buffer shape b(T) holds a T.
-const hlo::Shape& ResultArrayShape(const HloInstruction& call) {
-  return call.shape().IsBuffer() ? call.shape().buffer_element() : call.shape();
+// Copies every array of `from` into `to` (they may overlap: a value passed
+// through in place).
+void CopyTree(const CallBuffer& from, const CallBuffer& to) {
+  if (from.IsArray()) {
+    if (from.data != to.data && from.Bytes() > 0) {
+      std::memmove(to.data, from.data, static_cast<size_t>(from.Bytes()));
+    }
+    return;
+  }
+  for (size_t i = 0; i < from.elements.size(); ++i) CopyTree(from.elements[i], to.elements[i]);
 }
 
-// Copies `from`'s elements into `to` when both are arrays of the same
-// element type and dimensions (dynamic-ness and layout may differ).
-bool CopyArray(const Literal& from, Literal& to) {
-  if (!from.shape().IsArray() || !to.shape().IsArray() ||
-      from.shape().element_type() != to.shape().element_type() ||
-      from.shape().dimensions() != to.shape().dimensions()) {
-    return false;
-  }
-  const auto b = from.bytes();
-  to.mutable_bytes().assign(b.begin(), b.end());
-  return true;
+void ZeroTree(const CallBuffer& b) {
+  if (b.IsArray() && b.Bytes() > 0) std::memset(b.data, 0, static_cast<size_t>(b.Bytes()));
+  for (const CallBuffer& e : b.elements) ZeroTree(e);
 }
 
 // Sharding annotations, host offloading marks and bounds: on one host the
 // value passes through unchanged.
-void PassThrough(const HloInstruction& call, const std::vector<const Literal*>& ops,
-                 Literal& result) {
-  if (!ops.empty() && ops[0]->shape().IsTuple() && ops[0]->shape().Compatible(result.shape())) {
-    result = *ops[0];
-    return;
+void PassThrough(const CallFrame& f) {
+  if (f.operands.empty() || !f.operands[0].SameShape(f.result)) {
+    throw CustomCallError(f.target,
+                          "expects one operand of the result's shape " + f.result.ToString());
   }
-  if (ops.empty() || !CopyArray(*ops[0], result)) {
-    throw CustomCallError(TargetName(call), "expects one operand of the result's shape " +
-                                                ResultArrayShape(call).ToString(false));
-  }
+  CopyTree(f.operands[0], f.result);
 }
 
 // A buffer the program fills before reading; zeros are as good as any.
-void AllocateBuffer(const HloInstruction&, const std::vector<const Literal*>&, Literal&) {}
+void AllocateBuffer(const CallFrame& f) { ZeroTree(f.result); }
 
 // SliceToDynamic(array, sizes...) marks dimensions dynamic: evaluated at
 // their bound, the data passes through.
-void SliceToDynamic(const HloInstruction& call, const std::vector<const Literal*>& ops,
-                    Literal& result) {
-  if (ops.empty() || !CopyArray(*ops[0], result))
-    throw CustomCallError(TargetName(call), "expects an operand of the result's shape");
+void SliceToDynamic(const CallFrame& f) {
+  if (f.operands.empty() || !f.result.IsArray() || !f.operands[0].SameShape(f.result))
+    throw CustomCallError(f.target, "expects an operand of the result's shape");
+  CopyTree(f.operands[0], f.result);
+}
+
+void StoreInteger(const CallBuffer& b, int64_t v) {
+  switch (hlo::StorageBytes(b.type)) {
+    case 1: {
+      const auto x = static_cast<int8_t>(v);
+      std::memcpy(b.data, &x, 1);
+      break;
+    }
+    case 2: {
+      const auto x = static_cast<int16_t>(v);
+      std::memcpy(b.data, &x, 2);
+      break;
+    }
+    case 4: {
+      const auto x = static_cast<int32_t>(v);
+      std::memcpy(b.data, &x, 4);
+      break;
+    }
+    default:
+      std::memcpy(b.data, &v, 8);
+  }
 }
 
 // PadToStatic(array) -> (array, s32 size of each dimension).
-void PadToStatic(const HloInstruction& call, const std::vector<const Literal*>& ops,
-                 Literal& result) {
-  if (ops.size() != 1 || !result.shape().IsTuple() ||
-      result.tuple_elements().size() != ops[0]->shape().dimensions().size() + 1) {
-    throw CustomCallError(TargetName(call),
-                          "expects one array operand and a (array, sizes...) result");
+void PadToStatic(const CallFrame& f) {
+  if (f.operands.size() != 1 || !f.operands[0].IsArray() || !f.result.IsTuple() ||
+      f.result.elements.size() != f.operands[0].dims.size() + 1) {
+    throw CustomCallError(f.target, "expects one array operand and a (array, sizes...) result");
   }
-  auto& parts = result.mutable_tuple_elements();
+  const auto& parts = f.result.elements;
   for (size_t d = 1; d < parts.size(); ++d) {
-    const hlo::Shape& size = parts[d].shape();
-    if (!size.IsArray() || size.rank() != 0 || !hlo::IsInteger(size.element_type()))
-      throw CustomCallError(TargetName(call), "the sizes in the result must be integer scalars");
+    if (!parts[d].IsArray() || !parts[d].dims.empty() || !hlo::IsInteger(parts[d].type))
+      throw CustomCallError(f.target, "the sizes in the result must be integer scalars");
   }
-  parts[0] = *ops[0];
-  for (size_t d = 0; d < ops[0]->shape().dimensions().size(); ++d)
-    parts[d + 1].SetInt64(0, ops[0]->shape().dimensions()[d]);
+  if (!f.operands[0].SameShape(parts[0]))
+    throw CustomCallError(f.target, "the array in the result must be the operand's shape");
+  CopyTree(f.operands[0], parts[0]);
+  for (size_t d = 0; d < f.operands[0].dims.size(); ++d)
+    StoreInteger(parts[d + 1], f.operands[0].dims[d]);
+}
+
+// Element i of an array as a double, for comparing.
+double ReadDouble(const CallBuffer& b, int64_t i) {
+  const int size = hlo::StorageBytes(b.type);
+  const auto* at = static_cast<const uint8_t*>(b.data) + i * size;
+  auto load = [&](auto v) {
+    std::memcpy(&v, at, sizeof(v));
+    return v;
+  };
+  switch (hlo::KindOf(b.type)) {
+    case hlo::TypeKind::kPred:
+      return *at != 0 ? 1.0 : 0.0;
+    case hlo::TypeKind::kSigned:
+      if (size == 1) return load(int8_t{});
+      if (size == 2) return load(int16_t{});
+      if (size == 4) return load(int32_t{});
+      return static_cast<double>(load(int64_t{}));
+    case hlo::TypeKind::kUnsigned:
+      if (size == 1) return load(uint8_t{});
+      if (size == 2) return load(uint16_t{});
+      if (size == 4) return load(uint32_t{});
+      return static_cast<double>(load(uint64_t{}));
+    case hlo::TypeKind::kFloat:
+      if (b.type == hlo::PrimitiveType::kF32) return load(float{});
+      if (b.type == hlo::PrimitiveType::kF64) return load(double{});
+      if (size == 1) return hlo::DecodeNarrowFloat(b.type, load(uint8_t{}));
+      return hlo::DecodeNarrowFloat(b.type, load(uint16_t{}));
+    default:
+      throw CustomCallError(
+          "TopK", "cannot order elements of " + std::string(hlo::PrimitiveTypeName(b.type)));
+  }
 }
 
 // TopK(x[..., n]) -> (values[..., k], s32 indices[..., k]): the k largest
 // along the last dimension, largest first (NaN above +inf), ties in index
 // order.
-void TopK(const HloInstruction& call, const std::vector<const Literal*>& ops, Literal& result) {
-  if (ops.size() != 1 || !result.shape().IsTuple() || result.tuple_elements().size() != 2 ||
-      ops[0]->shape().dimensions().empty()) {
-    throw CustomCallError(TargetName(call), "expects x[..., n] and a (values, indices) result");
+void TopK(const CallFrame& f) {
+  if (f.operands.size() != 1 || !f.operands[0].IsArray() || !f.result.IsTuple() ||
+      f.result.elements.size() != 2 || f.operands[0].dims.empty()) {
+    throw CustomCallError(f.target, "expects x[..., n] and a (values, indices) result");
   }
-  const Literal& x = *ops[0];
-  Literal& values = result.mutable_tuple_elements()[0];
-  Literal& indices = result.mutable_tuple_elements()[1];
-  const int64_t n = x.shape().dimensions().back();
-  const int64_t k = values.shape().dimensions().empty() ? 1 : values.shape().dimensions().back();
+  const CallBuffer& x = f.operands[0];
+  const CallBuffer& values = f.result.elements[0];
+  const CallBuffer& indices = f.result.elements[1];
+  const int64_t n = x.dims.back();
+  const int64_t k = values.dims.empty() ? 1 : values.dims.back();
   // values and indices are x's shape with k in the last dimension.
-  std::vector<int64_t> want = x.shape().dimensions();
+  std::vector<int64_t> want = x.dims;
   want.back() = k;
-  if (!values.shape().IsArray() || !indices.shape().IsArray() ||
-      values.shape().dimensions() != want || indices.shape().dimensions() != want ||
-      !hlo::IsInteger(indices.shape().element_type())) {
-    throw CustomCallError(TargetName(call),
+  if (!values.IsArray() || !indices.IsArray() || values.dims != want || indices.dims != want ||
+      !hlo::IsInteger(indices.type)) {
+    throw CustomCallError(f.target,
                           "the result must be (values, integer indices), each of x's shape with "
                           "k in the last dimension");
   }
-  if (k > n || values.shape().element_type() != x.shape().element_type()) {
-    throw CustomCallError(TargetName(call), "k = " + std::to_string(k) + " of " +
-                                                std::to_string(n) + " elements, or wrong types");
+  if (k > n || values.type != x.type) {
+    throw CustomCallError(f.target, "k = " + std::to_string(k) + " of " + std::to_string(n) +
+                                        " elements, or wrong types");
   }
-  const int64_t rows = n == 0 ? 0 : x.element_count() / n;
-  const size_t size = static_cast<size_t>(hlo::StorageBytes(x.shape().element_type()));
+  const int64_t rows = n == 0 ? 0 : x.ElementCount() / n;
+  const auto size = static_cast<size_t>(hlo::StorageBytes(x.type));
+  const int index_size = hlo::StorageBytes(indices.type);
   std::vector<int64_t> order(static_cast<size_t>(n));
+  std::vector<double> keys(static_cast<size_t>(n));
   for (int64_t r = 0; r < rows; ++r) {
     std::iota(order.begin(), order.end(), 0);
-    auto key = [&](int64_t i) { return x.GetDouble(r * n + i); };
+    for (int64_t i = 0; i < n; ++i) keys[static_cast<size_t>(i)] = ReadDouble(x, r * n + i);
     std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
-      const double va = key(a), vb = key(b);
+      const double va = keys[static_cast<size_t>(a)], vb = keys[static_cast<size_t>(b)];
       if (std::isnan(va) || std::isnan(vb)) return std::isnan(va) && !std::isnan(vb);
       return va > vb;
     });
     for (int64_t j = 0; j < k; ++j) {
-      std::memcpy(values.mutable_bytes().data() + (r * k + j) * size,
-                  x.bytes().data() + (r * n + order[j]) * size, size);
-      indices.SetInt64(r * k + j, order[j]);
+      std::memcpy(static_cast<uint8_t*>(values.data) + (r * k + j) * size,
+                  static_cast<const uint8_t*>(x.data) + (r * n + order[j]) * size, size);
+      CallBuffer at = indices;
+      at.data = static_cast<uint8_t*>(indices.data) + (r * k + j) * index_size;
+      StoreInteger(at, order[j]);
     }
   }
 }
@@ -154,10 +238,10 @@ struct Registry {
   std::map<std::string, std::shared_ptr<const CustomCallTarget>, std::less<>> targets;
 
   Registry() {
-    auto builtin = [&](const std::string& name, LiteralTarget fn) {
+    auto builtin = [&](const std::string& name, FrameTarget fn) {
       auto t = std::make_shared<CustomCallTarget>();
       t->name = name;
-      t->literal_function = std::move(fn);
+      t->frame_function = std::move(fn);
       t->builtin = true;
       targets[name] = std::move(t);
     };
@@ -185,35 +269,24 @@ void Store(std::shared_ptr<CustomCallTarget> target) {
   r.targets[target->name] = std::move(target);
 }
 
-// Pointers to the buffers of `l` in the C calling convention: an array's
-// data, or for a tuple an array of its elements' pointers (kept in `keep`).
-void* BufferOf(const Literal& l, std::vector<std::unique_ptr<std::vector<void*>>>& keep) {
-  if (!l.shape().IsTuple()) return const_cast<uint8_t*>(l.bytes().data());
+// A buffer in the C calling convention: an array's data, or for a tuple an
+// array of its elements' pointers (kept in `keep`).
+void* PointerOf(const CallBuffer& b, std::vector<std::unique_ptr<std::vector<void*>>>& keep) {
+  if (!b.IsTuple()) return b.data;
   auto table = std::make_unique<std::vector<void*>>();
-  for (const Literal& e : l.tuple_elements()) table->push_back(BufferOf(e, keep));
+  for (const CallBuffer& e : b.elements) table->push_back(PointerOf(e, keep));
   void* out = table->data();
   keep.push_back(std::move(table));
   return out;
 }
 
-void CallC(const CustomCallTarget& t, const HloInstruction& call,
-           const std::vector<const Literal*>& ops, Literal& result) {
+void CallC(const CustomCallTarget& t, const CallFrame& f) {
   std::vector<std::unique_ptr<std::vector<void*>>> keep;
-  // Materialize every array of the result so the target can write it.
-  std::function<void(Literal&)> own = [&](Literal& l) {
-    if (l.shape().IsTuple()) {
-      for (Literal& e : l.mutable_tuple_elements()) own(e);
-    } else {
-      l.mutable_bytes();
-    }
-  };
-  own(result);
   std::vector<const void*> in;
-  for (const Literal* o : ops) in.push_back(BufferOf(*o, keep));
-  void* out = BufferOf(result, keep);
+  in.reserve(f.operands.size());
+  for (const CallBuffer& o : f.operands) in.push_back(PointerOf(o, keep));
+  void* out = PointerOf(f.result, keep);
   Status status{SetFailure, false, {0}};
-  const auto config = call.attributes().GetOr<hlo::BackendConfig>(AttrKey::kBackendConfig);
-  const std::string opaque = config ? config->text : "";
   switch (t.api) {
     case CustomCallApi::kOriginal:
       reinterpret_cast<void (*)(void*, const void**)>(t.c_function)(out, in.data());
@@ -224,7 +297,7 @@ void CallC(const CustomCallTarget& t, const HloInstruction& call,
       break;
     case CustomCallApi::kStatusReturningUnified:
       reinterpret_cast<void (*)(void*, const void**, const char*, size_t, Status*)>(t.c_function)(
-          out, in.data(), opaque.data(), opaque.size(), &status);
+          out, in.data(), f.opaque.data(), f.opaque.size(), &status);
       break;
   }
   if (status.failed) throw CustomCallError(t.name, status.message);
@@ -242,10 +315,10 @@ void RegisterCustomCallTarget(const std::string& name, void* c_function, CustomC
   Store(std::move(t));
 }
 
-void RegisterCustomCallTarget(const std::string& name, LiteralTarget fn) {
+void RegisterCustomCallTarget(const std::string& name, FrameTarget fn) {
   auto t = std::make_shared<CustomCallTarget>();
   t->name = name;
-  t->literal_function = std::move(fn);
+  t->frame_function = std::move(fn);
   Store(std::move(t));
 }
 
@@ -270,24 +343,17 @@ std::vector<std::string> CustomCallTargetNames() {
   return names;
 }
 
-Literal RunCustomCall(const HloInstruction& call, const std::vector<const Literal*>& operands) {
-  const std::string name = TargetName(call);
-  const auto target = FindCustomCallTarget(name);
+void RunCustomCall(const CallFrame& frame) {
+  const auto target = FindCustomCallTarget(frame.target);
   if (target == nullptr) {
-    throw CustomCallError(name, "no target of this name is registered (%" + call.name() +
-                                    "; see uir.custom_call.register)");
+    throw CustomCallError(frame.target, "no target of this name is registered (%" + frame.call +
+                                            "; see uir.custom_call.register)");
   }
-  Literal result(ResultArrayShape(call));
-  if (target->literal_function) {
-    target->literal_function(call, operands, result);
+  if (target->frame_function) {
+    target->frame_function(frame);
   } else {
-    CallC(*target, call, operands, result);
+    CallC(*target, frame);
   }
-  if (!result.shape().Compatible(ResultArrayShape(call))) {
-    throw CustomCallError(name, "returned " + result.shape().ToString() + " for %" + call.name() +
-                                    " of shape " + ResultArrayShape(call).ToString());
-  }
-  return result;
 }
 
 }  // namespace uir::runtime

@@ -1,21 +1,23 @@
 // The custom-call registry: the host functions that `custom-call`
-// instructions name by custom_call_target. The evaluator runs them; the CPU
-// executor will run the same targets.
+// instructions name by custom_call_target. The evaluator and the CPU
+// executor run the same targets on the same call frames.
 //
 // A target is either a C function with one of XLA's CPU calling conventions
-// (see uir/include/uir/custom_call.h) or a C++ function on literals (the
-// built-in targets, and Python callables through the bindings).
+// (see uir/include/uir/custom_call.h) or a C++ function on a call frame (the
+// built-in targets, and Python callables through the bindings). A call frame
+// is buffers, element types and dimensions: nothing here knows HLO
+// instructions or literals (the evaluator adapts in eval/custom_call.h).
 #ifndef UIR_RUNTIME_CUSTOM_CALL_H_
 #define UIR_RUNTIME_CUSTOM_CALL_H_
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "hlo/instruction.h"
-#include "hlo/literal.h"
+#include "hlo/primitive_type.h"
 
 namespace uir::runtime {
 
@@ -25,23 +27,50 @@ enum class CustomCallApi {
   kStatusReturningUnified,  // ... , const char* opaque, size_t opaque_len, status)
 };
 
-// Runs a call on literals: `result` arrives zero-filled in the instruction's
-// shape and is filled by the target. Throw CustomCallError to fail.
-using LiteralTarget =
-    std::function<void(const hlo::HloInstruction& call,
-                       const std::vector<const hlo::Literal*>& operands, hlo::Literal& result)>;
+// A value a target reads or writes: a row-major array of `type` with
+// `dims` at `data`, a tuple of `elements`, or a token (no data).
+struct CallBuffer {
+  enum class Kind : uint8_t { kArray, kTuple, kToken };
+  Kind kind = Kind::kArray;
+  void* data = nullptr;
+  hlo::PrimitiveType type = hlo::PrimitiveType::kF32;
+  std::vector<int64_t> dims;
+  std::vector<CallBuffer> elements;
+
+  bool IsArray() const { return kind == Kind::kArray; }
+  bool IsTuple() const { return kind == Kind::kTuple; }
+  int64_t ElementCount() const;
+  int64_t Bytes() const;
+  // "f32[2,3]", "(f32[4], s32[])", "token[]".
+  std::string ToString() const;
+  // Same kind, types and dimensions throughout.
+  bool SameShape(const CallBuffer& other) const;
+};
+
+// One call: where the operands are, where the result goes (every array of
+// it is the target's to write), and the instruction's backend_config.
+struct CallFrame {
+  std::string target;  // custom_call_target
+  std::string call;    // the instruction's name, for messages
+  std::vector<CallBuffer> operands;
+  CallBuffer result;
+  std::string opaque;
+};
+
+// A target on a call frame. Throw CustomCallError to fail.
+using FrameTarget = std::function<void(const CallFrame&)>;
 
 struct CustomCallTarget {
   std::string name;
   void* c_function = nullptr;  // a C target, called with `api`
   CustomCallApi api = CustomCallApi::kStatusReturning;
-  LiteralTarget literal_function;  // or a target on literals
+  FrameTarget frame_function;  // or a target on call frames
   bool builtin = false;
 };
 
 // Registers (or replaces) a target. Thread-safe.
 void RegisterCustomCallTarget(const std::string& name, void* c_function, CustomCallApi api);
-void RegisterCustomCallTarget(const std::string& name, LiteralTarget fn);
+void RegisterCustomCallTarget(const std::string& name, FrameTarget fn);
 // Removes a target; false if none had that name.
 bool UnregisterCustomCallTarget(const std::string& name);
 // The target registered under `name`, or null.
@@ -49,10 +78,10 @@ std::shared_ptr<const CustomCallTarget> FindCustomCallTarget(std::string_view na
 // Every registered name, sorted; built-in targets included.
 std::vector<std::string> CustomCallTargetNames();
 
-// Runs custom-call `call` on `operands` through its target. Throws
-// CustomCallError when no target is registered or the target fails.
-hlo::Literal RunCustomCall(const hlo::HloInstruction& call,
-                           const std::vector<const hlo::Literal*>& operands);
+// Runs `frame` through the target registered as frame.target. Throws
+// CustomCallError when none is registered or the target fails; what the
+// result buffers then hold is unspecified.
+void RunCustomCall(const CallFrame& frame);
 
 }  // namespace uir::runtime
 

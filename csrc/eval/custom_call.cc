@@ -1,0 +1,61 @@
+#include "eval/custom_call.h"
+
+#include <functional>
+#include <string>
+
+#include "runtime/custom_call.h"
+
+namespace uir::eval {
+namespace {
+
+using hlo::Literal;
+using runtime::CallBuffer;
+
+// `l` as a call buffer. Operands are only read, so their bytes are handed
+// out as they are; the result's are made its own first (mutable_bytes).
+CallBuffer BufferOf(const Literal& l, const std::function<void*(const Literal&)>& data) {
+  CallBuffer b;
+  if (l.shape().IsTuple()) {
+    b.kind = CallBuffer::Kind::kTuple;
+    for (const Literal& e : l.tuple_elements()) b.elements.push_back(BufferOf(e, data));
+    return b;
+  }
+  if (!l.shape().IsArray()) {
+    b.kind = CallBuffer::Kind::kToken;
+    return b;
+  }
+  b.type = l.shape().element_type();
+  b.dims = l.shape().dimensions();
+  b.data = data(l);
+  return b;
+}
+
+void MakeOwn(Literal& l) {
+  if (l.shape().IsTuple()) {
+    for (Literal& e : l.mutable_tuple_elements()) MakeOwn(e);
+  } else if (l.shape().IsArray()) {
+    l.mutable_bytes();
+  }
+}
+
+}  // namespace
+
+Literal RunCustomCall(const hlo::HloInstruction& call,
+                      const std::vector<const Literal*>& operands) {
+  runtime::CallFrame frame;
+  frame.target = call.attributes().GetOr<std::string>(hlo::AttrKey::kCustomCallTarget).value_or("");
+  frame.call = call.name();
+  if (const auto config = call.attributes().GetOr<hlo::BackendConfig>(hlo::AttrKey::kBackendConfig))
+    frame.opaque = config->text;
+  const auto read = [](const Literal& l) -> void* {
+    return const_cast<uint8_t*>(l.bytes().data());  // targets only read operands
+  };
+  for (const Literal* o : operands) frame.operands.push_back(BufferOf(*o, read));
+  Literal result(call.shape().IsBuffer() ? call.shape().buffer_element() : call.shape());
+  MakeOwn(result);
+  frame.result = BufferOf(result, read);  // owned now: writing it writes `result`
+  runtime::RunCustomCall(frame);
+  return result;
+}
+
+}  // namespace uir::eval
