@@ -1,6 +1,7 @@
 // Verifier checks, one function per family; each throws VerifyError.
 #include "hlo/verifier.h"
 
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -402,6 +403,58 @@ void CheckComputation(const HloComputation& c, const HloModule& module,
     CheckInstruction(*inst, module, module_computations);
 }
 
+// The subshape of `shape` at `index`, or null when the index leaves it.
+const Shape* SubshapeAt(const Shape& shape, const std::vector<int64_t>& index) {
+  const Shape* s = &shape;
+  for (int64_t i : index) {
+    if (!s->IsTuple() || i < 0 || i >= s->tuple_shapes_size()) return nullptr;
+    s = &s->tuple_shapes(i);
+  }
+  return s;
+}
+
+std::string IndexText(const std::vector<int64_t>& index) {
+  std::string s = "{";
+  for (size_t i = 0; i < index.size(); ++i) s += (i > 0 ? "," : "") + std::to_string(index[i]);
+  return s + "}";
+}
+
+// input_output_alias, as XLA checks it: each entry names a parameter of the
+// entry and array positions in it and in the result of the same byte size;
+// an output or a parameter position is aliased at most once.
+void CheckInputOutputAlias(const HloModule& module) {
+  const HloComputation& entry = *module.entry();
+  std::set<std::vector<int64_t>> outputs;
+  std::set<std::pair<int64_t, std::vector<int64_t>>> inputs;
+  for (const InputOutputAlias& a : module.config().input_output_alias) {
+    const std::string what = "input_output_alias " + IndexText(a.output_index) + ": (" +
+                             std::to_string(a.parameter) + ", " + IndexText(a.parameter_index) +
+                             ")";
+    if (a.parameter < 0 || a.parameter >= entry.num_parameters()) {
+      throw VerifyError(entry.name(), what + " names a parameter the entry does not have");
+    }
+    const Shape* in = SubshapeAt(entry.parameter(a.parameter)->shape(), a.parameter_index);
+    const Shape* out = SubshapeAt(entry.root()->shape(), a.output_index);
+    if (in == nullptr || !in->IsArray()) {
+      Fail(*entry.parameter(a.parameter), what + ": no array at that index of the parameter");
+    }
+    if (out == nullptr || !out->IsArray()) {
+      Fail(*entry.root(), what + ": no array at that index of the result");
+    }
+    const int64_t in_bytes = in->element_count() * StorageBytes(in->element_type());
+    const int64_t out_bytes = out->element_count() * StorageBytes(out->element_type());
+    if (in_bytes != out_bytes) {
+      Fail(*entry.root(), what + " aliases " + in->ToString(false) + " (" +
+                              std::to_string(in_bytes) + " bytes) with " + out->ToString(false) +
+                              " (" + std::to_string(out_bytes) + " bytes)");
+    }
+    if (!outputs.insert(a.output_index).second)
+      Fail(*entry.root(), what + ": that output is aliased twice");
+    if (!inputs.insert({a.parameter, a.parameter_index}).second)
+      Fail(*entry.parameter(a.parameter), what + ": that parameter position is aliased twice");
+  }
+}
+
 }  // namespace
 
 void Verify(const HloModule& module) {
@@ -417,6 +470,7 @@ void Verify(const HloModule& module) {
   CheckCallDepth(module);
   for (const auto& c : module.computations()) CheckComputation(*c, module, computations);
   if (module.has_schedule()) module.schedule().Verify(module);
+  CheckInputOutputAlias(module);
   const ModuleConfig& cfg = module.config();
   const HloComputation& entry = *module.entry();
   if (cfg.entry_parameter_layouts) {

@@ -568,6 +568,36 @@ void BindHlo(py::module_& m) {
       .def_property_readonly("computations", &Computations, "Callees before callers.")
       .def_property_readonly("is_scheduled",
                              [](const ModulePtr& mod) { return mod->config().is_scheduled; })
+      .def_property(
+          "input_output_alias",
+          [](const ModulePtr& mod) {
+            py::list out;
+            for (const hlo::InputOutputAlias& a : mod->config().input_output_alias) {
+              out.append(py::make_tuple(py::tuple(py::cast(a.output_index)), a.parameter,
+                                        py::tuple(py::cast(a.parameter_index)), a.must_alias));
+            }
+            return out;
+          },
+          [](const ModulePtr& mod, const std::vector<py::tuple>& entries) {
+            std::vector<hlo::InputOutputAlias> aliases;
+            for (const py::tuple& t : entries) {
+              if (t.size() != 4) {
+                throw py::value_error(
+                    "an input_output_alias entry is (output_index, parameter, parameter_index, "
+                    "must_alias)");
+              }
+              hlo::InputOutputAlias a;
+              a.output_index = t[0].cast<std::vector<int64_t>>();
+              a.parameter = t[1].cast<int64_t>();
+              a.parameter_index = t[2].cast<std::vector<int64_t>>();
+              a.must_alias = t[3].cast<bool>();
+              aliases.push_back(std::move(a));
+            }
+            mod->mutable_config().input_output_alias = std::move(aliases);
+          },
+          "Outputs that may (or must) share a parameter's buffer, as XLA's "
+          "input_output_alias: [(output_index, parameter, parameter_index, must_alias)]. "
+          "verify() checks them.")
       .def(
           "to_text",
           [](const hlo::HloModule& mod, bool print_layout, bool print_operand_shapes,
