@@ -200,6 +200,27 @@ CpuExecutable::CpuExecutable(const igraph::KernelGraph& graph, const CpuExecutab
       placement_[t.allocation] = {Source::kResult, static_cast<int64_t>(i)};
     }
   }
+  // A parameter allocation that also holds one result (input_output_alias),
+  // each filling it whole: the caller may donate the argument's memory.
+  std::vector<int64_t> argument_of(allocations.size(), -1);
+  for (size_t i = 0; i < arg_leaves_.size(); ++i) {
+    argument_of[arg_leaves_[i].allocation] = static_cast<int64_t>(i);
+  }
+  auto whole = [&](const igraph::DramTensor& t) {
+    return t.offset == 0 && allocations[t.allocation].size == t.bytes &&
+           igraph::IsRowMajorTensor(t);
+  };
+  for (size_t i = 0; i < result_leaves_.size(); ++i) {
+    const igraph::DramTensor& t = result_leaves_[i];
+    const buffers::Allocation& a = allocations[t.allocation];
+    const int64_t arg = argument_of[t.allocation];
+    if (a.kind != analysis::BufferKind::kParameter || !a.live_out || uses[t.allocation] != 2 ||
+        arg < 0 || !whole(t) || !whole(arg_leaves_[static_cast<size_t>(arg)])) {
+      continue;
+    }
+    placement_[t.allocation] = {Source::kDonated, arg, static_cast<int64_t>(i)};
+    donations_.push_back({arg, static_cast<int64_t>(i)});
+  }
   const std::vector<const igraph::IGraph*> graphs = graph.AllIGraphs();
   KernelCompileOptions compile;
   compile.opt_level = options.opt_level;
@@ -497,33 +518,49 @@ void CpuExecutable::Execute(const std::vector<const uint8_t*>& args,
     ~Return() { self->GiveBack(std::move(memory)); }
   } give_back{this, memory};
   std::vector<uint8_t*> bases(placement_.size());
+  // A donated parameter the caller gave separate buffers: a block of its
+  // own for this run, the argument copied in and the result copied out.
+  std::vector<std::unique_ptr<uint8_t, decltype(&std::free)>> own;
   for (size_t k = 0; k < placement_.size(); ++k) {
-    switch (placement_[k].source) {
+    const Placement& p = placement_[k];
+    switch (p.source) {
       case Source::kPool:
         bases[k] = memory->blocks[k].get();
         break;
       case Source::kArgument:
         // Read in place: nothing writes a parameter allocation that holds
         // no output.
-        bases[k] = const_cast<uint8_t*>(args[placement_[k].leaf]);
+        bases[k] = const_cast<uint8_t*>(args[p.leaf]);
         break;
       case Source::kResult:
-        bases[k] = results[placement_[k].leaf];
+        bases[k] = results[p.leaf];
+        break;
+      case Source::kDonated:
+        if (results[p.result] == args[p.leaf]) {
+          bases[k] = results[p.result];
+        } else {
+          const auto size = static_cast<size_t>(
+              (std::max<int64_t>(graph_.assignment().allocations()[k].size, 1) + 63) / 64 * 64);
+          own.emplace_back(static_cast<uint8_t*>(std::aligned_alloc(64, size)), &std::free);
+          if (own.back() == nullptr) throw std::bad_alloc();
+          bases[k] = own.back().get();
+        }
         break;
     }
   }
+  // In place: an argument read where it is, a result computed where it goes.
+  auto in_place = [&](const igraph::DramTensor& t, const uint8_t* caller) {
+    return bases[t.allocation] + t.offset == caller;
+  };
   for (size_t i = 0; i < arg_leaves_.size(); ++i) {
     const igraph::DramTensor& t = arg_leaves_[i];
-    if (placement_[t.allocation].source == Source::kArgument) continue;
+    if (placement_[t.allocation].source == Source::kArgument || in_place(t, args[i])) continue;
     igraph::WriteTensor(bases[t.allocation] + t.offset, t, args[i]);
   }
   graph_.RunOn(bases, this);
   for (size_t i = 0; i < result_leaves_.size(); ++i) {
     const igraph::DramTensor& t = result_leaves_[i];
-    if (placement_[t.allocation].source == Source::kResult &&
-        placement_[t.allocation].leaf == static_cast<int64_t>(i)) {
-      continue;
-    }
+    if (in_place(t, results[i])) continue;
     igraph::ReadTensor(bases[t.allocation] + t.offset, t, results[i]);
   }
 }

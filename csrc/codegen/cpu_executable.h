@@ -41,11 +41,23 @@ class CpuExecutable : public igraph::KernelCode {
   // leaves of every parameter in order, `results` those of the entry's
   // result (ResultShapes()). Parameters whose buffer the plan lets it read
   // in place are not copied; results whose allocation holds nothing else are
-  // computed in place. Safe to call from several threads at once.
+  // computed in place. A donated parameter (Donations()) whose result
+  // buffer is its argument's (results[result] == args[argument]) is
+  // updated in place; given separate buffers, the argument is only read.
+  // Safe to call from several threads at once.
   void Execute(const std::vector<const uint8_t*>& args, const std::vector<uint8_t*>& results) const;
   // The array leaves of the parameters and of the result, in order.
   const std::vector<hlo::Shape>& ParameterShapes() const { return parameter_shapes_; }
   const std::vector<hlo::Shape>& ResultShapes() const { return result_shapes_; }
+  // Result leaves that may be computed in the memory of an argument leaf
+  // (the module's input_output_alias, where buffer assignment gave the two
+  // one allocation and nothing else): the caller may pass the argument's
+  // buffer as the result's.
+  struct Donation {
+    int64_t argument = 0;
+    int64_t result = 0;
+  };
+  const std::vector<Donation>& Donations() const { return donations_; }
 
   // igraph::KernelCode: one iGraph on its dram buffers. Small kernels run on
   // the calling thread; larger ones split their parallel ids over the pool.
@@ -111,10 +123,11 @@ class CpuExecutable : public igraph::KernelCode {
   // sub-graphs (those moving at least `min_bytes`).
   void PlanConcurrentRuns(const igraph::KernelGraph& graph, int64_t min_bytes);
   // Where each allocation's memory comes from during a run.
-  enum class Source : uint8_t { kPool, kArgument, kResult };
+  enum class Source : uint8_t { kPool, kArgument, kResult, kDonated };
   struct Placement {
     Source source = Source::kPool;
-    int64_t leaf = 0;  // kArgument: argument leaf; kResult: result leaf
+    int64_t leaf = 0;    // kArgument, kDonated: argument leaf; kResult: result leaf
+    int64_t result = 0;  // kDonated: the result leaf computed over the argument
   };
   // The pooled allocations of one run; runs take a set and give it back.
   struct Memory;
@@ -125,6 +138,7 @@ class CpuExecutable : public igraph::KernelCode {
   std::vector<igraph::DramTensor> arg_leaves_, result_leaves_;
   std::vector<hlo::Shape> parameter_shapes_, result_shapes_;
   std::vector<Placement> placement_;  // per allocation
+  std::vector<Donation> donations_;
   mutable std::mutex pool_mutex_;
   mutable std::vector<std::unique_ptr<Memory>> pool_;
   CompiledKernels kernels_;

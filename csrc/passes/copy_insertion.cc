@@ -224,8 +224,15 @@ class Inserter {
       for (HloInstruction* r : Readers(view)) {
         if (std::find(late.begin(), late.end(), r) != late.end()) continue;
         if (r == producer) {
-          const bool in_step =
-              (at.empty() && hlo::IsElementwise(r->opcode())) || WritesInPlace(*r, old);
+          bool in_step = (at.empty() && hlo::IsElementwise(r->opcode())) || WritesInPlace(*r, old);
+          if (!in_step && at.empty()) {
+            // A loop fusion reading the old value only element by element
+            // (in_place.h) may write over it.
+            in_step = true;
+            for (int64_t k = 0; k < r->operand_count(); ++k) {
+              if (r->operand(k) == view && !analysis::CanShareOperandBuffer(*r, k)) in_step = false;
+            }
+          }
           if (!in_step) late.push_back(r);
         } else if (r != c_.root() && !order_.After(out, r)) {
           late.push_back(r);

@@ -162,16 +162,44 @@ py::object RunExecutable(const PyCpuExecutable& e, const py::list& args) {
   if (!fast) {
     for (const hlo::Literal* l : leaves) in.push_back(l->bytes().data());
   }
-  std::vector<py::array> outs;
-  std::vector<uint8_t*> out;
   const std::vector<hlo::Shape>& results = e.exe->ResultShapes();
+  std::vector<py::array> outs(results.size());
+  std::vector<uint8_t*> out(results.size(), nullptr);
+  // Donated arguments: a writable, 64-byte aligned array no other argument
+  // overlaps becomes the memory of its result, which is returned as a view
+  // of it. Unaligned (NumPy aligns to 16 bytes), it is only read: vector
+  // stores split across cache lines cost more than a fresh buffer (x -
+  // 0.5 * g over 1M f32 in place: 0.37 ms unaligned, 0.23 ms into a new
+  // aligned result). Results are aligned, so x = f(x) donates from its
+  // second call on.
+  for (const codegen::CpuExecutable::Donation& d : e.exe->Donations()) {
+    if (!fast) break;
+    const auto i = static_cast<size_t>(d.argument), j = static_cast<size_t>(d.result);
+    auto a = py::reinterpret_borrow<py::array>(args[i]);
+    if (!a.writeable() || reinterpret_cast<uintptr_t>(a.data()) % 64 != 0) continue;
+    const auto* begin = static_cast<const uint8_t*>(a.data());
+    const uint8_t* end = begin + a.nbytes();
+    bool alone = true;
+    for (size_t k = 0; alone && k < args.size(); ++k) {
+      if (k == i) continue;
+      auto b = py::reinterpret_borrow<py::array>(args[k]);
+      const auto* b0 = static_cast<const uint8_t*>(b.data());
+      alone = b.nbytes() == 0 || a.nbytes() == 0 || b0 + b.nbytes() <= begin || end <= b0;
+    }
+    if (!alone) continue;
+    const hlo::Shape& s = results[j];
+    std::vector<py::ssize_t> dims(s.dimensions().begin(), s.dimensions().end());
+    outs[j] = py::array(e.result_dtypes[j], dims, {}, a.mutable_data(), a);
+    out[j] = static_cast<uint8_t*>(a.mutable_data());
+  }
   for (size_t i = 0; i < results.size(); ++i) {
+    if (out[i] != nullptr) continue;
     const hlo::Shape& s = results[i];
     std::vector<py::ssize_t> dims(s.dimensions().begin(), s.dimensions().end());
     const int64_t bytes = s.element_count() * e.result_dtypes[i].itemsize();
-    outs.push_back(bytes >= runtime::kPooledBytes ? PooledArray(e.result_dtypes[i], dims, bytes)
-                                                  : py::array(e.result_dtypes[i], dims));
-    out.push_back(static_cast<uint8_t*>(outs.back().mutable_data()));
+    outs[i] = bytes >= runtime::kPooledBytes ? PooledArray(e.result_dtypes[i], dims, bytes)
+                                             : py::array(e.result_dtypes[i], dims);
+    out[i] = static_cast<uint8_t*>(outs[i].mutable_data());
   }
   {
     py::gil_scoped_release release;
@@ -394,6 +422,15 @@ void BindIGraph(py::module_& m) {
            [](const PyCpuExecutable& e, const py::list& args) { return RunExecutable(e, args); })
       .def_property_readonly("fallbacks",
                              [](const PyCpuExecutable& e) { return e.exe->fallbacks(); })
+      .def_property_readonly(
+          "donations",
+          [](const PyCpuExecutable& e) {
+            py::list out;
+            for (const auto& d : e.exe->Donations())
+              out.append(py::make_tuple(d.argument, d.result));
+            return out;
+          },
+          "(argument leaf, result leaf): results computed in the memory of a donated argument.")
       .def_property_readonly(
           "native_loops", [](const PyCpuExecutable& e) { return e.exe->native_loops(); },
           "While loops compiled as one function over their kernels.")

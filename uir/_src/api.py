@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -210,7 +211,9 @@ def _flat_tree(n: int):
     return tree_util.tree_flatten((tuple(range(n)), {}))[1]
 
 
-def _trace(fn: Callable, fn_name: str, args_tree, in_avals: list[ShapeDtype], rebuild) -> Lowered:
+def _trace(
+    fn: Callable, fn_name: str, args_tree, in_avals: list[ShapeDtype], rebuild, donated=()
+) -> Lowered:
     module = tracing.Module(f"jit_{fn_name}")
     comp = tracing.Computation(module, "main", f"jit({fn_name})")
     with tracing.tracing(comp):
@@ -233,7 +236,31 @@ def _trace(fn: Callable, fn_name: str, args_tree, in_avals: list[ShapeDtype], re
             root = comp.builder.op("tuple", *[r.inst for r in roots])
         entry = comp.build(root)
     built = module.builder.build(entry)
+    if donated:
+        built.input_output_alias = _aliases([in_avals[i] for i in donated], donated, roots, fn_name)
     return Lowered(built, args_tree, out_tree, in_avals, fn_name)
+
+
+def _aliases(donated_avals, donated, roots, fn_name: str):
+    """input_output_alias for donated parameters, as JAX pairs them: each
+    output takes the first unused donated parameter of its shape and dtype;
+    a donated parameter no output can use is reported, not an error."""
+    single = len(roots) == 1
+    free = list(zip(donated, donated_avals, strict=True))
+    aliases = []
+    for j, r in enumerate(roots):
+        for k, (param, aval) in enumerate(free):
+            if aval.shape == tuple(r.shape) and aval.dtype == np.dtype(r.dtype):
+                aliases.append(((() if single else (j,)), param, (), False))
+                del free[k]
+                break
+    if free:
+        warnings.warn(
+            f"{fn_name}: some donated buffers were not usable: "
+            + ", ".join(f"{a.dtype}{list(a.shape)}" for _, a in free),
+            stacklevel=4,
+        )
+    return aliases
 
 
 class Jitted:
@@ -251,6 +278,13 @@ class Jitted:
         self.static_argnums = as_tuple(static_argnums)
         self.static_argnames = as_tuple(static_argnames)
         self.donate_argnums = as_tuple(donate_argnums)
+        if any(not isinstance(i, int) for i in self.donate_argnums):
+            raise TypeError(f"donate_argnums must be ints, got {donate_argnums!r}")
+        if set(self.donate_argnums) & {i for i in self.static_argnums if isinstance(i, int)}:
+            raise ValueError(
+                f"static_argnums {self.static_argnums} and donate_argnums "
+                f"{self.donate_argnums} cannot share an argument"
+            )
         self.backend = backend
         try:
             self._signature = inspect.signature(fn)
@@ -310,10 +344,26 @@ class Jitted:
                 return full, out_kwargs
 
             self.trace_count += 1
-            lowered = _trace(self._fn, self._name, tree, avals, rebuild)
+            lowered = _trace(
+                self._fn, self._name, tree, avals, rebuild, self._donated_leaves(args, dyn_args)
+            )
             compiled = lowered.compile(self.backend)
             self._cache[key] = compiled
         return compiled, [a for _, a in abstract]
+
+    def _donated_leaves(self, args, dyn_args) -> list[int]:
+        """The flat parameter numbers of the donated arguments' leaves."""
+        if not self.donate_argnums:
+            return []
+        nargs = len(args)
+        donated = {i % nargs if nargs and i < 0 else i for i in self.donate_argnums}
+        out, first = [], 0
+        for pos, value in dyn_args:
+            count = len(tree_util.tree_flatten(value)[0])
+            if pos in donated:
+                out.extend(range(first, first + count))
+            first += count
+        return out
 
     def __call__(self, *args, **kwargs):
         if tracing.current() is not None:
