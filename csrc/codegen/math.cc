@@ -54,12 +54,26 @@ std::vector<double> InverseFactorials(int from, int to) {
   return c;
 }
 
-// x = n ln2 + r with |r| <= ln2/2; returns r, sets n (as a float holding an integer).
-llvm::Value* Reduce(const Consts& k, llvm::Value* x, llvm::Value** n) {
+// x clamped to [lo, hi], NaN passed through: (c < x ? c : x) is what x86's
+// min and max instructions compute (one instruction each, the NaN operand
+// second), where minnum/maxnum cost three for their NaN rule.
+llvm::Value* Clamp(const Consts& k, llvm::Value* x, double lo, double hi) {
+  llvm::Value* c = k.b.CreateSelect(k.b.CreateFCmpOLT(k.F(hi), x), k.F(hi), x);
+  return k.b.CreateSelect(k.b.CreateFCmpOGT(k.F(lo), c), k.F(lo), c);
+}
+
+// x = n ln2 + r with |r| <= ln2/2 (for |x| well under 2^22); returns r and
+// sets n as a float and as an integer. n is rounded by adding 1.5 * 2^23
+// (2^52 in f64) in the FMA that scales x: the sum's last mantissa bits are
+// n, so no rounding or conversion instruction is needed.
+llvm::Value* Reduce(const Consts& k, llvm::Value* x, llvm::Value** n, llvm::Value** ni) {
   const double ln2_hi = k.f64 ? 6.93147180369123816490e-01 : 0.693359375;
   const double ln2_lo = k.f64 ? 1.90821492927058770002e-10 : -2.12194440e-4;
-  *n = k.b.CreateIntrinsic(llvm::Intrinsic::roundeven, {k.t},
-                           {k.b.CreateFMul(x, k.F(1.4426950408889634))});
+  const double shifter = k.f64 ? 6755399441055744.0 : 12582912.0;
+  llvm::Value* t = k.Fma(x, k.F(1.4426950408889634), k.F(shifter));
+  *n = k.b.CreateFSub(t, k.F(shifter));
+  llvm::Type* bits = k.t->getWithNewType(k.it);
+  *ni = k.b.CreateSub(k.b.CreateBitCast(t, bits), k.b.CreateBitCast(k.F(shifter), bits));
   llvm::Value* neg = k.b.CreateFNeg(*n);
   llvm::Value* r = k.Fma(neg, k.F(ln2_hi), x);
   return k.Fma(neg, k.F(ln2_lo), r);
@@ -71,18 +85,15 @@ llvm::Value* EmitExp(llvm::IRBuilder<>& b, llvm::Value* x) {
   Consts k(b, x);
   // Beyond these e^x is inf or 0 in the type; clamping keeps 2^n in range.
   const double hi = k.f64 ? 709.79 : 88.8, lo = k.f64 ? -745.2 : -104.0;
-  llvm::Value* xc = b.CreateIntrinsic(llvm::Intrinsic::minnum, {k.t}, {x, k.F(hi)});
-  xc = b.CreateIntrinsic(llvm::Intrinsic::maxnum, {k.t}, {xc, k.F(lo)});
-  llvm::Value* n;
-  llvm::Value* r = Reduce(k, xc, &n);
+  llvm::Value* xc = Clamp(k, x, lo, hi);
+  llvm::Value *n, *ni;
+  llvm::Value* r = Reduce(k, xc, &n, &ni);
   llvm::Value* p = k.Poly(r, InverseFactorials(0, k.f64 ? 13 : 7));
   // 2^n in two halves, so that results near overflow and in the subnormal
-  // range are scaled exactly.
-  llvm::Value* ni = b.CreateFPToSI(n, k.it);
+  // range are scaled exactly. A NaN x makes p NaN, and so the result.
   llvm::Value* n1 = b.CreateAShr(ni, k.I(1));
   llvm::Value* n2 = b.CreateSub(ni, n1);
-  llvm::Value* y = b.CreateFMul(b.CreateFMul(p, k.Pow2(n1)), k.Pow2(n2));
-  return b.CreateSelect(k.IsNan(x), x, y);
+  return b.CreateFMul(b.CreateFMul(p, k.Pow2(n1)), k.Pow2(n2));
 }
 
 namespace {
@@ -96,15 +107,15 @@ llvm::Value* Expm1(llvm::IRBuilder<>& b, llvm::Value* x, bool large) {
   // exact, so small |x| (n = 0) keeps full relative accuracy. Past `big` the
   // -1 no longer matters and exp takes over; below `low` the result is -1.
   const double big = k.f64 ? 700.0 : 60.0, low = k.f64 ? -40.0 : -30.0;
-  llvm::Value* xc = b.CreateIntrinsic(llvm::Intrinsic::minnum, {k.t}, {x, k.F(big)});
-  xc = b.CreateIntrinsic(llvm::Intrinsic::maxnum, {k.t}, {xc, k.F(low)});
-  llvm::Value* n;
-  llvm::Value* r = Reduce(k, xc, &n);
+  llvm::Value* xc = Clamp(k, x, low, big);
+  llvm::Value *n, *ni;
+  llvm::Value* r = Reduce(k, xc, &n, &ni);
   llvm::Value* t = b.CreateFMul(k.Poly(r, InverseFactorials(1, k.f64 ? 14 : 8)), r);
-  llvm::Value* s = k.Pow2(b.CreateFPToSI(n, k.it));
+  llvm::Value* s = k.Pow2(ni);
+  // A NaN x makes t NaN, and so the result.
   llvm::Value* y = k.Fma(s, t, b.CreateFSub(s, k.F(1.0)));
   if (large) y = b.CreateSelect(b.CreateFCmpOGT(x, k.F(big)), EmitExp(b, x), y);
-  return b.CreateSelect(k.IsNan(x), x, y);
+  return y;
 }
 
 }  // namespace
