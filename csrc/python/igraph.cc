@@ -4,6 +4,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
+
 #include "buffers/buffer_assignment.h"
 #include "codegen/cpu_executable.h"
 #include "codegen/kernel_compiler.h"
@@ -109,7 +111,8 @@ py::array PooledArray(const py::dtype& dtype, const std::vector<py::ssize_t>& di
 
 // Runs a compiled Kernel Graph on Python arguments: arrays are read in
 // place, results are fresh NumPy arrays the executable writes directly.
-py::object RunExecutable(const PyCpuExecutable& e, const py::list& args) {
+py::object RunExecutable(const PyCpuExecutable& e, const py::list& args,
+                         const std::vector<int64_t>& donated) {
   const hlo::HloComputation& entry = *e.owner->module->entry();
   if (args.size() != static_cast<size_t>(entry.num_parameters())) {
     throw ShapeError(entry.name() + " takes " + std::to_string(entry.num_parameters()) +
@@ -165,7 +168,8 @@ py::object RunExecutable(const PyCpuExecutable& e, const py::list& args) {
   const std::vector<hlo::Shape>& results = e.exe->ResultShapes();
   std::vector<py::array> outs(results.size());
   std::vector<uint8_t*> out(results.size(), nullptr);
-  // Donated arguments: a writable, 64-byte aligned array no other argument
+  // Donated arguments (the caller names them; an argument is never written
+  // otherwise): a writable, 64-byte aligned array no other argument
   // overlaps becomes the memory of its result, which is returned as a view
   // of it. Unaligned (NumPy aligns to 16 bytes), it is only read: vector
   // stores split across cache lines cost more than a fresh buffer (x -
@@ -174,6 +178,7 @@ py::object RunExecutable(const PyCpuExecutable& e, const py::list& args) {
   // second call on.
   for (const codegen::CpuExecutable::Donation& d : e.exe->Donations()) {
     if (!fast) break;
+    if (std::find(donated.begin(), donated.end(), d.argument) == donated.end()) continue;
     const auto i = static_cast<size_t>(d.argument), j = static_cast<size_t>(d.result);
     auto a = py::reinterpret_borrow<py::array>(args[i]);
     if (!a.writeable() || reinterpret_cast<uintptr_t>(a.data()) % 64 != 0) continue;
@@ -418,8 +423,14 @@ void BindIGraph(py::module_& m) {
       });
 
   py::class_<PyCpuExecutable, std::shared_ptr<PyCpuExecutable>>(im, "CpuExecutable")
-      .def("run",
-           [](const PyCpuExecutable& e, const py::list& args) { return RunExecutable(e, args); })
+      .def(
+          "run",
+          [](const PyCpuExecutable& e, const py::list& args, const std::vector<int64_t>& donated) {
+            return RunExecutable(e, args, donated);
+          },
+          py::arg("args"), py::arg("donated") = std::vector<int64_t>{},
+          "Runs on `args`; the arrays at the positions in `donated` may be written over with "
+          "results input_output_alias places in them.")
       .def_property_readonly("fallbacks",
                              [](const PyCpuExecutable& e) { return e.exe->fallbacks(); })
       .def_property_readonly(

@@ -147,3 +147,20 @@ def test_the_verifier_checks_input_output_alias(alias, message):
     )
     with pytest.raises(uir.VerifyError, match=message):
         m.verify()
+
+
+def test_an_hlo_module_with_input_output_alias_writes_an_argument_only_when_told():
+    # input_output_alias says an output MAY live in a parameter; the caller
+    # decides per call whether its array is given up (as PjRt's donation).
+    m = uir.hlo.parse_module(
+        "HloModule m, input_output_alias={ {}: (0, {}, may-alias) }\n"
+        "ENTRY e {\n  x = f32[256] parameter(0)\n  ROOT y = f32[256] negate(x)\n}"
+    )
+    exe = uir.compile(m, backend="cpu")
+    x = aligned(np.arange(256))
+    got = exe(x)
+    np.testing.assert_array_equal(got, -np.arange(256))
+    np.testing.assert_array_equal(x, np.arange(256))  # only read
+    got = exe.call_donating([x], [0])
+    np.testing.assert_array_equal(got, -np.arange(256))
+    assert np.shares_memory(got, x)

@@ -73,8 +73,10 @@ def _abstractify(x) -> tuple[ShapeDtype, np.ndarray]:
 class Lowered:
     """A traced function: its HLO module and how to call it."""
 
-    def __init__(self, module, in_tree, out_tree, in_avals, fn_name: str):
+    def __init__(self, module, in_tree, out_tree, in_avals, fn_name: str, donated=()):
         self.module = module
+        # Parameter numbers whose arrays the caller donates (donate_argnums).
+        self.donated = tuple(donated)
         self.in_tree = in_tree
         self.out_tree = out_tree
         self.in_avals = in_avals
@@ -145,9 +147,13 @@ class Compiled:
         return self.executable.kernel_graph
 
     def call_flat(self, arrays: Sequence[np.ndarray]):
-        result = self.executable(*arrays)
         env = flags()
-        if env and env.get("check_kernel_graph"):
+        checking = bool(env and env.get("check_kernel_graph"))
+        if self.lowered.donated and not checking:  # the check reads the arguments after
+            result = self.executable.call_donating(arrays, self.lowered.donated)
+        else:
+            result = self.executable(*arrays)
+        if checking:
             self._check_kernel_graph(arrays, result, env.get("kernel_graph_log"))
         if self._single_out:
             return result
@@ -238,7 +244,7 @@ def _trace(
     built = module.builder.build(entry)
     if donated:
         built.input_output_alias = _aliases([in_avals[i] for i in donated], donated, roots, fn_name)
-    return Lowered(built, args_tree, out_tree, in_avals, fn_name)
+    return Lowered(built, args_tree, out_tree, in_avals, fn_name, donated)
 
 
 def _aliases(donated_avals, donated, roots, fn_name: str):

@@ -170,19 +170,28 @@ class Executable:
         return self._text_exe().assembly
 
     def __call__(self, *arrays):
+        return self.call_donating(arrays, ())
+
+    def call_donating(self, arrays, donated):
+        """Runs on `arrays`, letting results that input_output_alias places
+        in a parameter be computed in the arrays at the positions in
+        `donated` (which are then written over). Without a position there,
+        an argument is only read."""
         if self._exe is None:
             return evaluate(self.module, *arrays)
+        donated = list(donated)
         if all(type(a) is np.ndarray for a in arrays):
             # The executable checks dtypes and dims itself; only a mismatch
             # takes the slower path below, for its precise error.
             try:
-                return self._exe.run(list(arrays))
+                return self._exe.run(list(arrays), donated)
             except ShapeError:
                 pass
         params = self.module.entry.parameters
         if len(arrays) != len(params):
             raise TypeError(f"{self.module.name} takes {len(params)} arguments, got {len(arrays)}")
-        return self._exe.run([_check_argument(p, a) for p, a in zip(params, arrays, strict=True)])
+        checked = [_check_argument(p, a) for p, a in zip(params, arrays, strict=True)]
+        return self._exe.run(checked, donated)
 
     def __repr__(self) -> str:
         return f"Executable({self.module.name}, backend={self.backend!r})"
