@@ -584,6 +584,9 @@ class KernelEmitter {
     if (src < 0) return Load(t, DramElement(slice, i, j));
     auto it = value.find(static_cast<size_t>(src));
     if (it != value.end()) return it->second;
+    if (plan_.reread[static_cast<size_t>(src)]) {
+      return Load(t, DramElement(ops[static_cast<size_t>(src)].inputs[0], i, j));
+    }
     UIR_CHECK(plan_.buffer[src] >= 0)
         << "iOp " << k << " reads iOp " << src << " with no row buffer";
     return Load(t, RowBuffer(ops[src], src, j));

@@ -1,6 +1,7 @@
 // Planning the row-by-row form of an iGraph body.
 #include "codegen/row_plan.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 
@@ -137,8 +138,32 @@ RowPlan PlanRows(const IGraph& g) {
       if (src >= 0 && plan.group[src] != plan.group[k]) needed[src] = true;
     }
   }
+  // Moves from dram read again instead, where no dram store can come
+  // between the move and its readers.
+  plan.reread.assign(ops.size(), false);
+  int first_store = static_cast<int>(plan.width.size());
   for (size_t k = 0; k < ops.size(); ++k) {
-    if (!needed[k]) continue;
+    if (plan.group[k] >= 0 &&
+        g.pointers()[g.slices()[ops[k].outputs[0]].pointer].level == Level::kDram) {
+      first_store = std::min(first_store, plan.group[k]);
+    }
+  }
+  for (size_t k = 0; k < ops.size(); ++k) {
+    const IOp& op = ops[k];
+    if (!needed[k] || op.kind != OpKind::kMove || plan.source[k].at(0) != -1) continue;
+    const ISlice& in = g.slices()[op.inputs[0]];
+    const ISlice& out = g.slices()[op.outputs[0]];
+    if (g.pointers()[in.pointer].dtype != g.pointers()[out.pointer].dtype) continue;
+    bool early = true;
+    for (size_t r = k + 1; r < ops.size(); ++r) {
+      for (int src : plan.source[r]) {
+        if (src == static_cast<int>(k) && plan.group[r] > first_store) early = false;
+      }
+    }
+    plan.reread[k] = early;
+  }
+  for (size_t k = 0; k < ops.size(); ++k) {
+    if (!needed[k] || plan.reread[k]) continue;
     const ISlice& out = g.slices()[ops[k].outputs[0]];
     plan.buffer[k] = plan.scratch_bytes;
     const int64_t bytes = out.shape[1] * hlo::StorageBytes(g.pointers()[out.pointer].dtype);

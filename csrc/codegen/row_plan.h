@@ -22,7 +22,10 @@ struct RowPlan {
   std::vector<int64_t> width;            // per column loop: its trip count
   std::vector<std::vector<int>> source;  // per iOp, per input: the writing iOp, -1 for dram
   std::vector<int64_t> buffer;           // per iOp: byte offset of its row buffer, -1 if none
-  int64_t scratch_bytes = 0;             // row buffers, after the iPointers' scratch
+  // Per iOp: a move from dram whose later readers read its dram input
+  // again (still in cache: the row was just read) instead of a row buffer.
+  std::vector<bool> reread;
+  int64_t scratch_bytes = 0;  // row buffers, after the iPointers' scratch
 };
 
 // The plan, or ok = false (with the reason) when the body does not qualify:
@@ -32,6 +35,10 @@ struct RowPlan {
 // every slice of the same
 // row count; every local slice read exactly as an earlier iOp wrote it;
 // every dram iPointer that is written read only where it is written.
+// A move from dram that a later loop reads gets no row buffer when every
+// such loop comes no later than the first loop storing to dram (so the
+// input is read again before anything, even an output in its place, is
+// written over it).
 RowPlan PlanRows(const igraph::IGraph& graph);
 
 }  // namespace uir::codegen

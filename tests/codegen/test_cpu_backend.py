@@ -584,6 +584,29 @@ def test_a_layer_norm_runs_row_by_row_through_its_identity_views():
     np.testing.assert_allclose(compiled(x), want, rtol=1e-4, atol=1e-5)
 
 
+def test_a_row_read_from_dram_is_read_again_instead_of_copied():
+    # Softmax reads each row for its max and again for exp(x - max): the
+    # second read goes back to the input row, still in cache, instead of a
+    # copy of it in a row buffer (a memcpy per row; 5.6 -> 5.2 ms over
+    # 4096x4096). Donated, the output is written over the input, but only
+    # in the last loop, after the second read.
+    import uir.numpy as unp
+
+    x = np.random.default_rng(3).standard_normal((33, 517)).astype(np.float32)
+    want = _softmax(np, x.astype(np.float64))
+    compiled = uir.jit(lambda x: _softmax(unp, x)).lower(x).compile()
+    assert "columns:" in compiled.executable.llvm_ir_unoptimized
+    assert "memcpy" not in compiled.executable.llvm_ir
+    np.testing.assert_allclose(compiled(x), want, rtol=1e-5)
+    raw = np.empty(x.nbytes + 64, np.uint8)
+    skip = (-raw.ctypes.data) % 64
+    inplace = raw[skip : skip + x.nbytes].view(np.float32).reshape(x.shape)
+    inplace[...] = x
+    got = uir.jit(lambda x: _softmax(unp, x), donate_argnums=0)(inplace)
+    assert np.shares_memory(got, inplace)
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+
+
 @pytest.mark.skipif(
     "avx512f" not in uir.info()["cpu_features"], reason="the host has no 512-bit vectors"
 )
