@@ -76,6 +76,14 @@ void CollectPlaces(const igraph::KernelGraph& graph,
       continue;
     }
     for (const igraph::DramTensor& t : n.inputs) places[id++] = tensor(t);
+    if (n.windows != nullptr) {
+      // A window lies somewhere in its source, which nothing writes while
+      // the node runs (buffer assignment gives an output of its own memory
+      // only to a result that reads its operand element by element): read
+      // only, it is as good as memory of its own. Never the same address as
+      // another window or its source.
+      for (const igraph::DynamicWindow& w : n.windows->windows) places[w.input] = Place{};
+    }
     for (size_t k = 0; k < n.scratch_bytes.size(); ++k) {
       places[id++] =
           k == 0 && n.library != nullptr && !n.outputs.empty() ? tensor(n.outputs[0]) : Place{};
@@ -289,7 +297,7 @@ void CpuExecutable::LayOutNodes(const igraph::KernelGraph& graph,
       for (const igraph::KernelGraph& sub : n.subgraphs) work.push_back(&sub);
       const bool kernel = n.kind == igraph::NodeKind::kKernel || n.kind == igraph::NodeKind::kCopy;
       if (!kernel || n.igraphs.empty() || n.chain != nullptr || n.library != nullptr ||
-          !n.scratch_bytes.empty()) {
+          !n.scratch_bytes.empty() || n.windows != nullptr) {
         continue;
       }
       std::vector<const uint8_t*> constants;

@@ -468,9 +468,34 @@ void KernelGraph::LowerComputation(const hlo::HloComputation& computation) {
                  (inst->shape().IsTuple() ? inst->shape().tuple_shapes().size() : size_t{1})) {
         node.kind = NodeKind::kFallback;
         node.reason = "nested tuple outputs";
+      } else if (auto windows = WindowDynamicSlices(*inst)) {
+        // Its dynamic-slices as windows: the rewritten fusion lowers, and
+        // each window is one more input, over its source's memory.
+        KernelParts parts;
+        std::string reason;
+        if (!LowerParts(*windows->fusion, hardware_, nullptr, &parts, &reason)) {
+          node.kind = NodeKind::kFallback;
+          node.reason = reason;
+        } else {
+          for (const DynamicWindow& w : windows->windows) {
+            DramTensor t = node.inputs.at(static_cast<size_t>(w.source));
+            t.value += "[" + w.name + "]";
+            t.shape = windows->fusion->operand(w.input)->shape();
+            t.bytes = analysis::ByteSize(t.shape);
+            node.inputs.push_back(std::move(t));
+          }
+          node.igraphs = std::move(parts.igraphs);
+          node.scratch_bytes = std::move(parts.scratch_bytes);
+          node.constants = std::move(parts.constants);
+          node.windows = std::move(windows);
+          node.kind = NodeKind::kKernel;
+        }
       } else {
         as_kernel(NodeKind::kKernel);
       }
+    } else if (IsDynamicCopy(*inst) && node.outputs.size() == 1 &&
+               node.inputs.size() == static_cast<size_t>(inst->operand_count())) {
+      node.kind = NodeKind::kCopy;  // a block copied at start indices read on each run
     } else if (op == HloOpcode::kCopy) {
       as_kernel(NodeKind::kCopy);
     } else if (IsLibraryOp(op)) {
@@ -512,6 +537,16 @@ void KernelGraph::AppendText(std::string& out, int indent) const {
     out += pad + std::string(NodeKindName(n.kind)) + " %" + n.name + " = " + n.op + "(" +
            TensorList(n.inputs) + ") -> (" + TensorList(n.outputs) + ")";
     if (n.kind == NodeKind::kFallback) out += "  // evaluator: " + n.reason;
+    if (n.windows != nullptr) {
+      out += "  // dynamic-slice windows placed per run:";
+      for (const DynamicWindow& w : n.windows->windows) {
+        out += " %" + w.name + " = input " + std::to_string(w.input) + " in input " +
+               std::to_string(w.source);
+      }
+    }
+    if (n.kind == NodeKind::kCopy && n.igraphs.empty()) {
+      out += "  // a block copied at start indices read per run";
+    }
     if (n.kind == NodeKind::kLibrary && !n.reason.empty()) out += "  // " + n.reason;
     if (n.chain != nullptr) {
       const DotChainPlan& c = *n.chain;
@@ -758,6 +793,10 @@ class Runner {
         continue;
       } else if (n.kind == NodeKind::kCustomCall && RunCustomCall(n)) {
         continue;
+      } else if (n.kind == NodeKind::kCopy && n.igraphs.empty()) {
+        std::vector<const uint8_t*> in;
+        for (const DramTensor& t : n.inputs) in.push_back(At(t));
+        RunDynamicCopy(*n.instruction, in, At(n.outputs.at(0)));
       } else {
         RunOnEvaluator(n);
       }
@@ -917,6 +956,16 @@ class Runner {
     int64_t id = 0;
     for (const DramTensor& t : n.inputs) {
       dram[id++] = std::span<uint8_t>(At(t), static_cast<size_t>(t.bytes));
+    }
+    if (n.windows != nullptr) {
+      const InputMemory at = [&](int64_t input) -> const uint8_t* {
+        return At(n.inputs.at(static_cast<size_t>(input)));
+      };
+      for (const DynamicWindow& w : n.windows->windows) {
+        const DramTensor& t = n.inputs.at(static_cast<size_t>(w.input));
+        dram[w.input] = std::span<uint8_t>(At(t) + WindowOffset(*n.windows, w, at),
+                                           static_cast<size_t>(t.bytes));
+      }
     }
     std::vector<std::vector<uint8_t>> scratch;
     for (size_t k = 0; k < n.scratch_bytes.size(); ++k) {

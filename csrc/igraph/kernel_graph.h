@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "buffers/buffer_assignment.h"
+#include "igraph/dynamic_slice.h"
 #include "igraph/hardware.h"
 #include "igraph/igraph.h"
 #include "igraph/interpreter.h"
@@ -124,6 +125,9 @@ struct KernelNode {
   const hlo::HloInstruction* library = nullptr;
   // kLibrary, a dot chain: how it runs (the iGraphs are its epilogue's).
   std::shared_ptr<const DotChainPlan> chain;
+  // kKernel: inputs after the operands' that are windows of an operand,
+  // placed on each run (dynamic-slices of fusion parameters).
+  std::shared_ptr<const DynamicWindows> windows;
   std::string reason;                  // kFallback: why it did not lower
   std::vector<KernelGraph> subgraphs;  // kControlFlow: one per called computation
 };

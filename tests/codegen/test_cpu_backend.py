@@ -26,7 +26,6 @@ CORE = sorted(r["file"] for r in manifest_rows() if r["cpu_class"] == "core")
 ALLOWED_FALLBACKS = (
     "gather",
     "scatter",
-    "dynamic-slice",
     "dynamic-update-slice",
     "reduce-window",
     "complex values",

@@ -1,0 +1,87 @@
+// Dynamic slices in the Kernel Graph, with kernels that stay static.
+//
+// Inside a fusion: a dynamic-slice whose operand is a parameter of the
+// fusion, that takes a contiguous block of it (size 1 in the dimensions
+// before the first one it cuts, whole dimensions after it), and whose start
+// indices are scalar integer expressions of the fusion's scalar parameters
+// and constants, becomes a parameter of its own shape: a window into the
+// operand's memory, placed on every run at the offset those scalars give
+// (XLA's clamping included). The fusion is lowered with windows for
+// parameters; its iGraphs never see a data-dependent address. (XLA's GPU
+// backend runs its dynamic-slice fusions the same way: a thunk shifts the
+// buffer addresses an otherwise static kernel gets.)
+//
+// Alone: dynamic-slice and dynamic-update-slice of row-major arrays are
+// copies of a block at clamped start indices, run on the buffers.
+#ifndef UIR_IGRAPH_DYNAMIC_SLICE_H_
+#define UIR_IGRAPH_DYNAMIC_SLICE_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hlo/instruction.h"
+#include "hlo/module.h"
+
+namespace uir::igraph {
+
+// One scalar operation of an index program, on values held as int64 and
+// wrapped to `type` after every step.
+struct IndexStep {
+  enum class Kind : uint8_t { kInput, kConstant, kUnary, kBinary, kSelect, kCompare, kClamp };
+  Kind kind = Kind::kConstant;
+  hlo::HloOpcode opcode = hlo::HloOpcode::kAdd;
+  hlo::ComparisonDirection direction = hlo::ComparisonDirection::kEq;
+  hlo::PrimitiveType type = hlo::PrimitiveType::kS64;  // the result's; kCompare: the operands'
+  int64_t input = -1;                                  // kInput: the node input holding the scalar
+  int64_t element = 0;                                 // kInput: which element of it
+  int64_t constant = 0;                                // kConstant
+  std::vector<int> operands;                           // earlier steps
+};
+
+// Input `input` of the node is a window of `sizes` into input `source`
+// (of `dims`), starting at the values of steps `starts` (one per dim).
+struct DynamicWindow {
+  int64_t input = 0;
+  int64_t source = 0;
+  std::vector<int> starts;
+  std::vector<int64_t> dims, sizes;
+  std::vector<int64_t> strides;  // bytes, row-major
+  std::string name;              // the dynamic-slice it replaces
+};
+
+struct DynamicWindows {
+  std::vector<IndexStep> steps;
+  std::vector<DynamicWindow> windows;
+  // The fusion to lower: the original's operands (as parameters of a
+  // computation of its own) then one per window, calling the rewritten
+  // fused computation. Owned here.
+  std::shared_ptr<hlo::HloModule> module;
+  const hlo::HloInstruction* fusion = nullptr;
+};
+
+// The rewrite of `fusion` (whose operands must all be arrays), or null when
+// none of its dynamic-slices qualifies.
+std::shared_ptr<const DynamicWindows> WindowDynamicSlices(const hlo::HloInstruction& fusion);
+
+// The memory of node input `input` (the runner's).
+using InputMemory = std::function<const uint8_t*(int64_t input)>;
+
+// The byte offset of `w` into its source on this run.
+int64_t WindowOffset(const DynamicWindows& d, const DynamicWindow& w, const InputMemory& at);
+
+// True for a dynamic-slice or dynamic-update-slice RunDynamicCopy can run:
+// row-major arrays, scalar start indices.
+bool IsDynamicCopy(const hlo::HloInstruction& inst);
+
+// Runs such an instruction: `in` holds its operands' memory in order, `out`
+// its result's. A dynamic-update-slice whose result is not its operand's
+// memory copies the operand first.
+void RunDynamicCopy(const hlo::HloInstruction& inst, const std::vector<const uint8_t*>& in,
+                    uint8_t* out);
+
+}  // namespace uir::igraph
+
+#endif  // UIR_IGRAPH_DYNAMIC_SLICE_H_
