@@ -193,6 +193,17 @@ class Inserter {
   bool LoopInit(HloInstruction* w) {
     HloInstruction* init = w->operand(0);
     bool changed = false;
+    if (init->opcode() == HloOpcode::kTuple && init->users().size() > 1) {
+      // A state tuple something else reads too (CSE merges the equal
+      // initial states of two loops): each loop writes its state in place,
+      // so this one starts from a tuple of copies of its own.
+      std::vector<HloInstruction*> elements;
+      for (HloInstruction* v : init->operands())
+        elements.push_back(v->shape().IsArray() ? AddCopy(v) : v);
+      w->ReplaceOperand(
+          0, c_.AddInstruction(init->CloneWithNewOperands(init->shape(), elements, "own")));
+      return true;
+    }
     if (init->opcode() != HloOpcode::kTuple) {
       if (!Unsafe(init, w)) return false;
       w->ReplaceOperand(0, AddCopy(init));

@@ -471,3 +471,63 @@ ENTRY e {
     x = np.arange(16, dtype=np.float32)
     for want, got in zip(uir.evaluate(m, x), uir.evaluate(out, x), strict=True):
         np.testing.assert_array_equal(got, want)
+
+
+def test_two_loops_started_from_one_state_tuple_each_get_their_own_copies():
+    # CSE merges the two equal initial states, so both loops read one tuple;
+    # each updates its state in place, so each needs copies of its own (the
+    # random-module property test found the second loop reading what the
+    # first had written).
+    text = """HloModule two_loops
+cond {
+  p = (s32[], f32[4,3]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  k = s32[] constant(2)
+  ROOT lt = pred[] compare(i, k), direction=LT
+}
+body1 {
+  p = (s32[], f32[4,3]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  one = s32[] constant(1)
+  a = f32[4,3] get-tuple-element(p), index=1
+  r = f32[1,3] slice(a), slice={[2:3], [0:3]}
+  z = s32[] constant(0)
+  a1 = f32[4,3] dynamic-update-slice(a, r, z, z)
+  i1 = s32[] add(i, one)
+  ROOT t = (s32[], f32[4,3]) tuple(i1, a1)
+}
+body2 {
+  p = (s32[], f32[4,3]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  one = s32[] constant(1)
+  a = f32[4,3] get-tuple-element(p), index=1
+  i1 = s32[] add(i, one)
+  a2 = f32[4,3] add(a, a)
+  ROOT t = (s32[], f32[4,3]) tuple(i1, a2)
+}
+ENTRY main {
+  p0 = f32[4,3] parameter(0)
+  v0 = f32[4,3] negate(p0)
+  c0 = s32[] constant(0)
+  st1 = (s32[], f32[4,3]) tuple(c0, v0)
+  w1 = (s32[], f32[4,3]) while(st1), condition=cond, body=body1
+  c1 = s32[] constant(0)
+  st2 = (s32[], f32[4,3]) tuple(c1, v0)
+  w2 = (s32[], f32[4,3]) while(st2), condition=cond, body=body2
+  g1 = f32[4,3] get-tuple-element(w1), index=1
+  g2 = f32[4,3] get-tuple-element(w2), index=1
+  ROOT out = (f32[4,3], f32[4,3]) tuple(g1, g2)
+}
+"""
+    module = uir.hlo.parse_module(text)
+    out = uir.passes.default_pipeline().run(module)
+    assert "own = " in out.to_text()  # the second loop's tuple of copies
+    uir.buffers.assign(out).check()
+    x = np.arange(12, dtype=np.float32).reshape(4, 3)
+    first, second = uir.evaluate(out, x)
+    want_first = -x
+    want_first[0] = -x[2]
+    np.testing.assert_array_equal(first, want_first)
+    np.testing.assert_array_equal(second, -4 * x)
+    for got, want in zip(uir.compile(module, backend="cpu")(x), (want_first, -4 * x), strict=True):
+        np.testing.assert_array_equal(got, want)
