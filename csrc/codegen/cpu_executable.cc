@@ -89,7 +89,12 @@ void CollectPlaces(const igraph::KernelGraph& graph,
           k == 0 && n.library != nullptr && !n.outputs.empty() ? tensor(n.outputs[0]) : Place{};
     }
     id += static_cast<int64_t>(n.constants.size());  // their own memory
-    for (const igraph::DramTensor& t : n.outputs) places[id++] = tensor(t);
+    for (const igraph::DramTensor& t : n.outputs) {
+      // An update's block: somewhere in the output, which nothing else
+      // the node touches holds (or a buffer of the run's own).
+      const bool update = n.windows != nullptr && n.windows->update;
+      places[id++] = update ? Place{} : tensor(t);
+    }
     for (const igraph::IGraph& g : n.igraphs) out[&g] = places;
     for (const igraph::KernelGraph& sub : n.subgraphs) CollectPlaces(sub, out);
   }

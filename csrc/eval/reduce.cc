@@ -25,6 +25,35 @@ using hlo::Literal;
 using hlo::PrimitiveType;
 using hlo::Shape;
 
+// Calls visit(out, in) for each input element `in` inside the window of
+// output element `out`, outputs row-major, each window row-major (padding
+// and dilation holes skipped): the order every reduce-window folds in.
+template <typename Visit>
+void ForEachWindowElement(const HloInstruction& inst, Visit&& visit) {
+  const auto& window = inst.attributes().Get<hlo::Window>(AttrKey::kWindow).dimensions;
+  const std::vector<int64_t>& in_dims = inst.operand(0)->shape().dimensions();
+  const auto in_strides = Strides(in_dims);
+  std::vector<int64_t> window_sizes;
+  for (const hlo::WindowDim& w : window) window_sizes.push_back(w.size);
+  const Shape& out_shape = inst.shape().IsTuple() ? inst.shape().tuple_shapes(0) : inst.shape();
+  ForEachIndex(out_shape.dimensions(), [&](const std::vector<int64_t>& out_idx,
+                                           int64_t out_linear) {
+    ForEachIndex(window_sizes, [&](const std::vector<int64_t>& w_idx, int64_t) {
+      int64_t src = 0;
+      for (size_t d = 0; d < window.size(); ++d) {
+        const hlo::WindowDim& w = window[d];
+        // Position in the padded, base-dilated input.
+        const int64_t pos = out_idx[d] * w.stride + w_idx[d] * w.window_dilation - w.padding_low;
+        if (pos < 0 || pos % w.base_dilation != 0) return;
+        const int64_t i = pos / w.base_dilation;
+        if (i >= in_dims[d]) return;
+        src += i * in_strides[d];
+      }
+      visit(out_linear, src);
+    });
+  });
+}
+
 // Below this many independent calls, lifting a computation does not pay.
 constexpr int64_t kMinLiftedBatch = 8;
 
@@ -147,11 +176,6 @@ class Reductions {
   Literal ReduceWindow(const HloInstruction& inst, const std::vector<const Literal*>& ops) {
     const size_t n = ops.size() / 2;
     const HloComputation* f = inst.attributes().Get<HloComputation*>(AttrKey::kToApply);
-    const auto& window = inst.attributes().Get<hlo::Window>(AttrKey::kWindow).dimensions;
-    const std::vector<int64_t>& in_dims = ops[0]->shape().dimensions();
-    const auto in_strides = Strides(in_dims);
-    std::vector<int64_t> window_sizes;
-    for (const hlo::WindowDim& w : window) window_sizes.push_back(w.size);
     const Shape& out_shape = n == 1 ? inst.shape() : inst.shape().tuple_shapes(0);
     std::vector<Literal> acc;
     for (size_t j = 0; j < n; ++j) {
@@ -161,29 +185,15 @@ class Reductions {
     }
     const std::optional<HloOpcode> simple = n == 1 ? SimpleReducer(*f) : std::nullopt;
     const PrimitiveType t = ops[0]->shape().element_type();
-    const bool fast =
-        simple.has_value() && !hlo::IsNarrowFloat(t) && t == ops[1]->shape().element_type();
-    const HloOpcode fast_op = simple.value_or(HloOpcode::kAdd);
-    ForEachIndex(out_shape.dimensions(), [&](const std::vector<int64_t>& out_idx,
-                                             int64_t out_linear) {
-      ForEachIndex(window_sizes, [&](const std::vector<int64_t>& w_idx, int64_t) {
-        int64_t src = 0;
-        for (size_t d = 0; d < window.size(); ++d) {
-          const hlo::WindowDim& w = window[d];
-          // Position in the padded, base-dilated input.
-          const int64_t pos = out_idx[d] * w.stride + w_idx[d] * w.window_dilation - w.padding_low;
-          if (pos < 0 || pos % w.base_dilation != 0) return;
-          const int64_t i = pos / w.base_dilation;
-          if (i >= in_dims[d]) return;
-          src += i * in_strides[d];
-        }
-        if (fast) {
-          DispatchNative(t, [&](auto tag) {
-            using T = typename decltype(tag)::type;
-            FoldKernel<T>(fast_op, MutableData<T>(acc[0]) + out_linear, Data<T>(*ops[0]) + src, 1);
-          });
-          return;
-        }
+    if (simple.has_value() && !hlo::IsNarrowFloat(t) && t == ops[1]->shape().element_type()) {
+      // A plain binary reducer: typed loops on the bytes.
+      ReduceWindowBuffers(inst, ops[0]->bytes().data(), ops[1]->bytes().data(),
+                          acc[0].mutable_bytes().data());
+      NormalizeSubByte(acc[0]);
+      return std::move(acc[0]);
+    }
+    ForEachWindowElement(inst, [&](int64_t out_linear, int64_t src) {
+      {
         std::vector<Literal> args;
         for (size_t j = 0; j < n; ++j) args.push_back(ElementAt(acc[j], out_linear));
         for (size_t j = 0; j < n; ++j) args.push_back(ElementAt(*ops[j], src));
@@ -195,9 +205,8 @@ class Reductions {
         } else {
           for (size_t j = 0; j < n; ++j) SetElement(acc[j], out_linear, r.tuple_elements()[j]);
         }
-      });
+      }
     });
-    if (fast) NormalizeSubByte(acc[0]);
     return n == 1 ? std::move(acc[0]) : TupleOf(std::move(acc));
   }
 
@@ -249,6 +258,34 @@ Literal Reduce(Context& ctx, const HloInstruction& inst, const std::vector<const
 Literal ReduceWindow(Context& ctx, const HloInstruction& inst,
                      const std::vector<const Literal*>& ops) {
   return Reductions(ctx).ReduceWindow(inst, ops);
+}
+
+bool CanReduceWindowBuffers(const HloInstruction& inst) {
+  if (inst.opcode() != HloOpcode::kReduceWindow || inst.operand_count() != 2 ||
+      !inst.shape().IsArray()) {
+    return false;
+  }
+  const PrimitiveType t = inst.shape().element_type();
+  if (hlo::IsNarrowFloat(t) || hlo::IsComplex(t) || hlo::BitWidth(t) != 8 * hlo::StorageBytes(t) ||
+      inst.operand(0)->shape().element_type() != t ||
+      inst.operand(1)->shape().element_type() != t) {
+    return false;
+  }
+  return SimpleReducer(*inst.attributes().Get<HloComputation*>(AttrKey::kToApply)).has_value();
+}
+
+void ReduceWindowBuffers(const HloInstruction& inst, const uint8_t* in, const uint8_t* init,
+                         uint8_t* out) {
+  const HloOpcode op = *SimpleReducer(*inst.attributes().Get<HloComputation*>(AttrKey::kToApply));
+  DispatchNative(inst.operand(0)->shape().element_type(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* acc = reinterpret_cast<T*>(out);
+    const T* x = reinterpret_cast<const T*>(in);
+    T start;
+    std::memcpy(&start, init, sizeof(T));
+    std::fill(acc, acc + inst.shape().element_count(), start);
+    ForEachWindowElement(inst, [&](int64_t o, int64_t i) { FoldKernel<T>(op, acc + o, x + i, 1); });
+  });
 }
 
 }  // namespace uir::eval

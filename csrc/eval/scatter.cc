@@ -10,6 +10,8 @@
 #include "eval/scatter.h"
 
 #include <algorithm>
+#include <cstring>
+#include <limits>
 
 #include "eval/context.h"
 #include "eval/kernels.h"
@@ -95,27 +97,28 @@ class Combiner {
 
 }  // namespace
 
-Literal EvalScatter(const HloInstruction& inst, const std::vector<const Literal*>& ops,
-                    Context& ctx, Literal* target) {
-  const size_t n = (ops.size() - 1) / 2;
-  const Literal& indices = *ops[n];
-  std::vector<const Literal*> updates(ops.begin() + static_cast<int64_t>(n) + 1, ops.end());
+namespace {
+
+// Calls visit(o, u) for each operand element o that update element u
+// combines into, in XLA's order (scatter positions row-major, then window
+// positions); `index_at(i)` reads element i of the indices. A window that
+// would reach outside the operand is skipped whole.
+template <typename IndexAt, typename Visit>
+void ForEachScatterPair(const HloInstruction& inst, const std::vector<int64_t>& operand_dims,
+                        const std::vector<int64_t>& index_dims,
+                        const std::vector<int64_t>& update_dims, IndexAt&& index_at,
+                        Visit&& visit) {
   const auto window_dims = IntList(inst, AttrKey::kUpdateWindowDims);
   const auto inserted = IntList(inst, AttrKey::kInsertedWindowDims);
   const auto to_operand = IntList(inst, AttrKey::kScatterDimsToOperandDims);
   const auto operand_batching = IntList(inst, AttrKey::kInputBatchingDims);
   const auto indices_batching = IntList(inst, AttrKey::kScatterIndicesBatchingDims);
   const int64_t index_vector_dim = inst.attributes().Get<int64_t>(AttrKey::kIndexVectorDim);
-
-  // Read before `target` (which may be ops[0]) is moved into the result.
-  const std::vector<int64_t> operand_dims = ops[0]->shape().dimensions();
-  const PrimitiveType type = ops[0]->shape().element_type();
-  const std::vector<int64_t>& update_dims = updates[0]->shape().dimensions();
   const int64_t rank = static_cast<int64_t>(operand_dims.size());
   const auto update_strides = Strides(update_dims);
   const auto operand_strides = Strides(operand_dims);
-  const auto index_strides = Strides(indices.shape().dimensions());
-  const int64_t index_rank = indices.shape().rank();
+  const auto index_strides = Strides(index_dims);
+  const auto index_rank = static_cast<int64_t>(index_dims.size());
 
   // Update dims that index scatter positions, and their sizes.
   std::vector<int64_t> scatter_dims, scatter_sizes, window_sizes;
@@ -137,15 +140,6 @@ Literal EvalScatter(const HloInstruction& inst, const std::vector<const Literal*
   // The indices dim a scatter position's coordinate k indexes.
   auto indices_dim = [&](int64_t k) { return k < index_vector_dim ? k : k + 1; };
 
-  std::vector<Literal> out;
-  for (size_t j = 0; j < n; ++j) {
-    if (j == 0 && target != nullptr) {
-      out.push_back(std::move(*target));
-    } else {
-      out.push_back(*ops[j]);
-    }
-  }
-  Combiner combine(*inst.attributes().Get<HloComputation*>(AttrKey::kToApply), n, type, ctx);
   std::vector<int64_t> start(static_cast<size_t>(rank));
   ForEachIndex(scatter_sizes, [&](const std::vector<int64_t>& pos, int64_t) {
     // Where this scatter position's index vector starts in `indices`.
@@ -154,7 +148,7 @@ Literal EvalScatter(const HloInstruction& inst, const std::vector<const Literal*
     const int64_t step = index_vector_dim < index_rank ? index_strides[index_vector_dim] : 0;
     std::fill(start.begin(), start.end(), 0);
     for (size_t k = 0; k < to_operand.size(); ++k)
-      start[to_operand[k]] = indices.GetInt64(base + static_cast<int64_t>(k) * step);
+      start[to_operand[k]] = index_at(base + static_cast<int64_t>(k) * step);
     for (size_t i = 0; i < operand_batching.size(); ++i) {
       const int64_t k =
           indices_batching[i] < index_vector_dim ? indices_batching[i] : indices_batching[i] - 1;
@@ -173,12 +167,97 @@ Literal EvalScatter(const HloInstruction& inst, const std::vector<const Literal*
         u += w[k] * update_strides[window_dims[k]];
         o += w[k] * operand_strides[window_operand_dim[k]];
       }
-      combine.Apply(out, o, updates, u);
+      visit(o, u);
     });
   });
+}
+
+}  // namespace
+
+Literal EvalScatter(const HloInstruction& inst, const std::vector<const Literal*>& ops,
+                    Context& ctx, Literal* target) {
+  const size_t n = (ops.size() - 1) / 2;
+  const Literal& indices = *ops[n];
+  std::vector<const Literal*> updates(ops.begin() + static_cast<int64_t>(n) + 1, ops.end());
+  // Read before `target` (which may be ops[0]) is moved into the result.
+  const std::vector<int64_t> operand_dims = ops[0]->shape().dimensions();
+  const PrimitiveType type = ops[0]->shape().element_type();
+  std::vector<Literal> out;
+  for (size_t j = 0; j < n; ++j) {
+    if (j == 0 && target != nullptr) {
+      out.push_back(std::move(*target));
+    } else {
+      out.push_back(*ops[j]);
+    }
+  }
+  Combiner combine(*inst.attributes().Get<HloComputation*>(AttrKey::kToApply), n, type, ctx);
+  ForEachScatterPair(
+      inst, operand_dims, indices.shape().dimensions(), updates[0]->shape().dimensions(),
+      [&](int64_t i) { return indices.GetInt64(i); },
+      [&](int64_t o, int64_t u) { combine.Apply(out, o, updates, u); });
   combine.Finish(out);
   if (n == 1) return std::move(out[0]);
   return TupleOf(std::move(out));
+}
+
+bool CanScatterBuffers(const HloInstruction& inst) {
+  if (inst.opcode() != HloOpcode::kScatter || inst.operand_count() != 3) return false;
+  const PrimitiveType t = inst.shape().element_type();
+  if (!inst.shape().IsArray() || hlo::IsNarrowFloat(t) || hlo::IsComplex(t) ||
+      hlo::BitWidth(t) != 8 * hlo::StorageBytes(t) ||
+      !hlo::IsInteger(inst.operand(1)->shape().element_type())) {
+    return false;
+  }
+  const HloComputation& f = *inst.attributes().Get<HloComputation*>(AttrKey::kToApply);
+  const HloInstruction* root = f.root();
+  const bool assign = root->opcode() == HloOpcode::kParameter && root->parameter_number() == 1;
+  return assign || SimpleReducer(f).has_value();
+}
+
+void ScatterBuffers(const HloInstruction& inst, const uint8_t* operand, const uint8_t* indices,
+                    const uint8_t* updates, uint8_t* out) {
+  const hlo::Shape& shape = inst.shape();
+  const PrimitiveType type = shape.element_type();
+  const auto size = static_cast<size_t>(hlo::StorageBytes(type));
+  if (out != operand) {
+    std::memmove(out, operand, static_cast<size_t>(shape.element_count()) * size);
+  }
+  const PrimitiveType index_type = inst.operand(1)->shape().element_type();
+  const auto index_size = static_cast<size_t>(hlo::StorageBytes(index_type));
+  auto index_at = [&](int64_t i) -> int64_t {
+    uint64_t raw = 0;
+    std::memcpy(&raw, indices + i * static_cast<int64_t>(index_size), index_size);
+    const int bits = static_cast<int>(index_size * 8);
+    if (bits < 64 && hlo::IsSigned(index_type) && ((raw >> (bits - 1)) & 1) != 0) {
+      raw |= ~((uint64_t{1} << bits) - 1);  // sign-extend
+    }
+    if (hlo::IsUnsigned(index_type) && bits == 64 && static_cast<int64_t>(raw) < 0) {
+      return std::numeric_limits<int64_t>::max();  // out of range, as the value is
+    }
+    return static_cast<int64_t>(raw);
+  };
+  const HloComputation& f = *inst.attributes().Get<HloComputation*>(AttrKey::kToApply);
+  const HloInstruction* root = f.root();
+  const auto& operand_dims = inst.operand(0)->shape().dimensions();
+  const auto& index_dims = inst.operand(1)->shape().dimensions();
+  const auto& update_dims = inst.operand(2)->shape().dimensions();
+  if (root->opcode() == HloOpcode::kParameter && root->parameter_number() == 1) {
+    ForEachScatterPair(inst, operand_dims, index_dims, update_dims, index_at,
+                       [&](int64_t o, int64_t u) {
+                         std::memcpy(out + o * static_cast<int64_t>(size),
+                                     updates + u * static_cast<int64_t>(size), size);
+                       });
+    return;
+  }
+  const HloOpcode op = *SimpleReducer(f);
+  DispatchNative(type, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* acc = reinterpret_cast<T*>(out);
+    const T* upd = reinterpret_cast<const T*>(updates);
+    ForEachScatterPair(
+        inst, operand_dims, index_dims, update_dims, index_at,
+        [&](int64_t o, int64_t u) { BinaryKernel<T>(op, acc + o, upd + u, acc + o, 1); });
+  });
 }
 
 // select-and-scatter: for each window of the operand (one per source

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 
 #include "eval/typed.h"
 
@@ -289,78 +290,8 @@ Literal Reinterpret(const HloInstruction& inst, const Literal& x) {
 // batch dims (which pick a start-index vector) and offset dims (which walk the
 // slice); starts are clamped so the slice stays inside the operand.
 Literal Gather(const HloInstruction& inst, const Literal& operand, const Literal& indices) {
-  const auto& a = inst.attributes();
-  auto ints = [&](AttrKey k) {
-    return a.GetOr<std::vector<int64_t>>(k).value_or(std::vector<int64_t>{});
-  };
-  const auto offset_dims = ints(AttrKey::kOffsetDims);
-  const auto collapsed = ints(AttrKey::kCollapsedSliceDims);
-  const auto start_index_map = ints(AttrKey::kStartIndexMap);
-  const auto operand_batching = ints(AttrKey::kOperandBatchingDims);
-  const auto indices_batching = ints(AttrKey::kStartIndicesBatchingDims);
-  const auto slice_sizes = ints(AttrKey::kSliceSizes);
-  const int64_t index_vector_dim = a.Get<int64_t>(AttrKey::kIndexVectorDim);
   Literal out = Output(inst);
-  const auto& od = operand.shape().dimensions();
-  const auto& id = indices.shape().dimensions();
-  const auto o_strides = Strides(od);
-  const auto i_strides = Strides(id);
-  const size_t size = ElementBytes(operand);
-  const int64_t rank = operand.shape().rank();
-  auto contains = [](const std::vector<int64_t>& v, int64_t x) {
-    return std::find(v.begin(), v.end(), x) != v.end();
-  };
-  // A slice of size 0 in any dimension (XLA allows it even for collapsed
-  // dimensions) selects no operand element: the result stays zero.
-  for (int64_t d = 0; d < rank; ++d) {
-    if (slice_sizes[d] == 0) return out;
-  }
-  // Operand dims that offset dims walk, in order.
-  std::vector<int64_t> window_dims;
-  for (int64_t d = 0; d < rank; ++d) {
-    if (!contains(collapsed, d) && !contains(operand_batching, d)) window_dims.push_back(d);
-  }
-  // Indices dims other than index_vector_dim, in order: the batch dims.
-  std::vector<int64_t> batch_index_dims;
-  for (int64_t d = 0; d < static_cast<int64_t>(id.size()); ++d) {
-    if (d != index_vector_dim) batch_index_dims.push_back(d);
-  }
-  const int64_t index_len =
-      index_vector_dim < static_cast<int64_t>(id.size()) ? id[index_vector_dim] : 1;
-  std::vector<int64_t> start(static_cast<size_t>(rank)), batch(batch_index_dims.size());
-  ForEachIndex(out.shape().dimensions(), [&](const std::vector<int64_t>& idx, int64_t linear) {
-    size_t b = 0, w = 0;
-    std::vector<int64_t> offset(static_cast<size_t>(rank), 0);
-    for (size_t i = 0; i < idx.size(); ++i) {
-      if (contains(offset_dims, static_cast<int64_t>(i))) {
-        offset[window_dims[w++]] = idx[i];
-      } else {
-        batch[b++] = idx[i];
-      }
-    }
-    std::fill(start.begin(), start.end(), 0);
-    int64_t base = 0;
-    for (size_t i = 0; i < batch_index_dims.size(); ++i)
-      base += batch[i] * i_strides[batch_index_dims[i]];
-    for (int64_t k = 0; k < index_len && k < static_cast<int64_t>(start_index_map.size()); ++k) {
-      const int64_t pos = base + (index_vector_dim < static_cast<int64_t>(id.size())
-                                      ? k * i_strides[index_vector_dim]
-                                      : 0);
-      start[start_index_map[k]] = indices.GetInt64(pos);
-    }
-    for (size_t i = 0; i < operand_batching.size(); ++i) {
-      // The batch coordinate of the paired indices dim.
-      const int64_t idim = indices_batching[i];
-      const auto it = std::find(batch_index_dims.begin(), batch_index_dims.end(), idim);
-      start[operand_batching[i]] = batch[static_cast<size_t>(it - batch_index_dims.begin())];
-    }
-    int64_t src = 0;
-    for (int64_t d = 0; d < rank; ++d) {
-      const int64_t s = std::clamp<int64_t>(start[d], 0, od[d] - slice_sizes[d]);
-      src += (s + offset[d]) * o_strides[d];
-    }
-    CopyElement(operand, src, out, linear, size);
-  });
+  GatherBuffers(inst, operand.bytes().data(), indices.bytes().data(), out.mutable_bytes().data());
   return out;
 }
 
@@ -397,6 +328,108 @@ Literal EvalShapeOp(const HloInstruction& inst, const std::vector<const Literal*
       break;
   }
   throw InternalError("EvalShapeOp called on " + std::string(hlo::OpcodeName(inst.opcode())));
+}
+
+void GatherBuffers(const HloInstruction& inst, const uint8_t* operand, const uint8_t* indices,
+                   uint8_t* out) {
+  const auto& a = inst.attributes();
+  auto ints = [&](AttrKey k) {
+    return a.GetOr<std::vector<int64_t>>(k).value_or(std::vector<int64_t>{});
+  };
+  const auto offset_dims = ints(AttrKey::kOffsetDims);
+  const auto collapsed = ints(AttrKey::kCollapsedSliceDims);
+  const auto start_index_map = ints(AttrKey::kStartIndexMap);
+  const auto operand_batching = ints(AttrKey::kOperandBatchingDims);
+  const auto indices_batching = ints(AttrKey::kStartIndicesBatchingDims);
+  const auto slice_sizes = ints(AttrKey::kSliceSizes);
+  const int64_t index_vector_dim = a.Get<int64_t>(AttrKey::kIndexVectorDim);
+  const hlo::Shape& operand_shape = inst.operand(0)->shape();
+  const hlo::Shape& indices_shape = inst.operand(1)->shape();
+  const auto& od = operand_shape.dimensions();
+  const auto& id = indices_shape.dimensions();
+  const auto o_strides = Strides(od);
+  const auto i_strides = Strides(id);
+  const auto size = static_cast<size_t>(hlo::StorageBytes(operand_shape.element_type()));
+  const PrimitiveType index_type = indices_shape.element_type();
+  const auto index_size = static_cast<size_t>(hlo::StorageBytes(index_type));
+  auto index_at = [&](int64_t pos) {
+    uint64_t raw = 0;
+    std::memcpy(&raw, indices + pos * static_cast<int64_t>(index_size), index_size);
+    const int bits = static_cast<int>(index_size * 8);
+    if (bits < 64 && hlo::IsSigned(index_type) && ((raw >> (bits - 1)) & 1) != 0) {
+      raw |= ~((uint64_t{1} << bits) - 1);  // sign-extend
+    }
+    if (hlo::IsUnsigned(index_type) && bits == 64 && static_cast<int64_t>(raw) < 0) {
+      return std::numeric_limits<int64_t>::max();  // clamps to the end as the value would
+    }
+    return static_cast<int64_t>(raw);
+  };
+  const int64_t rank = operand_shape.rank();
+  auto contains = [](const std::vector<int64_t>& v, int64_t x) {
+    return std::find(v.begin(), v.end(), x) != v.end();
+  };
+  // A slice of size 0 in any dimension (XLA allows it even for collapsed
+  // dimensions) selects no operand element: the result is zeros.
+  for (int64_t d = 0; d < rank; ++d) {
+    if (slice_sizes[d] == 0) {
+      std::memset(out, 0, static_cast<size_t>(inst.shape().element_count()) * size);
+      return;
+    }
+  }
+  // Operand dims that offset dims walk, in order.
+  std::vector<int64_t> window_dims;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!contains(collapsed, d) && !contains(operand_batching, d)) window_dims.push_back(d);
+  }
+  // Indices dims other than index_vector_dim, in order: the batch dims.
+  std::vector<int64_t> batch_index_dims;
+  for (int64_t d = 0; d < static_cast<int64_t>(id.size()); ++d) {
+    if (d != index_vector_dim) batch_index_dims.push_back(d);
+  }
+  // Per output dim: the operand dim it offsets, or -1 for a batch dim.
+  const auto& out_dims = inst.shape().dimensions();
+  std::vector<int64_t> offset_of(out_dims.size(), -1);
+  for (size_t i = 0, w = 0; i < out_dims.size(); ++i) {
+    if (contains(offset_dims, static_cast<int64_t>(i))) offset_of[i] = window_dims[w++];
+  }
+  const int64_t index_len =
+      index_vector_dim < static_cast<int64_t>(id.size()) ? id[index_vector_dim] : 1;
+  std::vector<int64_t> start(static_cast<size_t>(rank)), batch(batch_index_dims.size());
+  std::vector<int64_t> offset(static_cast<size_t>(rank));
+  ForEachIndex(out_dims, [&](const std::vector<int64_t>& idx, int64_t linear) {
+    size_t b = 0;
+    std::fill(offset.begin(), offset.end(), 0);
+    for (size_t i = 0; i < idx.size(); ++i) {
+      if (offset_of[i] >= 0) {
+        offset[static_cast<size_t>(offset_of[i])] = idx[i];
+      } else {
+        batch[b++] = idx[i];
+      }
+    }
+    std::fill(start.begin(), start.end(), 0);
+    int64_t base = 0;
+    for (size_t i = 0; i < batch_index_dims.size(); ++i)
+      base += batch[i] * i_strides[batch_index_dims[i]];
+    for (int64_t k = 0; k < index_len && k < static_cast<int64_t>(start_index_map.size()); ++k) {
+      const int64_t pos = base + (index_vector_dim < static_cast<int64_t>(id.size())
+                                      ? k * i_strides[index_vector_dim]
+                                      : 0);
+      start[start_index_map[k]] = index_at(pos);
+    }
+    for (size_t i = 0; i < operand_batching.size(); ++i) {
+      // The batch coordinate of the paired indices dim.
+      const int64_t idim = indices_batching[i];
+      const auto it = std::find(batch_index_dims.begin(), batch_index_dims.end(), idim);
+      start[operand_batching[i]] = batch[static_cast<size_t>(it - batch_index_dims.begin())];
+    }
+    int64_t src = 0;
+    for (int64_t d = 0; d < rank; ++d) {
+      const int64_t s = std::clamp<int64_t>(start[d], 0, od[d] - slice_sizes[d]);
+      src += (s + offset[d]) * o_strides[d];
+    }
+    std::memcpy(out + linear * static_cast<int64_t>(size),
+                operand + src * static_cast<int64_t>(size), size);
+  });
 }
 
 }  // namespace uir::eval

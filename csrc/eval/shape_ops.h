@@ -15,6 +15,12 @@ hlo::Literal EvalShapeOp(const hlo::HloInstruction& inst,
 
 // dynamic-update-slice writing into `target`, which stands for operand 0
 // (the caller owns it and no one else sees it).
+// gather on row-major buffers: `operand` and `indices` hold the
+// instruction's operands, `out` receives its result. Start indices are
+// clamped as XLA clamps them.
+void GatherBuffers(const hlo::HloInstruction& inst, const uint8_t* operand, const uint8_t* indices,
+                   uint8_t* out);
+
 void DynamicUpdateSliceInto(hlo::Literal& target, const std::vector<const hlo::Literal*>& operands);
 
 // Calls fn(index, linear) for every index of `dims` in row-major order.

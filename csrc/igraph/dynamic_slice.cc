@@ -130,7 +130,9 @@ class ProgramBuilder {
       case HloOpcode::kMinimum:
       case HloOpcode::kAnd:
       case HloOpcode::kOr:
-      case HloOpcode::kXor: {
+      case HloOpcode::kXor:
+      case HloOpcode::kDivide:
+      case HloOpcode::kRemainder: {
         const int a = Build(x->operand(0)), b = Build(x->operand(1));
         if (a < 0 || b < 0) return -1;
         step.kind = IndexStep::Kind::kBinary;
@@ -225,6 +227,22 @@ int64_t Evaluate(const std::vector<IndexStep>& steps, size_t upto, const InputMe
           case HloOpcode::kOr:
             r = a | b;
             break;
+          case HloOpcode::kDivide:
+          case HloOpcode::kRemainder: {
+            // XLA's: x / 0 = -1 (all ones), x % 0 = x; MIN / -1 = MIN, MIN % -1 = 0.
+            const bool divide = s.opcode == HloOpcode::kDivide;
+            if (b == 0) {
+              r = divide ? -1 : a;
+            } else if (u) {
+              const auto ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
+              r = static_cast<int64_t>(divide ? ua / ub : ua % ub);
+            } else if (b == -1) {  // a / -1 wraps for MIN (in the type's width, below)
+              r = divide ? static_cast<int64_t>(0 - static_cast<uint64_t>(a)) : 0;
+            } else {
+              r = divide ? a / b : a % b;
+            }
+            break;
+          }
           default:
             r = a ^ b;
         }
@@ -340,7 +358,32 @@ std::shared_ptr<const DynamicWindows> WindowDynamicSlices(const HloInstruction& 
     for (const HloInstruction* u : it->first->operand(0)->users()) all = all && starts.count(u) > 0;
     it = all ? std::next(it) : starts.erase(it);
   }
-  if (starts.empty()) return nullptr;
+  // A root dynamic-update-slice of a parameter used nowhere else.
+  const HloInstruction* root = f.root();
+  if (root->opcode() == HloOpcode::kDynamicUpdateSlice) {
+    const HloInstruction* p = root->operand(0);
+    const HloInstruction* u = root->operand(1);
+    const Shape& s = p->shape();
+    if (p->opcode() == HloOpcode::kParameter && p->users().size() == 1 && RowMajor(s) &&
+        RowMajor(root->shape()) && RowMajor(u->shape()) && root->operand_count() == s.rank() + 2) {
+      DynamicUpdate up;
+      for (int64_t d = 0; d < s.rank(); ++d) {
+        const int step = builder.Build(root->operand(d + 2));
+        if (step < 0) break;
+        up.starts.push_back(step);
+      }
+      if (static_cast<int64_t>(up.starts.size()) == s.rank()) {
+        up.source = p->parameter_number();
+        up.dims = s.dimensions();
+        up.sizes = u->shape().dimensions();
+        up.strides = RowMajorByteStrides(s);
+        up.contiguous = Contiguous(up.dims, up.sizes);
+        up.name = root->name();
+        out->update = std::move(up);
+      }
+    }
+  }
+  if (starts.empty() && !out->update) return nullptr;
   // The rewritten fused computation: each windowed slice a new parameter.
   out->module = std::make_shared<hlo::HloModule>("windows." + fusion.name());
   auto fused = std::make_unique<HloComputation>(f.name() + ".windows");
@@ -355,6 +398,7 @@ std::shared_ptr<const DynamicWindows> WindowDynamicSlices(const HloInstruction& 
   }
   int64_t next = fusion.operand_count();
   for (const HloInstruction* x : f.MakeInstructionPostOrder()) {
+    if (out->update && x == root) continue;  // the node writes the update
     auto window = starts.find(x);
     if (window != starts.end()) {
       DynamicWindow w;
@@ -380,8 +424,9 @@ std::shared_ptr<const DynamicWindows> WindowDynamicSlices(const HloInstruction& 
     for (const HloInstruction* o : x->operands()) operands.push_back(clones.at(o));
     clones[x] = fused->AddInstruction(x->CloneWithNewOperands(x->shape(), operands));
   }
-  fused->set_root(clones.at(f.root()));
-  std::unique_ptr<HloInstruction> call = fusion.CloneWithNewOperands(fusion.shape(), outer);
+  const HloInstruction* result = out->update ? root->operand(1) : root;
+  fused->set_root(clones.at(result));
+  std::unique_ptr<HloInstruction> call = fusion.CloneWithNewOperands(result->shape(), outer);
   call->mutable_attributes().Set(hlo::AttrKey::kCalls,
                                  out->module->AddComputation(std::move(fused)));
   out->fusion = entry->AddInstruction(std::move(call));
@@ -401,6 +446,20 @@ int64_t WindowOffset(const DynamicWindows& d, const DynamicWindow& w, const Inpu
     const auto step = static_cast<size_t>(w.starts[k]);
     const int64_t v = Evaluate(d.steps, step, at, types, values);
     offset += ClampStart(v, d.steps[step].type, w.dims[k] - w.sizes[k]) * w.strides[k];
+  }
+  return offset;
+}
+
+int64_t UpdateOffset(const DynamicWindows& d, const InputMemory& at) {
+  std::vector<PrimitiveType> types;
+  for (const HloInstruction* o : d.fusion->operands()) types.push_back(o->shape().element_type());
+  std::vector<int64_t> values;
+  const DynamicUpdate& u = *d.update;
+  int64_t offset = 0;
+  for (size_t k = 0; k < u.starts.size(); ++k) {
+    const auto step = static_cast<size_t>(u.starts[k]);
+    const int64_t v = Evaluate(d.steps, step, at, types, values);
+    offset += ClampStart(v, d.steps[step].type, u.dims[k] - u.sizes[k]) * u.strides[k];
   }
   return offset;
 }
@@ -441,23 +500,43 @@ void RunDynamicCopy(const HloInstruction& inst, const std::vector<const uint8_t*
   if (update && out != in[0]) {
     std::memmove(out, in[0], static_cast<size_t>(whole.element_count() * element));
   }
-  // The block row by row: its last dimension is contiguous in both.
-  const int64_t row = rank == 0 ? element : block.dimensions(rank - 1) * element;
-  const int64_t rows =
-      rank == 0 ? 1 : block.element_count() / std::max<int64_t>(block.dimensions(rank - 1), 1);
-  if (row == 0) return;
+  if (update) {
+    CopyBlock(whole.dimensions(), block.dimensions(), element, base, out,
+              const_cast<uint8_t*>(in[1]), /*into_whole=*/true);
+  } else {
+    CopyBlock(whole.dimensions(), block.dimensions(), element, base, const_cast<uint8_t*>(in[0]),
+              out, /*into_whole=*/false);
+  }
+}
+
+void CopyBlock(const std::vector<int64_t>& whole_dims, const std::vector<int64_t>& block_dims,
+               int64_t element, int64_t offset, uint8_t* whole, uint8_t* block, bool into_whole) {
+  const auto rank = static_cast<int64_t>(whole_dims.size());
+  int64_t count = 1;
+  for (int64_t d : block_dims) count *= d;
+  if (count == 0) return;
+  std::vector<int64_t> strides(whole_dims.size());
+  int64_t stride = element;
+  for (int64_t d = rank - 1; d >= 0; --d) {
+    strides[static_cast<size_t>(d)] = stride;
+    stride *= whole_dims[static_cast<size_t>(d)];
+  }
+  // Row by row: the last dimension is contiguous in both.
+  const int64_t row = rank == 0 ? element : block_dims.back() * element;
+  const int64_t rows = rank == 0 ? 1 : count / block_dims.back();
   std::vector<int64_t> at(static_cast<size_t>(std::max<int64_t>(rank - 1, 0)), 0);
   for (int64_t r = 0; r < rows; ++r) {
-    int64_t whole_offset = base;
+    int64_t whole_offset = offset;
     for (size_t d = 0; d < at.size(); ++d) whole_offset += at[d] * strides[d];
-    const int64_t block_offset = r * row;
-    if (update) {
-      std::memmove(out + whole_offset, in[1] + block_offset, static_cast<size_t>(row));
+    uint8_t* w = whole + whole_offset;
+    uint8_t* b = block + r * row;
+    if (into_whole) {
+      std::memmove(w, b, static_cast<size_t>(row));
     } else {
-      std::memmove(out + block_offset, in[0] + whole_offset, static_cast<size_t>(row));
+      std::memmove(b, w, static_cast<size_t>(row));
     }
     for (int64_t d = static_cast<int64_t>(at.size()) - 1; d >= 0; --d) {
-      if (++at[static_cast<size_t>(d)] < block.dimensions(d)) break;
+      if (++at[static_cast<size_t>(d)] < block_dims[static_cast<size_t>(d)]) break;
       at[static_cast<size_t>(d)] = 0;
     }
   }

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,9 +53,25 @@ struct DynamicWindow {
   std::string name;              // the dynamic-slice it replaces
 };
 
+// A fusion whose root is a dynamic-update-slice of parameter `source`
+// (used nowhere else) is lowered to compute only the update; the node
+// writes it into its output at the start indices (`starts` over `dims`,
+// the update's `sizes`): straight through a window of the output when the
+// block is contiguous, else through a buffer of its own and a block copy.
+// Not in place, the operand is copied into the output first.
+struct DynamicUpdate {
+  int64_t source = 0;
+  std::vector<int> starts;
+  std::vector<int64_t> dims, sizes;
+  std::vector<int64_t> strides;  // bytes, row-major
+  bool contiguous = false;
+  std::string name;
+};
+
 struct DynamicWindows {
   std::vector<IndexStep> steps;
   std::vector<DynamicWindow> windows;
+  std::optional<DynamicUpdate> update;
   // The fusion to lower: the original's operands (as parameters of a
   // computation of its own) then one per window, calling the rewritten
   // fused computation. Owned here.
@@ -71,6 +88,14 @@ using InputMemory = std::function<const uint8_t*(int64_t input)>;
 
 // The byte offset of `w` into its source on this run.
 int64_t WindowOffset(const DynamicWindows& d, const DynamicWindow& w, const InputMemory& at);
+// The byte offset of the update's block in the output on this run.
+int64_t UpdateOffset(const DynamicWindows& d, const InputMemory& at);
+
+// Copies the block of `block_dims` at byte offset `offset` of a row-major
+// array of `whole_dims` from `whole` into `block` (or back, `into_whole`).
+void CopyBlock(const std::vector<int64_t>& whole_dims, const std::vector<int64_t>& block_dims,
+               int64_t element_bytes, int64_t offset, uint8_t* whole, uint8_t* block,
+               bool into_whole);
 
 // True for a dynamic-slice or dynamic-update-slice RunDynamicCopy can run:
 // row-major arrays, scalar start indices.

@@ -17,6 +17,9 @@
 #include "analysis/dot_chain.h"
 #include "eval/collectives.h"
 #include "eval/evaluator.h"
+#include "eval/reduce.h"
+#include "eval/scatter.h"
+#include "eval/shape_ops.h"
 #include "eval/typed.h"
 #include "hlo/builder.h"
 #include "igraph/interpreter.h"
@@ -381,6 +384,10 @@ KernelGraph KernelGraph::Lower(const hlo::HloModule& module,
   return g;
 }
 
+namespace {
+bool IsRowMajor(const hlo::Shape& shape);  // below, with the runner
+}  // namespace
+
 void KernelGraph::LowerComputation(const hlo::HloComputation& computation) {
   const buffers::BufferAssignment& ba = *assignment_;
   std::vector<HloInstruction*> order;
@@ -493,6 +500,21 @@ void KernelGraph::LowerComputation(const hlo::HloComputation& computation) {
       } else {
         as_kernel(NodeKind::kKernel);
       }
+    } else if (op == HloOpcode::kGather && IsRowMajor(inst->shape()) &&
+               IsRowMajor(inst->operand(0)->shape()) && IsRowMajor(inst->operand(1)->shape()) &&
+               hlo::BitWidth(inst->shape().element_type()) ==
+                   8 * hlo::StorageBytes(inst->shape().element_type()) &&
+               node.inputs.size() == 2 && node.outputs.size() == 1) {
+      node.kind = NodeKind::kLibrary;  // eval::GatherBuffers, on the buffers
+    } else if (eval::CanScatterBuffers(*inst) && IsRowMajor(inst->shape()) &&
+               IsRowMajor(inst->operand(0)->shape()) && IsRowMajor(inst->operand(1)->shape()) &&
+               IsRowMajor(inst->operand(2)->shape()) && node.inputs.size() == 3 &&
+               node.outputs.size() == 1) {
+      node.kind = NodeKind::kLibrary;  // eval::ScatterBuffers, on the buffers
+    } else if (eval::CanReduceWindowBuffers(*inst) && IsRowMajor(inst->shape()) &&
+               IsRowMajor(inst->operand(0)->shape()) && node.inputs.size() == 2 &&
+               node.outputs.size() == 1) {
+      node.kind = NodeKind::kLibrary;  // eval::ReduceWindowBuffers, on the buffers
     } else if (IsDynamicCopy(*inst) && node.outputs.size() == 1 &&
                node.inputs.size() == static_cast<size_t>(inst->operand_count())) {
       node.kind = NodeKind::kCopy;  // a block copied at start indices read on each run
@@ -537,12 +559,18 @@ void KernelGraph::AppendText(std::string& out, int indent) const {
     out += pad + std::string(NodeKindName(n.kind)) + " %" + n.name + " = " + n.op + "(" +
            TensorList(n.inputs) + ") -> (" + TensorList(n.outputs) + ")";
     if (n.kind == NodeKind::kFallback) out += "  // evaluator: " + n.reason;
-    if (n.windows != nullptr) {
+    if (n.windows != nullptr && !n.windows->windows.empty()) {
       out += "  // dynamic-slice windows placed per run:";
       for (const DynamicWindow& w : n.windows->windows) {
         out += " %" + w.name + " = input " + std::to_string(w.input) + " in input " +
                std::to_string(w.source);
       }
+    }
+    if (n.windows != nullptr && n.windows->update) {
+      out += "  // %" + n.windows->update->name +
+             ": the iGraphs compute the update, written into the output at start indices "
+             "read per run" +
+             (n.windows->update->contiguous ? "" : " (through a block copy)");
     }
     if (n.kind == NodeKind::kCopy && n.igraphs.empty()) {
       out += "  // a block copied at start indices read per run";
@@ -793,6 +821,18 @@ class Runner {
         continue;
       } else if (n.kind == NodeKind::kCustomCall && RunCustomCall(n)) {
         continue;
+      } else if (n.kind == NodeKind::kLibrary && n.igraphs.empty() &&
+                 n.instruction->opcode() == HloOpcode::kGather) {
+        eval::GatherBuffers(*n.instruction, At(n.inputs.at(0)), At(n.inputs.at(1)),
+                            At(n.outputs.at(0)));
+      } else if (n.kind == NodeKind::kLibrary && n.igraphs.empty() &&
+                 n.instruction->opcode() == HloOpcode::kReduceWindow) {
+        eval::ReduceWindowBuffers(*n.instruction, At(n.inputs.at(0)), At(n.inputs.at(1)),
+                                  At(n.outputs.at(0)));
+      } else if (n.kind == NodeKind::kLibrary && n.igraphs.empty() &&
+                 n.instruction->opcode() == HloOpcode::kScatter) {
+        eval::ScatterBuffers(*n.instruction, At(n.inputs.at(0)), At(n.inputs.at(1)),
+                             At(n.inputs.at(2)), At(n.outputs.at(0)));
       } else if (n.kind == NodeKind::kCopy && n.igraphs.empty()) {
         std::vector<const uint8_t*> in;
         for (const DramTensor& t : n.inputs) in.push_back(At(t));
@@ -983,11 +1023,38 @@ class Runner {
       constants.emplace_back(c.bytes().begin(), c.bytes().end());
       dram[id++] = std::span<uint8_t>(constants.back());
     }
+    const int64_t first_output = id;
     for (const DramTensor& t : n.outputs) {
       dram[id++] = std::span<uint8_t>(At(t), static_cast<size_t>(t.bytes));
     }
+    // A root dynamic-update-slice: the iGraphs compute the update, written
+    // into the output (holding the operand) at this run's start indices.
+    std::vector<uint8_t> block;
+    int64_t block_at = 0;
+    if (n.windows != nullptr && n.windows->update) {
+      const DynamicUpdate& u = *n.windows->update;
+      const DramTensor& operand = n.inputs.at(static_cast<size_t>(u.source));
+      uint8_t* out = At(n.outputs.at(0));
+      if (At(operand) != out) std::memmove(out, At(operand), static_cast<size_t>(operand.bytes));
+      const InputMemory at = [&](int64_t input) -> const uint8_t* {
+        return At(n.inputs.at(static_cast<size_t>(input)));
+      };
+      block_at = UpdateOffset(*n.windows, at);
+      const auto bytes = static_cast<size_t>(analysis::ByteSize(n.windows->fusion->shape()));
+      if (u.contiguous) {
+        dram[first_output] = std::span<uint8_t>(out + block_at, bytes);
+      } else {
+        block.assign(bytes, 0);
+        dram[first_output] = std::span<uint8_t>(block);
+      }
+    }
     for (const IGraph& part : n.igraphs) {
       if (code_ == nullptr || !code_->Run(part, dram)) igraph::Interpret(part, dram);
+    }
+    if (!block.empty()) {
+      const DynamicUpdate& u = *n.windows->update;
+      CopyBlock(u.dims, u.sizes, hlo::StorageBytes(n.outputs.at(0).shape.element_type()), block_at,
+                At(n.outputs.at(0)), block.data(), /*into_whole=*/true);
     }
   }
 

@@ -24,9 +24,6 @@ CORE = sorted(r["file"] for r in manifest_rows() if r["cpu_class"] == "core")
 # What may still run off compiled code, by reason: ops the Kernel Graph
 # does not lower yet, element types without a machine form, dynamic shapes.
 ALLOWED_FALLBACKS = (
-    "gather",
-    "scatter",
-    "dynamic-update-slice",
     "reduce-window",
     "complex values",
     "bitcast-convert",
