@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <limits>
 
 #include "eval/context.h"
 #include "eval/kernels.h"
@@ -103,10 +102,10 @@ namespace {
 // combines into, in XLA's order (scatter positions row-major, then window
 // positions); `index_at(i)` reads element i of the indices. A window that
 // would reach outside the operand is skipped whole.
-template <typename IndexAt, typename Visit>
+template <typename ReadIndex, typename Visit>
 void ForEachScatterPair(const HloInstruction& inst, const std::vector<int64_t>& operand_dims,
                         const std::vector<int64_t>& index_dims,
-                        const std::vector<int64_t>& update_dims, IndexAt&& index_at,
+                        const std::vector<int64_t>& update_dims, ReadIndex&& index_at,
                         Visit&& visit) {
   const auto window_dims = IntList(inst, AttrKey::kUpdateWindowDims);
   const auto inserted = IntList(inst, AttrKey::kInsertedWindowDims);
@@ -223,19 +222,7 @@ void ScatterBuffers(const HloInstruction& inst, const uint8_t* operand, const ui
     std::memmove(out, operand, static_cast<size_t>(shape.element_count()) * size);
   }
   const PrimitiveType index_type = inst.operand(1)->shape().element_type();
-  const auto index_size = static_cast<size_t>(hlo::StorageBytes(index_type));
-  auto index_at = [&](int64_t i) -> int64_t {
-    uint64_t raw = 0;
-    std::memcpy(&raw, indices + i * static_cast<int64_t>(index_size), index_size);
-    const int bits = static_cast<int>(index_size * 8);
-    if (bits < 64 && hlo::IsSigned(index_type) && ((raw >> (bits - 1)) & 1) != 0) {
-      raw |= ~((uint64_t{1} << bits) - 1);  // sign-extend
-    }
-    if (hlo::IsUnsigned(index_type) && bits == 64 && static_cast<int64_t>(raw) < 0) {
-      return std::numeric_limits<int64_t>::max();  // out of range, as the value is
-    }
-    return static_cast<int64_t>(raw);
-  };
+  auto index_at = [&](int64_t i) { return IndexAt(indices, i, index_type); };
   const HloComputation& f = *inst.attributes().Get<HloComputation*>(AttrKey::kToApply);
   const HloInstruction* root = f.root();
   const auto& operand_dims = inst.operand(0)->shape().dimensions();

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <limits>
 
 #include "eval/typed.h"
 
@@ -351,19 +350,7 @@ void GatherBuffers(const HloInstruction& inst, const uint8_t* operand, const uin
   const auto i_strides = Strides(id);
   const auto size = static_cast<size_t>(hlo::StorageBytes(operand_shape.element_type()));
   const PrimitiveType index_type = indices_shape.element_type();
-  const auto index_size = static_cast<size_t>(hlo::StorageBytes(index_type));
-  auto index_at = [&](int64_t pos) {
-    uint64_t raw = 0;
-    std::memcpy(&raw, indices + pos * static_cast<int64_t>(index_size), index_size);
-    const int bits = static_cast<int>(index_size * 8);
-    if (bits < 64 && hlo::IsSigned(index_type) && ((raw >> (bits - 1)) & 1) != 0) {
-      raw |= ~((uint64_t{1} << bits) - 1);  // sign-extend
-    }
-    if (hlo::IsUnsigned(index_type) && bits == 64 && static_cast<int64_t>(raw) < 0) {
-      return std::numeric_limits<int64_t>::max();  // clamps to the end as the value would
-    }
-    return static_cast<int64_t>(raw);
-  };
+  auto index_at = [&](int64_t pos) { return IndexAt(indices, pos, index_type); };
   const int64_t rank = operand_shape.rank();
   auto contains = [](const std::vector<int64_t>& v, int64_t x) {
     return std::find(v.begin(), v.end(), x) != v.end();

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 
 #include "hlo/float_format.h"
 
@@ -16,6 +17,20 @@ std::vector<int64_t> Strides(const std::vector<int64_t>& dims) {
   for (int64_t i = static_cast<int64_t>(dims.size()) - 2; i >= 0; --i)
     s[i] = s[i + 1] * dims[i + 1];
   return s;
+}
+
+int64_t IndexAt(const uint8_t* data, int64_t i, hlo::PrimitiveType type) {
+  const auto size = static_cast<size_t>(hlo::StorageBytes(type));
+  uint64_t raw = 0;
+  std::memcpy(&raw, data + i * static_cast<int64_t>(size), size);
+  const int bits = static_cast<int>(size * 8);
+  if (bits < 64 && hlo::IsSigned(type) && ((raw >> (bits - 1)) & 1) != 0) {
+    raw |= ~((uint64_t{1} << bits) - 1);  // sign-extend
+  }
+  if (hlo::IsUnsigned(type) && bits == 64 && static_cast<int64_t>(raw) < 0) {
+    return std::numeric_limits<int64_t>::max();
+  }
+  return static_cast<int64_t>(raw);
 }
 
 Literal MakeLiteral(PrimitiveType type, const std::vector<int64_t>& dims) {

@@ -75,6 +75,11 @@ T* MutableData(hlo::Literal& l) {
 // Row-major strides (in elements) of `dims`.
 std::vector<int64_t> Strides(const std::vector<int64_t>& dims);
 
+// Element i of an integer array of `type` at `data`, as an index: signed
+// types sign-extended; a u64 above INT64_MAX reads as INT64_MAX (out of any
+// range, as the value is).
+int64_t IndexAt(const uint8_t* data, int64_t i, hlo::PrimitiveType type);
+
 // A literal with `type` and `dims` (no layout), zero-filled.
 hlo::Literal MakeLiteral(hlo::PrimitiveType type, const std::vector<int64_t>& dims);
 

@@ -20,16 +20,7 @@ using hlo::HloOpcode;
 using hlo::PrimitiveType;
 using hlo::Shape;
 
-bool RowMajor(const Shape& shape) {
-  if (!shape.IsArray()) return false;
-  const std::vector<int64_t> strides = PhysicalStrides(shape);
-  int64_t expected = 1;
-  for (int64_t d = shape.rank() - 1; d >= 0; --d) {
-    if (shape.dimensions(d) != 1 && strides[d] != expected) return false;
-    expected *= shape.dimensions(d);
-  }
-  return true;
-}
+bool RowMajor(const Shape& shape) { return shape.IsArray() && IsRowMajor(shape); }
 
 bool IndexType(PrimitiveType t) { return hlo::IsInteger(t) || t == PrimitiveType::kPred; }
 

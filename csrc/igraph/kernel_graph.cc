@@ -384,10 +384,6 @@ KernelGraph KernelGraph::Lower(const hlo::HloModule& module,
   return g;
 }
 
-namespace {
-bool IsRowMajor(const hlo::Shape& shape);  // below, with the runner
-}  // namespace
-
 void KernelGraph::LowerComputation(const hlo::HloComputation& computation) {
   const buffers::BufferAssignment& ba = *assignment_;
   std::vector<HloInstruction*> order;
@@ -630,18 +626,6 @@ std::string KernelGraph::ToText() const {
 namespace {
 
 // Logical (row-major literal) index i of `shape` -> physical element index.
-// True when the physical layout of `shape` is row-major (major-to-minor
-// dimensions in order), so logical and physical element orders agree.
-bool IsRowMajor(const hlo::Shape& shape) {
-  const std::vector<int64_t> strides = PhysicalStrides(shape);
-  int64_t expected = 1;
-  for (int64_t d = shape.rank() - 1; d >= 0; --d) {
-    if (shape.dimensions(d) != 1 && strides[d] != expected) return false;
-    expected *= shape.dimensions(d);
-  }
-  return true;
-}
-
 std::vector<int64_t> PhysicalOrder(const hlo::Shape& shape) {
   const int64_t rank = shape.rank();
   const std::vector<int64_t> strides = PhysicalStrides(shape);

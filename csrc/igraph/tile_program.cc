@@ -44,6 +44,16 @@ std::vector<int64_t> PhysicalStrides(const Shape& shape) {
   return strides;
 }
 
+bool IsRowMajor(const Shape& shape) {
+  const std::vector<int64_t> strides = PhysicalStrides(shape);
+  int64_t expected = 1;
+  for (int64_t d = shape.rank() - 1; d >= 0; --d) {
+    if (shape.dimensions(d) != 1 && strides[d] != expected) return false;
+    expected *= shape.dimensions(d);
+  }
+  return true;
+}
+
 namespace {
 
 using namespace detail;  // NOLINT(build/namespaces): the builder's types

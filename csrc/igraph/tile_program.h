@@ -106,6 +106,10 @@ std::string TileProgramToText(const TileProgram& program);
 // Element strides of each logical dim of `shape` as its layout puts it in
 // memory (row-major when it has none).
 std::vector<int64_t> PhysicalStrides(const hlo::Shape& shape);
+// True when `shape`'s elements lie in memory in row-major order (dims of
+// size 1 may sit anywhere in the layout), so logical and physical element
+// orders agree.
+bool IsRowMajor(const hlo::Shape& shape);
 
 }  // namespace uir::igraph
 
