@@ -170,6 +170,13 @@ class Executable:
         return self._text_exe().assembly
 
     def __call__(self, *arrays):
+        if self._exe is not None and all(type(a) is np.ndarray for a in arrays):
+            # The executable checks dtypes and dims itself; only a mismatch
+            # takes the slower path, for its precise error.
+            try:
+                return self._exe.run(list(arrays))
+            except ShapeError:
+                pass
         return self.call_donating(arrays, ())
 
     def call_donating(self, arrays, donated):
