@@ -6,6 +6,7 @@
 #include <climits>
 #include <mutex>
 
+#include "runtime/thread_pool.h"
 #include "support/error.h"
 
 namespace uir::runtime {
@@ -16,9 +17,12 @@ blasint Int(int64_t v) {
   return static_cast<blasint>(v);
 }
 
-}  // namespace
+// Multiply-adds per product at or under which a batch is spread over the
+// workers, one product per worker at a time, rather than each product
+// over BLAS's threads.
+constexpr int64_t kSmallGemm = int64_t{1} << 22;
 
-void RunGemm(const GemmPlan& p, const void* a, const void* b, void* c) {
+void RunGemmBatches(const GemmPlan& p, const void* a, const void* b, void* c) {
   const CBLAS_TRANSPOSE ta = p.trans_a ? CblasTrans : CblasNoTrans;
   const CBLAS_TRANSPOSE tb = p.trans_b ? CblasTrans : CblasNoTrans;
   const blasint lda = Int(p.lda ? p.lda : p.trans_a ? p.m : p.k);
@@ -39,7 +43,29 @@ void RunGemm(const GemmPlan& p, const void* a, const void* b, void* c) {
   }
 }
 
+}  // namespace
+
+void RunGemm(const GemmPlan& p, const void* a, const void* b, void* c) {
+  // Several small products: one per worker at a time, each on one BLAS
+  // thread (BLAS splits a product this small poorly; 32 of 128x128x128
+  // measured 0.91 ms one after another on 2 threads).
+  if (p.batch >= 2 && NumThreads() > 1 && p.m * p.n * p.k <= kSmallGemm) {
+    SingleThreadedGemm scope;
+    ParallelFor(p.batch, 1, [&](int64_t begin, int64_t end) {
+      GemmPlan part = p;
+      part.batch = end - begin;
+      const int64_t element = p.f64 ? 8 : 4;
+      RunGemmBatches(part, static_cast<const uint8_t*>(a) + begin * p.a_batch_stride * element,
+                     static_cast<const uint8_t*>(b) + begin * p.b_batch_stride * element,
+                     static_cast<uint8_t*>(c) + begin * p.c_batch_stride * element);
+    });
+    return;
+  }
+  RunGemmBatches(p, a, b, c);
+}
+
 namespace {
+
 std::mutex scope_mutex;
 int scopes = 0;
 int saved_threads = 1;

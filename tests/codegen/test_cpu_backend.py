@@ -487,6 +487,10 @@ def test_dots_run_on_blas_with_transposes_and_batches():
         ((64, 33), (17, 33), lambda a, b: a @ b.T),
         ((5, 8, 9), (5, 9, 3), lambda a, b: unp.matmul(a, b)),
         ((9,), (9, 4), lambda a, b: a @ b),
+        # Batches of small products spread over the workers (an odd count,
+        # transposed operands, doubles).
+        ((7, 16, 12), (7, 16, 5), lambda a, b: unp.matmul(unp.swapaxes(a, 1, 2), b)),
+        ((3, 20, 6), (3, 11, 6), lambda a, b: unp.matmul(a, unp.swapaxes(b, 1, 2))),
     ]
     for sa, sb, fn in shapes:
         a = rng.standard_normal(sa).astype(np.float32)
@@ -494,6 +498,15 @@ def test_dots_run_on_blas_with_transposes_and_batches():
         compiled = uir.jit(fn).lower(a, b).compile()
         assert compiled.kernel_graph.count("library") >= 1
         np.testing.assert_allclose(compiled(a, b), fn(a, b), rtol=1e-4, atol=1e-4)
+    uir.config.update("enable_x64", True)
+    try:
+        a = rng.standard_normal((9, 10, 11))
+        b = rng.standard_normal((9, 11, 4))
+        got = uir.jit(lambda a, b: a @ b)(a, b)
+        assert got.dtype == np.float64
+        np.testing.assert_allclose(got, a @ b, rtol=1e-12)
+    finally:
+        uir.config.update("enable_x64", False)
 
 
 @pytest.mark.parametrize(
