@@ -498,7 +498,9 @@ std::unique_ptr<CpuExecutable::Memory> CpuExecutable::TakeMemory() const {
   auto m = std::make_unique<Memory>();
   const auto& allocations = graph_.assignment().allocations();
   for (size_t k = 0; k < allocations.size(); ++k) {
-    if (placement_[k].source != Source::kPool) {
+    // A donated parameter's allocation gets a block too, for the runs
+    // whose caller does not donate.
+    if (placement_[k].source != Source::kPool && placement_[k].source != Source::kDonated) {
       m->blocks.emplace_back();
       continue;
     }
@@ -531,9 +533,6 @@ void CpuExecutable::Execute(const std::vector<const uint8_t*>& args,
     ~Return() { self->GiveBack(std::move(memory)); }
   } give_back{this, memory};
   std::vector<uint8_t*> bases(placement_.size());
-  // A donated parameter the caller gave separate buffers: a block of its
-  // own for this run, the argument copied in and the result copied out.
-  std::vector<std::unique_ptr<uint8_t, decltype(&std::free)>> own;
   for (size_t k = 0; k < placement_.size(); ++k) {
     const Placement& p = placement_[k];
     switch (p.source) {
@@ -549,15 +548,9 @@ void CpuExecutable::Execute(const std::vector<const uint8_t*>& args,
         bases[k] = results[p.leaf];
         break;
       case Source::kDonated:
-        if (results[p.result] == args[p.leaf]) {
-          bases[k] = results[p.result];
-        } else {
-          const auto size = static_cast<size_t>(
-              (std::max<int64_t>(graph_.assignment().allocations()[k].size, 1) + 63) / 64 * 64);
-          own.emplace_back(static_cast<uint8_t*>(std::aligned_alloc(64, size)), &std::free);
-          if (own.back() == nullptr) throw std::bad_alloc();
-          bases[k] = own.back().get();
-        }
+        // In the caller's array when donated; else in the run's own block,
+        // the argument copied in and the result copied out.
+        bases[k] = results[p.result] == args[p.leaf] ? results[p.result] : memory->blocks[k].get();
         break;
     }
   }

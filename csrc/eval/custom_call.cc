@@ -1,6 +1,5 @@
 #include "eval/custom_call.h"
 
-#include <functional>
 #include <string>
 
 #include "runtime/custom_call.h"
@@ -11,13 +10,13 @@ namespace {
 using hlo::Literal;
 using runtime::CallBuffer;
 
-// `l` as a call buffer. Operands are only read, so their bytes are handed
-// out as they are; the result's are made its own first (mutable_bytes).
-CallBuffer BufferOf(const Literal& l, const std::function<void*(const Literal&)>& data) {
+// `l` as a call buffer over its bytes. Targets only read operands; a
+// result is made to own its bytes first (MakeOwn), so writing them writes it.
+CallBuffer BufferOf(const Literal& l) {
   CallBuffer b;
   if (l.shape().IsTuple()) {
     b.kind = CallBuffer::Kind::kTuple;
-    for (const Literal& e : l.tuple_elements()) b.elements.push_back(BufferOf(e, data));
+    for (const Literal& e : l.tuple_elements()) b.elements.push_back(BufferOf(e));
     return b;
   }
   if (!l.shape().IsArray()) {
@@ -26,7 +25,7 @@ CallBuffer BufferOf(const Literal& l, const std::function<void*(const Literal&)>
   }
   b.type = l.shape().element_type();
   b.dims = l.shape().dimensions();
-  b.data = data(l);
+  b.data = const_cast<uint8_t*>(l.bytes().data());
   return b;
 }
 
@@ -47,13 +46,10 @@ Literal RunCustomCall(const hlo::HloInstruction& call,
   frame.call = call.name();
   if (const auto config = call.attributes().GetOr<hlo::BackendConfig>(hlo::AttrKey::kBackendConfig))
     frame.opaque = config->text;
-  const auto read = [](const Literal& l) -> void* {
-    return const_cast<uint8_t*>(l.bytes().data());  // targets only read operands
-  };
-  for (const Literal* o : operands) frame.operands.push_back(BufferOf(*o, read));
+  for (const Literal* o : operands) frame.operands.push_back(BufferOf(*o));
   Literal result(call.shape().IsBuffer() ? call.shape().buffer_element() : call.shape());
   MakeOwn(result);
-  frame.result = BufferOf(result, read);  // owned now: writing it writes `result`
+  frame.result = BufferOf(result);
   runtime::RunCustomCall(frame);
   return result;
 }

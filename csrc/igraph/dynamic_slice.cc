@@ -163,18 +163,16 @@ class ProgramBuilder {
 };
 
 int64_t Evaluate(const std::vector<IndexStep>& steps, size_t upto, const InputMemory& at,
-                 const std::vector<PrimitiveType>& input_types, std::vector<int64_t>& values) {
+                 std::vector<int64_t>& values) {
   for (size_t k = values.size(); k <= upto; ++k) {
     const IndexStep& s = steps[k];
     auto v = [&](size_t i) { return values[static_cast<size_t>(s.operands[i])]; };
     auto type_of = [&](size_t i) { return steps[static_cast<size_t>(s.operands[i])].type; };
     int64_t r = 0;
     switch (s.kind) {
-      case IndexStep::Kind::kInput: {
-        const PrimitiveType t = input_types.at(static_cast<size_t>(s.input));
-        r = ReadScalar(at(s.input) + s.element * hlo::StorageBytes(t), t);
+      case IndexStep::Kind::kInput:  // of the step's type: the parameter's
+        r = ReadScalar(at(s.input) + s.element * hlo::StorageBytes(s.type), s.type);
         break;
-      }
       case IndexStep::Kind::kConstant:
         r = s.constant;
         break;
@@ -426,33 +424,32 @@ std::shared_ptr<const DynamicWindows> WindowDynamicSlices(const HloInstruction& 
   return out;
 }
 
-int64_t WindowOffset(const DynamicWindows& d, const DynamicWindow& w, const InputMemory& at) {
-  // Input types: the fusion's parameters' (windows are arrays, never read
-  // as scalars).
-  std::vector<PrimitiveType> types;
-  for (const HloInstruction* o : d.fusion->operands()) types.push_back(o->shape().element_type());
+namespace {
+
+// The byte offset of a block of `sizes` in an array of `dims` (row-major
+// `strides`) at the start indices the steps `starts` compute, clamped.
+int64_t BlockOffset(const std::vector<IndexStep>& steps, const std::vector<int>& starts,
+                    const std::vector<int64_t>& dims, const std::vector<int64_t>& sizes,
+                    const std::vector<int64_t>& strides, const InputMemory& at) {
   std::vector<int64_t> values;
   int64_t offset = 0;
-  for (size_t k = 0; k < w.starts.size(); ++k) {
-    const auto step = static_cast<size_t>(w.starts[k]);
-    const int64_t v = Evaluate(d.steps, step, at, types, values);
-    offset += ClampStart(v, d.steps[step].type, w.dims[k] - w.sizes[k]) * w.strides[k];
+  for (size_t k = 0; k < starts.size(); ++k) {
+    const auto step = static_cast<size_t>(starts[k]);
+    const int64_t v = Evaluate(steps, step, at, values);
+    offset += ClampStart(v, steps[step].type, dims[k] - sizes[k]) * strides[k];
   }
   return offset;
 }
 
+}  // namespace
+
+int64_t WindowOffset(const DynamicWindows& d, const DynamicWindow& w, const InputMemory& at) {
+  return BlockOffset(d.steps, w.starts, w.dims, w.sizes, w.strides, at);
+}
+
 int64_t UpdateOffset(const DynamicWindows& d, const InputMemory& at) {
-  std::vector<PrimitiveType> types;
-  for (const HloInstruction* o : d.fusion->operands()) types.push_back(o->shape().element_type());
-  std::vector<int64_t> values;
   const DynamicUpdate& u = *d.update;
-  int64_t offset = 0;
-  for (size_t k = 0; k < u.starts.size(); ++k) {
-    const auto step = static_cast<size_t>(u.starts[k]);
-    const int64_t v = Evaluate(d.steps, step, at, types, values);
-    offset += ClampStart(v, d.steps[step].type, u.dims[k] - u.sizes[k]) * u.strides[k];
-  }
-  return offset;
+  return BlockOffset(d.steps, u.starts, u.dims, u.sizes, u.strides, at);
 }
 
 bool IsDynamicCopy(const HloInstruction& inst) {

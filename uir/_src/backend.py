@@ -170,23 +170,18 @@ class Executable:
         return self._text_exe().assembly
 
     def __call__(self, *arrays):
-        if self._exe is not None and all(type(a) is np.ndarray for a in arrays):
-            # The executable checks dtypes and dims itself; only a mismatch
-            # takes the slower path, for its precise error.
-            try:
-                return self._exe.run(list(arrays))
-            except ShapeError:
-                pass
-        return self.call_donating(arrays, ())
+        return self._run(arrays, [])
 
     def call_donating(self, arrays, donated):
         """Runs on `arrays`, letting results that input_output_alias places
         in a parameter be computed in the arrays at the positions in
         `donated` (which are then written over). Without a position there,
         an argument is only read."""
+        return self._run(arrays, list(donated))
+
+    def _run(self, arrays, donated):
         if self._exe is None:
             return evaluate(self.module, *arrays)
-        donated = list(donated)
         if all(type(a) is np.ndarray for a in arrays):
             # The executable checks dtypes and dims itself; only a mismatch
             # takes the slower path below, for its precise error.
