@@ -13,35 +13,6 @@
 namespace uir::codegen {
 namespace {
 
-// Below this much dram traffic a kernel runs on the calling thread: waking
-// workers costs more than the work.
-constexpr int64_t kParallelBytes = 1 << 18;
-
-// Per-thread scratch for reg and sram iPointers, grown on demand, 64-byte
-// aligned.
-struct Scratch {
-  struct Free {
-    void operator()(void* p) const { std::free(p); }
-  };
-  std::unique_ptr<void, Free> data;
-  int64_t bytes = 0;
-
-  void* Get(int64_t need) {
-    if (need > bytes) {
-      const int64_t size = (std::max<int64_t>(need, 4096) + 63) / 64 * 64;
-      data.reset(std::aligned_alloc(64, static_cast<size_t>(size)));
-      if (data == nullptr) throw std::bad_alloc();
-      bytes = size;
-    }
-    return data.get();
-  }
-};
-
-void* ThreadScratch(int64_t bytes) {
-  thread_local Scratch scratch;
-  return scratch.Get(bytes);
-}
-
 void CollectFallbacks(const igraph::KernelGraph& graph, std::vector<std::string>& out) {
   for (const igraph::KernelNode& n : graph.nodes()) {
     if (n.kind == igraph::NodeKind::kFallback) out.push_back(n.name + ": " + n.reason);
@@ -253,41 +224,44 @@ CpuExecutable::CpuExecutable(const igraph::KernelGraph& graph, const CpuExecutab
       fallbacks_.push_back("iGraph " + g.name() + ": " + kernels_.reasons[k]);
       continue;
     }
-    Entry e;
-    e.fn = kernels_.functions[k];
-    e.streaming = kernels_.streaming[k];
-    e.streaming_buffers = kernels_.streaming_buffers[k];
-    e.scratch_bytes = ScratchBytes(g);
-    e.num_parallel = g.num_parallel();
-    e.bytes_moved = g.DramBytesRead() + g.DramBytesWritten();
-    for (const igraph::IPointer& p : g.pointers()) {
-      if (p.level == igraph::Level::kDram) e.dram_ids.push_back(p.id);
-    }
-    entries_[&g] = std::move(e);
+    runtime::KernelPart part;
+    part.name = g.name();
+    part.fn = kernels_.functions[k];
+    part.streaming = kernels_.streaming[k];
+    part.streaming_buffers = kernels_.streaming_buffers[k];
+    part.scratch_bytes = ScratchBytes(g);
+    part.num_parallel = g.num_parallel();
+    part.bytes_moved = g.DramBytesRead() + g.DramBytesWritten();
+    parts_[&g] = std::move(part);
   }
-  // Plans for the nodes whose every part compiled (entries_ is complete:
-  // pointers into it stay valid).
-  for (const auto& [node, parts] : layouts_) {
-    std::vector<PartPlan> plan;
-    for (const PartLayout& part : parts) {
-      auto it = entries_.find(graphs[part.graph]);
-      if (it == entries_.end()) break;
-      plan.push_back({&it->second, part.buffers});
+  // The nodes whose every part compiled, with their buffers.
+  for (const auto& [node, layout] : layouts_) {
+    std::vector<runtime::KernelPart> parts;
+    for (const PartLayout& l : layout) {
+      auto it = parts_.find(graphs[l.graph]);
+      if (it == parts_.end()) break;
+      parts.push_back(it->second);
+      parts.back().buffers = l.buffers;
     }
-    if (plan.size() == parts.size()) node_plans_[node] = std::move(plan);
+    if (parts.size() == layout.size()) node_parts_[node] = std::move(parts);
   }
-  if (runtime::NumThreads() > 1) PlanConcurrentRuns(graph, options.concurrent_bytes);
   for (size_t k = 0; k < loop_nodes.size(); ++k) {
     if (kernels_.loops[k] == nullptr) continue;
-    LoopPlan plan;
-    plan.fn = kernels_.loops[k];
+    NativeLoop loop;
+    loop.fn = kernels_.loops[k];
     for (const auto* calls : {&compile.loops[k].condition, &compile.loops[k].body}) {
       for (const KernelCall& c : *calls) {
-        plan.scratch_bytes = std::max(plan.scratch_bytes, ScratchBytes(*graphs[c.graph]));
+        loop.scratch_bytes = std::max(loop.scratch_bytes, ScratchBytes(*graphs[c.graph]));
       }
     }
-    loop_plans_[loop_nodes[k]] = plan;
+    loops_[loop_nodes[k]] = loop;
   }
+  ThunkEmitterInputs emit;
+  emit.kernels = &node_parts_;
+  emit.loops = &loops_;
+  emit.code = this;
+  emit.options.concurrent_bytes = options.concurrent_bytes;
+  thunks_ = std::make_unique<runtime::ThunkExecutor>(EmitThunks(graph, emit));
 }
 
 void CpuExecutable::LayOutNodes(const igraph::KernelGraph& graph,
@@ -301,8 +275,13 @@ void CpuExecutable::LayOutNodes(const igraph::KernelGraph& graph,
     for (const igraph::KernelNode& n : g->nodes()) {
       for (const igraph::KernelGraph& sub : n.subgraphs) work.push_back(&sub);
       const bool kernel = n.kind == igraph::NodeKind::kKernel || n.kind == igraph::NodeKind::kCopy;
-      if (!kernel || n.igraphs.empty() || n.chain != nullptr || n.library != nullptr ||
-          !n.scratch_bytes.empty() || n.windows != nullptr) {
+      // A library node's epilogue: its one scratch id is the output the
+      // library op wrote.
+      const bool epilogue = n.kind == igraph::NodeKind::kLibrary && n.library != nullptr &&
+                            n.scratch_bytes.size() == 1 && !n.outputs.empty();
+      if ((!kernel && !epilogue) || n.igraphs.empty() || n.chain != nullptr ||
+          (n.library != nullptr && !epilogue) || (!n.scratch_bytes.empty() && !epilogue) ||
+          n.windows != nullptr) {
         continue;
       }
       std::vector<const uint8_t*> constants;
@@ -311,6 +290,7 @@ void CpuExecutable::LayOutNodes(const igraph::KernelGraph& graph,
         constants.push_back(constant_memory_.back().data());
       }
       const auto inputs = static_cast<int64_t>(n.inputs.size());
+      const auto num_scratch = static_cast<int64_t>(n.scratch_bytes.size());
       const auto num_constants = static_cast<int64_t>(n.constants.size());
       std::vector<PartLayout> parts;
       bool ok = true;
@@ -322,10 +302,13 @@ void CpuExecutable::LayOutNodes(const igraph::KernelGraph& graph,
           const int64_t id = p.id;
           if (id < inputs) {
             layout.buffers.push_back({n.inputs[id].allocation, n.inputs[id].offset, nullptr});
-          } else if (id < inputs + num_constants) {
-            layout.buffers.push_back({-1, 0, constants[id - inputs]});
-          } else if (id - inputs - num_constants < static_cast<int64_t>(n.outputs.size())) {
-            const igraph::DramTensor& t = n.outputs[id - inputs - num_constants];
+          } else if (id < inputs + num_scratch) {
+            layout.buffers.push_back({n.outputs[0].allocation, n.outputs[0].offset, nullptr});
+          } else if (id < inputs + num_scratch + num_constants) {
+            layout.buffers.push_back({-1, 0, constants[id - inputs - num_scratch]});
+          } else if (id - inputs - num_scratch - num_constants <
+                     static_cast<int64_t>(n.outputs.size())) {
+            const igraph::DramTensor& t = n.outputs[id - inputs - num_scratch - num_constants];
             layout.buffers.push_back({t.allocation, t.offset, nullptr});
           } else {
             ok = false;
@@ -351,11 +334,12 @@ void CpuExecutable::PlanLoops(const igraph::KernelGraph& graph,
     auto calls = [&](const igraph::KernelGraph& g, std::vector<KernelCall>& out) {
       for (const igraph::KernelNode& m : g.nodes()) {
         auto it = layouts_.find(&m);
-        if (it == layouts_.end()) return false;
+        if (it == layouts_.end() || m.library != nullptr) return false;
         for (const PartLayout& part : it->second) {
           const igraph::IGraph& ig = *graphs[part.graph];
           const int64_t bytes = ig.DramBytesRead() + ig.DramBytesWritten();
-          if (threads > 1 && ig.num_parallel() > 1 && bytes >= kParallelBytes) return false;
+          if (threads > 1 && ig.num_parallel() > 1 && bytes >= runtime::kParallelBytes)
+            return false;
           out.push_back({part.graph, ig.num_parallel(), part.buffers});
         }
       }
@@ -367,114 +351,6 @@ void CpuExecutable::PlanLoops(const igraph::KernelGraph& graph,
     drivers.push_back(std::move(driver));
     nodes.push_back(&n);
   }
-}
-
-void CpuExecutable::PlanConcurrentRuns(const igraph::KernelGraph& graph, int64_t min_bytes) {
-  const std::vector<igraph::KernelNode>& nodes = graph.nodes();
-  for (const igraph::KernelNode& n : nodes) {
-    for (const igraph::KernelGraph& sub : n.subgraphs) PlanConcurrentRuns(sub, min_bytes);
-  }
-  // A node may join a run when it has a plan and each of its parts runs on
-  // one thread (Launch); its effects are its inputs' and outputs' bytes.
-  auto bytes_of = [&](const igraph::KernelNode& n) -> int64_t {
-    auto it = node_plans_.find(&n);
-    if (it == node_plans_.end()) return -1;
-    int64_t bytes = 0;
-    for (const PartPlan& part : it->second) {
-      const Entry& e = *part.entry;
-      if (e.num_parallel > 1 && e.bytes_moved >= kParallelBytes) return -1;
-      bytes += e.bytes_moved;
-    }
-    return bytes;
-  };
-  auto overlap = [](const igraph::DramTensor& a, const igraph::DramTensor& b) {
-    return a.allocation == b.allocation && a.offset < b.offset + b.bytes &&
-           b.offset < a.offset + a.bytes;
-  };
-  // Neither writes what the other reads or writes.
-  auto independent = [&](const igraph::KernelNode& a, const igraph::KernelNode& b) {
-    for (const igraph::DramTensor& w : a.outputs) {
-      for (const auto* list : {&b.inputs, &b.outputs}) {
-        for (const igraph::DramTensor& t : *list) {
-          if (overlap(w, t)) return false;
-        }
-      }
-    }
-    for (const igraph::DramTensor& w : b.outputs) {
-      for (const igraph::DramTensor& t : a.inputs) {
-        if (overlap(w, t)) return false;
-      }
-    }
-    return true;
-  };
-  size_t i = 0;
-  while (i < nodes.size()) {
-    int64_t total = bytes_of(nodes[i]);
-    size_t j = i + 1;
-    if (total >= 0) {
-      for (; j < nodes.size(); ++j) {
-        const int64_t bytes = bytes_of(nodes[j]);
-        if (bytes < 0) break;
-        bool alone = true;
-        for (size_t k = i; k < j && alone; ++k) alone = independent(nodes[k], nodes[j]);
-        if (!alone) break;
-        total += bytes;
-      }
-    }
-    if (j - i >= 2 && total >= min_bytes) runs_[&nodes[i]] = j - i;
-    i = j;
-  }
-}
-
-int64_t CpuExecutable::concurrent_nodes() const {
-  int64_t n = 0;
-  for (const auto& [first, length] : runs_) n += static_cast<int64_t>(length);
-  return n;
-}
-
-size_t CpuExecutable::RunConcurrently(const igraph::KernelNode& first,
-                                      const std::vector<uint8_t*>& bases) const {
-  if (runs_.empty()) return 0;
-  auto it = runs_.find(&first);
-  if (it == runs_.end()) return 0;
-  const size_t length = it->second;
-  const igraph::KernelNode* nodes = &first;  // consecutive in their graph
-  runtime::ParallelFor(static_cast<int64_t>(length), 1, [&](int64_t begin, int64_t end) {
-    for (int64_t k = begin; k < end; ++k) {
-      const bool ran = RunNode(nodes[k], bases);
-      UIR_CHECK(ran) << "node " << nodes[k].name << " lost its plan";
-    }
-  });
-  return length;
-}
-
-bool CpuExecutable::RunNode(const igraph::KernelNode& node,
-                            const std::vector<uint8_t*>& bases) const {
-  if (node.kind == igraph::NodeKind::kControlFlow) {
-    auto loop = loop_plans_.find(&node);
-    if (loop == loop_plans_.end()) return false;
-    loop->second.fn(bases.data(), ThreadScratch(loop->second.scratch_bytes));
-    return true;
-  }
-  auto it = node_plans_.find(&node);
-  if (it == node_plans_.end()) return false;
-  constexpr size_t kInline = 16;
-  void* inline_buffers[kInline];
-  std::unique_ptr<void*[]> heap;
-  for (const PartPlan& part : it->second) {
-    void** buffers = inline_buffers;
-    if (part.buffers.size() > kInline) {
-      heap.reset(new void*[part.buffers.size()]);
-      buffers = heap.get();
-    }
-    for (size_t k = 0; k < part.buffers.size(); ++k) {
-      const BufferRef& r = part.buffers[k];
-      buffers[k] = r.allocation < 0 ? const_cast<void*>(r.address)
-                                    : bases[static_cast<size_t>(r.allocation)] + r.offset;
-    }
-    Launch(*part.entry, buffers);
-  }
-  return true;
 }
 
 struct CpuExecutable::Memory {
@@ -519,10 +395,6 @@ void CpuExecutable::GiveBack(std::unique_ptr<Memory> memory) const {
   pool_.push_back(std::move(memory));
 }
 
-hlo::Literal CpuExecutable::Execute(const std::vector<hlo::Literal>& args) const {
-  return graph_.Run(args, *this);
-}
-
 void CpuExecutable::Execute(const std::vector<const uint8_t*>& args,
                             const std::vector<uint8_t*>& results) const {
   UIR_CHECK(args.size() == arg_leaves_.size() && results.size() == result_leaves_.size());
@@ -563,7 +435,8 @@ void CpuExecutable::Execute(const std::vector<const uint8_t*>& args,
     if (placement_[t.allocation].source == Source::kArgument || in_place(t, args[i])) continue;
     igraph::WriteTensor(bases[t.allocation] + t.offset, t, args[i]);
   }
-  graph_.RunOn(bases, this);
+  graph_.WriteConstants(bases.data());
+  thunks_->Execute({bases.data(), bases.size()});
   for (size_t i = 0; i < result_leaves_.size(); ++i) {
     const igraph::DramTensor& t = result_leaves_[i];
     if (in_place(t, results[i])) continue;
@@ -572,46 +445,21 @@ void CpuExecutable::Execute(const std::vector<const uint8_t*>& args,
 }
 
 bool CpuExecutable::Run(const igraph::IGraph& graph, const igraph::DramBuffers& dram) const {
-  auto it = entries_.find(&graph);
-  if (it == entries_.end()) return false;
-  const Entry& e = it->second;
-  constexpr size_t kInline = 16;
-  void* inline_buffers[kInline];
-  std::unique_ptr<void*[]> heap;
-  void** buffers = inline_buffers;
-  if (e.dram_ids.size() > kInline) {
-    heap.reset(new void*[e.dram_ids.size()]);
-    buffers = heap.get();
-  }
-  for (size_t k = 0; k < e.dram_ids.size(); ++k) {
-    auto found = dram.find(e.dram_ids[k]);
+  auto it = parts_.find(&graph);
+  if (it == parts_.end()) return false;
+  const runtime::KernelPart& part = it->second;
+  std::vector<void*> buffers;
+  buffers.reserve(16);
+  const auto& pointers = graph.pointers();
+  for (const igraph::IPointer& p : pointers) {
+    if (p.level != igraph::Level::kDram) continue;
+    auto found = dram.find(p.id);
     UIR_CHECK(found != dram.end())
-        << "no buffer for dram iPointer " << e.dram_ids[k] << " of " << graph.name();
-    buffers[k] = found->second.data();
+        << "no buffer for dram iPointer " << p.id << " of " << graph.name();
+    buffers.push_back(found->second.data());
   }
-  Launch(e, buffers);
+  runtime::LaunchKernel(part, buffers.data());
   return true;
-}
-
-void CpuExecutable::Launch(const Entry& e, void** buffers) const {
-  KernelFn fn = e.fn;
-  if (e.streaming != nullptr) {
-    bool aligned = true;
-    for (int k : e.streaming_buffers) {
-      aligned = aligned && reinterpret_cast<uintptr_t>(buffers[k]) % 64 == 0;
-    }
-    if (aligned) fn = e.streaming;
-  }
-  const int threads = runtime::NumThreads();
-  if (threads <= 1 || e.num_parallel <= 1 || e.bytes_moved < kParallelBytes) {
-    fn(buffers, 0, e.num_parallel, ThreadScratch(e.scratch_bytes));
-    return;
-  }
-  // A few chunks per thread balance uneven units without much overhead.
-  const int64_t grain = std::max<int64_t>(1, e.num_parallel / (4 * threads));
-  runtime::ParallelFor(e.num_parallel, grain, [&](int64_t begin, int64_t end) {
-    fn(buffers, begin, end, ThreadScratch(e.scratch_bytes));
-  });
 }
 
 }  // namespace uir::codegen

@@ -12,7 +12,9 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "codegen/kernel_compiler.h"
+#include "codegen/thunk_emitter.h"
 #include "igraph/kernel_graph.h"
+#include "runtime/thunk_executor.h"
 
 namespace uir::codegen {
 
@@ -21,8 +23,8 @@ struct CpuExecutableOptions {
   bool keep_text = false;                       // LLVM IR and assembly, for dumps and inspection
   int vector_bits = 0;                          // KernelCompileOptions::vector_bits
   int64_t streaming_bytes = int64_t{16} << 20;  // KernelCompileOptions::streaming_bytes
-  // Runs of independent small nodes moving at least this many bytes in all
-  // run concurrently (RunConcurrently); below, one after another.
+  // ThunkExecutorOptions::concurrent_bytes: thunks that may run at the
+  // same time do when together they move at least this many bytes.
   int64_t concurrent_bytes = int64_t{1} << 16;
   // KernelCompileOptions::compile_threads; 0: the worker thread count.
   int compile_threads = 0;
@@ -31,11 +33,9 @@ struct CpuExecutableOptions {
 class CpuExecutable : public igraph::KernelCode {
  public:
   ~CpuExecutable() override;
-  // Compiles the iGraphs of `graph` (which must outlive the executable).
+  // Compiles the iGraphs of `graph` (which must outlive the executable) and
+  // emits its thunks.
   CpuExecutable(const igraph::KernelGraph& graph, const CpuExecutableOptions& options = {});
-
-  // Runs the whole graph on `args` (one per entry parameter).
-  hlo::Literal Execute(const std::vector<hlo::Literal>& args) const;
 
   // Runs the whole graph on row-major buffers: `args` holds the array
   // leaves of every parameter in order, `results` those of the entry's
@@ -59,43 +59,22 @@ class CpuExecutable : public igraph::KernelCode {
   };
   const std::vector<Donation>& Donations() const { return donations_; }
 
-  // igraph::KernelCode: one iGraph on its dram buffers. Small kernels run on
-  // the calling thread; larger ones split their parallel ids over the pool.
+  // igraph::KernelCode: one iGraph on its dram buffers (for host thunks,
+  // which run nodes through the Kernel Graph). Small kernels run on the
+  // calling thread; larger ones split their parallel ids over the pool.
   bool Run(const igraph::IGraph& graph, const igraph::DramBuffers& dram) const override;
-  // igraph::KernelCode: a kernel node whose parts all have code and that
-  // needs no scratch of its own, through a plan made once: each buffer is
-  // an allocation's base plus an offset (or a constant's memory), so a
-  // node costs a function call and no lookups.
-  bool RunNode(const igraph::KernelNode& node, const std::vector<uint8_t*>& bases) const override;
-  // igraph::KernelCode: a run of consecutive planned nodes, each small
-  // enough for one thread, none writing bytes another reads or writes,
-  // moving enough memory together to pay for waking a worker: its nodes
-  // run at the same time, one per worker.
-  size_t RunConcurrently(const igraph::KernelNode& first,
-                         const std::vector<uint8_t*>& bases) const override;
-  // Such runs: their count and the nodes in them.
-  int64_t concurrent_runs() const { return static_cast<int64_t>(runs_.size()); }
-  int64_t concurrent_nodes() const;
+
+  // The entry's thunks (EmitThunks), which a run executes.
+  const runtime::ThunkExecutor& thunks() const { return *thunks_; }
 
   // What still runs on the evaluator or the interpreter: the graph's
   // fallback nodes and the iGraphs without code, one line each with the reason.
   const std::vector<std::string>& fallbacks() const { return fallbacks_; }
   const CompiledKernels& kernels() const { return kernels_; }
   // While loops that run as one compiled function (LoopDriver).
-  int64_t native_loops() const { return static_cast<int64_t>(loop_plans_.size()); }
+  int64_t native_loops() const { return static_cast<int64_t>(loops_.size()); }
 
  private:
-  struct Entry {
-    KernelFn fn = nullptr;
-    // The streaming variant (CompiledKernels::streaming), run instead when
-    // the buffers it needs aligned are.
-    KernelFn streaming = nullptr;
-    std::vector<int> streaming_buffers;
-    int64_t scratch_bytes = 0;
-    int64_t num_parallel = 1;
-    int64_t bytes_moved = 0;        // dram traffic, to choose threads
-    std::vector<int64_t> dram_ids;  // buffer order of the function
-  };
   // A kernel node's parts: the graph each runs (an index into the compiled
   // graphs) and its buffers (an allocation and offset, or the memory of a
   // constant the executable keeps), in the function's buffer order.
@@ -103,25 +82,13 @@ class CpuExecutable : public igraph::KernelCode {
     size_t graph = 0;
     std::vector<BufferRef> buffers;
   };
-  struct PartPlan {
-    const Entry* entry = nullptr;
-    std::vector<BufferRef> buffers;
-  };
-  struct LoopPlan {
-    LoopFn fn = nullptr;
-    int64_t scratch_bytes = 0;
-  };
   // Before compiling: the layout of every kernel node that needs no scratch
-  // of its own, and the while loops made only of such nodes, each kernel
-  // small enough to run on one thread.
+  // of its own but a library result, and the while loops made only of
+  // such nodes, each kernel small enough to run on one thread.
   void LayOutNodes(const igraph::KernelGraph& graph,
                    const std::vector<const igraph::IGraph*>& graphs);
   void PlanLoops(const igraph::KernelGraph& graph, const std::vector<const igraph::IGraph*>& graphs,
                  std::vector<LoopDriver>& drivers, std::vector<const igraph::KernelNode*>& nodes);
-  void Launch(const Entry& e, void** buffers) const;
-  // After node_plans_: the runs RunConcurrently takes, in `graph` and its
-  // sub-graphs (those moving at least `min_bytes`).
-  void PlanConcurrentRuns(const igraph::KernelGraph& graph, int64_t min_bytes);
   // Where each allocation's memory comes from during a run.
   enum class Source : uint8_t { kPool, kArgument, kResult, kDonated };
   struct Placement {
@@ -142,13 +109,15 @@ class CpuExecutable : public igraph::KernelCode {
   mutable std::mutex pool_mutex_;
   mutable std::vector<std::unique_ptr<Memory>> pool_;
   CompiledKernels kernels_;
-  absl::flat_hash_map<const igraph::IGraph*, Entry> entries_;
+  // Every compiled iGraph as a kernel part without buffers.
+  absl::flat_hash_map<const igraph::IGraph*, runtime::KernelPart> parts_;
   absl::flat_hash_map<const igraph::KernelNode*, std::vector<PartLayout>> layouts_;
-  absl::flat_hash_map<const igraph::KernelNode*, std::vector<PartPlan>> node_plans_;
-  absl::flat_hash_map<const igraph::KernelNode*, LoopPlan> loop_plans_;
-  absl::flat_hash_map<const igraph::KernelNode*, size_t> runs_;  // first node -> length
-  std::deque<std::vector<uint8_t>> constant_memory_;             // addresses stay put
+  // The nodes whose every part compiled, their parts with buffers.
+  absl::flat_hash_map<const igraph::KernelNode*, std::vector<runtime::KernelPart>> node_parts_;
+  absl::flat_hash_map<const igraph::KernelNode*, NativeLoop> loops_;
+  std::deque<std::vector<uint8_t>> constant_memory_;  // addresses stay put
   std::vector<std::string> fallbacks_;
+  std::unique_ptr<runtime::ThunkExecutor> thunks_;
 };
 
 }  // namespace uir::codegen

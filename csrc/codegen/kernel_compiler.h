@@ -22,11 +22,15 @@
 
 #include "codegen/jit.h"
 #include "igraph/igraph.h"
+#include "runtime/kernel_thunk.h"
+#include "runtime/thunk.h"
+#include "runtime/while_thunk.h"
 
 namespace uir::codegen {
 
-using KernelFn = int32_t (*)(void* const* buffers, int64_t parallel_begin, int64_t parallel_end,
-                             void* scratch);
+// The runtime's signatures (runtime/kernel_thunk.h, runtime/while_thunk.h).
+using runtime::KernelFn;
+using runtime::LoopFn;
 
 // Why `graph` cannot be compiled, or "" when it can: element types without
 // a machine form yet (4-bit integers, 8-bit floats, complex numbers) and
@@ -48,11 +52,7 @@ int64_t ScratchBytes(const igraph::IGraph& graph);
 // parallel ids on the calling thread with `scratch` (as large as the
 // largest kernel's). Buffers are a byte offset into one of the run's
 // allocations, or a fixed address (memory the caller keeps: constants).
-struct BufferRef {
-  int64_t allocation = -1;  // -1: `address`
-  int64_t offset = 0;
-  const void* address = nullptr;
-};
+using runtime::BufferRef;
 struct KernelCall {
   size_t graph = 0;  // index into CompileKernels' graphs
   int64_t num_parallel = 1;
@@ -62,7 +62,6 @@ struct LoopDriver {
   std::vector<KernelCall> condition, body;
   BufferRef predicate;  // a pred: one byte, nonzero for true
 };
-using LoopFn = void (*)(uint8_t* const* allocations, void* scratch);
 
 // What buffer assignment says of one iGraph's dram iPointers, by index in
 // its pointer list. same_as[p]: the first iPointer at p's very address (p

@@ -4,6 +4,7 @@
 #define UIR_IGRAPH_KERNEL_GRAPH_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -16,6 +17,7 @@
 #include "igraph/hardware.h"
 #include "igraph/igraph.h"
 #include "igraph/interpreter.h"
+#include "runtime/custom_call.h"
 #include "runtime/gemm.h"
 
 namespace uir::igraph {
@@ -60,24 +62,6 @@ class KernelCode {
   // Runs `graph` on `dram` and returns true, or returns false when it has no
   // code for `graph`.
   virtual bool Run(const IGraph& graph, const DramBuffers& dram) const = 0;
-  // Runs all of kernel node `node` on memory laid out at `bases` (as
-  // KernelGraph::RunOn's) and returns true, or returns false when it has no
-  // plan for the node (the graph then runs it part by part through Run).
-  virtual bool RunNode(const struct KernelNode& node, const std::vector<uint8_t*>& bases) const {
-    (void)node;
-    (void)bases;
-    return false;
-  }
-  // Runs the nodes from `first` on (consecutive in its graph) that may run
-  // at the same time as one another, concurrently, and returns how many it
-  // ran; 0 when `first` does not begin such a run (the graph then runs it
-  // alone).
-  virtual size_t RunConcurrently(const struct KernelNode& first,
-                                 const std::vector<uint8_t*>& bases) const {
-    (void)first;
-    (void)bases;
-    return 0;
-  }
 };
 
 // A dot chain (analysis/dot_chain.h) run block of rows by block of rows.
@@ -153,8 +137,6 @@ class KernelGraph {
   // buffer assignment lays them out, iGraphs on the interpreter, every
   // other node on the evaluator. Returns the entry root's value.
   hlo::Literal Interpret(const std::vector<hlo::Literal>& args) const;
-  // Interpret, with the iGraphs `code` has compiled run as machine code.
-  hlo::Literal Run(const std::vector<hlo::Literal>& args, const KernelCode& code) const;
 
   // Where the array leaves of entry parameter `i`, and of the entry's
   // result, live.
@@ -162,10 +144,15 @@ class KernelGraph {
   std::vector<DramTensor> ResultLeaves() const;
   const buffers::BufferAssignment& assignment() const { return *assignment_; }
   const hlo::HloModule& module() const { return *module_; }
-  // Runs the nodes on memory the caller laid out: allocations[k] is the
-  // base of buffer-assignment allocation k, parameters already written.
-  // Constants outside fusions are written first.
-  void RunOn(const std::vector<uint8_t*>& allocations, const KernelCode* code) const;
+  // On memory the caller laid out (allocations[k] is the base of
+  // buffer-assignment allocation k): writes the constants outside fusions
+  // (of every computation), which a run needs before its first node.
+  void WriteConstants(uint8_t* const* allocations) const;
+  // Runs one node of this graph or its sub-graphs there: iGraphs through
+  // `code` where it has them (else the interpreter), in-place control flow
+  // sub-graph by sub-graph, the rest on the evaluator. Touches only the
+  // node's inputs and outputs (and, for control flow, its sub-graphs').
+  void RunNodeOn(const KernelNode& node, uint8_t* const* allocations, const KernelCode* code) const;
 
   // Every iGraph of this graph and its sub-graphs, in node order.
   std::vector<const IGraph*> AllIGraphs() const;
@@ -195,6 +182,47 @@ struct WhileLoop {
   DramTensor predicate;
 };
 std::optional<WhileLoop> InPlaceWhile(const KernelNode& node, const buffers::BufferAssignment& ba);
+
+// A conditional node the Kernel Graph runs in place (every branch's
+// parameter and root where the node's operand and result are): its
+// selector and its branches' sub-graphs in order; nullopt otherwise.
+struct Branches {
+  DramTensor selector;
+  std::vector<const KernelGraph*> graphs;
+};
+std::optional<Branches> InPlaceBranches(const KernelNode& node,
+                                        const buffers::BufferAssignment& ba);
+// A call node's callee when it runs in place; null otherwise.
+const KernelGraph* InPlaceCall(const KernelNode& node, const buffers::BufferAssignment& ba);
+
+// A custom-call node's frame with its buffers' data left null (the array
+// leaves are node.inputs then node.outputs, in ForEachCallLeaf's order);
+// nullopt when a buffer is not row-major or a value is not an array, a
+// tuple or a token (the evaluator then runs it).
+std::optional<runtime::CallFrame> CustomCallFrameOf(const KernelNode& node);
+void ForEachCallLeaf(runtime::CallFrame& frame,
+                     const std::function<void(runtime::CallBuffer&)>& fn);
+
+// The BLAS product of a lone dot node, or of a library node's dot (whose
+// epilogue then finishes the output in place), on the node's tensors;
+// nullopt when BLAS cannot run it there (PlanGemm).
+struct NodeGemm {
+  runtime::GemmPlan plan;
+  DramTensor lhs, rhs, out;
+};
+std::optional<NodeGemm> GemmOf(const KernelNode& node);
+
+// The GEMM `dot` is on these tensors, when its operands and result are
+// f32 or f64 row-major arrays, batch dimensions lead in the same order
+// everywhere, and each operand has one contracting dimension and at most
+// one free one.
+bool PlanGemm(const hlo::HloInstruction& dot, const DramTensor& lhs, const DramTensor& rhs,
+              const DramTensor& out, runtime::GemmPlan* plan);
+
+// Array leaves of `inst`'s result as DRAM tensors, where buffer
+// assignment put them.
+std::vector<DramTensor> ValueLeaves(const buffers::BufferAssignment& ba,
+                                    const hlo::HloInstruction* inst);
 
 // Copies between row-major bytes and a tensor's bytes (at `at`) in its
 // layout; the row-major case is one memcpy.

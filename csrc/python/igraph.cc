@@ -446,12 +446,29 @@ void BindIGraph(py::module_& m) {
           "native_loops", [](const PyCpuExecutable& e) { return e.exe->native_loops(); },
           "While loops compiled as one function over their kernels.")
       .def_property_readonly(
-          "concurrent_runs",
+          "thunk_text", [](const PyCpuExecutable& e) { return e.exe->thunks().ToText(); },
+          "The thunk sequence a run executes: one line per thunk with the slices it reads "
+          "and writes and the thunks it waits for; nested sequences indented.")
+      .def_property_readonly(
+          "thunk_kinds",
           [](const PyCpuExecutable& e) {
-            return py::make_tuple(e.exe->concurrent_runs(), e.exe->concurrent_nodes());
+            py::dict out;
+            std::function<void(const runtime::ThunkExecutor&)> count =
+                [&](const runtime::ThunkExecutor& x) {
+                  for (const auto& t : x.thunks()) {
+                    py::str kind(std::string(runtime::Thunk::KindName(t->kind())));
+                    out[kind] = (out.contains(kind) ? out[kind].cast<int64_t>() : 0) + 1;
+                    for (const runtime::ThunkExecutor* sub : t->nested()) count(*sub);
+                  }
+                };
+            count(e.exe->thunks());
+            return out;
           },
-          "(runs, nodes): runs of independent small kernel nodes that run at the same "
-          "time, one per worker thread.")
+          "Thunks by kind, nested sequences included.")
+      .def_property_readonly(
+          "concurrent", [](const PyCpuExecutable& e) { return !e.exe->thunks().sequential(); },
+          "Whether the entry's thunks run as a DAG over the worker threads (else in order on "
+          "the calling thread).")
       .def_property_readonly("llvm_ir",
                              [](const PyCpuExecutable& e) { return e.exe->kernels().optimized_ir; })
       .def_property_readonly(

@@ -1,7 +1,12 @@
 // ParallelFor on a oneTBB task arena sized by NumThreads().
 #include "runtime/thread_pool.h"
 
+#include <atomic>
 #include <cstdlib>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
 #include <string>
 
 #include "support/error.h"
@@ -9,6 +14,7 @@
 #include "tbb/info.h"
 #include "tbb/parallel_for.h"
 #include "tbb/task_arena.h"
+#include "tbb/task_group.h"
 
 namespace uir::runtime {
 namespace {
@@ -69,6 +75,58 @@ void ParallelFor(int64_t n, int64_t grain, ChunkFn fn, void* ctx) {
                         fn(ctx, r.begin(), r.end());
                       });
   });
+}
+
+void RunDag(const std::vector<std::vector<int32_t>>& successors,
+            const std::vector<int32_t>& in_degree, TaskFn fn, void* ctx) {
+  const size_t n = successors.size();
+  UIR_CHECK(in_degree.size() == n)
+      << "RunDag: " << n << " tasks, " << in_degree.size() << " in-degrees";
+  if (n == 0) return;
+  if (NumThreads() == 1 || in_chunk) {
+    for (size_t i = 0; i < n; ++i) fn(ctx, static_cast<int64_t>(i));
+    return;
+  }
+  std::unique_ptr<std::atomic<int32_t>[]> pending(new std::atomic<int32_t>[n]);
+  for (size_t i = 0; i < n; ++i) pending[i].store(in_degree[i], std::memory_order_relaxed);
+  std::atomic<bool> failed{false};
+  std::exception_ptr error;
+  std::mutex error_mutex;
+  Arena().execute([&] {
+    tbb::task_group group;
+    // Runs `task`, then whichever successors it readied: the first on this
+    // thread (no spawn on a chain), the others as new tasks.
+    std::function<void(int32_t)> run = [&](int32_t task) {
+      while (task >= 0) {
+        if (!failed.load(std::memory_order_relaxed)) {
+          try {
+            fn(ctx, task);
+          } catch (...) {
+            std::lock_guard<std::mutex> lock(error_mutex);
+            if (!error) error = std::current_exception();
+            failed.store(true);
+          }
+        }
+        int32_t next = -1;
+        for (int32_t s : successors[static_cast<size_t>(task)]) {
+          if (pending[static_cast<size_t>(s)].fetch_sub(1, std::memory_order_acq_rel) != 1) {
+            continue;
+          }
+          if (next < 0) {
+            next = s;
+          } else {
+            group.run([&run, s] { run(s); });
+          }
+        }
+        task = next;
+      }
+    };
+    for (size_t i = 0; i < n; ++i) {
+      if (in_degree[i] == 0) group.run([&run, i] { run(static_cast<int32_t>(i)); });
+    }
+    group.wait();
+  });
+  if (error) std::rethrow_exception(error);
 }
 
 }  // namespace uir::runtime

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <type_traits>
+#include <vector>
 
 namespace uir::runtime {
 
@@ -33,6 +34,18 @@ void ParallelFor(int64_t n, int64_t grain, Body&& body) {
       },
       const_cast<void*>(static_cast<const void*>(&body)));
 }
+
+// Runs tasks 0..n-1 of a DAG over the worker threads: a task starts once
+// every task with an edge to it (successors[u] holds v for an edge u -> v;
+// in_degree[v] counts them) has finished. `fn(ctx, task)` runs a task;
+// returns when all have run. If a task throws, the tasks not yet started
+// are skipped and the first exception is rethrown on the calling thread.
+// Edges point forward (u < v), so index order is a valid order: inside a
+// ParallelFor chunk, or with one thread, the tasks run in it on the
+// calling thread.
+using TaskFn = void (*)(void* ctx, int64_t task);
+void RunDag(const std::vector<std::vector<int32_t>>& successors,
+            const std::vector<int32_t>& in_degree, TaskFn fn, void* ctx);
 
 }  // namespace uir::runtime
 

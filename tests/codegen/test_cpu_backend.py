@@ -15,6 +15,7 @@ from corpus import CORPUS, TOO_HEAVY, XLA_REJECTS, manifest_rows
 from fusion_strategies import fusion_modules
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from thunk_util import check_dag, parse_thunks
 
 import uir
 from uir._src.evaluate import random_arguments, required_replicas
@@ -94,6 +95,10 @@ def test_core_corpus_compiles_and_runs_like_the_evaluator(name):
     for line in exe.fallbacks:
         reason = line.split(": ", 1)[1]
         assert reason.startswith(ALLOWED_FALLBACKS), line
+    if exe.thunk_kinds:
+        # Each thunk waits for every earlier one it conflicts with.
+        for sequence in parse_thunks(exe.thunk_text):
+            check_dag(sequence)
     if name in TOO_HEAVY or required_replicas(exe.module) > 1:
         return  # the evaluator cannot run these as one participant in test time
     args = random_arguments(exe.module, 0)
@@ -687,7 +692,12 @@ def test_independent_small_kernels_run_at_the_same_time():
     rng = np.random.default_rng(4)
     args = [rng.standard_normal(4096).astype(np.float32) for _ in range(4)]
     compiled = uir.jit(lambda *a: _four_chains(unp, *a)).lower(*args).compile()
-    assert compiled.executable.concurrent_runs == (1, 4)
+    # Four kernel thunks, none waiting for another: the executor runs them
+    # as a DAG over the workers.
+    text = compiled.executable.thunk_text
+    assert text.splitlines()[0] == "4 thunks, concurrent: 4 sources", text
+    assert "after" not in text
+    assert compiled.executable.concurrent
     want = _four_chains(np, *(a.astype(np.float64) for a in args))
     results = [None] * 8
 
@@ -704,8 +714,9 @@ def test_independent_small_kernels_run_at_the_same_time():
             for g, w in zip(got, want, strict=True):
                 np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
 
-    # A kernel reading what the one before wrote joins no run: here the
-    # second reduction reads exp(m) * 2, which the first kernel writes.
+    # A kernel reading what the one before wrote waits for it: here the
+    # second reduction reads exp(m) * 2, which the first kernel writes, and
+    # a chain runs in order on the calling thread.
     def two_reductions(xp, m):
         e = xp.exp(m) * 2.0
         return xp.sum(e, axis=0), xp.max(e, axis=1), e
@@ -713,7 +724,10 @@ def test_independent_small_kernels_run_at_the_same_time():
     m = rng.standard_normal((128, 128)).astype(np.float32)
     dependent = uir.jit(lambda m: two_reductions(unp, m)).lower(m).compile()
     assert "2 kernels" in dependent.kernel_graph.to_text().splitlines()[0]
-    assert dependent.executable.concurrent_runs == (0, 0)
+    lines = dependent.executable.thunk_text.splitlines()
+    assert lines[0] == "2 thunks, sequential"
+    assert lines[2].endswith("after %0")
+    assert not dependent.executable.concurrent
     for got, want in zip(dependent(m), two_reductions(np, m.astype(np.float64)), strict=True):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4)
 

@@ -64,8 +64,9 @@ def _compile_options() -> dict[str, int]:
     --cpu_streaming_bytes=N: outputs of N bytes or more that a row-by-row
     or coalesced kernel writes and does not read go out with non-temporal
     stores (0: never; default 16 MiB);
-    --cpu_concurrent_bytes=N: runs of independent small kernel nodes moving
-    N bytes or more in all run at the same time (default 64 KiB);
+    --cpu_concurrent_bytes=N: thunks that may run at the same time do,
+    as a dependency DAG on the worker threads, when together they move N
+    bytes or more (default 64 KiB); below, a call runs them in order;
     --cpu_compile_threads=N: threads splitting the LLVM work of a compile
     (default: the worker thread count)."""
     return {
@@ -135,11 +136,25 @@ class Executable:
         return self._exe.native_loops if self._exe is not None else 0
 
     @property
-    def concurrent_runs(self) -> tuple[int, int]:
-        """(runs, nodes): runs of consecutive Kernel Graph nodes, each small
-        enough for one thread and none touching bytes another writes, that
-        run at the same time, one per worker thread."""
-        return tuple(self._exe.concurrent_runs) if self._exe is not None else (0, 0)
+    def thunk_text(self) -> str:
+        """The thunk sequence a call runs: a line per thunk (kernel, gemm,
+        copy, while, conditional, call, custom-call, host) with the slices
+        it reads and writes and the thunks it waits for."""
+        if self._exe is None:
+            raise ValueError("only the cpu backend has thunks")
+        return self._exe.thunk_text
+
+    @property
+    def thunk_kinds(self) -> dict[str, int]:
+        """Thunks by kind, nested sequences included."""
+        return dict(self._exe.thunk_kinds) if self._exe is not None else {}
+
+    @property
+    def concurrent(self) -> bool:
+        """Whether independent thunks run at the same time on the worker
+        threads (a dependency DAG); else they run in order on the calling
+        thread, which is cheaper when there is little to overlap."""
+        return bool(self._exe.concurrent) if self._exe is not None else False
 
     @property
     def fallbacks(self) -> list[str]:

@@ -1,0 +1,171 @@
+// Emitting thunks: each node's slices from buffer assignment, the Kernel
+// Graph's own runner for what has no thunk of its own yet.
+#include "codegen/thunk_emitter.h"
+
+#include <string>
+#include <utility>
+
+#include "runtime/call_thunk.h"
+#include "runtime/conditional_thunk.h"
+#include "runtime/copy_thunk.h"
+#include "runtime/custom_call_thunk.h"
+#include "runtime/gemm_thunk.h"
+#include "runtime/host_thunk.h"
+#include "support/error.h"
+
+namespace uir::codegen {
+namespace {
+
+using runtime::BufferSlice;
+using runtime::BufferUse;
+
+BufferSlice SliceOf(const igraph::DramTensor& t) { return {t.allocation, t.offset, t.bytes}; }
+
+// The node's inputs (a dynamic window as its whole source: where it lies
+// is known only at run time) and outputs.
+std::vector<BufferUse> NodeUses(const igraph::KernelNode& n) {
+  std::vector<BufferUse> uses;
+  std::vector<bool> window(n.inputs.size(), false);
+  if (n.windows != nullptr) {
+    for (const igraph::DynamicWindow& w : n.windows->windows) {
+      window[static_cast<size_t>(w.input)] = true;
+    }
+  }
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
+    if (!window[i]) uses.push_back(BufferUse::Read(SliceOf(n.inputs[i])));
+  }
+  for (const igraph::DramTensor& t : n.outputs) uses.push_back(BufferUse::Write(SliceOf(t)));
+  return uses;
+}
+
+// What a host thunk does, for the text.
+std::string HostWhat(const igraph::KernelNode& n) {
+  if (n.kind == igraph::NodeKind::kFallback) return "evaluator: " + n.reason;
+  if (n.chain != nullptr) return "dot chain";
+  if (n.windows != nullptr) return n.windows->update ? "dynamic update" : "dynamic windows";
+  if (n.library != nullptr) return "library op on the evaluator, then its epilogue";
+  if (!n.scratch_bytes.empty()) return "kernel with scratch";
+  if (!n.igraphs.empty()) return "kernel with parts on the interpreter";
+  if (n.kind == igraph::NodeKind::kCopy) return "dynamic copy";
+  if (n.kind == igraph::NodeKind::kLibrary && n.instruction != nullptr) {
+    switch (n.instruction->opcode()) {
+      case hlo::HloOpcode::kGather:
+      case hlo::HloOpcode::kScatter:
+      case hlo::HloOpcode::kReduceWindow:
+        return std::string(hlo::OpcodeName(n.instruction->opcode())) + " on buffers";
+      default:
+        break;
+    }
+  }
+  return "evaluator";
+}
+
+// A copy that is one memcpy: the same shape and layout on both sides.
+bool IsPlainCopy(const igraph::KernelNode& n) {
+  if (n.kind != igraph::NodeKind::kCopy || n.instruction == nullptr ||
+      n.instruction->opcode() != hlo::HloOpcode::kCopy || n.inputs.size() != 1 ||
+      n.outputs.size() != 1) {
+    return false;
+  }
+  const igraph::DramTensor& in = n.inputs[0];
+  const igraph::DramTensor& out = n.outputs[0];
+  return in.bytes == out.bytes && in.shape == out.shape && !SliceOf(in).Overlaps(SliceOf(out));
+}
+
+class Emitter {
+ public:
+  explicit Emitter(const ThunkEmitterInputs& in) : in_(in) {}
+
+  runtime::ThunkExecutor Emit(const igraph::KernelGraph& graph) {
+    runtime::ThunkSequence thunks;
+    for (const igraph::KernelNode& n : graph.nodes()) EmitNode(graph, n, thunks);
+    return runtime::ThunkExecutor::Create(std::move(thunks), in_.options);
+  }
+
+ private:
+  void EmitNode(const igraph::KernelGraph& graph, const igraph::KernelNode& n,
+                runtime::ThunkSequence& out) {
+    const auto parts = in_.kernels->find(&n);
+    const bool compiled = parts != in_.kernels->end();
+    if (compiled && IsPlainCopy(n)) {
+      out.push_back(
+          runtime::CopyThunk::Create(n.name, SliceOf(n.inputs[0]), SliceOf(n.outputs[0])));
+      return;
+    }
+    if (compiled && n.library == nullptr) {
+      out.push_back(runtime::KernelThunk::Create(n.name, parts->second, NodeUses(n)));
+      return;
+    }
+    if (const std::optional<igraph::NodeGemm> gemm = igraph::GemmOf(n)) {
+      // A lone dot, or a dot whose epilogue then finishes its output.
+      if (n.library == nullptr || compiled) {
+        out.push_back(runtime::GemmThunk::Create(n.name, gemm->plan, SliceOf(gemm->lhs),
+                                                 SliceOf(gemm->rhs), SliceOf(gemm->out)));
+        if (compiled) {
+          out.push_back(
+              runtime::KernelThunk::Create(n.name + ".epilogue", parts->second, NodeUses(n)));
+        }
+        return;
+      }
+    }
+    if (n.kind == igraph::NodeKind::kControlFlow && EmitControlFlow(graph, n, out)) return;
+    if (std::optional<runtime::CallFrame> frame = igraph::CustomCallFrameOf(n)) {
+      std::vector<BufferSlice> operands, results;
+      for (const igraph::DramTensor& t : n.inputs) operands.push_back(SliceOf(t));
+      for (const igraph::DramTensor& t : n.outputs) results.push_back(SliceOf(t));
+      out.push_back(runtime::CustomCallThunk::Create(n.name, std::move(*frame), std::move(operands),
+                                                     std::move(results)));
+      return;
+    }
+    const igraph::KernelCode* code = in_.code;
+    std::string what = HostWhat(n);
+    // On the evaluator an op may keep state of its own (rng, collectives):
+    // such thunks keep their order.
+    const bool ordered = what.starts_with("evaluator") || n.kind == igraph::NodeKind::kCustomCall;
+    out.push_back(runtime::HostThunk::Create(
+        n.name, std::move(what),
+        [&graph, &n, code](const runtime::ExecuteParams& p) {
+          graph.RunNodeOn(n, p.allocations, code);
+        },
+        NodeUses(n), ordered));
+  }
+
+  bool EmitControlFlow(const igraph::KernelGraph& graph, const igraph::KernelNode& n,
+                       runtime::ThunkSequence& out) {
+    const buffers::BufferAssignment& ba = graph.assignment();
+    if (const std::optional<igraph::WhileLoop> loop = igraph::InPlaceWhile(n, ba)) {
+      if (loop->predicate.bytes != 1) return false;
+      NativeLoop native;
+      if (auto it = in_.loops->find(&n); it != in_.loops->end()) native = it->second;
+      out.push_back(runtime::WhileThunk::Create(n.name, Emit(*loop->condition), Emit(*loop->body),
+                                                SliceOf(loop->predicate), native.fn,
+                                                native.scratch_bytes));
+      return true;
+    }
+    if (const std::optional<igraph::Branches> branches = igraph::InPlaceBranches(n, ba)) {
+      const hlo::PrimitiveType t = branches->selector.shape.element_type();
+      if (t != hlo::PrimitiveType::kPred && t != hlo::PrimitiveType::kS32) return false;
+      std::vector<runtime::ThunkExecutor> sequences;
+      for (const igraph::KernelGraph* g : branches->graphs) sequences.push_back(Emit(*g));
+      out.push_back(runtime::ConditionalThunk::Create(n.name, SliceOf(branches->selector),
+                                                      std::move(sequences)));
+      return true;
+    }
+    if (const igraph::KernelGraph* callee = igraph::InPlaceCall(n, ba)) {
+      out.push_back(runtime::CallThunk::Create(n.name, Emit(*callee)));
+      return true;
+    }
+    return false;
+  }
+
+  const ThunkEmitterInputs& in_;
+};
+
+}  // namespace
+
+runtime::ThunkExecutor EmitThunks(const igraph::KernelGraph& graph, const ThunkEmitterInputs& in) {
+  UIR_CHECK(in.kernels != nullptr && in.loops != nullptr) << "EmitThunks without its inputs";
+  return Emitter(in).Emit(graph);
+}
+
+}  // namespace uir::codegen

@@ -1,0 +1,46 @@
+// From a Kernel Graph and its compiled kernels to the runtime's thunks.
+// LLVM-free: the kernels are already machine code.
+#ifndef UIR_CODEGEN_THUNK_EMITTER_H_
+#define UIR_CODEGEN_THUNK_EMITTER_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "igraph/kernel_graph.h"
+#include "runtime/kernel_thunk.h"
+#include "runtime/thunk_executor.h"
+#include "runtime/while_thunk.h"
+
+namespace uir::codegen {
+
+struct NativeLoop {
+  runtime::LoopFn fn = nullptr;
+  int64_t scratch_bytes = 0;
+};
+
+struct ThunkEmitterInputs {
+  // Kernel nodes (and library nodes' epilogues) whose every part compiled,
+  // each part with its buffers placed.
+  const absl::flat_hash_map<const igraph::KernelNode*, std::vector<runtime::KernelPart>>* kernels;
+  // While nodes compiled as one function.
+  const absl::flat_hash_map<const igraph::KernelNode*, NativeLoop>* loops;
+  // What host thunks run iGraphs with (the executable).
+  const igraph::KernelCode* code = nullptr;
+  runtime::ThunkExecutorOptions options;
+};
+
+// One thunk per node of `graph`, sub-graphs as nested sequences:
+//   kernel        a node in `kernels`
+//   copy          a copy whose source and result share shape and layout
+//   gemm          a dot BLAS runs on its buffers (igraph::GemmOf), then a
+//                 kernel thunk for an epilogue
+//   while, conditional, call   control flow that runs in place
+//   custom-call   a call on row-major buffers (igraph::CustomCallFrameOf)
+//   host          anything else, run by the Kernel Graph (RunNodeOn), with
+//                 what it does in the text
+runtime::ThunkExecutor EmitThunks(const igraph::KernelGraph& graph, const ThunkEmitterInputs& in);
+
+}  // namespace uir::codegen
+
+#endif  // UIR_CODEGEN_THUNK_EMITTER_H_

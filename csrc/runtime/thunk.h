@@ -1,0 +1,120 @@
+// A thunk: one step of a compiled program on the run's memory (a kernel, a
+// library call, a copy, control flow, a custom call), with the bytes it
+// reads and writes declared so an executor can order and overlap them.
+#ifndef UIR_RUNTIME_THUNK_H_
+#define UIR_RUNTIME_THUNK_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace uir::runtime {
+
+// Bytes [offset, offset + size) of allocation `allocation` of a run's
+// memory (buffer assignment numbers the allocations).
+struct BufferSlice {
+  int64_t allocation = 0;
+  int64_t offset = 0;
+  int64_t size = 0;
+
+  bool Overlaps(const BufferSlice& o) const {
+    return allocation == o.allocation && offset < o.offset + o.size && o.offset < offset + size;
+  }
+  std::string ToString() const;  // "a3[64:128]"
+};
+
+// A buffer a thunk passes to code: a slice's start, or memory the
+// executable keeps at a fixed address (constants).
+struct BufferRef {
+  int64_t allocation = -1;  // -1: `address`
+  int64_t offset = 0;
+  const void* address = nullptr;
+};
+
+struct BufferUse {
+  enum class Access : uint8_t { kRead, kWrite };
+  BufferSlice slice;
+  Access access = Access::kRead;
+
+  static BufferUse Read(const BufferSlice& s) { return {s, Access::kRead}; }
+  static BufferUse Write(const BufferSlice& s) { return {s, Access::kWrite}; }
+};
+
+// One run's memory: the base of every allocation.
+struct ExecuteParams {
+  uint8_t* const* allocations = nullptr;
+  size_t num_allocations = 0;
+
+  uint8_t* At(const BufferSlice& s) const { return allocations[s.allocation] + s.offset; }
+  void* At(const BufferRef& r) const {
+    return r.allocation < 0 ? const_cast<void*>(r.address) : allocations[r.allocation] + r.offset;
+  }
+};
+
+class Thunk {
+ public:
+  enum class Kind : uint8_t {
+    kKernel,
+    kGemm,
+    kCopy,
+    kWhile,
+    kConditional,
+    kCall,
+    kCustomCall,
+    kHost,
+  };
+  static std::string_view KindName(Kind kind);
+
+  virtual ~Thunk() = default;
+  Thunk(const Thunk&) = delete;
+  Thunk& operator=(const Thunk&) = delete;
+
+  Kind kind() const { return kind_; }
+  // The operation it runs (an HLO instruction's name, for reports).
+  const std::string& name() const { return name_; }
+  // Every byte it may read or write, sub-thunks included. An executor may
+  // run two thunks at once only when neither writes what the other uses.
+  const std::vector<BufferUse>& buffer_uses() const { return uses_; }
+  // Thunks that may have effects outside the run's memory (custom calls,
+  // ops on the evaluator) keep their order among themselves.
+  bool ordered() const { return ordered_; }
+  // Bytes it reads and writes once, to judge whether running it beside
+  // another pays for waking a worker.
+  int64_t BytesTouched() const;
+
+  // The sequences it runs (while: condition and body; conditional: its
+  // branches; call: the callee).
+  virtual std::vector<const class ThunkExecutor*> nested() const { return {}; }
+
+  // Runs on `params`' memory. Throws on failure (a failing custom call);
+  // the memory it writes then holds unspecified bytes.
+  virtual void Execute(const ExecuteParams& params) const = 0;
+
+  // One line: kind, name, what it does and the slices it uses; sub-thunks
+  // below, indented (AppendText).
+  virtual void AppendText(std::string& out, int indent) const;
+
+ protected:
+  Thunk(Kind kind, std::string name, std::vector<BufferUse> uses, bool ordered = false)
+      : kind_(kind), name_(std::move(name)), uses_(std::move(uses)), ordered_(ordered) {}
+  // The kind-specific part of the line (after kind and name).
+  virtual std::string Details() const { return ""; }
+
+ private:
+  Kind kind_;
+  std::string name_;
+  std::vector<BufferUse> uses_;
+  bool ordered_ = false;
+};
+
+using ThunkSequence = std::vector<std::unique_ptr<Thunk>>;
+
+// Throws InternalError naming `thunk` when a slice is malformed (negative
+// allocation, offset or size).
+void CheckSlices(std::string_view thunk, const std::vector<BufferSlice>& slices);
+
+}  // namespace uir::runtime
+
+#endif  // UIR_RUNTIME_THUNK_H_

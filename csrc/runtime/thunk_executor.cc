@@ -1,0 +1,174 @@
+// The thunk DAG: edges from overlapping uses, run in order or on oneTBB.
+#include "runtime/thunk_executor.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "runtime/thread_pool.h"
+#include "support/error.h"
+
+namespace uir::runtime {
+
+ThunkExecutor ThunkExecutor::Create(ThunkSequence thunks, const ThunkExecutorOptions& options) {
+  ThunkExecutor e;
+  const size_t n = thunks.size();
+  for (const auto& t : thunks) UIR_CHECK(t != nullptr) << "a thunk sequence holds a null thunk";
+  e.successors_.resize(n);
+  e.predecessors_.resize(n);
+  e.in_degree_.assign(n, 0);
+  // Earlier uses by allocation: a new use depends on each it overlaps
+  // where either writes.
+  struct Earlier {
+    int32_t thunk;
+    BufferUse use;
+  };
+  absl::flat_hash_map<int64_t, std::vector<Earlier>> by_allocation;
+  int32_t last_ordered = -1;
+  std::vector<int32_t> seen(n, -1);  // seen[i] == j: edge i -> j recorded
+  for (size_t j = 0; j < n; ++j) {
+    const auto jj = static_cast<int32_t>(j);
+    auto edge = [&](int32_t i) {
+      if (seen[static_cast<size_t>(i)] == jj) return;
+      seen[static_cast<size_t>(i)] = jj;
+      e.successors_[static_cast<size_t>(i)].push_back(jj);
+      e.predecessors_[j].push_back(i);
+      ++e.in_degree_[j];
+    };
+    const Thunk& t = *thunks[j];
+    if (t.ordered()) {
+      if (last_ordered >= 0) edge(last_ordered);
+      last_ordered = jj;
+    }
+    for (const BufferUse& u : t.buffer_uses()) {
+      if (u.slice.size == 0) continue;
+      auto it = by_allocation.find(u.slice.allocation);
+      if (it == by_allocation.end()) continue;
+      for (const Earlier& earlier : it->second) {
+        if (earlier.thunk == jj) continue;
+        const bool write = u.access == BufferUse::Access::kWrite ||
+                           earlier.use.access == BufferUse::Access::kWrite;
+        if (write && earlier.use.slice.Overlaps(u.slice)) edge(earlier.thunk);
+      }
+    }
+    for (const BufferUse& u : t.buffer_uses()) {
+      if (u.slice.size == 0) continue;
+      std::vector<Earlier>& earlier = by_allocation[u.slice.allocation];
+      if (u.access == BufferUse::Access::kWrite) {
+        // Whoever conflicts with a use this write covers conflicts with the
+        // write too, which waits for that use: the use need not be kept
+        // (fewer edges, none lost transitively).
+        std::erase_if(earlier, [&](const Earlier& e) {
+          return e.thunk != jj && e.use.slice.offset >= u.slice.offset &&
+                 e.use.slice.offset + e.use.slice.size <= u.slice.offset + u.slice.size;
+        });
+      }
+      earlier.push_back({jj, u});
+    }
+  }
+  for (auto& p : e.predecessors_) std::sort(p.begin(), p.end());
+  // Concurrency pays only where a thunk is independent of a neighbour (else
+  // the order is total) and such thunks move enough bytes.
+  int64_t independent_bytes = 0;
+  for (size_t j = 1; j < n; ++j) {
+    const auto& p = e.predecessors_[j];
+    if (!std::binary_search(p.begin(), p.end(), static_cast<int32_t>(j - 1))) {
+      independent_bytes += thunks[j - 1]->BytesTouched() + thunks[j]->BytesTouched();
+    }
+  }
+  e.sequential_ =
+      NumThreads() == 1 || independent_bytes == 0 || independent_bytes < options.concurrent_bytes;
+  e.thunks_ = std::move(thunks);
+  return e;
+}
+
+void ThunkExecutor::Execute(const ExecuteParams& params) const {
+  if (sequential_) {
+    for (const auto& t : thunks_) t->Execute(params);
+    return;
+  }
+  struct Context {
+    const ThunkExecutor* self;
+    const ExecuteParams* params;
+  } context{this, &params};
+  RunDag(
+      successors_, in_degree_,
+      [](void* ctx, int64_t task) {
+        auto* c = static_cast<Context*>(ctx);
+        c->self->thunks_[static_cast<size_t>(task)]->Execute(*c->params);
+      },
+      &context);
+}
+
+int64_t ThunkExecutor::num_sources() const {
+  return std::count(in_degree_.begin(), in_degree_.end(), 0);
+}
+
+std::vector<BufferUse> ThunkExecutor::BufferUses() const {
+  std::vector<BufferUse> out;
+  for (const auto& t : thunks_) {
+    for (const BufferUse& u : t->buffer_uses()) {
+      // A slice written anywhere counts as written; one use per slice.
+      auto same = std::find_if(out.begin(), out.end(), [&](const BufferUse& o) {
+        return o.slice.allocation == u.slice.allocation && o.slice.offset == u.slice.offset &&
+               o.slice.size == u.slice.size;
+      });
+      if (same == out.end()) {
+        out.push_back(u);
+      } else if (u.access == BufferUse::Access::kWrite) {
+        same->access = BufferUse::Access::kWrite;
+      }
+    }
+  }
+  return out;
+}
+
+int64_t ThunkExecutor::CountAll() const {
+  int64_t count = 0;
+  for (const auto& t : thunks_) {
+    ++count;
+    for (const ThunkExecutor* sub : t->nested()) count += sub->CountAll();
+  }
+  return count;
+}
+
+void ThunkExecutor::AppendText(std::string& out, int indent) const {
+  const std::string pad(static_cast<size_t>(indent), ' ');
+  out += pad + std::to_string(thunks_.size()) + " thunks, ";
+  out += sequential_ ? std::string("sequential")
+                     : "concurrent: " + std::to_string(num_sources()) + " sources";
+  out += '\n';
+  for (size_t i = 0; i < thunks_.size(); ++i) {
+    std::string line;
+    thunks_[i]->AppendText(line, indent + 2);
+    // "%3 " before the thunk's own text, "after ..." at the end of its line.
+    const size_t first_end = line.find('\n');
+    std::string head = line.substr(0, first_end);
+    head.insert(static_cast<size_t>(indent + 2), "%" + std::to_string(i) + " ");
+    if (!predecessors_[i].empty()) {
+      head += " after";
+      for (size_t k = 0; k < predecessors_[i].size(); ++k) {
+        head += (k == 0 ? " %" : ", %") + std::to_string(predecessors_[i][k]);
+      }
+    }
+    out += head;
+    out += line.substr(first_end);
+  }
+}
+
+std::string ThunkExecutor::ToText() const {
+  std::string out;
+  AppendText(out, 0);
+  return out;
+}
+
+std::vector<BufferUse> UsesOf(const std::vector<const ThunkExecutor*>& sequences,
+                              const std::vector<BufferUse>& extra) {
+  std::vector<BufferUse> out = extra;
+  for (const ThunkExecutor* s : sequences) {
+    for (const BufferUse& u : s->BufferUses()) out.push_back(u);
+  }
+  return out;
+}
+
+}  // namespace uir::runtime

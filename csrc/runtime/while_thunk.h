@@ -1,0 +1,52 @@
+// A while thunk: a condition sequence and a body sequence over the loop
+// state in place, until the condition's predicate is false.
+#ifndef UIR_RUNTIME_WHILE_THUNK_H_
+#define UIR_RUNTIME_WHILE_THUNK_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/thunk.h"
+#include "runtime/thunk_executor.h"
+
+namespace uir::runtime {
+
+// A whole loop compiled as one function (condition, test, body, again) on
+// the run's allocations, with one thread's `scratch`.
+using LoopFn = void (*)(uint8_t* const* allocations, void* scratch);
+
+class WhileThunk final : public Thunk {
+ public:
+  // `predicate`: the condition's result, one byte (nonzero: run the body
+  // again). With `native`, Execute calls it (with `scratch_bytes` of the
+  // calling thread's scratch) instead of running the sequences.
+  static std::unique_ptr<WhileThunk> Create(std::string name, ThunkExecutor condition,
+                                            ThunkExecutor body, const BufferSlice& predicate,
+                                            LoopFn native = nullptr, int64_t scratch_bytes = 0);
+
+  bool is_native() const { return native_ != nullptr; }
+  void Execute(const ExecuteParams& params) const override;
+  std::vector<const ThunkExecutor*> nested() const override { return {&condition_, &body_}; }
+
+ private:
+  WhileThunk(std::string name, std::vector<BufferUse> uses, ThunkExecutor condition,
+             ThunkExecutor body, const BufferSlice& predicate, LoopFn native, int64_t scratch_bytes)
+      : Thunk(Kind::kWhile, std::move(name), std::move(uses)),
+        condition_(std::move(condition)),
+        body_(std::move(body)),
+        predicate_(predicate),
+        native_(native),
+        scratch_bytes_(scratch_bytes) {}
+  std::string Details() const override;
+
+  ThunkExecutor condition_, body_;
+  BufferSlice predicate_;
+  LoopFn native_ = nullptr;
+  int64_t scratch_bytes_ = 0;
+};
+
+}  // namespace uir::runtime
+
+#endif  // UIR_RUNTIME_WHILE_THUNK_H_
