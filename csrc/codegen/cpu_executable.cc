@@ -211,6 +211,7 @@ CpuExecutable::CpuExecutable(const igraph::KernelGraph& graph, const CpuExecutab
   compile.keep_text = options.keep_text;
   compile.vector_bits = options.vector_bits;
   compile.streaming_bytes = options.streaming_bytes;
+  compile.cache_dir = options.cache_dir;
   compile.compile_threads =
       options.compile_threads > 0 ? options.compile_threads : runtime::NumThreads();
   compile.aliasing = DramAliasingOf(graph, graphs);

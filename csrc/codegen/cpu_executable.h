@@ -28,6 +28,8 @@ struct CpuExecutableOptions {
   int64_t concurrent_bytes = int64_t{1} << 16;
   // KernelCompileOptions::compile_threads; 0: the worker thread count.
   int compile_threads = 0;
+  // KernelCompileOptions::cache_dir: the on-disk kernel cache; empty: none.
+  std::string cache_dir;
 };
 
 class CpuExecutable : public igraph::KernelCode {

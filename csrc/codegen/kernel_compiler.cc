@@ -10,6 +10,7 @@
 #include "codegen/emitter.h"
 #include "codegen/host.h"
 #include "codegen/jit_impl.h"
+#include "codegen/kernel_cache.h"
 #include "codegen/llvm_util.h"
 #include "codegen/row_plan.h"
 #include "igraph/verifier.h"
@@ -232,10 +233,63 @@ std::vector<Part> Partition(const std::vector<const igraph::IGraph*>& graphs,
 
 }  // namespace
 
+namespace {
+
+// Links `objects` into out.jit and looks up every function named.
+void LinkAndLookUp(CompiledKernels& out, std::vector<std::unique_ptr<llvm::MemoryBuffer>> objects,
+                   const std::vector<std::string>& streaming_names,
+                   const std::vector<std::string>& loop_names) {
+  for (auto& object : objects) AddObject(*out.jit, std::move(object));
+  const size_t n = out.names.size();
+  out.functions.assign(n, nullptr);
+  out.loops.assign(loop_names.size(), nullptr);
+  out.streaming.assign(n, nullptr);
+  for (size_t k = 0; k < n; ++k) {
+    if (!out.names[k].empty()) {
+      out.functions[k] = reinterpret_cast<KernelFn>(out.jit->Lookup(out.names[k]));
+    }
+    if (!streaming_names[k].empty()) {
+      out.streaming[k] = reinterpret_cast<KernelFn>(out.jit->Lookup(streaming_names[k]));
+    }
+  }
+  for (size_t k = 0; k < loop_names.size(); ++k) {
+    if (!loop_names[k].empty()) {
+      out.loops[k] = reinterpret_cast<LoopFn>(out.jit->Lookup(loop_names[k]));
+    }
+  }
+}
+
+// The compile from the on-disk cache, when it holds one for `key`.
+bool FromCache(CompiledKernels& out, const std::string& directory, const std::string& key,
+               size_t graphs, size_t loops) {
+  std::optional<CachedKernels> entry = LoadCachedKernels(directory, key);
+  if (!entry || entry->names.size() != graphs || entry->loop_names.size() != loops) return false;
+  const auto start = std::chrono::steady_clock::now();
+  out.names = std::move(entry->names);
+  out.reasons = std::move(entry->reasons);
+  out.streaming_buffers = std::move(entry->streaming_buffers);
+  std::vector<std::unique_ptr<llvm::MemoryBuffer>> objects;
+  for (const std::string& o : entry->objects) {
+    objects.push_back(llvm::MemoryBuffer::getMemBufferCopy(o, "uir_kernels"));
+  }
+  LinkAndLookUp(out, std::move(objects), entry->streaming_names, entry->loop_names);
+  out.codegen_seconds = Since(start);
+  out.parts = static_cast<int>(entry->objects.size());
+  out.cache_hit = true;
+  return true;
+}
+
+}  // namespace
+
 CompiledKernels CompileKernels(const std::vector<const igraph::IGraph*>& graphs,
                                const KernelCompileOptions& options) {
   CompiledKernels out;
   out.jit = std::make_unique<Jit>(JitOptions{options.opt_level});
+  const std::string cache_key = options.cache_dir.empty() ? "" : KernelCacheKey(graphs, options);
+  if (!cache_key.empty() &&
+      FromCache(out, options.cache_dir, cache_key, graphs.size(), options.loops.size())) {
+    return out;
+  }
   out.names.resize(graphs.size());
   out.reasons.resize(graphs.size());
   out.streaming_buffers.resize(graphs.size());
@@ -350,6 +404,7 @@ CompiledKernels CompileKernels(const std::vector<const igraph::IGraph*>& graphs,
   }
 
   auto start = std::chrono::steady_clock::now();
+  std::vector<std::unique_ptr<llvm::MemoryBuffer>> objects;
   for (Part& part : parts) {
     out.emit_seconds = std::max(out.emit_seconds, part.emit_seconds);
     out.optimize_seconds = std::max(out.optimize_seconds, part.optimize_seconds);
@@ -357,24 +412,19 @@ CompiledKernels CompileKernels(const std::vector<const igraph::IGraph*>& graphs,
     out.unoptimized_ir += part.unoptimized_ir;
     out.optimized_ir += part.optimized_ir;
     out.assembly += part.assembly;
-    if (part.object != nullptr) AddObject(*out.jit, std::move(part.object));
+    if (part.object != nullptr) objects.push_back(std::move(part.object));
   }
-  out.functions.assign(graphs.size(), nullptr);
-  out.loops.assign(options.loops.size(), nullptr);
-  out.streaming.assign(graphs.size(), nullptr);
-  for (size_t k = 0; k < graphs.size(); ++k) {
-    if (!out.names[k].empty()) {
-      out.functions[k] = reinterpret_cast<KernelFn>(out.jit->Lookup(out.names[k]));
-    }
-    if (!streaming_names[k].empty()) {
-      out.streaming[k] = reinterpret_cast<KernelFn>(out.jit->Lookup(streaming_names[k]));
-    }
+  if (!cache_key.empty()) {
+    CachedKernels entry;
+    for (const auto& o : objects) entry.objects.emplace_back(o->getBuffer());
+    entry.names = out.names;
+    entry.reasons = out.reasons;
+    entry.streaming_names = streaming_names;
+    entry.streaming_buffers = out.streaming_buffers;
+    entry.loop_names = loop_names;
+    StoreCachedKernels(options.cache_dir, cache_key, entry);
   }
-  for (size_t k = 0; k < loop_names.size(); ++k) {
-    if (!loop_names[k].empty()) {
-      out.loops[k] = reinterpret_cast<LoopFn>(out.jit->Lookup(loop_names[k]));
-    }
-  }
+  LinkAndLookUp(out, std::move(objects), streaming_names, loop_names);
   out.codegen_seconds += Since(start);  // linking and lookups
   out.parts = static_cast<int>(parts.size());
   return out;

@@ -94,6 +94,8 @@ struct KernelCompileOptions {
   // modules (at most 4), each emitted, optimized and turned into machine
   // code on a thread of its own; small compiles use one.
   int compile_threads = 1;
+  // A directory for the on-disk kernel cache (kernel_cache.h); empty: none.
+  std::string cache_dir;
 };
 
 // What one compile produced: the functions (null where UnsupportedReason
@@ -115,6 +117,8 @@ struct CompiledKernels {
   // Per stage, the longest of the parts' times (they overlap).
   double emit_seconds = 0, optimize_seconds = 0, codegen_seconds = 0;
   int parts = 1;  // modules compiled, one per thread
+  // The machine code came from the on-disk cache (no LLVM pass ran).
+  bool cache_hit = false;
 };
 
 // Compiles `graphs` (into one module per compiling thread, all in one Jit).

@@ -372,7 +372,7 @@ void BindIGraph(py::module_& m) {
           "compile",
           [](const std::shared_ptr<PyKernelGraph>& k, int opt_level, bool keep_text,
              int vector_bits, int64_t streaming_bytes, int64_t concurrent_bytes,
-             int compile_threads) {
+             int compile_threads, const std::string& cache_dir) {
             if (compile_threads < 0) {
               throw py::value_error("compile_threads must be >= 0, got " +
                                     std::to_string(compile_threads));
@@ -395,22 +395,27 @@ void BindIGraph(py::module_& m) {
             }
             auto out = std::make_shared<PyCpuExecutable>();
             out->owner = k;
+            codegen::CpuExecutableOptions options;
+            options.opt_level = opt_level;
+            options.keep_text = keep_text;
+            options.vector_bits = vector_bits;
+            options.streaming_bytes = streaming_bytes;
+            options.concurrent_bytes = concurrent_bytes;
+            options.compile_threads = compile_threads;
+            options.cache_dir = cache_dir;
             py::gil_scoped_release release;
-            out->exe = std::make_unique<codegen::CpuExecutable>(
-                *k->graph,
-                codegen::CpuExecutableOptions{opt_level, keep_text, vector_bits, streaming_bytes,
-                                              concurrent_bytes, compile_threads});
+            out->exe = std::make_unique<codegen::CpuExecutable>(*k->graph, options);
             return out;
           },
           py::arg("opt_level") = 3, py::arg("keep_text") = false, py::arg("vector_bits") = 0,
           py::arg("streaming_bytes") = codegen::CpuExecutableOptions{}.streaming_bytes,
           py::arg("concurrent_bytes") = codegen::CpuExecutableOptions{}.concurrent_bytes,
-          py::arg("compile_threads") = 0,
+          py::arg("compile_threads") = 0, py::arg("cache_dir") = "",
           "Machine code for every iGraph (one LLVM module, JIT-compiled for this CPU). "
           "Outputs of streaming_bytes or more are written with non-temporal stores where "
-          "they qualify (0: never). Runs of independent small nodes moving concurrent_bytes "
-          "or more run at the same time. compile_threads (0: the worker count) split the "
-          "LLVM work.")
+          "they qualify (0: never). Independent thunks moving concurrent_bytes or more run "
+          "at the same time. compile_threads (0: the worker count) split the LLVM work. "
+          "With cache_dir, machine code is read from and written to an on-disk cache there.")
       .def("interpret", [](const PyKernelGraph& k, const py::list& args) {
         std::vector<hlo::Literal> literals;
         for (const py::handle& a : args) literals.push_back(ToArgument(a));
@@ -476,14 +481,18 @@ void BindIGraph(py::module_& m) {
           [](const PyCpuExecutable& e) { return e.exe->kernels().unoptimized_ir; })
       .def_property_readonly("assembly",
                              [](const PyCpuExecutable& e) { return e.exe->kernels().assembly; })
-      .def_property_readonly("compile_seconds", [](const PyCpuExecutable& e) {
-        const codegen::CompiledKernels& k = e.exe->kernels();
-        py::dict d;
-        d["emit"] = k.emit_seconds;
-        d["optimize"] = k.optimize_seconds;
-        d["codegen"] = k.codegen_seconds;
-        return d;
-      });
+      .def_property_readonly("compile_seconds",
+                             [](const PyCpuExecutable& e) {
+                               const codegen::CompiledKernels& k = e.exe->kernels();
+                               py::dict d;
+                               d["emit"] = k.emit_seconds;
+                               d["optimize"] = k.optimize_seconds;
+                               d["codegen"] = k.codegen_seconds;
+                               return d;
+                             })
+      .def_property_readonly(
+          "cache_hit", [](const PyCpuExecutable& e) { return e.exe->kernels().cache_hit; },
+          "Whether the machine code came from the on-disk cache (no LLVM pass ran).");
 
   im.def(
       "lower",

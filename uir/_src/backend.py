@@ -10,6 +10,7 @@ on the reference evaluator.
 from __future__ import annotations
 
 import hashlib
+import os
 import threading
 import time
 from collections import OrderedDict
@@ -68,8 +69,17 @@ def _compile_options() -> dict[str, int]:
     as a dependency DAG on the worker threads, when together they move N
     bytes or more (default 64 KiB); below, a call runs them in order;
     --cpu_compile_threads=N: threads splitting the LLVM work of a compile
-    (default: the worker thread count)."""
+    (default: the worker thread count);
+    --cpu_cache_dir=DIR: keep compiled machine code in DIR, keyed by a hash
+    of the kernels, the options and the host CPU, and take it from there in
+    later processes instead of running LLVM (default: no cache)."""
+    from uir._src.passes import flags
+
+    cache_dir = flags().get("cpu_cache_dir", "")
+    if not isinstance(cache_dir, str):
+        raise ValueError("UIR_FLAGS --cpu_cache_dir needs a directory: --cpu_cache_dir=DIR")
     return {
+        "cache_dir": os.path.expanduser(cache_dir) if cache_dir else "",
         "compile_threads": _bytes_flag("cpu_compile_threads", 0),
         "vector_bits": _vector_bits(),
         "streaming_bytes": _bytes_flag("cpu_streaming_bytes", 16 << 20),
@@ -134,6 +144,12 @@ class Executable:
         """While loops that run as one compiled function calling their
         kernels (condition, test, body, again) instead of node by node."""
         return self._exe.native_loops if self._exe is not None else 0
+
+    @property
+    def cache_hit(self) -> bool:
+        """Whether the machine code came from the on-disk cache
+        (UIR_FLAGS=--cpu_cache_dir=DIR) instead of LLVM."""
+        return bool(self._exe.cache_hit) if self._exe is not None else False
 
     @property
     def thunk_text(self) -> str:

@@ -1,0 +1,153 @@
+"""The on-disk kernel cache (UIR_FLAGS=--cpu_cache_dir=DIR): a second process
+compiling the same program takes its machine code from the cache (no LLVM
+pass runs) and gets the same results; other options or another program
+miss; an altered or truncated entry is a miss that the compile rewrites;
+an unwritable directory only loses the cache."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+_PROGRAM = textwrap.dedent(
+    '''
+    import json, sys
+    import numpy as np
+    import uir, uir.lax as lax, uir.numpy as unp
+
+    def mlp(x, w1, w2):
+        h = x @ w1
+        h = 0.5 * h * (1 + unp.tanh(0.7978845608 * (h + 0.044715 * h * h * h)))
+        return lax.fori_loop(0, 3, lambda i, v: v * 0.5 + 1.0, h @ w2)
+
+    # A loop whose body fuses a constant array: the compiled loop calls its
+    # kernel on the constant's address in this process.
+    LOOP = """HloModule loopc
+    fc {
+      a = f32[64] parameter(0)
+      c = f32[64] constant({%s})
+      ROOT m = f32[64] multiply(a, c)
+    }
+    body {
+      t = (s32[], f32[64]) parameter(0)
+      i = s32[] get-tuple-element(t), index=0
+      v = f32[64] get-tuple-element(t), index=1
+      one = s32[] constant(1)
+      j = s32[] add(i, one)
+      w = f32[64] fusion(v), kind=kLoop, calls=fc
+      ROOT r = (s32[], f32[64]) tuple(j, w)
+    }
+    cond {
+      t = (s32[], f32[64]) parameter(0)
+      i = s32[] get-tuple-element(t), index=0
+      four = s32[] constant(4)
+      ROOT lt = pred[] compare(i, four), direction=LT
+    }
+    ENTRY e {
+      x = f32[64] parameter(0)
+      zero = s32[] constant(0)
+      t = (s32[], f32[64]) tuple(zero, x)
+      w = (s32[], f32[64]) while(t), condition=cond, body=body
+      ROOT v = f32[64] get-tuple-element(w), index=1
+    }""" % ", ".join(str(v) for v in np.linspace(0.5, 1.5, 64, dtype=np.float32))
+
+    which = sys.argv[1]
+    r = np.random.default_rng(0)
+    if which == "mlp":
+        args = [r.standard_normal(s).astype(np.float32) for s in ((32, 64), (64, 128), (128, 16))]
+        compiled = uir.jit(mlp).lower(*args).compile()
+    else:
+        args = [r.standard_normal(64).astype(np.float32)]
+        compiled = uir.compile(uir.hlo.parse_module(LOOP), backend="cpu")
+        assert compiled.native_loops == 1
+    e = compiled if which == "loop" else compiled.executable
+    print(json.dumps({
+        "hit": e.cache_hit,
+        "optimize": e.compile_seconds["llvm_optimize"],
+        "result": np.asarray(compiled(*args)).ravel().tolist(),
+    }))
+    '''
+)
+
+
+def _run(tmp_path: Path, which: str = "mlp", flags: str = "") -> dict:
+    env = dict(os.environ)
+    env["UIR_FLAGS"] = f"--cpu_cache_dir={tmp_path / 'cache'} {flags}".strip()
+    done = subprocess.run(
+        [sys.executable, "-c", _PROGRAM, which],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _entries(tmp_path: Path) -> list[Path]:
+    return sorted((tmp_path / "cache").glob("*.uirkc"))
+
+
+def test_a_second_process_takes_the_machine_code_from_the_cache(tmp_path):
+    first = _run(tmp_path)
+    assert not first["hit"] and first["optimize"] > 0
+    assert len(_entries(tmp_path)) == 1
+    second = _run(tmp_path)
+    assert second["hit"] and second["optimize"] == 0
+    assert second["result"] == first["result"]
+    assert len(_entries(tmp_path)) == 1
+
+
+def test_other_options_miss_and_keep_their_own_entry(tmp_path):
+    plain = _run(tmp_path)
+    narrow = _run(tmp_path, flags="--cpu_vector_bits=128")
+    assert not narrow["hit"]
+    assert len(_entries(tmp_path)) == 2
+    assert _run(tmp_path, flags="--cpu_vector_bits=128")["hit"]
+    np.testing.assert_allclose(narrow["result"], plain["result"], rtol=1e-5)
+
+
+@pytest.mark.parametrize("damage", ["flip", "truncate"])
+def test_an_altered_entry_is_a_miss_that_the_compile_rewrites(tmp_path, damage):
+    first = _run(tmp_path)
+    (entry,) = _entries(tmp_path)
+    data = bytearray(entry.read_bytes())
+    if damage == "flip":
+        data[len(data) // 2] ^= 0x40
+    else:
+        data = data[: len(data) // 3]
+    entry.write_bytes(bytes(data))
+    again = _run(tmp_path)
+    assert not again["hit"] and again["result"] == first["result"]
+    assert _run(tmp_path)["hit"]
+
+
+def test_a_loop_calling_kernels_on_constants_of_the_process_is_not_cached(tmp_path):
+    # The compiled loop holds the address of its constant: valid in this
+    # process only, so nothing is stored.
+    first = _run(tmp_path, "loop")
+    second = _run(tmp_path, "loop")
+    assert not second["hit"]
+    assert _entries(tmp_path) == []
+    x = np.random.default_rng(0).standard_normal(64).astype(np.float32)
+    np.testing.assert_allclose(
+        second["result"], x * np.linspace(0.5, 1.5, 64, dtype=np.float32) ** 4, rtol=1e-5
+    )
+    assert first["result"] == second["result"]
+
+
+def test_a_directory_that_cannot_be_made_only_loses_the_cache(tmp_path):
+    # The cache directory would live under a plain file: nothing can be
+    # written there, and compiles go on without it.
+    blocker = tmp_path / "blocker"
+    blocker.write_text("not a directory")
+    first = _run(blocker)
+    assert not first["hit"] and not _run(blocker)["hit"]
+    assert blocker.read_text() == "not a directory"
