@@ -7,6 +7,7 @@
 
 #include "runtime/call_thunk.h"
 #include "runtime/conditional_thunk.h"
+#include "runtime/conv_thunk.h"
 #include "runtime/copy_thunk.h"
 #include "runtime/custom_call_thunk.h"
 #include "runtime/gemm_thunk.h"
@@ -101,6 +102,18 @@ class Emitter {
       if (n.library == nullptr || compiled) {
         out.push_back(runtime::GemmThunk::Create(n.name, gemm->plan, SliceOf(gemm->lhs),
                                                  SliceOf(gemm->rhs), SliceOf(gemm->out)));
+        if (compiled) {
+          out.push_back(
+              runtime::KernelThunk::Create(n.name + ".epilogue", parts->second, NodeUses(n)));
+        }
+        return;
+      }
+    }
+    if (const std::optional<igraph::NodeConv> conv = igraph::ConvOf(n)) {
+      // A lone convolution, or one whose epilogue then finishes its output.
+      if (n.library == nullptr || compiled) {
+        out.push_back(runtime::ConvThunk::Create(n.name, conv->plan, SliceOf(conv->input),
+                                                 SliceOf(conv->kernel), SliceOf(conv->out)));
         if (compiled) {
           out.push_back(
               runtime::KernelThunk::Create(n.name + ".epilogue", parts->second, NodeUses(n)));

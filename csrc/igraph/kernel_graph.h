@@ -17,6 +17,7 @@
 #include "igraph/hardware.h"
 #include "igraph/igraph.h"
 #include "igraph/interpreter.h"
+#include "runtime/conv.h"
 #include "runtime/custom_call.h"
 #include "runtime/gemm.h"
 
@@ -211,6 +212,16 @@ struct NodeGemm {
   DramTensor lhs, rhs, out;
 };
 std::optional<NodeGemm> GemmOf(const KernelNode& node);
+
+// The convolution of a lone convolution node, or of a library node's
+// convolution (whose epilogue then finishes the output in place), as the
+// runtime runs it on the node's tensors: f32 or f64 throughout, up to
+// three spatial dimensions, no batch groups; nullopt otherwise.
+struct NodeConv {
+  runtime::ConvPlan plan;
+  DramTensor input, kernel, out;
+};
+std::optional<NodeConv> ConvOf(const KernelNode& node);
 
 // The GEMM `dot` is on these tensors, when its operands and result are
 // f32 or f64 row-major arrays, batch dimensions lead in the same order

@@ -686,6 +686,91 @@ std::optional<NodeGemm> GemmOf(const KernelNode& n) {
   return g;
 }
 
+std::optional<NodeConv> ConvOf(const KernelNode& n) {
+  const HloInstruction* conv = nullptr;
+  NodeConv c;
+  if (n.kind == NodeKind::kLibrary && n.library != nullptr && n.chain == nullptr &&
+      n.library->opcode() == HloOpcode::kConvolution && !n.outputs.empty()) {
+    conv = n.library;
+    const auto lhs = static_cast<size_t>(conv->operand(0)->parameter_number());
+    const auto rhs = static_cast<size_t>(conv->operand(1)->parameter_number());
+    if (lhs >= n.inputs.size() || rhs >= n.inputs.size()) return std::nullopt;
+    c.input = n.inputs[lhs];
+    c.kernel = n.inputs[rhs];
+  } else if (n.kind == NodeKind::kLibrary && n.instruction != nullptr && n.igraphs.empty() &&
+             n.chain == nullptr && n.instruction->opcode() == HloOpcode::kConvolution &&
+             n.inputs.size() == 2 && n.outputs.size() == 1) {
+    conv = n.instruction;
+    c.input = n.inputs[0];
+    c.kernel = n.inputs[1];
+  } else {
+    return std::nullopt;
+  }
+  c.out = n.outputs[0];
+  const hlo::PrimitiveType t = c.out.shape.element_type();
+  if ((t != hlo::PrimitiveType::kF32 && t != hlo::PrimitiveType::kF64) ||
+      c.input.shape.element_type() != t || c.kernel.shape.element_type() != t) {
+    return std::nullopt;
+  }
+  const auto& a = conv->attributes();
+  if (a.GetOr<int64_t>(hlo::AttrKey::kBatchGroupCount).value_or(1) != 1) return std::nullopt;
+  const int64_t groups = a.GetOr<int64_t>(hlo::AttrKey::kFeatureGroupCount).value_or(1);
+  const auto& dn = a.Get<hlo::ConvolutionDimensionNumbers>(hlo::AttrKey::kDimLabels);
+  const size_t spatial = dn.input_spatial_dimensions.size();
+  if (spatial > static_cast<size_t>(runtime::ConvPlan::kMaxSpatial) ||
+      dn.kernel_spatial_dimensions.size() != spatial ||
+      dn.output_spatial_dimensions.size() != spatial) {
+    return std::nullopt;
+  }
+  const std::vector<hlo::WindowDim> window =
+      a.GetOr<hlo::Window>(hlo::AttrKey::kWindow)
+          .value_or(hlo::Window{std::vector<hlo::WindowDim>(spatial)})
+          .dimensions;
+  if (window.size() != spatial) return std::nullopt;
+  const std::vector<int64_t> is = PhysicalStrides(c.input.shape);
+  const std::vector<int64_t> ks = PhysicalStrides(c.kernel.shape);
+  const std::vector<int64_t> os = PhysicalStrides(c.out.shape);
+  const auto& id = c.input.shape.dimensions();
+  const auto& kd = c.kernel.shape.dimensions();
+  const auto& od = c.out.shape.dimensions();
+  runtime::ConvPlan& p = c.plan;
+  p.f64 = t == hlo::PrimitiveType::kF64;
+  p.spatial = static_cast<int>(spatial);
+  p.batch = od[dn.output_batch_dimension];
+  p.groups = groups;
+  p.in_features = kd[dn.kernel_input_feature_dimension];
+  const int64_t out_features = kd[dn.kernel_output_feature_dimension];
+  if (groups < 1 || out_features % groups != 0 ||
+      id[dn.input_feature_dimension] != p.in_features * groups ||
+      od[dn.output_feature_dimension] != out_features || id[dn.input_batch_dimension] != p.batch) {
+    return std::nullopt;
+  }
+  p.out_features = out_features / groups;
+  p.in_batch = is[dn.input_batch_dimension];
+  p.in_feature = is[dn.input_feature_dimension];
+  p.kernel_in = ks[dn.kernel_input_feature_dimension];
+  p.kernel_out = ks[dn.kernel_output_feature_dimension];
+  p.out_batch = os[dn.output_batch_dimension];
+  p.out_feature = os[dn.output_feature_dimension];
+  for (size_t d = 0; d < spatial; ++d) {
+    const hlo::WindowDim& w = window[d];
+    p.in_size[d] = id[dn.input_spatial_dimensions[d]];
+    p.out_size[d] = od[dn.output_spatial_dimensions[d]];
+    p.window[d] = kd[dn.kernel_spatial_dimensions[d]];
+    if (w.size != p.window[d]) return std::nullopt;
+    p.stride[d] = w.stride;
+    p.pad_low[d] = w.padding_low;
+    p.base_dilation[d] = w.base_dilation;
+    p.window_dilation[d] = w.window_dilation;
+    p.reversed[d] = w.window_reversal;
+    p.in_spatial[d] = is[dn.input_spatial_dimensions[d]];
+    p.kernel_spatial[d] = ks[dn.kernel_spatial_dimensions[d]];
+    p.out_spatial[d] = os[dn.output_spatial_dimensions[d]];
+  }
+  if (!p.Invalid().empty()) return std::nullopt;
+  return c;
+}
+
 void KernelGraph::WriteConstants(uint8_t* const* allocations) const {
   for (const auto& [at, value] : constants_) {
     WriteTensor(allocations[at.allocation] + at.offset, at, value->bytes().data());

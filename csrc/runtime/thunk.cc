@@ -17,6 +17,8 @@ std::string_view Thunk::KindName(Kind kind) {
       return "kernel";
     case Kind::kGemm:
       return "gemm";
+    case Kind::kConv:
+      return "conv";
     case Kind::kCopy:
       return "copy";
     case Kind::kWhile:

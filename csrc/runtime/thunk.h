@@ -58,6 +58,7 @@ class Thunk {
   enum class Kind : uint8_t {
     kKernel,
     kGemm,
+    kConv,
     kCopy,
     kWhile,
     kConditional,

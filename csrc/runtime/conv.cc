@@ -1,0 +1,219 @@
+// Convolution as blocks of im2col rows times the packed kernel.
+#include "runtime/conv.h"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "runtime/gemm.h"
+#include "runtime/thread_pool.h"
+
+namespace uir::runtime {
+namespace {
+
+// Products smaller than this many multiply-adds run on the calling thread
+// with BLAS's own threading.
+constexpr int64_t kParallelWork = int64_t{1} << 22;
+// A block's patch rows take about this many bytes (stays in L2).
+constexpr int64_t kBlockBytes = int64_t{256} << 10;
+
+int64_t Span(int64_t count, int64_t stride) { return count > 0 ? (count - 1) * stride : 0; }
+
+template <typename T>
+class Conv {
+ public:
+  Conv(const ConvPlan& p, const T* in, const T* kernel, T* out)
+      : p_(p), in_(in), out_(out), positions_(1), window_positions_(1) {
+    for (int d = 0; d < p.spatial; ++d) {
+      positions_ *= p.out_size[d];
+      window_positions_ *= p.window[d];
+    }
+    row_ = window_positions_ * p.in_features;
+    Pack(kernel);
+  }
+
+  void Run() {
+    const int64_t rows = p_.batch * positions_;
+    const int64_t work = rows * row_ * p_.out_features * p_.groups;
+    int64_t block = std::max<int64_t>(16, kBlockBytes / (static_cast<int64_t>(sizeof(T)) * row_));
+    block = std::min(block, rows);
+    const int64_t blocks = (rows + block - 1) / block;
+    const int64_t tasks = blocks * p_.groups;
+    auto run = [&](int64_t begin, int64_t end) {
+      thread_local std::vector<T> patches, results;
+      patches.resize(static_cast<size_t>(block * row_));
+      results.resize(static_cast<size_t>(block * p_.out_features));
+      for (int64_t t = begin; t < end; ++t) {
+        const int64_t g = t / blocks;
+        const int64_t r0 = t % blocks * block;
+        const int64_t count = std::min(block, rows - r0);
+        Gather(g, r0, count, patches.data());
+        GemmPlan gemm;
+        gemm.f64 = sizeof(T) == 8;
+        gemm.m = count;
+        gemm.n = p_.out_features;
+        gemm.k = row_;
+        RunGemm(gemm, patches.data(), packed_.data() + g * row_ * p_.out_features, results.data());
+        Scatter(g, r0, count, results.data());
+      }
+    };
+    if (work < kParallelWork || tasks == 1 || NumThreads() == 1) {
+      run(0, tasks);
+      return;
+    }
+    SingleThreadedGemm scope;
+    ParallelFor(tasks, 1, run);
+  }
+
+ private:
+  // packed_[g][(k, i)][f] = kernel[i, g*og + f, k'] with k the window
+  // position (row-major) and k' it reversed where asked.
+  void Pack(const T* kernel) {
+    packed_.resize(static_cast<size_t>(p_.groups * row_ * p_.out_features));
+    std::array<int64_t, ConvPlan::kMaxSpatial> k{0, 0, 0};
+    for (int64_t w = 0; w < window_positions_; ++w) {
+      int64_t base = 0;
+      for (int d = 0; d < p_.spatial; ++d) {
+        const int64_t kd = p_.reversed[d] ? p_.window[d] - 1 - k[d] : k[d];
+        base += kd * p_.kernel_spatial[d];
+      }
+      for (int64_t g = 0; g < p_.groups; ++g) {
+        T* dst = packed_.data() + (g * row_ + w * p_.in_features) * p_.out_features;
+        for (int64_t i = 0; i < p_.in_features; ++i) {
+          for (int64_t f = 0; f < p_.out_features; ++f) {
+            dst[i * p_.out_features + f] =
+                kernel[base + i * p_.kernel_in + (g * p_.out_features + f) * p_.kernel_out];
+          }
+        }
+      }
+      for (int d = p_.spatial - 1; d >= 0; --d) {
+        if (++k[d] < p_.window[d]) break;
+        k[d] = 0;
+      }
+    }
+  }
+
+  // The output position of row r: its batch and spatial indices.
+  void Position(int64_t r, int64_t& b, std::array<int64_t, ConvPlan::kMaxSpatial>& o) const {
+    b = r / positions_;
+    int64_t rest = r % positions_;
+    for (int d = p_.spatial - 1; d >= 0; --d) {
+      o[d] = rest % p_.out_size[d];
+      rest /= p_.out_size[d];
+    }
+  }
+
+  void Gather(int64_t g, int64_t r0, int64_t count, T* patches) const {
+    const int64_t ig = p_.in_features;
+    for (int64_t r = 0; r < count; ++r) {
+      int64_t b;
+      std::array<int64_t, ConvPlan::kMaxSpatial> o{0, 0, 0}, k{0, 0, 0};
+      Position(r0 + r, b, o);
+      T* row = patches + r * row_;
+      const T* batch = in_ + b * p_.in_batch + g * ig * p_.in_feature;
+      for (int64_t w = 0; w < window_positions_; ++w) {
+        int64_t at = 0;
+        bool inside = true;
+        for (int d = 0; d < p_.spatial && inside; ++d) {
+          const int64_t pos = o[d] * p_.stride[d] + k[d] * p_.window_dilation[d] - p_.pad_low[d];
+          const int64_t i = pos / p_.base_dilation[d];
+          inside = pos >= 0 && pos % p_.base_dilation[d] == 0 && i < p_.in_size[d];
+          at += i * p_.in_spatial[d];
+        }
+        T* dst = row + w * ig;
+        if (!inside) {
+          std::fill(dst, dst + ig, T(0));
+        } else if (p_.in_feature == 1) {
+          std::memcpy(dst, batch + at, static_cast<size_t>(ig) * sizeof(T));
+        } else {
+          for (int64_t i = 0; i < ig; ++i) dst[i] = batch[at + i * p_.in_feature];
+        }
+        for (int d = p_.spatial - 1; d >= 0; --d) {
+          if (++k[d] < p_.window[d]) break;
+          k[d] = 0;
+        }
+      }
+    }
+  }
+
+  void Scatter(int64_t g, int64_t r0, int64_t count, const T* results) const {
+    const int64_t og = p_.out_features;
+    for (int64_t r = 0; r < count; ++r) {
+      int64_t b;
+      std::array<int64_t, ConvPlan::kMaxSpatial> o{0, 0, 0};
+      Position(r0 + r, b, o);
+      int64_t at = b * p_.out_batch + g * og * p_.out_feature;
+      for (int d = 0; d < p_.spatial; ++d) at += o[d] * p_.out_spatial[d];
+      const T* src = results + r * og;
+      if (p_.out_feature == 1) {
+        std::memcpy(out_ + at, src, static_cast<size_t>(og) * sizeof(T));
+      } else {
+        for (int64_t f = 0; f < og; ++f) out_[at + f * p_.out_feature] = src[f];
+      }
+    }
+  }
+
+  const ConvPlan& p_;
+  const T* in_;
+  T* out_;
+  int64_t positions_, window_positions_, row_ = 0;
+  std::vector<T> packed_;
+};
+
+}  // namespace
+
+int64_t ConvPlan::InputElements() const {
+  int64_t span = Span(batch, in_batch) + Span(groups * in_features, in_feature);
+  for (int d = 0; d < spatial; ++d) span += Span(in_size[d], in_spatial[d]);
+  return span + 1;
+}
+
+int64_t ConvPlan::KernelElements() const {
+  int64_t span = Span(in_features, kernel_in) + Span(groups * out_features, kernel_out);
+  for (int d = 0; d < spatial; ++d) span += Span(window[d], kernel_spatial[d]);
+  return span + 1;
+}
+
+int64_t ConvPlan::OutputElements() const {
+  int64_t span = Span(batch, out_batch) + Span(groups * out_features, out_feature);
+  for (int d = 0; d < spatial; ++d) span += Span(out_size[d], out_spatial[d]);
+  return span + 1;
+}
+
+std::string ConvPlan::Invalid() const {
+  if (spatial < 0 || spatial > kMaxSpatial) return "spatial dimensions out of range";
+  if (batch < 1 || groups < 1 || in_features < 1 || out_features < 1) return "an empty dimension";
+  for (int d = 0; d < spatial; ++d) {
+    if (in_size[d] < 1 || out_size[d] < 1 || window[d] < 1) return "an empty spatial dimension";
+    if (stride[d] < 1 || base_dilation[d] < 1 || window_dilation[d] < 1) {
+      return "a stride or dilation below 1";
+    }
+  }
+  return "";
+}
+
+std::string ConvPlan::ToString() const {
+  auto dims = [&](const Dims& v) {
+    std::string s;
+    for (int d = 0; d < spatial; ++d) s += (d ? "x" : "") + std::to_string(v[d]);
+    return s.empty() ? std::string("-") : s;
+  };
+  return std::string(f64 ? "f64 " : "f32 ") + std::to_string(batch) + "x[" + dims(in_size) + "] " +
+         std::to_string(groups * in_features) + "->" + std::to_string(groups * out_features) + "/" +
+         std::to_string(groups) + " window " + dims(window) + " stride " + dims(stride) + " out [" +
+         dims(out_size) + "]";
+}
+
+void RunConv(const ConvPlan& plan, const void* in, const void* kernel, void* out) {
+  if (plan.f64) {
+    Conv<double>(plan, static_cast<const double*>(in), static_cast<const double*>(kernel),
+                 static_cast<double*>(out))
+        .Run();
+  } else {
+    Conv<float>(plan, static_cast<const float*>(in), static_cast<const float*>(kernel),
+                static_cast<float*>(out))
+        .Run();
+  }
+}
+
+}  // namespace uir::runtime
