@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+from hypothesis import strategies as st
 
 import uir
 from uir._src.dtypes import NUMPY_DTYPES
@@ -110,3 +111,30 @@ def conv_reference(lhs, rhs, strides, pads, lhs_dil, rhs_dil, reversal, fgc=1, b
             patch, k, axes=(list(range(1, patch.ndim)), list(range(1, k.ndim)))
         )
     return out
+
+
+def window_text(sizes, strides, pads, lhs_dil, rhs_dil, reversal):
+    """The window={...} text of a convolution."""
+    parts = ["size=" + "x".join(map(str, sizes))]
+    parts.append("stride=" + "x".join(map(str, strides)))
+    parts.append("pad=" + "x".join(f"{lo}_{hi}" for lo, hi in pads))
+    parts.append("lhs_dilate=" + "x".join(map(str, lhs_dil)))
+    parts.append("rhs_dilate=" + "x".join(map(str, rhs_dil)))
+    if any(reversal):
+        parts.append("rhs_reversal=" + "x".join(str(int(r)) for r in reversal))
+    return " ".join(parts)
+
+
+@st.composite
+def conv_case(draw):
+    """A convolution window: sizes, strides, padding (negative too), base and
+    window dilation, reversal and input sizes, over one or two spatial dims."""
+    spatial = draw(st.integers(1, 2))
+    sizes = [draw(st.integers(1, 3)) for _ in range(spatial)]
+    strides = [draw(st.integers(1, 3)) for _ in range(spatial)]
+    pads = [(draw(st.integers(-1, 2)), draw(st.integers(-1, 2))) for _ in range(spatial)]
+    lhs_dil = [draw(st.integers(1, 2)) for _ in range(spatial)]
+    rhs_dil = [draw(st.integers(1, 2)) for _ in range(spatial)]
+    reversal = [draw(st.booleans()) for _ in range(spatial)]
+    in_sizes = [draw(st.integers(1, 6)) for _ in range(spatial)]
+    return sizes, strides, pads, lhs_dil, rhs_dil, reversal, in_sizes

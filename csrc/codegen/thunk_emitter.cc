@@ -97,27 +97,24 @@ class Emitter {
       out.push_back(runtime::KernelThunk::Create(n.name, parts->second, NodeUses(n)));
       return;
     }
-    if (const std::optional<igraph::NodeGemm> gemm = igraph::GemmOf(n)) {
-      // A lone dot, or a dot whose epilogue then finishes its output.
-      if (n.library == nullptr || compiled) {
-        out.push_back(runtime::GemmThunk::Create(n.name, gemm->plan, SliceOf(gemm->lhs),
-                                                 SliceOf(gemm->rhs), SliceOf(gemm->out)));
-        if (compiled) {
-          out.push_back(
-              runtime::KernelThunk::Create(n.name + ".epilogue", parts->second, NodeUses(n)));
-        }
+    // A lone dot or convolution, or one whose epilogue then finishes its
+    // output in place.
+    auto library = [&](std::unique_ptr<runtime::Thunk> op) {
+      out.push_back(std::move(op));
+      if (compiled) {
+        out.push_back(
+            runtime::KernelThunk::Create(n.name + ".epilogue", parts->second, NodeUses(n)));
+      }
+    };
+    if (n.library == nullptr || compiled) {
+      if (const std::optional<igraph::NodeGemm> gemm = igraph::GemmOf(n)) {
+        library(runtime::GemmThunk::Create(n.name, gemm->plan, SliceOf(gemm->lhs),
+                                           SliceOf(gemm->rhs), SliceOf(gemm->out)));
         return;
       }
-    }
-    if (const std::optional<igraph::NodeConv> conv = igraph::ConvOf(n)) {
-      // A lone convolution, or one whose epilogue then finishes its output.
-      if (n.library == nullptr || compiled) {
-        out.push_back(runtime::ConvThunk::Create(n.name, conv->plan, SliceOf(conv->input),
-                                                 SliceOf(conv->kernel), SliceOf(conv->out)));
-        if (compiled) {
-          out.push_back(
-              runtime::KernelThunk::Create(n.name + ".epilogue", parts->second, NodeUses(n)));
-        }
+      if (const std::optional<igraph::NodeConv> conv = igraph::ConvOf(n)) {
+        library(runtime::ConvThunk::Create(n.name, conv->plan, SliceOf(conv->input),
+                                           SliceOf(conv->kernel), SliceOf(conv->out)));
         return;
       }
     }

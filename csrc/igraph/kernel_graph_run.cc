@@ -660,53 +660,53 @@ void ForEachCallLeaf(runtime::CallFrame& frame,
   visit(frame.result);
 }
 
-std::optional<NodeGemm> GemmOf(const KernelNode& n) {
-  const HloInstruction* dot = nullptr;
-  NodeGemm g;
-  if (n.kind == NodeKind::kLibrary && n.library != nullptr && n.chain == nullptr &&
-      n.library->opcode() == HloOpcode::kDot && !n.outputs.empty()) {
-    // Inside a fusion: its operands are fusion parameters.
-    dot = n.library;
-    const auto lhs = static_cast<size_t>(dot->operand(0)->parameter_number());
-    const auto rhs = static_cast<size_t>(dot->operand(1)->parameter_number());
+namespace {
+
+// A library node's two-operand op of `opcode` (alone, or inside a fusion
+// whose parameters are its operands) and the tensors of its operands and
+// result.
+struct LibraryOp {
+  const HloInstruction* op = nullptr;
+  DramTensor lhs, rhs, out;
+};
+std::optional<LibraryOp> LibraryOpOf(const KernelNode& n, HloOpcode opcode) {
+  if (n.kind != NodeKind::kLibrary || n.chain != nullptr || n.outputs.empty()) return std::nullopt;
+  LibraryOp l;
+  l.out = n.outputs[0];
+  if (n.library != nullptr && n.library->opcode() == opcode) {
+    l.op = n.library;
+    const auto lhs = static_cast<size_t>(l.op->operand(0)->parameter_number());
+    const auto rhs = static_cast<size_t>(l.op->operand(1)->parameter_number());
     if (lhs >= n.inputs.size() || rhs >= n.inputs.size()) return std::nullopt;
-    g.lhs = n.inputs[lhs];
-    g.rhs = n.inputs[rhs];
-  } else if (n.kind == NodeKind::kLibrary && n.instruction != nullptr && n.igraphs.empty() &&
-             n.chain == nullptr && n.instruction->opcode() == HloOpcode::kDot &&
-             n.inputs.size() == 2 && n.outputs.size() == 1) {
-    dot = n.instruction;
-    g.lhs = n.inputs[0];
-    g.rhs = n.inputs[1];
-  } else {
-    return std::nullopt;
+    l.lhs = n.inputs[lhs];
+    l.rhs = n.inputs[rhs];
+    return l;
   }
-  g.out = n.outputs[0];
-  if (!PlanGemm(*dot, g.lhs, g.rhs, g.out, &g.plan)) return std::nullopt;
+  if (n.library == nullptr && n.instruction != nullptr && n.igraphs.empty() &&
+      n.instruction->opcode() == opcode && n.inputs.size() == 2 && n.outputs.size() == 1) {
+    l.op = n.instruction;
+    l.lhs = n.inputs[0];
+    l.rhs = n.inputs[1];
+    return l;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<NodeGemm> GemmOf(const KernelNode& n) {
+  const std::optional<LibraryOp> dot = LibraryOpOf(n, HloOpcode::kDot);
+  if (!dot) return std::nullopt;
+  NodeGemm g{{}, dot->lhs, dot->rhs, dot->out};
+  if (!PlanGemm(*dot->op, g.lhs, g.rhs, g.out, &g.plan)) return std::nullopt;
   return g;
 }
 
 std::optional<NodeConv> ConvOf(const KernelNode& n) {
-  const HloInstruction* conv = nullptr;
-  NodeConv c;
-  if (n.kind == NodeKind::kLibrary && n.library != nullptr && n.chain == nullptr &&
-      n.library->opcode() == HloOpcode::kConvolution && !n.outputs.empty()) {
-    conv = n.library;
-    const auto lhs = static_cast<size_t>(conv->operand(0)->parameter_number());
-    const auto rhs = static_cast<size_t>(conv->operand(1)->parameter_number());
-    if (lhs >= n.inputs.size() || rhs >= n.inputs.size()) return std::nullopt;
-    c.input = n.inputs[lhs];
-    c.kernel = n.inputs[rhs];
-  } else if (n.kind == NodeKind::kLibrary && n.instruction != nullptr && n.igraphs.empty() &&
-             n.chain == nullptr && n.instruction->opcode() == HloOpcode::kConvolution &&
-             n.inputs.size() == 2 && n.outputs.size() == 1) {
-    conv = n.instruction;
-    c.input = n.inputs[0];
-    c.kernel = n.inputs[1];
-  } else {
-    return std::nullopt;
-  }
-  c.out = n.outputs[0];
+  const std::optional<LibraryOp> op = LibraryOpOf(n, HloOpcode::kConvolution);
+  if (!op) return std::nullopt;
+  const HloInstruction* conv = op->op;
+  NodeConv c{{}, op->lhs, op->rhs, op->out};
   const hlo::PrimitiveType t = c.out.shape.element_type();
   if ((t != hlo::PrimitiveType::kF32 && t != hlo::PrimitiveType::kF64) ||
       c.input.shape.element_type() != t || c.kernel.shape.element_type() != t) {

@@ -8,22 +8,11 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 import pytest
-from eval_util import conv_reference, hlo_type
+from eval_util import conv_case, conv_reference, hlo_type, window_text
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import uir
-
-
-def window_text(sizes, strides, pads, lhs_dil, rhs_dil, reversal):
-    parts = ["size=" + "x".join(map(str, sizes))]
-    parts.append("stride=" + "x".join(map(str, strides)))
-    parts.append("pad=" + "x".join(f"{lo}_{hi}" for lo, hi in pads))
-    parts.append("lhs_dilate=" + "x".join(map(str, lhs_dil)))
-    parts.append("rhs_dilate=" + "x".join(map(str, rhs_dil)))
-    if any(reversal):
-        parts.append("rhs_reversal=" + "x".join(str(int(r)) for r in reversal))
-    return " ".join(parts)
 
 
 def conv(lhs, rhs, out_shape, window, labels, extra="", out_type=None):
@@ -34,19 +23,6 @@ def conv(lhs, rhs, out_shape, window, labels, extra="", out_type=None):
         f"window={{{window}}}, dim_labels={labels}{extra}\n}}"
     )
     return uir.evaluate(uir.hlo.parse_module(text), lhs, rhs)
-
-
-@st.composite
-def conv_case(draw):
-    spatial = draw(st.integers(1, 2))
-    sizes = [draw(st.integers(1, 3)) for _ in range(spatial)]
-    strides = [draw(st.integers(1, 3)) for _ in range(spatial)]
-    pads = [(draw(st.integers(-1, 2)), draw(st.integers(-1, 2))) for _ in range(spatial)]
-    lhs_dil = [draw(st.integers(1, 2)) for _ in range(spatial)]
-    rhs_dil = [draw(st.integers(1, 2)) for _ in range(spatial)]
-    reversal = [draw(st.booleans()) for _ in range(spatial)]
-    in_sizes = [draw(st.integers(1, 6)) for _ in range(spatial)]
-    return sizes, strides, pads, lhs_dil, rhs_dil, reversal, in_sizes
 
 
 @settings(max_examples=40, deadline=None)

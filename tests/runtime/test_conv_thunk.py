@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from eval_util import conv_reference
+from eval_util import conv_case, conv_reference, window_text
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -22,16 +22,6 @@ ORDERS = {
     "b01f_01io->b01f": ((0, 2, 3, 1), (2, 3, 1, 0), (0, 3, 1, 2)),
     "f01b_i01o->01bf": ((1, 2, 3, 0), (1, 2, 3, 0), (2, 3, 0, 1)),
 }
-
-
-def _window(sizes, strides, pads, lhs_dil, rhs_dil, reversal) -> str:
-    text = "size=" + "x".join(map(str, sizes)) + " stride=" + "x".join(map(str, strides))
-    text += " pad=" + "x".join(f"{lo}_{hi}" for lo, hi in pads)
-    text += " lhs_dilate=" + "x".join(map(str, lhs_dil))
-    text += " rhs_dilate=" + "x".join(map(str, rhs_dil))
-    if any(reversal):
-        text += " rhs_reversal=" + "x".join(str(int(r)) for r in reversal)
-    return text
 
 
 def _module(lhs, rhs, out_shape, window, labels, groups=1, epilogue=False, layout=""):
@@ -62,20 +52,12 @@ def _run(module, *args):
 
 @st.composite
 def conv_cases(draw):
-    spatial = draw(st.integers(1, 2))
-    sizes = [draw(st.integers(1, 3)) for _ in range(spatial)]
-    strides = [draw(st.integers(1, 3)) for _ in range(spatial)]
-    pads = [(draw(st.integers(-1, 2)), draw(st.integers(-1, 2))) for _ in range(spatial)]
-    lhs_dil = [draw(st.integers(1, 2)) for _ in range(spatial)]
-    rhs_dil = [draw(st.integers(1, 2)) for _ in range(spatial)]
-    reversal = [draw(st.booleans()) for _ in range(spatial)]
-    in_sizes = [draw(st.integers(1, 9)) for _ in range(spatial)]
+    geometry = draw(conv_case())
     groups = draw(st.sampled_from([1, 1, 2, 3]))
     per_group_in = draw(st.integers(1, 4))
     per_group_out = draw(st.integers(1, 5))
     batch = draw(st.integers(1, 3))
     dtype = draw(st.sampled_from([np.float32, np.float64]))
-    geometry = (sizes, strides, pads, lhs_dil, rhs_dil, reversal, in_sizes)
     return (*geometry, groups, per_group_in, per_group_out, batch, dtype)
 
 
@@ -94,7 +76,7 @@ def test_random_convolutions_match_the_reference(case, seed):
         lhs,
         rhs,
         want.shape,
-        _window(sizes, strides, pads, lhs_dil, rhs_dil, reversal),
+        window_text(sizes, strides, pads, lhs_dil, rhs_dil, reversal),
         f"bf{sp}_oi{sp}->bf{sp}",
         groups,
     )
@@ -119,7 +101,7 @@ def test_dimension_orders_and_a_fused_epilogue(labels, epilogue):
         lhs.transpose(lhs_t),
         rhs.transpose(rhs_t),
         want.transpose(out_t).shape,
-        _window([3, 2], strides, pads, [1, 1], [1, 1], [0, 0]),
+        window_text([3, 2], strides, pads, [1, 1], [1, 1], [0, 0]),
         labels,
         groups=2,
         epilogue=epilogue,
@@ -155,7 +137,7 @@ def test_a_3d_convolution_and_a_non_default_output_layout():
         lhs,
         rhs,
         want.shape,
-        _window([2, 3, 2], [1, 2, 1], [(0, 0), (1, 0), (0, 1)], [1] * 3, [1] * 3, [0] * 3),
+        window_text([2, 3, 2], [1, 2, 1], [(0, 0), (1, 0), (0, 1)], [1] * 3, [1] * 3, [0] * 3),
         "bf012_oi012->bf012",
         layout="{1,4,3,2,0}",
     )
