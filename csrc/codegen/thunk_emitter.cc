@@ -109,12 +109,13 @@ class Emitter {
     if (n.library == nullptr || compiled) {
       if (const std::optional<igraph::NodeGemm> gemm = igraph::GemmOf(n)) {
         library(runtime::GemmThunk::Create(n.name, gemm->plan, SliceOf(gemm->lhs),
-                                           SliceOf(gemm->rhs), SliceOf(gemm->out)));
+                                           SliceOf(gemm->rhs), SliceOf(gemm->out), gemm->storage));
         return;
       }
       if (const std::optional<igraph::NodeConv> conv = igraph::ConvOf(n)) {
         library(runtime::ConvThunk::Create(n.name, conv->plan, SliceOf(conv->input),
-                                           SliceOf(conv->kernel), SliceOf(conv->out)));
+                                           SliceOf(conv->kernel), SliceOf(conv->out),
+                                           conv->storage));
         return;
       }
     }

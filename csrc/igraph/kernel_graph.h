@@ -206,20 +206,24 @@ void ForEachCallLeaf(runtime::CallFrame& frame,
 
 // The BLAS product of a lone dot node, or of a library node's dot (whose
 // epilogue then finishes the output in place), on the node's tensors;
-// nullopt when BLAS cannot run it there (PlanGemm).
+// nullopt when BLAS cannot run it there (PlanGemm). Operands and result of
+// one narrow float type (bf16, f16, f8) run in f32.
 struct NodeGemm {
   runtime::GemmPlan plan;
   DramTensor lhs, rhs, out;
+  hlo::PrimitiveType storage = hlo::PrimitiveType::kF32;  // GemmThunk's
 };
 std::optional<NodeGemm> GemmOf(const KernelNode& node);
 
 // The convolution of a lone convolution node, or of a library node's
 // convolution (whose epilogue then finishes the output in place), as the
-// runtime runs it on the node's tensors: f32 or f64 throughout, up to
-// three spatial dimensions, no batch groups; nullopt otherwise.
+// runtime runs it on the node's tensors: one float type throughout (f32,
+// f64, or a narrow float run in f32), up to three spatial dimensions, no
+// batch groups; nullopt otherwise.
 struct NodeConv {
   runtime::ConvPlan plan;
   DramTensor input, kernel, out;
+  hlo::PrimitiveType storage = hlo::PrimitiveType::kF32;  // ConvThunk's
 };
 std::optional<NodeConv> ConvOf(const KernelNode& node);
 

@@ -14,6 +14,7 @@
 #include "eval/shape_ops.h"
 #include "eval/typed.h"
 #include "hlo/builder.h"
+#include "hlo/float_format.h"
 #include "igraph/interpreter.h"
 #include "igraph/kernel_graph.h"
 #include "igraph/tile_program.h"
@@ -697,8 +698,20 @@ std::optional<LibraryOp> LibraryOpOf(const KernelNode& n, HloOpcode opcode) {
 std::optional<NodeGemm> GemmOf(const KernelNode& n) {
   const std::optional<LibraryOp> dot = LibraryOpOf(n, HloOpcode::kDot);
   if (!dot) return std::nullopt;
-  NodeGemm g{{}, dot->lhs, dot->rhs, dot->out};
-  if (!PlanGemm(*dot->op, g.lhs, g.rhs, g.out, &g.plan)) return std::nullopt;
+  NodeGemm g{{}, dot->lhs, dot->rhs, dot->out, dot->out.shape.element_type()};
+  if (!hlo::IsNarrowFloat(g.storage)) {
+    if (!PlanGemm(*dot->op, g.lhs, g.rhs, g.out, &g.plan)) return std::nullopt;
+    return g;
+  }
+  // One narrow type throughout: planned as the f32 product it runs as.
+  auto wide = [&](DramTensor t) {
+    if (t.shape.element_type() != g.storage) return std::optional<DramTensor>();
+    t.shape.set_element_type(hlo::PrimitiveType::kF32);
+    return std::optional<DramTensor>(std::move(t));
+  };
+  const auto lhs = wide(g.lhs), rhs = wide(g.rhs), out = wide(g.out);
+  if (!lhs || !rhs || !out || !PlanGemm(*dot->op, *lhs, *rhs, *out, &g.plan)) return std::nullopt;
+  if (g.plan.lda != 0 || g.plan.ldb != 0 || g.plan.ldc != 0) return std::nullopt;
   return g;
 }
 
@@ -706,9 +719,9 @@ std::optional<NodeConv> ConvOf(const KernelNode& n) {
   const std::optional<LibraryOp> op = LibraryOpOf(n, HloOpcode::kConvolution);
   if (!op) return std::nullopt;
   const HloInstruction* conv = op->op;
-  NodeConv c{{}, op->lhs, op->rhs, op->out};
-  const hlo::PrimitiveType t = c.out.shape.element_type();
-  if ((t != hlo::PrimitiveType::kF32 && t != hlo::PrimitiveType::kF64) ||
+  NodeConv c{{}, op->lhs, op->rhs, op->out, op->out.shape.element_type()};
+  const hlo::PrimitiveType t = c.storage;
+  if ((t != hlo::PrimitiveType::kF32 && t != hlo::PrimitiveType::kF64 && !hlo::IsNarrowFloat(t)) ||
       c.input.shape.element_type() != t || c.kernel.shape.element_type() != t) {
     return std::nullopt;
   }

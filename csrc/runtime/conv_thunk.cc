@@ -1,26 +1,55 @@
 // Convolution thunks: the plan checked against its slices once.
 #include "runtime/conv_thunk.h"
 
+#include <memory>
+
+#include "hlo/float_format.h"
+#include "runtime/narrow_float.h"
 #include "support/error.h"
 
 namespace uir::runtime {
 
 std::unique_ptr<ConvThunk> ConvThunk::Create(std::string name, const ConvPlan& plan,
                                              const BufferSlice& input, const BufferSlice& kernel,
-                                             const BufferSlice& out) {
+                                             const BufferSlice& out, hlo::PrimitiveType storage) {
   CheckSlices(name, {input, kernel, out});
   const std::string invalid = plan.Invalid();
   UIR_CHECK(invalid.empty()) << "convolution thunk " << name << ": " << invalid;
-  const int64_t e = plan.ElementBytes();
+  const bool narrow = hlo::IsNarrowFloat(storage);
+  UIR_CHECK(narrow ? !plan.f64
+                   : storage == (plan.f64 ? hlo::PrimitiveType::kF64 : hlo::PrimitiveType::kF32))
+      << "convolution thunk " << name << ": elements of " << hlo::PrimitiveTypeName(storage)
+      << " for a " << (plan.f64 ? "f64" : "f32") << " plan";
+  const int64_t e = hlo::StorageBytes(storage);
   UIR_CHECK(input.size >= plan.InputElements() * e && kernel.size >= plan.KernelElements() * e &&
             out.size >= plan.OutputElements() * e)
       << "convolution thunk " << name << ": slices of " << input.size << ", " << kernel.size
       << " and " << out.size << " bytes for " << plan.ToString();
-  return std::unique_ptr<ConvThunk>(new ConvThunk(std::move(name), plan, input, kernel, out));
+  return std::unique_ptr<ConvThunk>(
+      new ConvThunk(std::move(name), plan, input, kernel, out, storage));
 }
 
 void ConvThunk::Execute(const ExecuteParams& params) const {
-  RunConv(plan_, params.At(input_), params.At(kernel_), params.At(out_));
+  if (!hlo::IsNarrowFloat(storage_)) {
+    RunConv(plan_, params.At(input_), params.At(kernel_), params.At(out_));
+    return;
+  }
+  // The elements the plan's strides reach, widened as laid out.
+  const int64_t a = plan_.InputElements(), b = plan_.KernelElements();
+  const int64_t c = plan_.OutputElements();
+  std::unique_ptr<float[]> wide(new float[static_cast<size_t>(a + b + c)]);
+  WidenToF32(storage_, params.At(input_), a, wide.get());
+  WidenToF32(storage_, params.At(kernel_), b, wide.get() + a);
+  RunConv(plan_, wide.get(), wide.get() + a, wide.get() + a + b);
+  NarrowFromF32(storage_, wide.get() + a + b, c, params.At(out_));
+}
+
+std::string ConvThunk::Details() const {
+  std::string text = plan_.ToString();
+  if (hlo::IsNarrowFloat(storage_)) {
+    text.replace(0, 3, std::string(hlo::PrimitiveTypeName(storage_)) + " (in f32)");
+  }
+  return text;
 }
 
 }  // namespace uir::runtime

@@ -1,18 +1,28 @@
 // GEMM thunks: the plan checked against its slices once, run on BLAS.
 #include "runtime/gemm_thunk.h"
 
+#include <memory>
+
+#include "hlo/float_format.h"
+#include "runtime/narrow_float.h"
 #include "support/error.h"
 
 namespace uir::runtime {
 
 std::unique_ptr<GemmThunk> GemmThunk::Create(std::string name, const GemmPlan& plan,
                                              const BufferSlice& lhs, const BufferSlice& rhs,
-                                             const BufferSlice& out) {
+                                             const BufferSlice& out, hlo::PrimitiveType storage) {
   CheckSlices(name, {lhs, rhs, out});
   UIR_CHECK(plan.batch >= 1 && plan.m >= 1 && plan.n >= 1 && plan.k >= 1)
       << "gemm thunk " << name << ": empty plan";
-  const int64_t e = plan.f64 ? 8 : 4;
-  const int64_t packed = plan.lda == 0 && plan.ldb == 0 && plan.ldc == 0;
+  const bool narrow = hlo::IsNarrowFloat(storage);
+  UIR_CHECK(narrow ? !plan.f64
+                   : storage == (plan.f64 ? hlo::PrimitiveType::kF64 : hlo::PrimitiveType::kF32))
+      << "gemm thunk " << name << ": elements of " << hlo::PrimitiveTypeName(storage) << " for a "
+      << (plan.f64 ? "f64" : "f32") << " plan";
+  const int64_t e = hlo::StorageBytes(storage);
+  const bool packed = plan.lda == 0 && plan.ldb == 0 && plan.ldc == 0;
+  UIR_CHECK(packed || !narrow) << "gemm thunk " << name << ": narrow floats need packed operands";
   if (packed) {
     UIR_CHECK(lhs.size == plan.batch * plan.m * plan.k * e &&
               rhs.size == plan.batch * plan.k * plan.n * e &&
@@ -21,15 +31,28 @@ std::unique_ptr<GemmThunk> GemmThunk::Create(std::string name, const GemmPlan& p
         << out.size << " bytes for a " << plan.batch << "x" << plan.m << "x" << plan.n << "x"
         << plan.k << " product";
   }
-  return std::unique_ptr<GemmThunk>(new GemmThunk(std::move(name), plan, lhs, rhs, out));
+  return std::unique_ptr<GemmThunk>(new GemmThunk(std::move(name), plan, lhs, rhs, out, storage));
 }
 
 void GemmThunk::Execute(const ExecuteParams& params) const {
-  RunGemm(plan_, params.At(lhs_), params.At(rhs_), params.At(out_));
+  if (!hlo::IsNarrowFloat(storage_)) {
+    RunGemm(plan_, params.At(lhs_), params.At(rhs_), params.At(out_));
+    return;
+  }
+  const int64_t e = hlo::StorageBytes(storage_);
+  const int64_t a = lhs_.size / e, b = rhs_.size / e, c = out_.size / e;
+  // One allocation per call: a thread that waits inside RunGemm may run
+  // another thunk meanwhile, so per-thread buffers could be reused early.
+  std::unique_ptr<float[]> wide(new float[static_cast<size_t>(a + b + c)]);
+  WidenToF32(storage_, params.At(lhs_), a, wide.get());
+  WidenToF32(storage_, params.At(rhs_), b, wide.get() + a);
+  RunGemm(plan_, wide.get(), wide.get() + a, wide.get() + a + b);
+  NarrowFromF32(storage_, wide.get() + a + b, c, params.At(out_));
 }
 
 std::string GemmThunk::Details() const {
-  std::string out = plan_.f64 ? "f64 " : "f32 ";
+  std::string out = std::string(hlo::PrimitiveTypeName(storage_)) +
+                    (hlo::IsNarrowFloat(storage_) ? " (in f32) " : " ");
   if (plan_.batch > 1) out += std::to_string(plan_.batch) + "x";
   out += "[" + std::to_string(plan_.m) + "x" + std::to_string(plan_.k) + "]" +
          (plan_.trans_a ? "^T" : "") + " * [" + std::to_string(plan_.k) + "x" +

@@ -143,3 +143,41 @@ def test_a_3d_convolution_and_a_non_default_output_layout():
     )
     got, _ = _run(module, lhs, rhs)
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_narrow_float_convolutions_and_dots_run_in_f32_and_round_once(dtype):
+    # bf16 and f16 operands are widened to f32, the product runs on BLAS,
+    # and the result is rounded once: the evaluator (f64 sums, one
+    # rounding) differs at most where the two sums round apart.
+    import ml_dtypes
+
+    np_type = ml_dtypes.bfloat16 if dtype == "bfloat16" else np.float16
+    hlo = "bf16" if dtype == "bfloat16" else "f16"
+    rng = np.random.default_rng(6)
+    lhs = rng.standard_normal((2, 8, 8, 16)).astype(np_type)
+    rhs = (rng.standard_normal((3, 3, 16, 8)) * 0.25).astype(np_type)
+    a = rng.standard_normal((48, 40)).astype(np_type)
+    b = rng.standard_normal((40, 24)).astype(np_type)
+    text = f"""ENTRY e {{
+  l = {hlo}[2,8,8,16] parameter(0)
+  r = {hlo}[3,3,16,8] parameter(1)
+  a = {hlo}[48,40] parameter(2)
+  b = {hlo}[40,24] parameter(3)
+  c = {hlo}[2,8,8,8] convolution(l, r), window={{size=3x3 pad=1_1x1_1}}, dim_labels=b01f_01io->b01f
+  d = {hlo}[48,24] dot(a, b), lhs_contracting_dims={{1}}, rhs_contracting_dims={{0}}
+  ROOT t = ({hlo}[2,8,8,8], {hlo}[48,24]) tuple(c, d)
+}}"""
+    exe = uir.compile(uir.hlo.parse_module(text), backend="cpu")
+    kinds = exe.thunk_kinds
+    assert kinds.get("conv") == 1 and kinds.get("gemm") == 1, exe.thunk_text
+    assert f"{hlo} (in f32)" in exe.thunk_text
+    got = exe(lhs, rhs, a, b)
+    want = uir.evaluate(exe.module, lhs, rhs, a, b)
+    eps = 2.0**-8 if dtype == "bfloat16" else 2.0**-11
+    for g, w in zip(got, want, strict=True):
+        assert g.dtype == w.dtype
+        g64, w64 = g.astype(np.float64), w.astype(np.float64)
+        # One unit in the last place of the result at most.
+        np.testing.assert_array_less(np.abs(g64 - w64), 2 * eps * np.abs(w64) + 1e-30 + eps)
+        assert np.mean(g64 == w64) > 0.9
