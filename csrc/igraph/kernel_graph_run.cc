@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <utility>
 
 #include "eval/collectives.h"
@@ -14,7 +15,6 @@
 #include "eval/shape_ops.h"
 #include "eval/typed.h"
 #include "hlo/builder.h"
-#include "hlo/float_format.h"
 #include "igraph/interpreter.h"
 #include "igraph/kernel_graph.h"
 #include "igraph/tile_program.h"
@@ -62,77 +62,6 @@ struct Block {
   uint8_t* raw;
   uint8_t* data;
 };
-
-}  // namespace
-
-bool PlanGemm(const HloInstruction& dot, const DramTensor& lhs, const DramTensor& rhs,
-              const DramTensor& out, runtime::GemmPlan* plan) {
-  const hlo::PrimitiveType t = out.shape.element_type();
-  if (t != hlo::PrimitiveType::kF32 && t != hlo::PrimitiveType::kF64) return false;
-  if (lhs.shape.element_type() != t || rhs.shape.element_type() != t) return false;
-  if (!IsRowMajor(lhs.shape) || !IsRowMajor(rhs.shape) || !IsRowMajor(out.shape)) return false;
-  const auto& a = dot.attributes();
-  auto list = [&](hlo::AttrKey key) {
-    return a.GetOr<std::vector<int64_t>>(key).value_or(std::vector<int64_t>{});
-  };
-  const std::vector<int64_t> lb = list(hlo::AttrKey::kLhsBatchDims);
-  const std::vector<int64_t> rb = list(hlo::AttrKey::kRhsBatchDims);
-  const std::vector<int64_t> lc = list(hlo::AttrKey::kLhsContractingDims);
-  const std::vector<int64_t> rc = list(hlo::AttrKey::kRhsContractingDims);
-  const int64_t nb = static_cast<int64_t>(lb.size());
-  if (lc.size() != 1 || rc.size() != 1 || rb.size() != lb.size()) return false;
-  for (int64_t i = 0; i < nb; ++i) {
-    if (lb[i] != i || rb[i] != i) return false;
-  }
-  const hlo::Shape& L = lhs.shape;
-  const hlo::Shape& R = rhs.shape;
-  const int64_t lfree = L.rank() - nb - 1, rfree = R.rank() - nb - 1;
-  if (lfree < 0 || lfree > 1 || rfree < 0 || rfree > 1) return false;
-  if (lc[0] < nb || rc[0] < nb) return false;
-  plan->f64 = t == hlo::PrimitiveType::kF64;
-  plan->batch = 1;
-  for (int64_t i = 0; i < nb; ++i) plan->batch *= L.dimensions(i);
-  plan->k = L.dimensions(lc[0]);
-  plan->m = lfree ? L.dimensions(lc[0] == nb ? nb + 1 : nb) : 1;
-  plan->n = rfree ? R.dimensions(rc[0] == nb ? nb + 1 : nb) : 1;
-  plan->trans_a = lfree && lc[0] == nb;
-  plan->trans_b = rfree && rc[0] == nb + 1;
-  plan->a_batch_stride = plan->m * plan->k;
-  plan->b_batch_stride = plan->k * plan->n;
-  plan->c_batch_stride = plan->m * plan->n;
-  return out.shape.element_count() == plan->batch * plan->m * plan->n;
-}
-
-namespace {
-
-bool SamePlaces(const std::vector<DramTensor>& a, const std::vector<DramTensor>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (a[i].allocation != b[i].allocation || a[i].offset != b[i].offset) return false;
-  }
-  return true;
-}
-
-const KernelGraph* SubgraphFor(const KernelNode& n, const hlo::HloComputation* c) {
-  for (const KernelGraph& sub : n.subgraphs) {
-    if (c != nullptr && sub.name() == c->name()) return &sub;
-  }
-  return nullptr;
-}
-
-// Whether `callee` can run in place: buffer assignment put its parameters
-// and root where the caller's operands and result are.
-bool CallsInPlace(const buffers::BufferAssignment& ba, const hlo::HloComputation& callee,
-                  const std::vector<const HloInstruction*>& args, const HloInstruction& result) {
-  if (callee.num_parameters() != static_cast<int64_t>(args.size())) return false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (!SamePlaces(ValueLeaves(ba, callee.parameter(static_cast<int64_t>(i))),
-                    ValueLeaves(ba, args[i]))) {
-      return false;
-    }
-  }
-  return SamePlaces(ValueLeaves(ba, callee.root()), ValueLeaves(ba, &result));
-}
 
 class Runner {
  public:
@@ -401,10 +330,11 @@ class Runner {
   void RunChainBlocks(const KernelNode& n, int64_t per_batch, int64_t begin, int64_t end) {
     const DotChainPlan& c = *n.chain;
     const auto block_bytes = static_cast<size_t>(c.BlockBytes());
-    // Both blocks in one buffer of this thread's, kept between calls.
-    thread_local std::vector<uint8_t> blocks;
-    if (blocks.size() < 2 * block_bytes + 64) blocks.resize(2 * block_bytes + 64);
-    uint8_t* first = blocks.data() + (64 - reinterpret_cast<uintptr_t>(blocks.data()) % 64) % 64;
+    // Both blocks in one buffer per run of blocks: not a per-thread one,
+    // since a thread waiting in an epilogue kernel's ParallelFor may run
+    // another thunk (another chain) meanwhile.
+    const auto blocks = std::make_unique_for_overwrite<uint8_t[]>(2 * block_bytes + 64);
+    uint8_t* first = blocks.get() + (64 - reinterpret_cast<uintptr_t>(blocks.get()) % 64) % 64;
     uint8_t* second = first + block_bytes;
     DramBuffers dram;
     int64_t id = 0;
@@ -518,271 +448,6 @@ class Runner {
 };
 
 }  // namespace
-
-std::optional<WhileLoop> InPlaceWhile(const KernelNode& n, const buffers::BufferAssignment& ba) {
-  if (n.kind != NodeKind::kControlFlow || n.instruction == nullptr ||
-      n.instruction->opcode() != HloOpcode::kWhile) {
-    return std::nullopt;
-  }
-  const HloInstruction& inst = *n.instruction;
-  auto computation = [&](hlo::AttrKey key) {
-    auto c = inst.attributes().GetOr<hlo::HloComputation*>(key);
-    return c ? *c : nullptr;
-  };
-  const hlo::HloComputation* cond = computation(hlo::AttrKey::kCondition);
-  const hlo::HloComputation* body = computation(hlo::AttrKey::kBody);
-  WhileLoop loop;
-  loop.condition = SubgraphFor(n, cond);
-  loop.body = SubgraphFor(n, body);
-  if (loop.condition == nullptr || loop.body == nullptr ||
-      !CallsInPlace(ba, *body, {inst.operand(0)}, inst) ||
-      !SamePlaces(ValueLeaves(ba, cond->parameter(0)), ValueLeaves(ba, &inst)) ||
-      !SamePlaces(ValueLeaves(ba, inst.operand(0)), ValueLeaves(ba, &inst))) {
-    return std::nullopt;
-  }
-  const std::vector<DramTensor> predicate = ValueLeaves(ba, cond->root());
-  if (predicate.size() != 1) return std::nullopt;
-  loop.predicate = predicate[0];
-  return loop;
-}
-
-std::optional<Branches> InPlaceBranches(const KernelNode& n, const buffers::BufferAssignment& ba) {
-  if (n.kind != NodeKind::kControlFlow || n.instruction == nullptr ||
-      n.instruction->opcode() != HloOpcode::kConditional) {
-    return std::nullopt;
-  }
-  const HloInstruction& inst = *n.instruction;
-  std::vector<hlo::HloComputation*> computations;
-  if (auto b = inst.attributes().GetOr<std::vector<hlo::HloComputation*>>(
-          hlo::AttrKey::kBranchComputations)) {
-    computations = *b;
-  } else {
-    for (hlo::AttrKey key : {hlo::AttrKey::kTrueComputation, hlo::AttrKey::kFalseComputation}) {
-      auto c = inst.attributes().GetOr<hlo::HloComputation*>(key);
-      computations.push_back(c ? *c : nullptr);
-    }
-  }
-  Branches out;
-  for (size_t i = 0; i < computations.size(); ++i) {
-    const KernelGraph* g = SubgraphFor(n, computations[i]);
-    if (g == nullptr ||
-        !CallsInPlace(ba, *computations[i], {inst.operand(static_cast<int64_t>(i) + 1)}, inst)) {
-      return std::nullopt;
-    }
-    out.graphs.push_back(g);
-  }
-  const std::vector<DramTensor> selector = ValueLeaves(ba, inst.operand(0));
-  if (selector.size() != 1) return std::nullopt;
-  out.selector = selector[0];
-  return out;
-}
-
-const KernelGraph* InPlaceCall(const KernelNode& n, const buffers::BufferAssignment& ba) {
-  if (n.kind != NodeKind::kControlFlow || n.instruction == nullptr ||
-      n.instruction->opcode() != HloOpcode::kCall) {
-    return nullptr;
-  }
-  const HloInstruction& inst = *n.instruction;
-  const auto called = inst.called_computations();
-  if (called.size() != 1) return nullptr;
-  const KernelGraph* callee = SubgraphFor(n, called[0]);
-  std::vector<const HloInstruction*> args(inst.operands().begin(), inst.operands().end());
-  if (callee == nullptr || !CallsInPlace(ba, *called[0], args, inst)) return nullptr;
-  return callee;
-}
-
-namespace {
-
-// A value of `shape` over array leaves counted from `next` (data left
-// null); false when a leaf is missing.
-bool CallBufferOf(const hlo::Shape& shape, size_t leaves, size_t& next, runtime::CallBuffer& b) {
-  if (shape.IsTuple()) {
-    b.kind = runtime::CallBuffer::Kind::kTuple;
-    for (const hlo::Shape& s : shape.tuple_shapes()) {
-      b.elements.emplace_back();
-      if (!CallBufferOf(s, leaves, next, b.elements.back())) return false;
-    }
-  } else if (shape.IsArray()) {
-    if (next >= leaves) return false;
-    ++next;
-    b.type = shape.element_type();
-    b.dims = shape.dimensions();
-  } else {
-    b.kind = runtime::CallBuffer::Kind::kToken;
-  }
-  return true;
-}
-
-}  // namespace
-
-std::optional<runtime::CallFrame> CustomCallFrameOf(const KernelNode& n) {
-  if (n.kind != NodeKind::kCustomCall || n.instruction == nullptr) return std::nullopt;
-  const HloInstruction& inst = *n.instruction;
-  for (const std::vector<DramTensor>* side : {&n.inputs, &n.outputs}) {
-    for (const DramTensor& t : *side) {
-      if (!IsRowMajor(t.shape)) return std::nullopt;
-    }
-  }
-  if (inst.shape().IsBuffer()) return std::nullopt;
-  runtime::CallFrame frame;
-  frame.target = n.op;
-  frame.call = inst.name();
-  if (const auto config =
-          inst.attributes().GetOr<hlo::BackendConfig>(hlo::AttrKey::kBackendConfig)) {
-    frame.opaque = config->text;
-  }
-  size_t next = 0;
-  for (const HloInstruction* o : inst.operands()) {
-    if (o->shape().IsBuffer()) return std::nullopt;
-    frame.operands.emplace_back();
-    if (!CallBufferOf(o->shape(), n.inputs.size(), next, frame.operands.back())) {
-      return std::nullopt;
-    }
-  }
-  if (next != n.inputs.size()) return std::nullopt;
-  next = 0;
-  if (!CallBufferOf(inst.shape(), n.outputs.size(), next, frame.result) ||
-      next != n.outputs.size()) {
-    return std::nullopt;
-  }
-  return frame;
-}
-
-void ForEachCallLeaf(runtime::CallFrame& frame,
-                     const std::function<void(runtime::CallBuffer&)>& fn) {
-  std::function<void(runtime::CallBuffer&)> visit = [&](runtime::CallBuffer& b) {
-    if (b.IsTuple()) {
-      for (runtime::CallBuffer& e : b.elements) visit(e);
-    } else if (b.IsArray()) {
-      fn(b);
-    }
-  };
-  for (runtime::CallBuffer& o : frame.operands) visit(o);
-  visit(frame.result);
-}
-
-namespace {
-
-// A library node's two-operand op of `opcode` (alone, or inside a fusion
-// whose parameters are its operands) and the tensors of its operands and
-// result.
-struct LibraryOp {
-  const HloInstruction* op = nullptr;
-  DramTensor lhs, rhs, out;
-};
-std::optional<LibraryOp> LibraryOpOf(const KernelNode& n, HloOpcode opcode) {
-  if (n.kind != NodeKind::kLibrary || n.chain != nullptr || n.outputs.empty()) return std::nullopt;
-  LibraryOp l;
-  l.out = n.outputs[0];
-  if (n.library != nullptr && n.library->opcode() == opcode) {
-    l.op = n.library;
-    const auto lhs = static_cast<size_t>(l.op->operand(0)->parameter_number());
-    const auto rhs = static_cast<size_t>(l.op->operand(1)->parameter_number());
-    if (lhs >= n.inputs.size() || rhs >= n.inputs.size()) return std::nullopt;
-    l.lhs = n.inputs[lhs];
-    l.rhs = n.inputs[rhs];
-    return l;
-  }
-  if (n.library == nullptr && n.instruction != nullptr && n.igraphs.empty() &&
-      n.instruction->opcode() == opcode && n.inputs.size() == 2 && n.outputs.size() == 1) {
-    l.op = n.instruction;
-    l.lhs = n.inputs[0];
-    l.rhs = n.inputs[1];
-    return l;
-  }
-  return std::nullopt;
-}
-
-}  // namespace
-
-std::optional<NodeGemm> GemmOf(const KernelNode& n) {
-  const std::optional<LibraryOp> dot = LibraryOpOf(n, HloOpcode::kDot);
-  if (!dot) return std::nullopt;
-  NodeGemm g{{}, dot->lhs, dot->rhs, dot->out, dot->out.shape.element_type()};
-  if (!hlo::IsNarrowFloat(g.storage)) {
-    if (!PlanGemm(*dot->op, g.lhs, g.rhs, g.out, &g.plan)) return std::nullopt;
-    return g;
-  }
-  // One narrow type throughout: planned as the f32 product it runs as.
-  auto wide = [&](DramTensor t) {
-    if (t.shape.element_type() != g.storage) return std::optional<DramTensor>();
-    t.shape.set_element_type(hlo::PrimitiveType::kF32);
-    return std::optional<DramTensor>(std::move(t));
-  };
-  const auto lhs = wide(g.lhs), rhs = wide(g.rhs), out = wide(g.out);
-  if (!lhs || !rhs || !out || !PlanGemm(*dot->op, *lhs, *rhs, *out, &g.plan)) return std::nullopt;
-  if (g.plan.lda != 0 || g.plan.ldb != 0 || g.plan.ldc != 0) return std::nullopt;
-  return g;
-}
-
-std::optional<NodeConv> ConvOf(const KernelNode& n) {
-  const std::optional<LibraryOp> op = LibraryOpOf(n, HloOpcode::kConvolution);
-  if (!op) return std::nullopt;
-  const HloInstruction* conv = op->op;
-  NodeConv c{{}, op->lhs, op->rhs, op->out, op->out.shape.element_type()};
-  const hlo::PrimitiveType t = c.storage;
-  if ((t != hlo::PrimitiveType::kF32 && t != hlo::PrimitiveType::kF64 && !hlo::IsNarrowFloat(t)) ||
-      c.input.shape.element_type() != t || c.kernel.shape.element_type() != t) {
-    return std::nullopt;
-  }
-  const auto& a = conv->attributes();
-  if (a.GetOr<int64_t>(hlo::AttrKey::kBatchGroupCount).value_or(1) != 1) return std::nullopt;
-  const int64_t groups = a.GetOr<int64_t>(hlo::AttrKey::kFeatureGroupCount).value_or(1);
-  const auto& dn = a.Get<hlo::ConvolutionDimensionNumbers>(hlo::AttrKey::kDimLabels);
-  const size_t spatial = dn.input_spatial_dimensions.size();
-  if (spatial > static_cast<size_t>(runtime::ConvPlan::kMaxSpatial) ||
-      dn.kernel_spatial_dimensions.size() != spatial ||
-      dn.output_spatial_dimensions.size() != spatial) {
-    return std::nullopt;
-  }
-  const std::vector<hlo::WindowDim> window =
-      a.GetOr<hlo::Window>(hlo::AttrKey::kWindow)
-          .value_or(hlo::Window{std::vector<hlo::WindowDim>(spatial)})
-          .dimensions;
-  if (window.size() != spatial) return std::nullopt;
-  const std::vector<int64_t> is = PhysicalStrides(c.input.shape);
-  const std::vector<int64_t> ks = PhysicalStrides(c.kernel.shape);
-  const std::vector<int64_t> os = PhysicalStrides(c.out.shape);
-  const auto& id = c.input.shape.dimensions();
-  const auto& kd = c.kernel.shape.dimensions();
-  const auto& od = c.out.shape.dimensions();
-  runtime::ConvPlan& p = c.plan;
-  p.f64 = t == hlo::PrimitiveType::kF64;
-  p.spatial = static_cast<int>(spatial);
-  p.batch = od[dn.output_batch_dimension];
-  p.groups = groups;
-  p.in_features = kd[dn.kernel_input_feature_dimension];
-  const int64_t out_features = kd[dn.kernel_output_feature_dimension];
-  if (groups < 1 || out_features % groups != 0 ||
-      id[dn.input_feature_dimension] != p.in_features * groups ||
-      od[dn.output_feature_dimension] != out_features || id[dn.input_batch_dimension] != p.batch) {
-    return std::nullopt;
-  }
-  p.out_features = out_features / groups;
-  p.in_batch = is[dn.input_batch_dimension];
-  p.in_feature = is[dn.input_feature_dimension];
-  p.kernel_in = ks[dn.kernel_input_feature_dimension];
-  p.kernel_out = ks[dn.kernel_output_feature_dimension];
-  p.out_batch = os[dn.output_batch_dimension];
-  p.out_feature = os[dn.output_feature_dimension];
-  for (size_t d = 0; d < spatial; ++d) {
-    const hlo::WindowDim& w = window[d];
-    p.in_size[d] = id[dn.input_spatial_dimensions[d]];
-    p.out_size[d] = od[dn.output_spatial_dimensions[d]];
-    p.window[d] = kd[dn.kernel_spatial_dimensions[d]];
-    if (w.size != p.window[d]) return std::nullopt;
-    p.stride[d] = w.stride;
-    p.pad_low[d] = w.padding_low;
-    p.base_dilation[d] = w.base_dilation;
-    p.window_dilation[d] = w.window_dilation;
-    p.reversed[d] = w.window_reversal;
-    p.in_spatial[d] = is[dn.input_spatial_dimensions[d]];
-    p.kernel_spatial[d] = ks[dn.kernel_spatial_dimensions[d]];
-    p.out_spatial[d] = os[dn.output_spatial_dimensions[d]];
-  }
-  if (!p.Invalid().empty()) return std::nullopt;
-  return c;
-}
 
 void KernelGraph::WriteConstants(uint8_t* const* allocations) const {
   for (const auto& [at, value] : constants_) {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "runtime/gemm.h"
@@ -40,21 +41,24 @@ class Conv {
     const int64_t blocks = (rows + block - 1) / block;
     const int64_t tasks = blocks * p_.groups;
     auto run = [&](int64_t begin, int64_t end) {
-      thread_local std::vector<T> patches, results;
-      patches.resize(static_cast<size_t>(block * row_));
-      results.resize(static_cast<size_t>(block * p_.out_features));
+      // Per run of blocks, not per thread: a thread that waits may run
+      // another thunk meanwhile.
+      const auto patches_memory = std::make_unique_for_overwrite<T[]>(
+          static_cast<size_t>(block * (row_ + p_.out_features)));
+      T* patches = patches_memory.get();
+      T* results = patches + block * row_;
       for (int64_t t = begin; t < end; ++t) {
         const int64_t g = t / blocks;
         const int64_t r0 = t % blocks * block;
         const int64_t count = std::min(block, rows - r0);
-        Gather(g, r0, count, patches.data());
+        Gather(g, r0, count, patches);
         GemmPlan gemm;
         gemm.f64 = sizeof(T) == 8;
         gemm.m = count;
         gemm.n = p_.out_features;
         gemm.k = row_;
-        RunGemm(gemm, patches.data(), packed_.data() + g * row_ * p_.out_features, results.data());
-        Scatter(g, r0, count, results.data());
+        RunGemm(gemm, patches, packed_.data() + g * row_ * p_.out_features, results);
+        Scatter(g, r0, count, results);
       }
     };
     if (work < kParallelWork || tasks == 1 || NumThreads() == 1) {
