@@ -35,13 +35,10 @@ void ConvThunk::Execute(const ExecuteParams& params) const {
     return;
   }
   // The elements the plan's strides reach, widened as laid out.
-  const int64_t a = plan_.InputElements(), b = plan_.KernelElements();
-  const int64_t c = plan_.OutputElements();
-  std::unique_ptr<float[]> wide(new float[static_cast<size_t>(a + b + c)]);
-  WidenToF32(storage_, params.At(input_), a, wide.get());
-  WidenToF32(storage_, params.At(kernel_), b, wide.get() + a);
-  RunConv(plan_, wide.get(), wide.get() + a, wide.get() + a + b);
-  NarrowFromF32(storage_, wide.get() + a + b, c, params.At(out_));
+  RunInF32(
+      storage_, params.At(input_), plan_.InputElements(), params.At(kernel_),
+      plan_.KernelElements(), params.At(out_), plan_.OutputElements(),
+      [&](const float* in, const float* kernel, float* out) { RunConv(plan_, in, kernel, out); });
 }
 
 std::string ConvThunk::Details() const {

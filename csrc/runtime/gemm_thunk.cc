@@ -40,14 +40,9 @@ void GemmThunk::Execute(const ExecuteParams& params) const {
     return;
   }
   const int64_t e = hlo::StorageBytes(storage_);
-  const int64_t a = lhs_.size / e, b = rhs_.size / e, c = out_.size / e;
-  // One allocation per call: a thread that waits inside RunGemm may run
-  // another thunk meanwhile, so per-thread buffers could be reused early.
-  std::unique_ptr<float[]> wide(new float[static_cast<size_t>(a + b + c)]);
-  WidenToF32(storage_, params.At(lhs_), a, wide.get());
-  WidenToF32(storage_, params.At(rhs_), b, wide.get() + a);
-  RunGemm(plan_, wide.get(), wide.get() + a, wide.get() + a + b);
-  NarrowFromF32(storage_, wide.get() + a + b, c, params.At(out_));
+  RunInF32(storage_, params.At(lhs_), lhs_.size / e, params.At(rhs_), rhs_.size / e,
+           params.At(out_), out_.size / e,
+           [&](const float* a, const float* b, float* c) { RunGemm(plan_, a, b, c); });
 }
 
 std::string GemmThunk::Details() const {

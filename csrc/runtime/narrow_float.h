@@ -4,6 +4,7 @@
 #define UIR_RUNTIME_NARROW_FLOAT_H_
 
 #include <cstdint>
+#include <memory>
 
 #include "hlo/primitive_type.h"
 
@@ -13,6 +14,20 @@ namespace uir::runtime {
 void WidenToF32(hlo::PrimitiveType type, const void* in, int64_t count, float* out);
 // `count` f32 values rounded to `type` (to nearest, ties to even).
 void NarrowFromF32(hlo::PrimitiveType type, const float* in, int64_t count, void* out);
+
+// Runs `fn(a, b, out)` on f32 copies of two operands of narrow float
+// `type` (`a_count` and `b_count` elements) and rounds the `out_count`
+// results it writes into `out`. The copies are this call's own: a thread
+// that waits inside `fn` may run other work meanwhile.
+template <typename Fn>
+void RunInF32(hlo::PrimitiveType type, const void* a, int64_t a_count, const void* b,
+              int64_t b_count, void* out, int64_t out_count, Fn&& fn) {
+  std::unique_ptr<float[]> wide(new float[static_cast<size_t>(a_count + b_count + out_count)]);
+  WidenToF32(type, a, a_count, wide.get());
+  WidenToF32(type, b, b_count, wide.get() + a_count);
+  fn(wide.get(), wide.get() + a_count, wide.get() + a_count + b_count);
+  NarrowFromF32(type, wide.get() + a_count + b_count, out_count, out);
+}
 
 }  // namespace uir::runtime
 
