@@ -118,12 +118,28 @@ def dot_chains(draw):
         f"  ROOT out = {shape(m, p)} dot({h}, c), {batch_attrs('lhs')}lhs_contracting_dims={{{last}}}, "
         f"{batch_attrs('rhs')}rhs_contracting_dims={{{nb + 1 if tc else nb}}}"
     )
-    text = (
-        "HloModule chain\n"
-        + REDUCERS.replace("$T", t)
-        + "ENTRY main {\n"
-        + "\n".join(lines)
-        + "\n}\n"
+
+    def module(body: list[str]) -> str:
+        return (
+            "HloModule chain\n"
+            + REDUCERS.replace("$T", t)
+            + "ENTRY main {\n"
+            + "\n".join(body)
+            + "\n}\n"
+        )
+
+    text = module(lines)
+    # The same chain ending in dot(|E|, |c|): each output's sum of term
+    # magnitudes, the scale of its rounding error (the output itself can be
+    # far smaller when its terms cancel).
+    root = lines[-1]
+    magnitude = module(
+        [
+            *lines[:-1],
+            f"  habs = {full} abs({h})",
+            f"  cabs = {c_shape} abs(c)",
+            root.replace(f"dot({h}, c)", "dot(habs, cabs)"),
+        ]
     )
     batch_size = int(np.prod(batch)) if batch else 1
     reread = (k * n + n * p) * (4 if t == "f32" else 8)
@@ -134,12 +150,15 @@ def dot_chains(draw):
         "elements": batch_size * m * n,
         "type": t,
         "degenerate": degenerate,
+        "magnitude": magnitude,
     }
 
 
-def _assert_close(got, want, t: str):
+def _assert_close(got, want, t: str, magnitude=None):
     got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
     scale = float(np.abs(want).max()) if want.size else 0.0
+    if magnitude is not None and want.size:
+        scale = max(scale, float(np.abs(np.asarray(magnitude, np.float64)).max()))
     rtol = 2e-4 if t == "f32" else 1e-9
     np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol * (scale + 1e-3))
 
@@ -156,9 +175,10 @@ def test_random_dot_chains_run_block_by_block_like_the_evaluator(case, seed):
         assert ops == ["dot-chain"], (ops, text)
     args = random_arguments(exe.module, seed)
     want = uir.evaluate(exe.module, *args)
-    _assert_close(exe(*args), want, info["type"])
+    magnitude = uir.evaluate(uir.hlo.parse_module(info["magnitude"]), *args)
+    _assert_close(exe(*args), want, info["type"], magnitude)
     if info["elements"] <= 20_000:
-        _assert_close(ig.interpret(exe.kernel_graph, *args), want, info["type"])
+        _assert_close(ig.interpret(exe.kernel_graph, *args), want, info["type"], magnitude)
 
 
 def _attention(q, k, v):
@@ -201,3 +221,40 @@ def test_a_chain_that_does_not_pay_keeps_its_intermediate():
     compiled = uir.jit(lambda x, a, b: unp.tanh(x @ a) @ b).lower(x, w1, w2).compile()
     assert "dot-chain" not in [n.op for n in compiled.kernel_graph.nodes]
     np.testing.assert_allclose(compiled(x, w1, w2), np.tanh(x @ w1) @ w2, rtol=1e-5)
+
+
+def test_an_output_whose_terms_cancel_is_judged_by_their_magnitude():
+    # Found by the random chains: softmax weights times c summing to 8.7e-4
+    # from terms near 1. f32 rounding of those terms leaves 9e-7 of error,
+    # 1e-3 of the output itself but 1.5e-6 of the terms' magnitude.
+    body = """  a = f32[64,1] parameter(0)
+  b = f32[1000,64] parameter(1)
+  c = f32[1000,1] parameter(2)
+  s = f32[] parameter(3)
+  v0 = f32[1,1000] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={1}
+  v1 = f32[] constant(-inf)
+  v2 = f32[1] reduce(v0, v1), dimensions={1}, to_apply=max
+  v3 = f32[1,1000] broadcast(v2), dimensions={0}
+  v4 = f32[1,1000] subtract(v0, v3)
+  v5 = f32[1,1000] exponential(v4)
+  v6 = f32[] constant(0)
+  v7 = f32[1] reduce(v5, v6), dimensions={1}, to_apply=sum
+  v8 = f32[1,1000] broadcast(v7), dimensions={0}
+  v9 = f32[1,1000] divide(v5, v8)
+"""
+    head = "HloModule chain\n" + REDUCERS.replace("$T", "f32") + "ENTRY main {\n" + body
+    text = (
+        head
+        + "  ROOT out = f32[1,1] dot(v9, c), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n"
+    )
+    magnitude = (
+        head
+        + "  habs = f32[1,1000] abs(v9)\n  cabs = f32[1000,1] abs(c)\n"
+        + "  ROOT out = f32[1,1] dot(habs, cabs), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n"
+    )
+    exe = uir.compile(uir.hlo.parse_module(text), backend="cpu")
+    args = random_arguments(exe.module, 1)
+    want = uir.evaluate(exe.module, *args)
+    terms = uir.evaluate(uir.hlo.parse_module(magnitude), *args)
+    assert abs(float(want.ravel()[0])) < 1e-2 * float(terms.ravel()[0])  # the terms cancel
+    _assert_close(exe(*args), want, "f32", terms)
