@@ -437,7 +437,7 @@ void CpuExecutable::Execute(const std::vector<const uint8_t*>& args,
     igraph::WriteTensor(bases[t.allocation] + t.offset, t, args[i]);
   }
   graph_.WriteConstants(bases.data());
-  thunks_->Execute({bases.data(), bases.size()});
+  thunks_->Execute({bases.data()});
   for (size_t i = 0; i < result_leaves_.size(); ++i) {
     const igraph::DramTensor& t = result_leaves_[i];
     if (in_place(t, results[i])) continue;
@@ -449,17 +449,19 @@ bool CpuExecutable::Run(const igraph::IGraph& graph, const igraph::DramBuffers& 
   auto it = parts_.find(&graph);
   if (it == parts_.end()) return false;
   const runtime::KernelPart& part = it->second;
-  std::vector<void*> buffers;
-  buffers.reserve(16);
-  const auto& pointers = graph.pointers();
-  for (const igraph::IPointer& p : pointers) {
+  size_t count = 0;
+  for (const igraph::IPointer& p : graph.pointers()) count += p.level == igraph::Level::kDram;
+  runtime::BufferTable table;
+  void** buffers = table.Get(count);
+  size_t k = 0;
+  for (const igraph::IPointer& p : graph.pointers()) {
     if (p.level != igraph::Level::kDram) continue;
     auto found = dram.find(p.id);
     UIR_CHECK(found != dram.end())
         << "no buffer for dram iPointer " << p.id << " of " << graph.name();
-    buffers.push_back(found->second.data());
+    buffers[k++] = found->second.data();
   }
-  runtime::LaunchKernel(part, buffers.data());
+  runtime::LaunchKernel(part, buffers);
   return true;
 }
 

@@ -78,15 +78,9 @@ std::unique_ptr<KernelThunk> KernelThunk::Create(std::string name, std::vector<K
 }
 
 void KernelThunk::Execute(const ExecuteParams& params) const {
-  constexpr size_t kInline = 16;
-  void* inline_buffers[kInline];
-  std::unique_ptr<void*[]> heap;
+  BufferTable table;
   for (const KernelPart& part : parts_) {
-    void** buffers = inline_buffers;
-    if (part.buffers.size() > kInline) {
-      heap.reset(new void*[part.buffers.size()]);
-      buffers = heap.get();
-    }
+    void** buffers = table.Get(part.buffers.size());
     for (size_t k = 0; k < part.buffers.size(); ++k) buffers[k] = params.At(part.buffers[k]);
     LaunchKernel(part, buffers);
   }

@@ -39,6 +39,22 @@ struct KernelPart {
 // the workers costs more than the work.
 inline constexpr int64_t kParallelBytes = int64_t{1} << 18;
 
+// A kernel's buffer table: on the stack up to 16 buffers (every kernel
+// seen so far), on the heap past that.
+class BufferTable {
+ public:
+  void** Get(size_t count) {
+    if (count <= kInline) return inline_;
+    heap_.reset(new void*[count]);
+    return heap_.get();
+  }
+
+ private:
+  static constexpr size_t kInline = 16;
+  void* inline_[kInline];
+  std::unique_ptr<void*[]> heap_;
+};
+
 // Runs `part` on `buffers`: on the calling thread when small, else its
 // parallel ids split in a few chunks per worker thread.
 void LaunchKernel(const KernelPart& part, void* const* buffers);

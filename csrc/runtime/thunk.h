@@ -45,7 +45,6 @@ struct BufferUse {
 // One run's memory: the base of every allocation.
 struct ExecuteParams {
   uint8_t* const* allocations = nullptr;
-  size_t num_allocations = 0;
 
   uint8_t* At(const BufferSlice& s) const { return allocations[s.allocation] + s.offset; }
   void* At(const BufferRef& r) const {

@@ -2,6 +2,7 @@
 #include "runtime/thunk_executor.h"
 
 #include <algorithm>
+#include <tuple>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -105,31 +106,21 @@ int64_t ThunkExecutor::num_sources() const {
 }
 
 std::vector<BufferUse> ThunkExecutor::BufferUses() const {
+  // One use per slice; a slice written anywhere counts as written.
   std::vector<BufferUse> out;
+  absl::flat_hash_map<std::tuple<int64_t, int64_t, int64_t>, size_t> index;
   for (const auto& t : thunks_) {
     for (const BufferUse& u : t->buffer_uses()) {
-      // A slice written anywhere counts as written; one use per slice.
-      auto same = std::find_if(out.begin(), out.end(), [&](const BufferUse& o) {
-        return o.slice.allocation == u.slice.allocation && o.slice.offset == u.slice.offset &&
-               o.slice.size == u.slice.size;
-      });
-      if (same == out.end()) {
+      const auto [it, added] =
+          index.try_emplace({u.slice.allocation, u.slice.offset, u.slice.size}, out.size());
+      if (added) {
         out.push_back(u);
       } else if (u.access == BufferUse::Access::kWrite) {
-        same->access = BufferUse::Access::kWrite;
+        out[it->second].access = BufferUse::Access::kWrite;
       }
     }
   }
   return out;
-}
-
-int64_t ThunkExecutor::CountAll() const {
-  int64_t count = 0;
-  for (const auto& t : thunks_) {
-    ++count;
-    for (const ThunkExecutor* sub : t->nested()) count += sub->CountAll();
-  }
-  return count;
 }
 
 void ThunkExecutor::AppendText(std::string& out, int indent) const {

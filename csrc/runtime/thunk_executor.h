@@ -42,8 +42,6 @@ class ThunkExecutor {
   // The union of the thunks' uses (what the sequence as a whole touches),
   // for a thunk that runs this sequence.
   std::vector<BufferUse> BufferUses() const;
-  // Every thunk in this sequence and those nested in it.
-  int64_t CountAll() const;
 
   // A header ("N thunks, sequential" or "N thunks, concurrent: K
   // sources"), then a line per thunk with its index and, when it depends
