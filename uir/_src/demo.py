@@ -103,6 +103,8 @@ def _stage_main(size: int) -> bool:
     kernel = next(n for n in kg.nodes if n.kind == "kernel")
     print(f"\none iGraph, of %{kernel.name}:")
     print(kernel.igraphs[0].to_text().rstrip())
+    print("\nthunks a call runs (compiled.executable.thunk_text):")
+    print(compiled.executable.thunk_text.rstrip())
     print(
         f"\n  compiled in {compile_s * 1e3:.0f} ms (trace, passes, lowering, LLVM); "
         f"fallbacks: {len(compiled.fallbacks)}"
