@@ -17,6 +17,7 @@
 #include "passes/fusion/priority_fusion.h"
 #include "passes/layout_assignment.h"
 #include "passes/layout_normalization.h"
+#include "passes/map_inliner.h"
 #include "passes/tuple_simplifier.h"
 #include "passes/while_loop_simplifier.h"
 #include "schedule/passes.h"
@@ -43,6 +44,7 @@ const std::map<std::string, Factory>& Table() {
       {"latency-hiding-scheduler", Make<schedule::LatencyHidingSchedulerPass>()},
       {"layout-assignment", Make<LayoutAssignment>()},
       {"layout-normalization", Make<LayoutNormalization>()},
+      {"map-inliner", Make<MapInliner>()},
       {"memory-scheduler", Make<schedule::MemorySchedulerPass>()},
       {"multi-output-fusion", Make<MultiOutputFusion>()},
       {"dot-chain-fusion", Make<DotChainFusion>()},
@@ -83,6 +85,7 @@ namespace {
 void AddSimplification(HloPassPipeline& pipeline) {
   HloPassPipeline* p = &pipeline;
   p->Add<CallInliner>();
+  p->Add<MapInliner>();
   HloPassPipeline* simplify = p->AddFixedPoint("simplification");
   simplify->Add<AlgebraicSimplifier>();
   simplify->Add<ConstantFolding>();

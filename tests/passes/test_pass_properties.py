@@ -26,7 +26,7 @@ def modules(draw, dtype: str = "f32"):
     """A random entry over p0, p1: [4,3] arrays, built from ops that the
     passes rewrite (identities with 0 and 1, double negation, shape no-ops
     and chains, reductions of broadcasts, dots without contraction, tuples,
-    calls, duplicates, dead code, constant-only subgraphs, row and column
+    calls, maps, duplicates, dead code, constant-only subgraphs, row and column
     reductions broadcast back, as fusion meets them, counted loops with dead
     state)."""
     lines: list[str] = []
@@ -43,7 +43,7 @@ def modules(draw, dtype: str = "f32"):
     values += ["p0", "p1"]
     loops: list[str] = []
     for _ in range(draw(st.integers(2, 9))):
-        kind = draw(st.sampled_from(range(19)))
+        kind = draw(st.sampled_from(range(20)))
         x = draw(st.sampled_from(values))
         y = draw(st.sampled_from(values))
         if kind == 0:
@@ -176,6 +176,10 @@ def modules(draw, dtype: str = "f32"):
             values.append(
                 new(f"{s} dot({e}, {y}), lhs_contracting_dims={{1}}, rhs_contracting_dims={{0}}")
             )
+        elif kind == 18:
+            # a map of a scalar computation (add, max, or arithmetic with a constant)
+            f = draw(st.sampled_from(["add", "max", "mapper"]))
+            values.append(new(f"{s} map({x}, {y}), dimensions={{0,1}}, to_apply={f}"))
         else:
             new(f"{s} abs({x})")  # dead
     root = values[-1]
@@ -191,6 +195,13 @@ max {{
   a = {t}[] parameter(0)
   b = {t}[] parameter(1)
   ROOT r = {t}[] maximum(a, b)
+}}
+mapper {{
+  a = {t}[] parameter(0)
+  b = {t}[] parameter(1)
+  k = {t}[] constant(2)
+  m = {t}[] multiply(a, k)
+  ROOT r = {t}[] subtract(m, b)
 }}
 callee {{
   a = {s} parameter(0)
@@ -233,6 +244,7 @@ PASSES = [
     "dce",
     "tuple-simplifier",
     "call-inliner",
+    "map-inliner",
     "priority-fusion",
     "multi-output-fusion",
     "dot-chain-fusion",
