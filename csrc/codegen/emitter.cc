@@ -770,6 +770,7 @@ class KernelEmitter {
       case OpKind::kCompare:
         return Compare(op.function, op.dtype, x[0], x[1]);
       case OpKind::kConvert:
+        if (op.function == "bitcast") return BitcastConvert(op.dtype, op.to_dtype, x[0]);
         return Convert(op.dtype, op.to_dtype, x[0]);
       case OpKind::kFill:
         return Constant(op.params.at(0), op.dtype);
@@ -1032,9 +1033,23 @@ class KernelEmitter {
     }
   }
 
-  llvm::Value* Compare(const std::string& direction, PrimitiveType t, llvm::Value* a,
+  llvm::Value* Compare(std::string_view direction, PrimitiveType t, llvm::Value* a,
                        llvm::Value* c) {
     using P = llvm::CmpInst::Predicate;
+    if (direction.ends_with("_total")) {
+      // The total order on floats is the signed order of the bits with
+      // every bit but the sign flipped on negatives (narrow floats are
+      // exact in f32, their compute type).
+      direction.remove_suffix(6);
+      const unsigned width = a->getType()->getScalarSizeInBits();
+      llvm::Type* it = llvm::IntegerType::get(ctx_, width);
+      auto key = [&](llvm::Value* v) {
+        llvm::Value* bits = b_.CreateBitCast(v, it);
+        llvm::Value* mask = b_.CreateLShr(b_.CreateAShr(bits, width - 1), 1);
+        return b_.CreateXor(bits, mask);
+      };
+      return Compare(direction, PrimitiveType::kS64, key(a), key(c));
+    }
     if (IsFloat(t)) {
       // Every direction but ne is false on NaN.
       P p = direction == "eq"   ? P::FCMP_OEQ
@@ -1053,6 +1068,16 @@ class KernelEmitter {
           : direction == "gt" ? (s ? P::ICMP_SGT : P::ICMP_UGT)
                               : (s ? P::ICMP_SGE : P::ICMP_UGE);
     return b_.CreateICmp(p, a, c);
+  }
+
+  // The same bits read as `to` (hlo::IsRegisterBitcast: the iGraph builder
+  // keeps other bitcast-converts on the evaluator).
+  llvm::Value* BitcastConvert(PrimitiveType from, PrimitiveType to, llvm::Value* v) {
+    if (!hlo::IsRegisterBitcast(from, to)) {
+      Refuse("bitcast-convert from " + std::string(hlo::PrimitiveTypeName(from)) + " to " +
+             std::string(hlo::PrimitiveTypeName(to)));
+    }
+    return b_.CreateBitCast(v, ComputeType(to));
   }
 
   // XLA's conversions: float -> int saturates and sends NaN to 0; x -> pred

@@ -47,6 +47,10 @@ std::string HostWhat(const igraph::KernelNode& n) {
   if (n.library != nullptr) return "library op on the evaluator, then its epilogue";
   if (!n.scratch_bytes.empty()) return "kernel with scratch";
   if (!n.igraphs.empty()) return "kernel with parts on the interpreter";
+  if (n.kind == igraph::NodeKind::kCopy && n.instruction != nullptr &&
+      n.instruction->opcode() == hlo::HloOpcode::kBitcastConvert) {
+    return "bitcast-convert in place";
+  }
   if (n.kind == igraph::NodeKind::kCopy) return "dynamic copy";
   if (n.kind == igraph::NodeKind::kLibrary && n.instruction != nullptr) {
     switch (n.instruction->opcode()) {
@@ -61,16 +65,21 @@ std::string HostWhat(const igraph::KernelNode& n) {
   return "evaluator";
 }
 
-// A copy that is one memcpy: the same shape and layout on both sides.
+// A copy that is one memcpy: the same shape and layout on both sides, or a
+// bitcast-convert between row-major buffers of one size (the Kernel Graph
+// made it a copy node for that reason).
 bool IsPlainCopy(const igraph::KernelNode& n) {
-  if (n.kind != igraph::NodeKind::kCopy || n.instruction == nullptr ||
-      n.instruction->opcode() != hlo::HloOpcode::kCopy || n.inputs.size() != 1 ||
+  if (n.kind != igraph::NodeKind::kCopy || n.instruction == nullptr || n.inputs.size() != 1 ||
       n.outputs.size() != 1) {
     return false;
   }
+  const hlo::HloOpcode op = n.instruction->opcode();
   const igraph::DramTensor& in = n.inputs[0];
   const igraph::DramTensor& out = n.outputs[0];
-  return in.bytes == out.bytes && in.shape == out.shape && !SliceOf(in).Overlaps(SliceOf(out));
+  const bool bitcast = op == hlo::HloOpcode::kBitcastConvert && n.igraphs.empty();
+  if (op != hlo::HloOpcode::kCopy && !bitcast) return false;
+  return in.bytes == out.bytes && (bitcast || in.shape == out.shape) &&
+         !SliceOf(in).Overlaps(SliceOf(out));
 }
 
 class Emitter {
@@ -88,7 +97,7 @@ class Emitter {
                 runtime::ThunkSequence& out) {
     const auto parts = in_.kernels->find(&n);
     const bool compiled = parts != in_.kernels->end();
-    if (compiled && IsPlainCopy(n)) {
+    if ((compiled || n.igraphs.empty()) && IsPlainCopy(n)) {
       out.push_back(
           runtime::CopyThunk::Create(n.name, SliceOf(n.inputs[0]), SliceOf(n.outputs[0])));
       return;

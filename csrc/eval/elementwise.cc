@@ -293,8 +293,8 @@ Literal ApplyBinary(HloOpcode op, const Literal& x, const Literal& y, std::strin
   return out;
 }
 
-Literal ApplyCompare(Direction direction, const Literal& x, const Literal& y) {
-  return CompareImpl(direction, false, x, y);
+Literal ApplyCompare(Direction direction, const Literal& x, const Literal& y, bool total) {
+  return CompareImpl(direction, total, x, y);
 }
 
 Literal ApplySelect(const Literal& pred, const Literal& on_true, const Literal& on_false) {

@@ -32,7 +32,9 @@ hlo::Literal Convert(const hlo::Literal& in, hlo::PrimitiveType type);
 hlo::Literal ApplyUnary(hlo::HloOpcode op, const hlo::Literal& x, std::string_view what);
 hlo::Literal ApplyBinary(hlo::HloOpcode op, const hlo::Literal& x, const hlo::Literal& y,
                          std::string_view what);
-hlo::Literal ApplyCompare(Direction direction, const hlo::Literal& x, const hlo::Literal& y);
+// `total`: floats in XLA's total order (-NaN < -inf < -0 < +0 < inf < NaN).
+hlo::Literal ApplyCompare(Direction direction, const hlo::Literal& x, const hlo::Literal& y,
+                          bool total = false);
 hlo::Literal ApplySelect(const hlo::Literal& pred, const hlo::Literal& on_true,
                          const hlo::Literal& on_false);
 

@@ -186,9 +186,14 @@ uint32_t EncodeNarrowFloat(PrimitiveType type, float value) {
 float DecodeNarrowFloat(PrimitiveType type, uint32_t bits) {
   const FloatFormat& f = FormatOf(type);
   bits &= (1u << f.total_bits()) - 1;
-  if (IsNanBits(f, bits)) return std::nanf("");
   uint32_t mag = bits & MagnitudeMask(f);
   bool negative = (bits & SignBit(f)) != 0;
+  // A NaN keeps its sign where the format has signed NaNs, as widening
+  // the bits does (a total-order compare tells -NaN from NaN).
+  if (IsNanBits(f, bits)) {
+    const bool signed_nan = f.nan == NanEncoding::kIeee || f.nan == NanEncoding::kAllOnes;
+    return signed_nan && negative ? -std::nanf("") : std::nanf("");
+  }
   if (f.nan == NanEncoding::kIeee && (mag >> f.mantissa_bits) == (1u << f.exponent_bits) - 1) {
     return negative ? -INFINITY : INFINITY;
   }

@@ -50,6 +50,17 @@ inline bool IsInteger(PrimitiveType t) { return IsSigned(t) || IsUnsigned(t); }
 inline bool IsArrayType(PrimitiveType t) {
   return KindOf(t) != TypeKind::kToken && KindOf(t) != TypeKind::kOpaque;
 }
+// Whether a bitcast-convert from `from` to `to` reads each element's bits
+// as one element of the other type in a kernel's registers: one width,
+// whole-byte integers and f32/f64 only (narrow floats widen to f32 there,
+// which may quiet a signalling NaN; pred is one bit).
+inline bool IsRegisterBitcast(PrimitiveType from, PrimitiveType to) {
+  auto ok = [](PrimitiveType t) {
+    return (IsInteger(t) && BitWidth(t) % 8 == 0) || t == PrimitiveType::kF32 ||
+           t == PrimitiveType::kF64;
+  };
+  return ok(from) && ok(to) && BitWidth(from) == BitWidth(to);
+}
 // The real component type of a complex type (c64 -> f32, c128 -> f64).
 PrimitiveType ComplexComponentType(PrimitiveType type);
 

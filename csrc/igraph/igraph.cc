@@ -131,6 +131,10 @@ hlo::HloOpcode ReduceOpcode(std::string_view name) {
 }
 
 bool IsCompareDirection(std::string_view name) {
+  constexpr std::string_view kTotal = "_total";
+  if (name.size() > kTotal.size() && name.substr(name.size() - kTotal.size()) == kTotal) {
+    name = name.substr(0, name.size() - kTotal.size());
+  }
   return name == "eq" || name == "ne" || name == "lt" || name == "le" || name == "gt" ||
          name == "ge";
 }

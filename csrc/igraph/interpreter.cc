@@ -22,8 +22,11 @@ using hlo::HloOpcode;
 using hlo::Literal;
 using hlo::PrimitiveType;
 
-eval::Direction DirectionOf(const std::string& name) {
+// A compare function's direction; "_total" (the total order on floats) is
+// read by the caller.
+eval::Direction DirectionOf(std::string_view name) {
   using D = eval::Direction;
+  if (name.ends_with("_total")) name.remove_suffix(6);
   if (name == "eq") return D::kEq;
   if (name == "ne") return D::kNe;
   if (name == "lt") return D::kLt;
@@ -295,11 +298,19 @@ class Interpreter {
       case OpKind::kCompare:
         Scatter(t, u,
                 eval::ApplyCompare(DirectionOf(op.function), Gather(op.inputs[0], u),
-                                   Gather(op.inputs[1], u)));
+                                   Gather(op.inputs[1], u), op.function.ends_with("_total")));
         return;
-      case OpKind::kConvert:
-        Scatter(t, u, eval::Convert(Gather(op.inputs[0], u), op.to_dtype));
+      case OpKind::kConvert: {
+        if (op.function != "bitcast") {
+          Scatter(t, u, eval::Convert(Gather(op.inputs[0], u), op.to_dtype));
+          return;
+        }
+        const Literal x = Gather(op.inputs[0], u);
+        Literal bits = eval::MakeLiteral(op.to_dtype, x.shape().dimensions());
+        bits.mutable_bytes() = std::vector<uint8_t>(x.bytes().begin(), x.bytes().end());
+        Scatter(t, u, bits);
         return;
+      }
       case OpKind::kFill:
         Scatter(t, u, Full(g_.slices()[t], op.params[0]));
         return;

@@ -61,6 +61,8 @@ std::string_view FunctionName(FunctionClass cls, hlo::HloOpcode opcode);
 bool IsReduceFunction(std::string_view name);
 // The binary opcode of a reduce function (IsReduceFunction(name) holds).
 hlo::HloOpcode ReduceOpcode(std::string_view name);
+// A direction (eq, ne, lt, le, gt, ge), or one with "_total": floats
+// compared in XLA's total order (-NaN < -inf < ... < -0 < +0 < ... < NaN).
 bool IsCompareDirection(std::string_view name);
 
 // One iOp. Which fields apply depends on `kind`:
@@ -69,7 +71,8 @@ bool IsCompareDirection(std::string_view name);
 //  unary      function, dtype; params: the scalar of adds/muls/...
 //  binary     function, dtype        ternary  function, dtype (of the result)
 //  compare    function (direction), dtype (of the inputs; the output is pred)
-//  convert    dtype (input) and to_dtype (output)
+//  convert    dtype (input) and to_dtype (output); function "bitcast": the
+//             same bits read as to_dtype (both of one width)
 //  fill       dtype; params: the value
 //  iota       dtype; iota_base (affine in the index variables), iota_step
 //  broadcast  axis, scope, dtype; group scope: buffer, group_size

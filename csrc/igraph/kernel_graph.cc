@@ -504,6 +504,12 @@ void KernelGraph::LowerComputation(const hlo::HloComputation& computation) {
     } else if (IsDynamicCopy(*inst) && node.outputs.size() == 1 &&
                node.inputs.size() == static_cast<size_t>(inst->operand_count())) {
       node.kind = NodeKind::kCopy;  // a block copied at start indices read on each run
+    } else if (op == HloOpcode::kBitcastConvert && IsRowMajor(inst->shape()) &&
+               IsRowMajor(inst->operand(0)->shape()) && node.inputs.size() == 1 &&
+               node.outputs.size() == 1 && node.inputs[0].bytes == node.outputs[0].bytes) {
+      // The same bytes under another type (f32[4] -> u8[4,4] included, as
+      // XLA lays them out on a little-endian host): one memcpy.
+      node.kind = NodeKind::kCopy;
     } else if (op == HloOpcode::kCopy) {
       as_kernel(NodeKind::kCopy);
     } else if (IsLibraryOp(op)) {
@@ -559,7 +565,9 @@ void KernelGraph::AppendText(std::string& out, int indent) const {
              (n.windows->update->contiguous ? "" : " (through a block copy)");
     }
     if (n.kind == NodeKind::kCopy && n.igraphs.empty()) {
-      out += "  // a block copied at start indices read per run";
+      out += n.instruction->opcode() == HloOpcode::kBitcastConvert
+                 ? "  // the same bytes, copied"
+                 : "  // a block copied at start indices read per run";
     }
     if (n.kind == NodeKind::kLibrary && !n.reason.empty()) out += "  // " + n.reason;
     if (n.chain != nullptr) {

@@ -143,6 +143,10 @@ class Runner {
                n.instruction->opcode() == HloOpcode::kScatter) {
       eval::ScatterBuffers(*n.instruction, At(n.inputs.at(0)), At(n.inputs.at(1)),
                            At(n.inputs.at(2)), At(n.outputs.at(0)));
+    } else if (n.kind == NodeKind::kCopy && n.igraphs.empty() &&
+               n.instruction->opcode() == HloOpcode::kBitcastConvert) {
+      std::memmove(At(n.outputs.at(0)), At(n.inputs.at(0)),
+                   static_cast<size_t>(n.outputs.at(0).bytes));
     } else if (n.kind == NodeKind::kCopy && n.igraphs.empty()) {
       std::vector<const uint8_t*> in;
       for (const DramTensor& t : n.inputs) in.push_back(At(t));

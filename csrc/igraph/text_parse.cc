@@ -493,11 +493,15 @@ class Parser {
         op.function = parts[1];
         op.dtype = DtypeOf(p, at, parts[2]);
         break;
-      case OpKind::kConvert:
-        want(3, "convert.<from dtype>.<to dtype>");
-        op.dtype = DtypeOf(p, at, parts[1]);
-        op.to_dtype = DtypeOf(p, at, parts[2]);
+      case OpKind::kConvert: {
+        // convert.<from>.<to>, or convert.bitcast.<from>.<to>
+        const bool bitcast = parts.size() == 4 && parts[1] == "bitcast";
+        if (!bitcast) want(3, "convert.<from dtype>.<to dtype> or convert.bitcast.<from>.<to>");
+        if (bitcast) op.function = "bitcast";
+        op.dtype = DtypeOf(p, at, parts[bitcast ? 2 : 1]);
+        op.to_dtype = DtypeOf(p, at, parts[bitcast ? 3 : 2]);
         break;
+      }
       case OpKind::kFill:
       case OpKind::kIota:
         want(2, op.kind == OpKind::kFill ? "fill.<dtype>" : "iota.<dtype>");

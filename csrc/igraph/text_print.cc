@@ -70,6 +70,7 @@ std::string OpToText(const IGraph& g, const IOp& op) {
       os << "." << op.function << "." << dtype;
       break;
     case OpKind::kConvert:
+      if (!op.function.empty()) os << "." << op.function;
       os << "." << dtype << "." << DtypeText(op.to_dtype);
       break;
     case OpKind::kFill:

@@ -215,18 +215,31 @@ int Builder::Compute(const HloInstruction* inst, const IndexMap& map, bool reduc
     default:
       break;
   }
+  if (code == HloOpcode::kBitcastConvert) {
+    // Same-width reinterpretation is elementwise; a change of width adds
+    // or removes a minor dimension and stays on the evaluator.
+    const hlo::PrimitiveType from = inst->operand(0)->shape().element_type();
+    if (!hlo::IsRegisterBitcast(from, shape.element_type())) {
+      Fail("bitcast-convert from " + std::string(hlo::PrimitiveTypeName(from)) + " to " +
+           std::string(hlo::PrimitiveTypeName(shape.element_type())) + " (%" + inst->name() + ")");
+    }
+    op.kind = TileOp::Kind::kElementwise;
+    op.opcode = code;
+    op.operands = {Value(inst->operand(0), map, reduced)};
+    return Push(std::move(op));
+  }
   if (!IsElementwise(*inst)) Fail(std::string(hlo::OpcodeName(code)) + " (%" + inst->name() + ")");
   op.kind = TileOp::Kind::kElementwise;
   op.opcode = code;
   if (code == HloOpcode::kCompare) {
     const auto type = a.GetEnumOr<hlo::ComparisonType>(hlo::AttrKey::kCompareType);
-    if (type == hlo::ComparisonType::kTotalOrder &&
-        hlo::IsFloat(inst->operand(0)->shape().element_type())) {
-      Fail("total-order comparison (%" + inst->name() + ")");
-    }
     static const char* kNames[] = {"eq", "ne", "ge", "gt", "le", "lt"};
     op.direction =
         kNames[static_cast<int>(a.GetEnum<hlo::ComparisonDirection>(hlo::AttrKey::kDirection))];
+    if (type == hlo::ComparisonType::kTotalOrder &&
+        hlo::IsFloat(inst->operand(0)->shape().element_type())) {
+      op.direction += "_total";
+    }
   } else if (code != HloOpcode::kConvert && code != HloOpcode::kSelect &&
              code != HloOpcode::kClamp && code != HloOpcode::kIsFinite) {
     const hlo::OpcodeCategory c = hlo::OpcodeCategoryOf(code);

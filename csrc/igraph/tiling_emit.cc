@@ -229,8 +229,9 @@ void Lowerer::Emit(IGraph& g, Section s, size_t i, bool tail) {
         io.outputs = {values_[i] = Result(g, i, shape, op.dtype)};
         break;
       }
-      if (op.opcode == hlo::HloOpcode::kConvert) {
+      if (op.opcode == hlo::HloOpcode::kConvert || op.opcode == hlo::HloOpcode::kBitcastConvert) {
         io.kind = OpKind::kConvert;
+        if (op.opcode == hlo::HloOpcode::kBitcastConvert) io.function = "bitcast";
         io.dtype = p_.ops[op.operands[0]].dtype;
         io.to_dtype = op.dtype;
       } else if (op.opcode == hlo::HloOpcode::kCompare) {

@@ -180,7 +180,14 @@ class Verifier {
         }
         hlo::PrimitiveType out = op.dtype;
         if (op.kind == OpKind::kCompare) out = hlo::PrimitiveType::kPred;
-        if (op.kind == OpKind::kConvert) out = op.to_dtype;
+        if (op.kind == OpKind::kConvert) {
+          out = op.to_dtype;
+          if (op.function == "bitcast" &&
+              (hlo::BitWidth(op.dtype) != hlo::BitWidth(op.to_dtype) ||
+               op.dtype == hlo::PrimitiveType::kPred || op.to_dtype == hlo::PrimitiveType::kPred)) {
+            FailOp(op, "bitcast converts between types of one width (not pred)");
+          }
+        }
         Dtype(op, t, out);
         if (op.kind == OpKind::kUnary) {
           hlo::HloOpcode opcode;

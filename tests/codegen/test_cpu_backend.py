@@ -9,6 +9,7 @@ import os
 import resource
 import threading
 
+import ml_dtypes
 import numpy as np
 import pytest
 from corpus import CORPUS, TOO_HEAVY, XLA_REJECTS, manifest_rows
@@ -178,12 +179,20 @@ FLOAT_UNARY = [
     "cbrt",
 ]
 INT_UNARY = ["negate", "not", "popcnt", "count-leading-zeros", "sign"]
+SAME_WIDTH = [
+    ["s8", "u8"],
+    ["s16", "u16", "f16", "bf16"],
+    ["s32", "u32", "f32"],
+    ["s64", "u64", "f64"],
+]
 
 
 @st.composite
 def typed_elementwise(draw):
-    """One elementwise op (or a compare/select/convert chain) on an element
-    type other than f32, over 1, a prime or just past a vector of lanes."""
+    """One elementwise op (or a compare/select/convert chain, a total-order
+    compare, a bitcast-convert to a type of the same width worked on after)
+    on an element type other than f32, over 1, a prime or just past a vector
+    of lanes."""
     n = draw(st.sampled_from([1, 3, 17, 63, 65, 257, 1031]))
     dtype = draw(
         st.sampled_from(
@@ -191,7 +200,7 @@ def typed_elementwise(draw):
         )
     )
     floating = dtype in ("f16", "bf16", "f64")
-    kind = draw(st.integers(0, 3))
+    kind = draw(st.integers(0, 5))
     s = f"{dtype}[{n}]"
     if kind == 0 and dtype != "pred":
         op = draw(st.sampled_from(FLOAT_BINARY if floating else INT_BINARY))
@@ -207,6 +216,17 @@ def typed_elementwise(draw):
             f"c = pred[{n}] compare(p0, p1), direction={direction}\n"
             f"  ROOT r = {s} select(c, p1, p0)"
         )
+    elif kind == 4:
+        direction = draw(st.sampled_from(["EQ", "NE", "LT", "LE", "GT", "GE"]))
+        body = (
+            f"c = pred[{n}] compare(p0, p1), direction={direction}, type=TOTALORDER\n"
+            f"  ROOT r = {s} select(c, p1, p0)"
+        )
+    elif kind == 5 and dtype != "pred":
+        width = next(w for w in SAME_WIDTH if dtype in w)
+        to = draw(st.sampled_from(width))
+        op = "add" if to != "pred" else "and"
+        body = f"b = {to}[{n}] bitcast-convert(p0)\n  ROOT r = {to}[{n}] {op}(b, b)"
     else:
         to = draw(st.sampled_from(["s8", "s32", "u32", "s64", "f16", "bf16", "f32", "f64", "pred"]))
         body = f"ROOT r = {to}[{n}] convert(p0)"
@@ -246,6 +266,61 @@ ENTRY e {
 """
     got, want, _ = _run_both(text, [np.array([np.nan, 3e9, -3e9, 1.7, -1.7, np.inf], np.float32)])
     np.testing.assert_array_equal(got, want)
+
+
+def _total_order_key(x: np.ndarray) -> np.ndarray:
+    """XLA's total order on floats as integers: negative values have every
+    bit but the sign flipped, so -NaN < -inf < -0 < +0 < inf < NaN."""
+    bits = x.view(f"i{x.dtype.itemsize}").astype(np.int64)
+    magnitude = (1 << (8 * x.dtype.itemsize - 1)) - 1
+    return np.where(bits < 0, bits ^ magnitude, bits)
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f64", "bf16"])
+def test_total_order_compares_run_in_kernels_like_xla(dtype):
+    specials = [np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 1e-30, -3.5]
+    np_dtype = {"f32": np.float32, "f64": np.float64, "bf16": ml_dtypes.bfloat16}[dtype]
+    rng = np.random.default_rng(7)
+    n = 67
+    a, b = (rng.choice(np.array(specials, np_dtype), n) for _ in range(2))
+    text = f"""HloModule total
+ENTRY e {{
+  a = {dtype}[{n}] parameter(0)
+  b = {dtype}[{n}] parameter(1)
+  lt = pred[{n}] compare(a, b), direction=LT, type=TOTALORDER
+  eq = pred[{n}] compare(a, b), direction=EQ, type=TOTALORDER
+  ge = pred[{n}] compare(a, b), direction=GE, type=TOTALORDER
+  ROOT t = (pred[{n}], pred[{n}], pred[{n}]) tuple(lt, eq, ge)
+}}
+"""
+    got, want, _ = _run_both(text, [a, b])
+    _close(got, want)
+    ka, kb = _total_order_key(a), _total_order_key(b)
+    np.testing.assert_array_equal(got[0], ka < kb)
+    np.testing.assert_array_equal(got[1], ka == kb)
+    np.testing.assert_array_equal(got[2], ka >= kb)
+    assert "kernel" in uir.compile(uir.hlo.parse_module(text), backend="cpu").thunk_kinds
+
+
+def test_a_same_width_bitcast_convert_fuses_into_a_kernel():
+    text = """HloModule bits
+ENTRY e {
+  a = f32[1031] parameter(0)
+  i = s32[1031] bitcast-convert(a)
+  one = s32[] constant(1)
+  ones = s32[1031] broadcast(one), dimensions={}
+  j = s32[1031] add(i, ones)
+  ROOT f = f32[1031] bitcast-convert(j)
+}
+"""
+    x = np.random.default_rng(3).standard_normal(1031).astype(np.float32)
+    got, want, _ = _run_both(text, [x])
+    # One more in the last place, away from zero.
+    away = np.where(x > 0, np.float32(np.inf), np.float32(-np.inf)).astype(np.float32)
+    np.testing.assert_array_equal(got, np.nextafter(x, away))
+    np.testing.assert_array_equal(got, want)
+    exe = uir.compile(uir.hlo.parse_module(text), backend="cpu")
+    assert exe.thunk_kinds == {"kernel": 1}
 
 
 # Error bounds of the vectorized math (codegen/math.cc), in ulps of the

@@ -14,6 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+import uir
+
 FLOATS = [np.float32, np.float64]
 INTS = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
 
@@ -261,6 +263,31 @@ def test_compare_float_and_totalorder():
     tlt = one_op("compare", x, y, result="pred[6]", attrs="direction=LT, type=TOTALORDER")
     np.testing.assert_array_equal(teq, [True, False, False, False, True, False])
     np.testing.assert_array_equal(tlt, [False, True, False, True, False, False])
+
+
+@pytest.mark.parametrize("dtype", [ml_dtypes.bfloat16, np.float16])
+def test_narrow_float_nans_keep_their_sign(dtype):
+    # Widening keeps the bits' sign: -NaN sorts below -inf in the total
+    # order, and converts to a negative f32 NaN.
+    x = np.array([-np.nan, np.nan, -np.inf, 0.0], dtype)
+    x[0] = np.array(0xFFC0 if dtype == ml_dtypes.bfloat16 else 0xFE00, np.uint16).view(dtype)
+    y = np.array([-np.inf, -np.nan, np.nan, -0.0], dtype)
+    y[1] = x[0]
+    name = "bf16" if dtype == ml_dtypes.bfloat16 else "f16"
+    text = f"""HloModule m
+ENTRY e {{
+  x = {name}[4] parameter(0)
+  y = {name}[4] parameter(1)
+  lt = pred[4] compare(x, y), direction=LT, type=TOTALORDER
+  eq = pred[4] compare(x, x), direction=EQ, type=TOTALORDER
+  w = f32[4] convert(x)
+  ROOT t = (pred[4], pred[4], f32[4]) tuple(lt, eq, w)
+}}
+"""
+    lt, eq, w = uir.evaluate(uir.hlo.parse_module(text), x, y)
+    np.testing.assert_array_equal(lt, [True, False, True, False])
+    np.testing.assert_array_equal(eq, [True, True, True, True])
+    assert np.isnan(w[0]) and np.signbit(w[0]) and not np.signbit(w[1])
 
 
 def test_select_and_clamp():

@@ -89,7 +89,39 @@ epilogue:
 """
 
 
-@pytest.mark.parametrize("text", [SEED_ADD, GROUP_MAX, LOOP_SUM])
+# The total order of floats, through the bits: -NaN < -inf < -0 < +0 < NaN;
+# then the same bits read as s32.
+TOTAL_ORDER = """igraph total {
+  hardware cpu (numGroup=2, numUnit=1) reg=2048 sram=524288 vector=64
+  parallel (numParallel=1, numLoop=1) [] []
+  a = iPointer(0, dram, fp32, 6)
+  b = iPointer(1, dram, fp32, 6)
+  lt = iPointer(2, dram, pred, 6)
+  bits = iPointer(3, dram, s32, 6)
+  ra = iPointer(4, reg, fp32, 6)
+  rb = iPointer(5, reg, fp32, 6)
+  rlt = iPointer(6, reg, pred, 6)
+  rbits = iPointer(7, reg, s32, 6)
+  as = iSlice(a, 0, (1, 6), (6, 1))
+  bs = iSlice(b, 0, (1, 6), (6, 1))
+  lts = iSlice(lt, 0, (1, 6), (6, 1))
+  bitss = iSlice(bits, 0, (1, 6), (6, 1))
+  ras = iSlice(ra, 0, (1, 6), (6, 1))
+  rbs = iSlice(rb, 0, (1, 6), (6, 1))
+  rlts = iSlice(rlt, 0, (1, 6), (6, 1))
+  rbitss = iSlice(rbits, 0, (1, 6), (6, 1))
+body:
+  move.dram.reg.fp32 ras, as
+  move.dram.reg.fp32 rbs, bs
+  compare.lt_total.fp32 rlts, ras, rbs
+  convert.bitcast.fp32.s32 rbitss, ras
+  move.reg.dram.pred lts, rlts
+  move.reg.dram.s32 bitss, rbitss
+}
+"""
+
+
+@pytest.mark.parametrize("text", [SEED_ADD, GROUP_MAX, LOOP_SUM, TOTAL_ORDER])
 def test_text_round_trips(text):
     g = ig.parse(text)
     g.verify()
@@ -123,6 +155,25 @@ def test_prologue_body_epilogue_accumulate():
     out = np.zeros(3, np.float32)
     ig.interpret(g, {0: x, 1: out})
     np.testing.assert_array_equal(out, x.reshape(3, 20).sum(axis=1))
+
+
+def test_total_order_compare_and_bitcast_convert_interpret_like_xla():
+    g = ig.parse(TOTAL_ORDER)
+    a = np.array([-np.nan, -0.0, np.nan, -np.inf, 1.0, 2.0], np.float32)
+    b = np.array([-np.inf, 0.0, np.inf, -np.nan, 1.0, -2.0], np.float32)
+    lt = np.zeros(6, np.bool_)
+    bits = np.zeros(6, np.int32)
+    ig.interpret(g, {0: a, 1: b, 2: lt, 3: bits})
+    np.testing.assert_array_equal(lt, [True, True, False, False, False, False])
+    np.testing.assert_array_equal(bits, a.view(np.int32))
+
+
+def test_a_bitcast_convert_between_widths_is_rejected():
+    text = TOTAL_ORDER.replace("convert.bitcast.fp32.s32", "convert.bitcast.fp32.s8")
+    text = text.replace("reg, s32, 6)", "reg, s8, 6)").replace("dram, s32, 6)", "dram, s8, 6)")
+    text = text.replace("move.reg.dram.s32", "move.reg.dram.s8")
+    with pytest.raises(uir.Error, match="bitcast converts between types of one width"):
+        ig.parse(text).verify()
 
 
 def test_interpret_checks_its_buffers():

@@ -111,7 +111,10 @@ bool IsFusible(const HloInstruction& i) {
     return !fused->root()->shape().IsTuple() && library_ops <= 1;
   }
   if (op == HloOpcode::kReduce) return true;
-  if (op == HloOpcode::kBitcastConvert || op == HloOpcode::kStochasticConvert) return false;
+  if (op == HloOpcode::kBitcastConvert) {
+    return hlo::IsRegisterBitcast(i.operand(0)->shape().element_type(), i.shape().element_type());
+  }
+  if (op == HloOpcode::kStochasticConvert) return false;
   // A bitcast that changes layout moves elements across rows: kernels only
   // index through bitcasts between default layouts.
   if (op == HloOpcode::kBitcast)
