@@ -651,6 +651,7 @@ class KernelEmitter {
     const bool by_columns = op.kind == OpKind::kMove && os.shape[0] > 1 && os.shape[1] > 1 &&
                             std::abs(g_.slices()[op.inputs[0]].stride[0]) <
                                 std::abs(g_.slices()[op.inputs[0]].stride[1]);
+    if (by_columns && EmitBlockTranspose(op)) return;
     auto nest = [&](const std::function<void(llvm::Value*, llvm::Value*)>& body) {
       if (by_columns) {
         Loop(os.shape[1],
@@ -676,6 +677,77 @@ class KernelEmitter {
         Store(TypeOf(out), Compute(op, x, i, j), Element(out, out_base, i, j));
       }
     });
+  }
+
+  // A transposing move in w x w blocks of 32-byte vectors: w loads down the
+  // input's columns (each contiguous), a transpose in registers, w stores
+  // along the output's rows. The transpose is log2(w) rounds of two-input
+  // shuffles over pairs of rows; round h swaps bit h of the row index with
+  // bit h of the column index. Rows and columns past the last whole block
+  // are copied element by element. Returns false where the slices do not
+  // fit (then the element loop runs).
+  bool EmitBlockTranspose(const IOp& op) {
+    const int out = op.outputs[0], in = op.inputs[0];
+    const ISlice& os = g_.slices()[out];
+    const ISlice& is = g_.slices()[in];
+    const PrimitiveType t = TypeOf(in);
+    const int64_t bytes = hlo::StorageBytes(t);
+    if ((bytes != 4 && bytes != 8) || TypeOf(out) != t) return false;
+    const int64_t w = 32 / bytes;
+    const int64_t rows_in_blocks = os.shape[0] / w * w, cols_in_blocks = os.shape[1] / w * w;
+    if (is.stride[0] != 1 || os.stride[1] != 1 || rows_in_blocks == 0 || cols_in_blocks == 0) {
+      return false;
+    }
+    llvm::Type* st = StorageType(t);
+    auto* vt = llvm::FixedVectorType::get(st, static_cast<unsigned>(w));
+    const llvm::Align align(static_cast<uint64_t>(bytes));
+    llvm::Value* out_base = SliceBase(out);
+    llvm::Value* in_base = SliceBase(in);
+    Loop(os.shape[1] / w, [&](llvm::Value* jb) {
+      Loop(os.shape[0] / w, [&](llvm::Value* ib) {
+        llvm::Value* i0 = b_.CreateMul(ib, b_.getInt64(w));
+        llvm::Value* j0 = b_.CreateMul(jb, b_.getInt64(w));
+        // rows[k] holds slice elements (i0 .. i0+w-1, j0+k): the input's
+        // column j0+k, contiguous in memory.
+        std::vector<llvm::Value*> rows;
+        for (int64_t k = 0; k < w; ++k) {
+          llvm::Value* at = Element(in, in_base, i0, b_.CreateAdd(j0, b_.getInt64(k)));
+          rows.push_back(b_.CreateAlignedLoad(vt, at, align));
+        }
+        for (int64_t h = 1; h < w; h *= 2) {
+          std::vector<int> low(static_cast<size_t>(w)), high(static_cast<size_t>(w));
+          for (int64_t c = 0; c < w; ++c) {
+            low[c] = static_cast<int>((c & h) ? w + (c & ~h) : c);
+            high[c] = static_cast<int>((c & h) ? w + c : (c | h));
+          }
+          for (int64_t r = 0; r < w; ++r) {
+            if (r & h) continue;
+            llvm::Value* a = rows[r];
+            llvm::Value* c = rows[r + h];
+            rows[r] = b_.CreateShuffleVector(a, c, low);
+            rows[r + h] = b_.CreateShuffleVector(a, c, high);
+          }
+        }
+        // Now rows[m] holds slice elements (i0+m, j0 .. j0+w-1).
+        for (int64_t m = 0; m < w; ++m) {
+          llvm::Value* at = Element(out, out_base, b_.CreateAdd(i0, b_.getInt64(m)), j0);
+          b_.CreateAlignedStore(rows[m], at, align);
+        }
+      });
+    });
+    auto by_element = [&](int64_t i0, int64_t rows, int64_t j0, int64_t cols) {
+      Loop(cols, [&](llvm::Value* j) {
+        Loop(rows, [&](llvm::Value* i) {
+          llvm::Value* ii = b_.CreateAdd(i, b_.getInt64(i0));
+          llvm::Value* jj = b_.CreateAdd(j, b_.getInt64(j0));
+          b_.CreateAlignedStore(b_.CreateAlignedLoad(st, Element(in, in_base, ii, jj), align),
+                                Element(out, out_base, ii, jj), align);
+        });
+      });
+    };
+    by_element(rows_in_blocks, os.shape[0] - rows_in_blocks, 0, os.shape[1]);
+    by_element(0, rows_in_blocks, cols_in_blocks, os.shape[1] - cols_in_blocks);
+    return true;
   }
 
   void EmitBroadcast(const IOp& op) {

@@ -141,10 +141,23 @@ bool Lowerer::Run(std::vector<IGraph>* parts, std::string* reason) {
              : Fit(p_.extents[row_], std::max<int64_t>(1, budget / ct), p_.reduced_dim[row_]);
     if (transposed && !whole(col_) && !whole(row_)) {
       // Square tiles of at most 32 x 32: both the strided read and the
-      // unit-stride write stay within a few cache lines per row.
+      // unit-stride write stay within a few cache lines per row. Over long
+      // extents (four tiles or more: parallelism to spare), sides in
+      // multiples of 8 let the emitter transpose in register blocks (8 x 8
+      // of 4-byte elements): a divisor of the extent of 16 or more if one
+      // exists, else the largest such side, and a tail part takes the rest.
       const int64_t side = std::clamp<int64_t>(static_cast<int64_t>(std::sqrt(budget)), 1, 32);
-      ct = Fit(p_.extents[col_], side, false, false);
-      rt = Fit(p_.extents[row_], side, false);
+      auto transposed_side = [&](int64_t n, bool spread) {
+        if (side >= 16 && n >= 4 * side) {
+          for (int64_t t = side / 8 * 8; t >= 16; t -= 8) {
+            if (n % t == 0) return t;
+          }
+          return side / 8 * 8;
+        }
+        return Fit(n, side, false, spread);
+      };
+      ct = transposed_side(p_.extents[col_], false);
+      rt = transposed_side(p_.extents[row_], true);
     }
   }
   // Rows too long for one unit's registers are split over the units of

@@ -268,6 +268,50 @@ ENTRY e {
     np.testing.assert_array_equal(got, want)
 
 
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    dtype=st.sampled_from(["f32", "s32", "u32", "f64", "s64", "f16", "u8"]),
+    dims=st.lists(st.sampled_from([1, 3, 4, 8, 16, 17, 24, 40, 64, 65]), min_size=2, max_size=3),
+    data=st.data(),
+)
+def test_transposes_move_blocks_through_registers_like_numpy(dtype, dims, data):
+    """Transposes and permutes, alone and with an add after; sizes that are
+    multiples of the register blocks (8 x 8 for 4-byte elements, 4 x 4 for
+    8-byte ones) and sizes that are not."""
+    perm = data.draw(st.permutations(range(len(dims))))
+    out = [dims[p] for p in perm]
+    add = data.draw(st.booleans())
+    shape = lambda d: f"{dtype}[{','.join(map(str, d))}]"  # noqa: E731
+    body = f"t = {shape(out)} transpose(x), dimensions={{{','.join(map(str, perm))}}}"
+    root = f"ROOT r = {shape(out)} add(t, y)" if add else "ROOT r = " + body[4:]
+    text = f"""HloModule tr
+ENTRY e {{
+  x = {shape(dims)} parameter(0)
+  y = {shape(out)} parameter(1)
+  {body if add else ""}
+  {root}
+}}
+"""
+    got, want, (x, y) = _run_both(text, seed=2)
+    expected = np.transpose(x, perm) + y if add else np.transpose(x, perm)
+    np.testing.assert_array_equal(got, expected.astype(x.dtype))
+    np.testing.assert_array_equal(got, want)
+
+
+def test_a_transpose_tile_is_transposed_in_registers():
+    # 8 x 8 blocks of f32: 8 loads, 3 rounds of 8 shuffles, 8 stores.
+    text = """HloModule t
+ENTRY e {
+  x = f32[64,64] parameter(0)
+  ROOT y = f32[64,64] transpose(x), dimensions={1,0}
+}
+"""
+    exe = uir.compile(uir.hlo.parse_module(text), backend="cpu")
+    assert exe.llvm_ir_unoptimized.count("shufflevector") == 24
+    x = np.arange(64 * 64, dtype=np.float32).reshape(64, 64)
+    np.testing.assert_array_equal(exe(x), x.T)
+
+
 def _total_order_key(x: np.ndarray) -> np.ndarray:
     """XLA's total order on floats as integers: negative values have every
     bit but the sign flipped, so -NaN < -inf < -0 < +0 < inf < NaN."""
