@@ -237,6 +237,7 @@ CpuExecutable::CpuExecutable(const igraph::KernelGraph& graph, const CpuExecutab
   }
   // The nodes whose every part compiled, with their buffers.
   for (const auto& [node, layout] : layouts_) {
+    if (node->windows != nullptr) continue;  // host thunks outside native loops
     std::vector<runtime::KernelPart> parts;
     for (const PartLayout& l : layout) {
       auto it = parts_.find(graphs[l.graph]);
@@ -250,8 +251,10 @@ CpuExecutable::CpuExecutable(const igraph::KernelGraph& graph, const CpuExecutab
     if (kernels_.loops[k] == nullptr) continue;
     NativeLoop loop;
     loop.fn = kernels_.loops[k];
+    loop.hooks = planned_hooks_[k];
     for (const auto* calls : {&compile.loops[k].condition, &compile.loops[k].body}) {
       for (const KernelCall& c : *calls) {
+        if (c.host >= 0) continue;
         loop.scratch_bytes = std::max(loop.scratch_bytes, ScratchBytes(*graphs[c.graph]));
       }
     }
@@ -280,9 +283,13 @@ void CpuExecutable::LayOutNodes(const igraph::KernelGraph& graph,
       // library op wrote.
       const bool epilogue = n.kind == igraph::NodeKind::kLibrary && n.library != nullptr &&
                             n.scratch_bytes.size() == 1 && !n.outputs.empty();
+      // Windowed kernels are laid out for native loops (which place their
+      // windows through hooks), not for kernel thunks.
+      const bool windows_ok =
+          n.windows == nullptr || !n.windows->update || n.windows->update->contiguous;
       if ((!kernel && !epilogue) || n.igraphs.empty() || n.chain != nullptr ||
           (n.library != nullptr && !epilogue) || (!n.scratch_bytes.empty() && !epilogue) ||
-          n.windows != nullptr) {
+          !windows_ok) {
         continue;
       }
       std::vector<const uint8_t*> constants;
@@ -301,6 +308,7 @@ void CpuExecutable::LayOutNodes(const igraph::KernelGraph& graph,
         for (const igraph::IPointer& p : part.pointers()) {
           if (p.level != igraph::Level::kDram) continue;
           const int64_t id = p.id;
+          layout.ids.push_back(id);
           if (id < inputs) {
             layout.buffers.push_back({n.inputs[id].allocation, n.inputs[id].offset, nullptr});
           } else if (id < inputs + num_scratch) {
@@ -331,17 +339,75 @@ void CpuExecutable::PlanLoops(const igraph::KernelGraph& graph,
     for (const igraph::KernelGraph& sub : n.subgraphs) PlanLoops(sub, graphs, drivers, nodes);
     const std::optional<igraph::WhileLoop> loop = igraph::InPlaceWhile(n, graph.assignment());
     if (!loop || loop->predicate.shape.element_type() != hlo::PrimitiveType::kPred) continue;
-    // Every node a kernel laid out, every kernel one a single thread runs.
+    // Every node a kernel laid out (its dynamic windows placed by hooks)
+    // or a dynamic block copy (a hook), every kernel one a single thread
+    // runs.
+    std::vector<runtime::LoopHook> hooks;
+    auto hook = [&](LoopHookContext::Kind kind, const igraph::KernelNode& m,
+                    const igraph::DynamicWindow* window) {
+      hook_contexts_.push_back({kind, &m, window});
+      hooks.push_back({&RunLoopHook, &hook_contexts_.back()});
+      return hooks.size() - 1;
+    };
+    auto same_memory = [](const igraph::DramTensor& a, const igraph::DramTensor& b) {
+      return a.allocation == b.allocation && a.offset == b.offset;
+    };
     auto calls = [&](const igraph::KernelGraph& g, std::vector<KernelCall>& out) {
       for (const igraph::KernelNode& m : g.nodes()) {
+        if (m.kind == igraph::NodeKind::kCopy && m.igraphs.empty() && m.instruction != nullptr &&
+            igraph::IsDynamicCopy(*m.instruction) && m.outputs.size() == 1 &&
+            m.inputs.size() == static_cast<size_t>(m.instruction->operand_count())) {
+          KernelCall c;
+          c.host = static_cast<int64_t>(hook(LoopHookContext::Kind::kDynamicCopy, m, nullptr));
+          out.push_back(std::move(c));
+          continue;
+        }
         auto it = layouts_.find(&m);
         if (it == layouts_.end() || m.library != nullptr) return false;
+        const igraph::DynamicWindows* windows = m.windows.get();
+        if (windows != nullptr && windows->update &&
+            !same_memory(m.inputs.at(static_cast<size_t>(windows->update->source)),
+                         m.outputs.at(0))) {
+          KernelCall c;
+          c.host = static_cast<int64_t>(hook(LoopHookContext::Kind::kCopyOperand, m, nullptr));
+          out.push_back(std::move(c));
+        }
         for (const PartLayout& part : it->second) {
           const igraph::IGraph& ig = *graphs[part.graph];
           const int64_t bytes = ig.DramBytesRead() + ig.DramBytesWritten();
           if (threads > 1 && ig.num_parallel() > 1 && bytes >= runtime::kParallelBytes)
             return false;
-          out.push_back({part.graph, ig.num_parallel(), part.buffers});
+          KernelCall c;
+          c.graph = part.graph;
+          c.num_parallel = ig.num_parallel();
+          c.buffers = part.buffers;
+          auto buffer_of = [&](int64_t id) -> int64_t {
+            for (size_t b = 0; b < part.ids.size(); ++b) {
+              if (part.ids[b] == id) return static_cast<int64_t>(b);
+            }
+            return -1;
+          };
+          if (windows != nullptr) {
+            for (const igraph::DynamicWindow& w : windows->windows) {
+              const int64_t b = buffer_of(w.input);
+              if (b >= 0) {
+                c.moved.emplace_back(static_cast<size_t>(b),
+                                     hook(LoopHookContext::Kind::kWindow, m, &w));
+              }
+            }
+            if (windows->update) {
+              // The update is written at its place in the output (the
+              // node's first output, after its inputs and constants).
+              const auto first_output = static_cast<int64_t>(
+                  m.inputs.size() + m.scratch_bytes.size() + m.constants.size());
+              const int64_t b = buffer_of(first_output);
+              if (b >= 0) {
+                c.moved.emplace_back(static_cast<size_t>(b),
+                                     hook(LoopHookContext::Kind::kUpdate, m, nullptr));
+              }
+            }
+          }
+          out.push_back(std::move(c));
         }
       }
       return true;
@@ -350,8 +416,39 @@ void CpuExecutable::PlanLoops(const igraph::KernelGraph& graph,
     if (!calls(*loop->condition, driver.condition) || !calls(*loop->body, driver.body)) continue;
     driver.predicate = {loop->predicate.allocation, loop->predicate.offset, nullptr};
     drivers.push_back(std::move(driver));
+    planned_hooks_.push_back(std::move(hooks));
     nodes.push_back(&n);
   }
+}
+
+int64_t CpuExecutable::RunLoopHook(const void* ctx, uint8_t* const* allocations) {
+  const auto& h = *static_cast<const LoopHookContext*>(ctx);
+  const igraph::KernelNode& n = *h.node;
+  auto at = [&](const igraph::DramTensor& t) {
+    return allocations[t.allocation] + static_cast<size_t>(t.offset);
+  };
+  const igraph::InputMemory input = [&](int64_t k) -> const uint8_t* {
+    return at(n.inputs[static_cast<size_t>(k)]);
+  };
+  switch (h.kind) {
+    case LoopHookContext::Kind::kWindow:
+      return igraph::WindowOffset(*n.windows, *h.window, input);
+    case LoopHookContext::Kind::kUpdate:
+      return igraph::UpdateOffset(*n.windows, input);
+    case LoopHookContext::Kind::kCopyOperand: {
+      const igraph::DramTensor& operand = n.inputs[static_cast<size_t>(n.windows->update->source)];
+      std::memmove(at(n.outputs[0]), at(operand), static_cast<size_t>(operand.bytes));
+      return 0;
+    }
+    case LoopHookContext::Kind::kDynamicCopy: {
+      std::vector<const uint8_t*> in;
+      in.reserve(n.inputs.size());
+      for (const igraph::DramTensor& t : n.inputs) in.push_back(at(t));
+      igraph::RunDynamicCopy(*n.instruction, in, at(n.outputs[0]));
+      return 0;
+    }
+  }
+  return 0;
 }
 
 struct CpuExecutable::Memory {

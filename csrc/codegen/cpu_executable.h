@@ -83,7 +83,16 @@ class CpuExecutable : public igraph::KernelCode {
   struct PartLayout {
     size_t graph = 0;
     std::vector<BufferRef> buffers;
+    std::vector<int64_t> ids;  // each buffer's dram id in the node's numbering
   };
+  // What a native loop's hook does, on one node's tensors (RunLoopHook).
+  struct LoopHookContext {
+    enum class Kind : uint8_t { kWindow, kUpdate, kCopyOperand, kDynamicCopy };
+    Kind kind = Kind::kWindow;
+    const igraph::KernelNode* node = nullptr;
+    const igraph::DynamicWindow* window = nullptr;  // kWindow
+  };
+  static int64_t RunLoopHook(const void* ctx, uint8_t* const* allocations);
   // Before compiling: the layout of every kernel node that needs no scratch
   // of its own but a library result, and the while loops made only of
   // such nodes, each kernel small enough to run on one thread.
@@ -117,7 +126,9 @@ class CpuExecutable : public igraph::KernelCode {
   // The nodes whose every part compiled, their parts with buffers.
   absl::flat_hash_map<const igraph::KernelNode*, std::vector<runtime::KernelPart>> node_parts_;
   absl::flat_hash_map<const igraph::KernelNode*, NativeLoop> loops_;
-  std::deque<std::vector<uint8_t>> constant_memory_;  // addresses stay put
+  std::deque<LoopHookContext> hook_contexts_;                  // addresses stay put
+  std::vector<std::vector<runtime::LoopHook>> planned_hooks_;  // per planned loop
+  std::deque<std::vector<uint8_t>> constant_memory_;           // addresses stay put
   std::vector<std::string> fallbacks_;
   std::unique_ptr<runtime::ThunkExecutor> thunks_;
 };

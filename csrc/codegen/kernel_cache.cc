@@ -135,6 +135,8 @@ std::string KernelCacheKey(const std::vector<const igraph::IGraph*>& graphs,
       for (const KernelCall& c : *calls) {
         key << " " << c.graph << "x" << c.num_parallel << "(";
         for (const BufferRef& r : c.buffers) key << r.allocation << "+" << r.offset << " ";
+        for (const auto& [buffer, hook] : c.moved) key << "moved " << buffer << "@" << hook << " ";
+        if (c.host >= 0) key << "host " << c.host << " ";
         key << ")";
       }
     }

@@ -44,7 +44,7 @@ int64_t ScratchBytes(const igraph::IGraph& graph);
 // A while loop compiled as one function over the kernels of its condition
 // and body,
 //
-//   void loop(uint8_t* const* allocations, void* scratch)
+//   void loop(uint8_t* const* allocations, void* scratch, const LoopHook* hooks)
 //
 // which runs the condition's kernels, reads the predicate, and while it is
 // true runs the body's kernels and the condition's again: no dispatch per
@@ -52,11 +52,19 @@ int64_t ScratchBytes(const igraph::IGraph& graph);
 // parallel ids on the calling thread with `scratch` (as large as the
 // largest kernel's). Buffers are a byte offset into one of the run's
 // allocations, or a fixed address (memory the caller keeps: constants).
+// A buffer may move by what a hook returns on each call (a dynamic window
+// of a scan's input or output), and a call may be a hook alone (a block
+// copied at start indices read on this iteration): hooks are indices into
+// the table the caller passes, so the code holds no address of them.
 using runtime::BufferRef;
 struct KernelCall {
   size_t graph = 0;  // index into CompileKernels' graphs
   int64_t num_parallel = 1;
   std::vector<BufferRef> buffers;  // the kernel's buffer order
+  // (buffer index, hook index): the buffer moves by the hook's result.
+  std::vector<std::pair<size_t, size_t>> moved;
+  // >= 0: this call is hook `host` alone, no kernel (graph unused).
+  int64_t host = -1;
 };
 struct LoopDriver {
   std::vector<KernelCall> condition, body;

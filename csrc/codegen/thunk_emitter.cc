@@ -159,7 +159,7 @@ class Emitter {
       if (auto it = in_.loops->find(&n); it != in_.loops->end()) native = it->second;
       out.push_back(runtime::WhileThunk::Create(n.name, Emit(*loop->condition), Emit(*loop->body),
                                                 SliceOf(loop->predicate), native.fn,
-                                                native.scratch_bytes));
+                                                native.scratch_bytes, native.hooks));
       return true;
     }
     if (const std::optional<igraph::Branches> branches = igraph::InPlaceBranches(n, ba)) {

@@ -17,6 +17,7 @@ namespace uir::codegen {
 struct NativeLoop {
   runtime::LoopFn fn = nullptr;
   int64_t scratch_bytes = 0;
+  std::vector<runtime::LoopHook> hooks;  // the calls out of its code, by index
 };
 
 struct ThunkEmitterInputs {

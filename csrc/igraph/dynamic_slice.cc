@@ -431,7 +431,10 @@ namespace {
 int64_t BlockOffset(const std::vector<IndexStep>& steps, const std::vector<int>& starts,
                     const std::vector<int64_t>& dims, const std::vector<int64_t>& sizes,
                     const std::vector<int64_t>& strides, const InputMemory& at) {
-  std::vector<int64_t> values;
+  // Reused by the thread: native loops ask for offsets on every iteration
+  // (nothing here waits or calls back in, so one buffer per thread holds).
+  thread_local std::vector<int64_t> values;
+  values.clear();
   int64_t offset = 0;
   for (size_t k = 0; k < starts.size(); ++k) {
     const auto step = static_cast<size_t>(starts[k]);
@@ -476,14 +479,14 @@ void RunDynamicCopy(const HloInstruction& inst, const std::vector<const uint8_t*
   const Shape& block = update ? inst.operand(1)->shape() : inst.shape();
   const int64_t rank = whole.rank();
   const int64_t first_index = update ? 2 : 1;
-  const std::vector<int64_t> strides = RowMajorByteStrides(whole);
   const int64_t element = hlo::StorageBytes(whole.element_type());
   int64_t base = 0;
-  for (int64_t d = 0; d < rank; ++d) {
+  int64_t stride = element;  // row-major, from the last dim
+  for (int64_t d = rank - 1; d >= 0; --d) {
     const PrimitiveType t = inst.operand(first_index + d)->shape().element_type();
     const int64_t v = ReadScalar(in.at(static_cast<size_t>(first_index + d)), t);
-    base += ClampStart(v, t, whole.dimensions(d) - block.dimensions(d)) *
-            strides[static_cast<size_t>(d)];
+    base += ClampStart(v, t, whole.dimensions(d) - block.dimensions(d)) * stride;
+    stride *= whole.dimensions(d);
   }
   if (update && out != in[0]) {
     std::memmove(out, in[0], static_cast<size_t>(whole.element_count() * element));
@@ -503,7 +506,9 @@ void CopyBlock(const std::vector<int64_t>& whole_dims, const std::vector<int64_t
   int64_t count = 1;
   for (int64_t d : block_dims) count *= d;
   if (count == 0) return;
-  std::vector<int64_t> strides(whole_dims.size());
+  // Reused by the thread (native loops copy on every iteration).
+  thread_local std::vector<int64_t> strides, at;
+  strides.assign(whole_dims.size(), 0);
   int64_t stride = element;
   for (int64_t d = rank - 1; d >= 0; --d) {
     strides[static_cast<size_t>(d)] = stride;
@@ -512,7 +517,7 @@ void CopyBlock(const std::vector<int64_t>& whole_dims, const std::vector<int64_t
   // Row by row: the last dimension is contiguous in both.
   const int64_t row = rank == 0 ? element : block_dims.back() * element;
   const int64_t rows = rank == 0 ? 1 : count / block_dims.back();
-  std::vector<int64_t> at(static_cast<size_t>(std::max<int64_t>(rank - 1, 0)), 0);
+  at.assign(static_cast<size_t>(std::max<int64_t>(rank - 1, 0)), 0);
   for (int64_t r = 0; r < rows; ++r) {
     int64_t whole_offset = offset;
     for (size_t d = 0; d < at.size(); ++d) whole_offset += at[d] * strides[d];

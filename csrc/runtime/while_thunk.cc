@@ -8,20 +8,26 @@ namespace uir::runtime {
 
 std::unique_ptr<WhileThunk> WhileThunk::Create(std::string name, ThunkExecutor condition,
                                                ThunkExecutor body, const BufferSlice& predicate,
-                                               LoopFn native, int64_t scratch_bytes) {
+                                               LoopFn native, int64_t scratch_bytes,
+                                               std::vector<LoopHook> hooks) {
   CheckSlices(name, {predicate});
   UIR_CHECK(predicate.size == 1) << "while thunk " << name << ": a predicate of " << predicate.size
                                  << " bytes";
   UIR_CHECK(scratch_bytes >= 0) << "while thunk " << name << ": negative scratch";
+  for (const LoopHook& h : hooks) {
+    UIR_CHECK(native != nullptr && h.fn != nullptr)
+        << "while thunk " << name << ": a hook without "
+        << (native == nullptr ? "a native loop" : "a function");
+  }
   std::vector<BufferUse> uses = UsesOf({&condition, &body}, {BufferUse::Write(predicate)});
-  return std::unique_ptr<WhileThunk>(new WhileThunk(std::move(name), std::move(uses),
-                                                    std::move(condition), std::move(body),
-                                                    predicate, native, scratch_bytes));
+  return std::unique_ptr<WhileThunk>(
+      new WhileThunk(std::move(name), std::move(uses), std::move(condition), std::move(body),
+                     predicate, native, scratch_bytes, std::move(hooks)));
 }
 
 void WhileThunk::Execute(const ExecuteParams& params) const {
   if (native_ != nullptr) {
-    native_(params.allocations, ThreadScratch(scratch_bytes_));
+    native_(params.allocations, ThreadScratch(scratch_bytes_), hooks_.data());
     return;
   }
   const uint8_t* predicate = params.At(predicate_);
@@ -33,7 +39,10 @@ void WhileThunk::Execute(const ExecuteParams& params) const {
 }
 
 std::string WhileThunk::Details() const {
-  return (native_ != nullptr ? "native, predicate " : "predicate ") + predicate_.ToString();
+  std::string hooks;
+  if (!hooks_.empty()) hooks = ", " + std::to_string(hooks_.size()) + " hooks";
+  return (native_ != nullptr ? "native" + hooks + ", predicate " : "predicate ") +
+         predicate_.ToString();
 }
 
 }  // namespace uir::runtime

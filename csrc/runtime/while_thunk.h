@@ -13,9 +13,19 @@
 
 namespace uir::runtime {
 
+// A call out of a compiled loop into the layer that built it, for what the
+// loop's code does not do itself: where a dynamic window lies on this
+// iteration (the returned byte offset), or a block copy at start indices
+// read on this iteration (returns 0). `ctx` stays valid while the thunk lives.
+struct LoopHook {
+  int64_t (*fn)(const void* ctx, uint8_t* const* allocations) = nullptr;
+  const void* ctx = nullptr;
+};
+
 // A whole loop compiled as one function (condition, test, body, again) on
-// the run's allocations, with one thread's `scratch`.
-using LoopFn = void (*)(uint8_t* const* allocations, void* scratch);
+// the run's allocations, with one thread's `scratch`; `hooks` are the
+// calls out its code makes, by index.
+using LoopFn = void (*)(uint8_t* const* allocations, void* scratch, const LoopHook* hooks);
 
 class WhileThunk final : public Thunk {
  public:
@@ -24,7 +34,8 @@ class WhileThunk final : public Thunk {
   // calling thread's scratch) instead of running the sequences.
   static std::unique_ptr<WhileThunk> Create(std::string name, ThunkExecutor condition,
                                             ThunkExecutor body, const BufferSlice& predicate,
-                                            LoopFn native = nullptr, int64_t scratch_bytes = 0);
+                                            LoopFn native = nullptr, int64_t scratch_bytes = 0,
+                                            std::vector<LoopHook> hooks = {});
 
   bool is_native() const { return native_ != nullptr; }
   void Execute(const ExecuteParams& params) const override;
@@ -32,19 +43,22 @@ class WhileThunk final : public Thunk {
 
  private:
   WhileThunk(std::string name, std::vector<BufferUse> uses, ThunkExecutor condition,
-             ThunkExecutor body, const BufferSlice& predicate, LoopFn native, int64_t scratch_bytes)
+             ThunkExecutor body, const BufferSlice& predicate, LoopFn native, int64_t scratch_bytes,
+             std::vector<LoopHook> hooks)
       : Thunk(Kind::kWhile, std::move(name), std::move(uses)),
         condition_(std::move(condition)),
         body_(std::move(body)),
         predicate_(predicate),
         native_(native),
-        scratch_bytes_(scratch_bytes) {}
+        scratch_bytes_(scratch_bytes),
+        hooks_(std::move(hooks)) {}
   std::string Details() const override;
 
   ThunkExecutor condition_, body_;
   BufferSlice predicate_;
   LoopFn native_ = nullptr;
   int64_t scratch_bytes_ = 0;
+  std::vector<LoopHook> hooks_;
 };
 
 }  // namespace uir::runtime

@@ -81,7 +81,7 @@ def test_nested_loops_run_the_inner_one_natively():
 
 
 LOOP_IR_CHECKS = """
-// CHECK: define void @uir_loop_0(ptr %allocations, ptr %scratch)
+// CHECK: define void @uir_loop_0(ptr %allocations, ptr %scratch, ptr %hooks)
 // CHECK: entry:
 // CHECK-NEXT: %buffers = alloca ptr, i64 {{[0-9]+}}
 // CHECK-NEXT: br label %condition
@@ -106,3 +106,68 @@ def test_the_loop_function_reads_as_condition_test_body(tmp_path):
     ir = c.executable.llvm_ir_unoptimized
     result = filecheck_text(LOOP_IR_CHECKS, ir, tmp_path / "loop.check")
     assert result.returncode == 0, result.stderr + "\n" + ir[ir.find("@uir_loop_0") - 20 :]
+
+
+def test_a_scan_runs_natively_with_its_windows_placed_on_each_iteration():
+    # The scan's slice of xs and its update of ys are dynamic windows: the
+    # loop's code asks for their places through hooks on every iteration.
+    def fn(xs, h):
+        def step(carry, x):
+            carry = carry * 0.9 + x
+            return carry, carry * 2.0
+
+        return lax.scan(step, h, xs)
+
+    xs = np.random.default_rng(0).standard_normal((300, 5)).astype(np.float32)
+    h = np.zeros(5, np.float32)
+    c = _compiled(fn, xs, h)
+    assert c.executable.native_loops == 1
+    assert "hooks, predicate" in c.executable.thunk_text
+    carry, ys = c(xs, h)
+    want_carry, want_ys = h.copy(), np.empty_like(xs)
+    for i in range(len(xs)):
+        want_carry = want_carry * np.float32(0.9) + xs[i]
+        want_ys[i] = want_carry * 2
+    np.testing.assert_allclose(carry, want_carry, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(ys, want_ys, rtol=1e-5, atol=1e-6)
+    for g, w in zip((carry, ys), uir.jit(fn, backend="eval")(xs, h), strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-7)
+
+
+def test_dynamic_slices_and_updates_in_a_loop_clamp_like_xla():
+    # Start indices past the end clamp (XLA's rule), in a loop that runs
+    # natively: reads of rows i+1 and writes of rows i-1, clamped at both ends.
+    def fn(x):
+        def body(i, y):
+            row = lax.dynamic_slice(x, (i + 1, 0), (1, 4))
+            return lax.dynamic_update_slice(y, row * 2.0, (i - 1, 0))
+
+        return lax.fori_loop(0, 9, body, unp.zeros_like(x))
+
+    x = np.arange(32, dtype=np.float32).reshape(8, 4)
+    c = _compiled(fn, x)
+    assert c.executable.native_loops == 1
+    want = np.zeros_like(x)
+    for i in range(9):
+        src = min(max(i + 1, 0), 7)
+        dst = min(max(i - 1, 0), 7)
+        want[dst] = x[src] * 2
+    np.testing.assert_array_equal(c(x), want)
+    np.testing.assert_array_equal(c(x), uir.jit(fn, backend="eval")(x))
+
+
+def test_xlas_scan_benchmark_runs_as_one_loop():
+    import sys
+
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1]))
+    from corpus import CORPUS
+
+    from uir._src.evaluate import random_arguments
+
+    path = CORPUS / "xla_backends_cpu_benchmarks_hlo__bench_scan_N2000_M3__0.hlo"
+    module = uir.hlo.parse_module(path.read_text())
+    exe = uir.compile(module, backend="cpu")
+    assert exe.native_loops == 1
+    args = random_arguments(exe.module, 0)
+    for g, w in zip(exe(*args), uir.evaluate(exe.module, *args), strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)
