@@ -13,6 +13,24 @@
 namespace uir::codegen {
 namespace {
 
+// A node's block at run-time start indices, as a program the loop driver
+// compiles: the node's index steps, reading its inputs where they lie.
+std::shared_ptr<const BlockProgram> ProgramOf(const igraph::KernelNode& m,
+                                              const std::vector<int>& starts,
+                                              const std::vector<int64_t>& dims,
+                                              const std::vector<int64_t>& sizes,
+                                              const std::vector<int64_t>& strides) {
+  auto p = std::make_shared<BlockProgram>();
+  p->steps = m.windows->steps;
+  p->starts = starts;
+  p->dims = dims;
+  p->sizes = sizes;
+  p->strides = strides;
+  for (const igraph::DramTensor& t : m.inputs)
+    p->inputs.push_back({t.allocation, t.offset, nullptr});
+  return p;
+}
+
 void CollectFallbacks(const igraph::KernelGraph& graph, std::vector<std::string>& out) {
   for (const igraph::KernelNode& n : graph.nodes()) {
     if (n.kind == igraph::NodeKind::kFallback) out.push_back(n.name + ": " + n.reason);
@@ -254,7 +272,7 @@ CpuExecutable::CpuExecutable(const igraph::KernelGraph& graph, const CpuExecutab
     loop.hooks = planned_hooks_[k];
     for (const auto* calls : {&compile.loops[k].condition, &compile.loops[k].body}) {
       for (const KernelCall& c : *calls) {
-        if (c.host >= 0) continue;
+        if (!c.is_kernel()) continue;
         loop.scratch_bytes = std::max(loop.scratch_bytes, ScratchBytes(*graphs[c.graph]));
       }
     }
@@ -339,13 +357,13 @@ void CpuExecutable::PlanLoops(const igraph::KernelGraph& graph,
     for (const igraph::KernelGraph& sub : n.subgraphs) PlanLoops(sub, graphs, drivers, nodes);
     const std::optional<igraph::WhileLoop> loop = igraph::InPlaceWhile(n, graph.assignment());
     if (!loop || loop->predicate.shape.element_type() != hlo::PrimitiveType::kPred) continue;
-    // Every node a kernel laid out (its dynamic windows placed by hooks)
-    // or a dynamic block copy (a hook), every kernel one a single thread
-    // runs.
+    // Every node a kernel laid out (its dynamic windows placed by index
+    // programs the loop computes) or a dynamic block copy (compiled when
+    // the block is contiguous, else a hook), every kernel one a single
+    // thread runs.
     std::vector<runtime::LoopHook> hooks;
-    auto hook = [&](LoopHookContext::Kind kind, const igraph::KernelNode& m,
-                    const igraph::DynamicWindow* window) {
-      hook_contexts_.push_back({kind, &m, window});
+    auto hook = [&](LoopHookContext::Kind kind, const igraph::KernelNode& m) {
+      hook_contexts_.push_back({kind, &m});
       hooks.push_back({&RunLoopHook, &hook_contexts_.back()});
       return hooks.size() - 1;
     };
@@ -358,7 +376,10 @@ void CpuExecutable::PlanLoops(const igraph::KernelGraph& graph,
             igraph::IsDynamicCopy(*m.instruction) && m.outputs.size() == 1 &&
             m.inputs.size() == static_cast<size_t>(m.instruction->operand_count())) {
           KernelCall c;
-          c.host = static_cast<int64_t>(hook(LoopHookContext::Kind::kDynamicCopy, m, nullptr));
+          c.copy = CompiledBlockCopy(m);
+          if (!c.copy) {
+            c.host = static_cast<int64_t>(hook(LoopHookContext::Kind::kDynamicCopy, m));
+          }
           out.push_back(std::move(c));
           continue;
         }
@@ -369,7 +390,7 @@ void CpuExecutable::PlanLoops(const igraph::KernelGraph& graph,
             !same_memory(m.inputs.at(static_cast<size_t>(windows->update->source)),
                          m.outputs.at(0))) {
           KernelCall c;
-          c.host = static_cast<int64_t>(hook(LoopHookContext::Kind::kCopyOperand, m, nullptr));
+          c.host = static_cast<int64_t>(hook(LoopHookContext::Kind::kCopyOperand, m));
           out.push_back(std::move(c));
         }
         for (const PartLayout& part : it->second) {
@@ -391,8 +412,10 @@ void CpuExecutable::PlanLoops(const igraph::KernelGraph& graph,
             for (const igraph::DynamicWindow& w : windows->windows) {
               const int64_t b = buffer_of(w.input);
               if (b >= 0) {
-                c.moved.emplace_back(static_cast<size_t>(b),
-                                     hook(LoopHookContext::Kind::kWindow, m, &w));
+                MovedBuffer moved;
+                moved.buffer = static_cast<size_t>(b);
+                moved.program = ProgramOf(m, w.starts, w.dims, w.sizes, w.strides);
+                c.moved.push_back(std::move(moved));
               }
             }
             if (windows->update) {
@@ -402,8 +425,11 @@ void CpuExecutable::PlanLoops(const igraph::KernelGraph& graph,
                   m.inputs.size() + m.scratch_bytes.size() + m.constants.size());
               const int64_t b = buffer_of(first_output);
               if (b >= 0) {
-                c.moved.emplace_back(static_cast<size_t>(b),
-                                     hook(LoopHookContext::Kind::kUpdate, m, nullptr));
+                const igraph::DynamicUpdate& u = *windows->update;
+                MovedBuffer moved;
+                moved.buffer = static_cast<size_t>(b);
+                moved.program = ProgramOf(m, u.starts, u.dims, u.sizes, u.strides);
+                c.moved.push_back(std::move(moved));
               }
             }
           }
@@ -421,20 +447,66 @@ void CpuExecutable::PlanLoops(const igraph::KernelGraph& graph,
   }
 }
 
+// A lone dynamic-slice, or a dynamic-update-slice in place, of a block
+// that is contiguous in the row-major whole: one memmove at the offset
+// its start operands give. nullopt for the others (a hook copies them).
+std::optional<BlockCopy> CpuExecutable::CompiledBlockCopy(const igraph::KernelNode& m) {
+  const hlo::HloInstruction& inst = *m.instruction;
+  const bool update = inst.opcode() == hlo::HloOpcode::kDynamicUpdateSlice;
+  const hlo::Shape& whole = inst.operand(0)->shape();
+  const hlo::Shape& block = update ? inst.operand(1)->shape() : inst.shape();
+  const int64_t rank = whole.rank();
+  size_t first_cut = 0;
+  while (static_cast<int64_t>(first_cut) < rank &&
+         block.dimensions(static_cast<int64_t>(first_cut)) == 1) {
+    ++first_cut;
+  }
+  for (int64_t d = static_cast<int64_t>(first_cut) + 1; d < rank; ++d) {
+    if (block.dimensions(d) != whole.dimensions(d)) return std::nullopt;
+  }
+  const igraph::DramTensor& out = m.outputs.at(0);
+  const igraph::DramTensor& operand = m.inputs.at(0);
+  if (update && (operand.allocation != out.allocation || operand.offset != out.offset)) {
+    return std::nullopt;
+  }
+  auto p = std::make_shared<BlockProgram>();
+  const int64_t first_index = update ? 2 : 1;
+  int64_t stride = hlo::StorageBytes(whole.element_type());
+  p->strides.assign(static_cast<size_t>(rank), 0);
+  for (int64_t d = rank - 1; d >= 0; --d) {
+    p->strides[static_cast<size_t>(d)] = stride;
+    stride *= whole.dimensions(d);
+  }
+  for (int64_t d = 0; d < rank; ++d) {
+    igraph::IndexStep s;
+    s.kind = igraph::IndexStep::Kind::kInput;
+    s.type = inst.operand(first_index + d)->shape().element_type();
+    s.input = first_index + d;
+    p->steps.push_back(s);
+    p->starts.push_back(static_cast<int>(d));
+    p->dims.push_back(whole.dimensions(d));
+    p->sizes.push_back(block.dimensions(d));
+  }
+  for (const igraph::DramTensor& t : m.inputs)
+    p->inputs.push_back({t.allocation, t.offset, nullptr});
+  BlockCopy copy;
+  copy.program = std::move(p);
+  copy.whole = update ? BufferRef{out.allocation, out.offset, nullptr}
+                      : BufferRef{operand.allocation, operand.offset, nullptr};
+  const igraph::DramTensor& b = update ? m.inputs.at(1) : out;
+  copy.block = {b.allocation, b.offset, nullptr};
+  copy.bytes = block.element_count() * hlo::StorageBytes(whole.element_type());
+  copy.into_whole = update;
+  return copy;
+}
+
 int64_t CpuExecutable::RunLoopHook(const void* ctx, uint8_t* const* allocations) {
   const auto& h = *static_cast<const LoopHookContext*>(ctx);
   const igraph::KernelNode& n = *h.node;
   auto at = [&](const igraph::DramTensor& t) {
     return allocations[t.allocation] + static_cast<size_t>(t.offset);
   };
-  const igraph::InputMemory input = [&](int64_t k) -> const uint8_t* {
-    return at(n.inputs[static_cast<size_t>(k)]);
-  };
   switch (h.kind) {
-    case LoopHookContext::Kind::kWindow:
-      return igraph::WindowOffset(*n.windows, *h.window, input);
-    case LoopHookContext::Kind::kUpdate:
-      return igraph::UpdateOffset(*n.windows, input);
     case LoopHookContext::Kind::kCopyOperand: {
       const igraph::DramTensor& operand = n.inputs[static_cast<size_t>(n.windows->update->source)];
       std::memmove(at(n.outputs[0]), at(operand), static_cast<size_t>(operand.bytes));

@@ -7,6 +7,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -87,12 +88,15 @@ class CpuExecutable : public igraph::KernelCode {
   };
   // What a native loop's hook does, on one node's tensors (RunLoopHook).
   struct LoopHookContext {
-    enum class Kind : uint8_t { kWindow, kUpdate, kCopyOperand, kDynamicCopy };
-    Kind kind = Kind::kWindow;
+    // kCopyOperand: a dynamic-update-slice's operand into its output
+    // (when not in place); kDynamicCopy: a lone dynamic slice or update
+    // whose block is not contiguous.
+    enum class Kind : uint8_t { kCopyOperand, kDynamicCopy };
+    Kind kind = Kind::kCopyOperand;
     const igraph::KernelNode* node = nullptr;
-    const igraph::DynamicWindow* window = nullptr;  // kWindow
   };
   static int64_t RunLoopHook(const void* ctx, uint8_t* const* allocations);
+  static std::optional<BlockCopy> CompiledBlockCopy(const igraph::KernelNode& node);
   // Before compiling: the layout of every kernel node that needs no scratch
   // of its own but a library result, and the while loops made only of
   // such nodes, each kernel small enough to run on one thread.

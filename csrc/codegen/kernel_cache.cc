@@ -89,6 +89,30 @@ class Reader {
   size_t at_ = 0;
 };
 
+// A block program as text, for the key: everything the compiled loop
+// computes an offset from.
+void AppendProgram(std::ostringstream& key, const BlockProgram& p) {
+  key << "program[";
+  for (const igraph::IndexStep& s : p.steps) {
+    key << static_cast<int>(s.kind) << ":" << static_cast<int>(s.opcode) << ":"
+        << static_cast<int>(s.direction) << ":" << static_cast<int>(s.type) << ":" << s.input << ":"
+        << s.element << ":" << s.constant << ":";
+    for (int o : s.operands) key << o << ",";
+    key << ";";
+  }
+  auto list = [&](const char* name, const auto& v) {
+    key << name;
+    for (auto x : v) key << x << ",";
+  };
+  list(" starts ", p.starts);
+  list(" dims ", p.dims);
+  list(" sizes ", p.sizes);
+  list(" strides ", p.strides);
+  key << " inputs ";
+  for (const BufferRef& r : p.inputs) key << r.allocation << "+" << r.offset << ",";
+  key << "] ";
+}
+
 std::filesystem::path EntryPath(const std::string& directory, const std::string& key) {
   return std::filesystem::path(directory) / (key + ".uirkc");
 }
@@ -135,7 +159,20 @@ std::string KernelCacheKey(const std::vector<const igraph::IGraph*>& graphs,
       for (const KernelCall& c : *calls) {
         key << " " << c.graph << "x" << c.num_parallel << "(";
         for (const BufferRef& r : c.buffers) key << r.allocation << "+" << r.offset << " ";
-        for (const auto& [buffer, hook] : c.moved) key << "moved " << buffer << "@" << hook << " ";
+        for (const MovedBuffer& m : c.moved) {
+          key << "moved " << m.buffer << " ";
+          if (m.program) {
+            AppendProgram(key, *m.program);
+          } else {
+            key << "hook " << m.hook << " ";
+          }
+        }
+        if (c.copy) {
+          key << "copy " << c.copy->whole.allocation << "+" << c.copy->whole.offset << " "
+              << c.copy->block.allocation << "+" << c.copy->block.offset << " " << c.copy->bytes
+              << (c.copy->into_whole ? " in " : " out ");
+          AppendProgram(key, *c.copy->program);
+        }
         if (c.host >= 0) key << "host " << c.host << " ";
         key << ")";
       }

@@ -203,7 +203,7 @@ std::vector<Part> Partition(const std::vector<const igraph::IGraph*>& graphs,
     out[0].loops.push_back(k);
     for (const auto* calls : {&loops[k].condition, &loops[k].body}) {
       for (const KernelCall& c : *calls) {
-        if (c.host < 0 && c.graph < graphs.size() && !placed[c.graph]) {
+        if (c.is_kernel() && c.graph < graphs.size() && !placed[c.graph]) {
           placed[c.graph] = true;
           out[0].graphs.push_back(c.graph);
           load[0] += Cost(*graphs[c.graph]);
@@ -352,9 +352,8 @@ CompiledKernels CompileKernels(const std::vector<const igraph::IGraph*>& graphs,
       bool callable = true;
       for (const auto* calls : {&options.loops[k].condition, &options.loops[k].body}) {
         for (const KernelCall& call : *calls) {
-          callable =
-              callable &&
-              (call.host >= 0 || (call.graph < out.names.size() && !out.names[call.graph].empty()));
+          callable = callable && (!call.is_kernel() || (call.graph < out.names.size() &&
+                                                        !out.names[call.graph].empty()));
         }
       }
       if (!callable) continue;

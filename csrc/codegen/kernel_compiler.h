@@ -17,10 +17,12 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "codegen/jit.h"
+#include "igraph/dynamic_slice.h"
 #include "igraph/igraph.h"
 #include "runtime/kernel_thunk.h"
 #include "runtime/thunk.h"
@@ -52,19 +54,44 @@ int64_t ScratchBytes(const igraph::IGraph& graph);
 // parallel ids on the calling thread with `scratch` (as large as the
 // largest kernel's). Buffers are a byte offset into one of the run's
 // allocations, or a fixed address (memory the caller keeps: constants).
-// A buffer may move by what a hook returns on each call (a dynamic window
-// of a scan's input or output), and a call may be a hook alone (a block
-// copied at start indices read on this iteration): hooks are indices into
-// the table the caller passes, so the code holds no address of them.
+// A buffer may move on each call (a dynamic window of a scan's input or
+// output): by a block offset the loop computes itself (an index program,
+// igraph/dynamic_slice.h, compiled in), or by what a hook returns. A call
+// may also be a block copy at start indices read on this iteration, or a
+// hook alone. Hooks are indices into the table the caller passes, so the
+// code holds no address of them.
 using runtime::BufferRef;
+// The byte offset of a block of `sizes` in a row-major array of `dims`
+// (`strides` in bytes) at the start indices steps `starts` compute,
+// clamped as XLA clamps them; kInput steps read node input k at inputs[k].
+struct BlockProgram {
+  std::vector<igraph::IndexStep> steps;
+  std::vector<int> starts;
+  std::vector<int64_t> dims, sizes, strides;
+  std::vector<BufferRef> inputs;
+};
+struct MovedBuffer {
+  size_t buffer = 0;
+  std::shared_ptr<const BlockProgram> program;  // or, when null:
+  size_t hook = 0;
+};
+// A contiguous block of `bytes` copied between `whole` (at the program's
+// offset) and `block`: into the whole for an update, out of it for a slice.
+struct BlockCopy {
+  std::shared_ptr<const BlockProgram> program;
+  BufferRef whole, block;
+  int64_t bytes = 0;
+  bool into_whole = false;
+};
 struct KernelCall {
   size_t graph = 0;  // index into CompileKernels' graphs
   int64_t num_parallel = 1;
   std::vector<BufferRef> buffers;  // the kernel's buffer order
-  // (buffer index, hook index): the buffer moves by the hook's result.
-  std::vector<std::pair<size_t, size_t>> moved;
-  // >= 0: this call is hook `host` alone, no kernel (graph unused).
+  std::vector<MovedBuffer> moved;
+  // Instead of a kernel (graph unused): a block copy, or hook `host` alone.
+  std::optional<BlockCopy> copy;
   int64_t host = -1;
+  bool is_kernel() const { return !copy && host < 0; }
 };
 struct LoopDriver {
   std::vector<KernelCall> condition, body;

@@ -46,7 +46,15 @@ bool UnaryKernel(HloOpcode op, const T* x, T* o, int64_t n) {
       Map1(x, o, n, [](T v) { return std::log1p(v); });
       return true;
     case HloOpcode::kLogistic:
-      Map1(x, o, n, [](T v) { return T(1) / (T(1) + std::exp(-v)); });
+      // e^v / (1 + e^v) below 0: the same value, without e^-v overflowing
+      // to infinity (and the result to 0) where it is still a subnormal.
+      Map1(x, o, n, [](T v) {
+        if (v < T(0)) {
+          const T e = std::exp(v);
+          return e / (T(1) + e);
+        }
+        return T(1) / (T(1) + std::exp(-v));
+      });
       return true;
     case HloOpcode::kSqrt:
       Map1(x, o, n, [](T v) { return std::sqrt(v); });

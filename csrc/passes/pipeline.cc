@@ -41,6 +41,11 @@ std::vector<std::string> HloPassPipeline::LeafNames() const {
 }
 
 bool HloPassPipeline::Run(hlo::HloModule& module, const PipelineOptions& options) {
+  if (options.verify) hlo::Verify(module);
+  return RunPasses(module, options);
+}
+
+bool HloPassPipeline::RunPasses(hlo::HloModule& module, const PipelineOptions& options) {
   bool changed = false;
   for (int i = 0; i < max_iterations_; ++i) {
     if (!RunOnce(module, options, max_iterations_ > 1 ? i + 1 : 0)) break;
@@ -54,7 +59,7 @@ bool HloPassPipeline::RunOnce(hlo::HloModule& module, const PipelineOptions& opt
   bool changed = false;
   for (const auto& pass : passes_) {
     if (auto* sub = dynamic_cast<HloPassPipeline*>(pass.get())) {
-      changed |= sub->Run(module, options);
+      changed |= sub->RunPasses(module, options);
       continue;
     }
     const uint64_t before = options.check_unchanged ? module.Fingerprint() : 0;

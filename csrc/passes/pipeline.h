@@ -54,9 +54,13 @@ class HloPassPipeline : public HloPass {
   std::vector<std::string> LeafNames() const;
 
   bool Run(hlo::HloModule& module) override { return Run(module, PipelineOptions{}); }
+  // With options.verify, the module is verified first: a module that does
+  // not verify is the caller's error (VerifyError naming the instruction),
+  // not a pass's.
   bool Run(hlo::HloModule& module, const PipelineOptions& options);
 
  private:
+  bool RunPasses(hlo::HloModule& module, const PipelineOptions& options);
   bool RunOnce(hlo::HloModule& module, const PipelineOptions& options, int iteration);
   std::string name_;
   std::vector<std::unique_ptr<HloPass>> passes_;

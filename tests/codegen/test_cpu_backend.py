@@ -30,12 +30,10 @@ ALLOWED_FALLBACKS = (
     "complex values",
     "bitcast-convert",
     "all-reduce",
-    "map ",
     "no lowering for",
     "reducer %",
     "variadic reduce",
     "operand 0 is not an array",
-    "total-order comparison",
     "no machine form for f8",
     "dynamic shapes",
 )

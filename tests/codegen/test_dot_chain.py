@@ -101,8 +101,12 @@ def dot_chains(draw):
             shifted = new(f"{full} add({h}, {splat('s')})")
             h = new(f"{full} maximum({shifted}, {splat(new(f'{t}[] constant(0)'))})")
         elif step == "gate":
+            # Against a constant, not s: after relu_s many values equal s
+            # exactly, and a last-place difference upstream (logistic's,
+            # between kernel and evaluator) would flip the comparison.
+            third = splat(new(f"{t}[] constant(0.3)"))
             keep = new(
-                f"pred[{','.join(str(d) for d in [*batch, m, n])}] compare({h}, {splat('s')}), "
+                f"pred[{','.join(str(d) for d in [*batch, m, n])}] compare({h}, {third}), "
                 "direction=GT"
             )
             h = new(f"{full} select({keep}, {h}, {splat(new(f'{t}[] constant(-1)'))})")

@@ -6,6 +6,7 @@ that way (a parallel kernel, a nested loop) still run node by node."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import uir
 import uir.numpy as unp
@@ -110,7 +111,7 @@ def test_the_loop_function_reads_as_condition_test_body(tmp_path):
 
 def test_a_scan_runs_natively_with_its_windows_placed_on_each_iteration():
     # The scan's slice of xs and its update of ys are dynamic windows: the
-    # loop's code asks for their places through hooks on every iteration.
+    # loop's code computes their places on every iteration.
     def fn(xs, h):
         def step(carry, x):
             carry = carry * 0.9 + x
@@ -122,7 +123,10 @@ def test_a_scan_runs_natively_with_its_windows_placed_on_each_iteration():
     h = np.zeros(5, np.float32)
     c = _compiled(fn, xs, h)
     assert c.executable.native_loops == 1
-    assert "hooks, predicate" in c.executable.thunk_text
+    # Every offset is computed by the loop's own code: no hook is called.
+    assert "while while" in c.executable.thunk_text and " native, predicate" in (
+        c.executable.thunk_text
+    )
     carry, ys = c(xs, h)
     want_carry, want_ys = h.copy(), np.empty_like(xs)
     for i in range(len(xs)):
@@ -171,3 +175,109 @@ def test_xlas_scan_benchmark_runs_as_one_loop():
     args = random_arguments(exe.module, 0)
     for g, w in zip(exe(*args), uir.evaluate(exe.module, *args), strict=True):
         np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)
+
+
+INDEX_EXPRESSIONS = {
+    # JAX's wrap of negative indices, then arithmetic XLA defines at the edges.
+    "wrap": "lt = pred[] compare(i, z), direction=LT\n  w = T[] add(i, n)\n  e = T[] select(lt, w, i)",
+    "divide": "e = T[] divide(i, three)",
+    "remainder": "e = T[] remainder(i, three)",
+    "by_zero": "e = T[] divide(i, z)",
+    "clamp": "e = T[] clamp(three, i, n)",
+    "minmax": "m = T[] maximum(i, z)\n  e = T[] minimum(m, three)",
+    "negate": "e = T[] negate(i)",
+    "abs_mul": "a = T[] abs(i)\n  e = T[] multiply(a, three)",
+}
+
+
+@pytest.mark.parametrize(
+    ("index_type", "expression"),
+    [
+        (t, e)
+        for t in ["s32", "u32", "s8", "u8", "s64"]
+        for e in sorted(INDEX_EXPRESSIONS)
+        if not (e == "abs_mul" and t.startswith("u"))  # abs takes signed types
+    ],
+)
+def test_index_programs_compiled_into_a_loop_compute_what_the_evaluator_does(
+    index_type, expression
+):
+    # The loop reads row e(i) of x through a window and writes its running
+    # sum into row e(i) of y (a lone dynamic-update-slice): both offsets are
+    # computed by the loop's own code on every iteration.
+    t = index_type
+    expr = INDEX_EXPRESSIONS[expression].replace("T[]", f"{t}[]")
+    state = f"({t}[], f32[4], f32[9,4], f32[9,4])"
+    text = f"""HloModule m
+cond {{
+  p = {state} parameter(0)
+  i = {t}[] get-tuple-element(p), index=0
+  end = {t}[] constant(12)
+  ROOT lt = pred[] compare(i, end), direction=LT
+}}
+body {{
+  p = {state} parameter(0)
+  i = {t}[] get-tuple-element(p), index=0
+  acc = f32[4] get-tuple-element(p), index=1
+  x = f32[9,4] get-tuple-element(p), index=2
+  y = f32[9,4] get-tuple-element(p), index=3
+  z = {t}[] constant(0)
+  n = {t}[] constant(9)
+  three = {t}[] constant(3)
+  {expr}
+  zero = {t}[] constant(0)
+  row = f32[1,4] dynamic-slice(x, e, zero), dynamic_slice_sizes={{1,4}}
+  r = f32[4] reshape(row)
+  acc1 = f32[4] add(acc, r)
+  upd = f32[1,4] reshape(acc1)
+  y1 = f32[9,4] dynamic-update-slice(y, upd, e, zero)
+  one = {t}[] constant(1)
+  i1 = {t}[] add(i, one)
+  ROOT t = {state} tuple(i1, acc1, x, y1)
+}}
+ENTRY e {{
+  i0 = {t}[] parameter(0)
+  x = f32[9,4] parameter(1)
+  a = f32[4] constant({{0, 0, 0, 0}})
+  zf = f32[] constant(0)
+  y = f32[9,4] broadcast(zf), dimensions={{}}
+  s = {state} tuple(i0, a, x, y)
+  w = {state} while(s), condition=cond, body=body
+  acc = f32[4] get-tuple-element(w), index=1
+  out = f32[9,4] get-tuple-element(w), index=3
+  ROOT r = (f32[4], f32[9,4]) tuple(acc, out)
+}}
+"""
+    exe = uir.compile(uir.hlo.parse_module(text), backend="cpu")
+    assert exe.native_loops == 1, exe.thunk_text
+    dtype = np.dtype(
+        {"s32": np.int32, "u32": np.uint32, "s8": np.int8, "u8": np.uint8, "s64": np.int64}[t]
+    )
+    info = np.iinfo(dtype)
+    x = np.arange(36, dtype=np.float32).reshape(9, 4)
+    # (The loop counts up to 12: starts far below would run for ever.)
+    for start in (0, 5, -3, -20, 11, max(info.min, -40), info.max - 1):
+        i0 = np.array(start).astype(dtype)
+        got = exe(i0, x)
+        want = uir.evaluate(exe.module, i0, x)
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_array_equal(g, w)
+
+
+def test_a_column_written_in_a_loop_is_copied_by_a_hook():
+    # A column is not contiguous in a row-major array: the loop calls back
+    # into the runtime for that block copy, and stays one function.
+    def fn(x):
+        def body(i, y):
+            row = lax.dynamic_slice(x, (i, 0), (1, 8))
+            col = unp.reshape(row * 3.0, (8, 1))
+            return lax.dynamic_update_slice(y, col, (0, i))
+
+        return lax.fori_loop(0, 6, body, unp.zeros((8, 6), np.float32))
+
+    x = np.arange(48, dtype=np.float32).reshape(6, 8)
+    c = _compiled(fn, x)
+    assert c.executable.native_loops == 1, c.executable.thunk_text
+    assert "hooks, predicate" in c.executable.thunk_text
+    np.testing.assert_array_equal(c(x), x.T * 3)
+    np.testing.assert_array_equal(c(x), uir.jit(fn, backend="eval")(x))
