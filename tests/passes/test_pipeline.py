@@ -166,3 +166,18 @@ def test_default_pipeline_verifies_on_core_modules_too_heavy_to_evaluate(name):
     out = uir.passes.default_pipeline().run(module)
     out.verify()
     assert uir.hlo.parse_module(out.to_text()).to_text() == out.to_text()
+
+
+def test_a_module_that_does_not_verify_is_the_callers_error_not_a_pass():
+    # Parsing does not verify; the pipeline does, before its first pass, so
+    # the message names the instruction and blames no pass.
+    text = "HloModule m\nENTRY e {\n  i = u32[] parameter(0)\n  ROOT a = u32[] abs(i)\n}\n"
+    module = uir.hlo.parse_module(text)
+    for run in (
+        lambda: uir.passes.default_pipeline().run(module),
+        lambda: uir.compile(module, backend="cpu"),
+        lambda: uir.compile(module, backend="eval"),
+    ):
+        with pytest.raises(uir.VerifyError, match="at %a: abs") as info:
+            run()
+        assert "after pass" not in str(info.value)
