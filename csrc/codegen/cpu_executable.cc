@@ -456,14 +456,7 @@ std::optional<BlockCopy> CpuExecutable::CompiledBlockCopy(const igraph::KernelNo
   const hlo::Shape& whole = inst.operand(0)->shape();
   const hlo::Shape& block = update ? inst.operand(1)->shape() : inst.shape();
   const int64_t rank = whole.rank();
-  size_t first_cut = 0;
-  while (static_cast<int64_t>(first_cut) < rank &&
-         block.dimensions(static_cast<int64_t>(first_cut)) == 1) {
-    ++first_cut;
-  }
-  for (int64_t d = static_cast<int64_t>(first_cut) + 1; d < rank; ++d) {
-    if (block.dimensions(d) != whole.dimensions(d)) return std::nullopt;
-  }
+  if (!igraph::Contiguous(whole.dimensions(), block.dimensions())) return std::nullopt;
   const igraph::DramTensor& out = m.outputs.at(0);
   const igraph::DramTensor& operand = m.inputs.at(0);
   if (update && (operand.allocation != out.allocation || operand.offset != out.offset)) {
@@ -471,12 +464,7 @@ std::optional<BlockCopy> CpuExecutable::CompiledBlockCopy(const igraph::KernelNo
   }
   auto p = std::make_shared<BlockProgram>();
   const int64_t first_index = update ? 2 : 1;
-  int64_t stride = hlo::StorageBytes(whole.element_type());
-  p->strides.assign(static_cast<size_t>(rank), 0);
-  for (int64_t d = rank - 1; d >= 0; --d) {
-    p->strides[static_cast<size_t>(d)] = stride;
-    stride *= whole.dimensions(d);
-  }
+  p->strides = igraph::RowMajorByteStrides(whole);
   for (int64_t d = 0; d < rank; ++d) {
     igraph::IndexStep s;
     s.kind = igraph::IndexStep::Kind::kInput;

@@ -291,8 +291,8 @@ int64_t ClampStart(int64_t v, PrimitiveType t, int64_t limit) {
   return std::clamp<int64_t>(v, 0, std::max<int64_t>(limit, 0));
 }
 
-// The dimensions of a contiguous block: size 1 before the first dimension
-// it cuts, whole after it.
+}  // namespace
+
 bool Contiguous(const std::vector<int64_t>& dims, const std::vector<int64_t>& sizes) {
   size_t k = 0;
   while (k < dims.size() && sizes[k] == 1) ++k;
@@ -311,8 +311,6 @@ std::vector<int64_t> RowMajorByteStrides(const Shape& s) {
   }
   return strides;
 }
-
-}  // namespace
 
 std::shared_ptr<const DynamicWindows> WindowDynamicSlices(const HloInstruction& fusion) {
   if (fusion.opcode() != HloOpcode::kFusion) return nullptr;
