@@ -811,6 +811,10 @@ class KernelEmitter {
     llvm::FastMathFlags saved = b_.getFastMathFlags();
     llvm::FastMathFlags flags;
     flags.setAllowReassoc();
+    // A max or min reduction's order is unspecified, and so is which zero
+    // it returns on a tie of -0 and +0: without the zeros' order, x86's
+    // maximum is 3 instructions instead of 6 (NaNs still propagate).
+    if (op == HloOpcode::kMaximum || op == HloOpcode::kMinimum) flags.setNoSignedZeros();
     b_.setFastMathFlags(flags);
     llvm::Value* v = Binary(op, t, a, x);
     b_.setFastMathFlags(saved);

@@ -3,6 +3,7 @@
 
 #include "codegen/jit_impl.h"
 #include "codegen/llvm_util.h"
+#include "codegen/math.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ExecutionEngine/Orc/CompileUtils.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
@@ -13,6 +14,8 @@
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/CodeGen.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Transforms/IPO/AlwaysInliner.h"
+#include "llvm/Transforms/IPO/GlobalDCE.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "support/error.h"
 
@@ -30,6 +33,25 @@ llvm::OptimizationLevel ToLlvmLevel(int level) {
     default:
       return llvm::OptimizationLevel::O3;
   }
+}
+
+// Helpers that must stay calls until the loop vectorizer has replaced them
+// with their vector variants (math.h: kLateInlineAttribute) are inlined
+// now, and dropped: nothing outside the module calls them.
+void InlineLateHelpers(llvm::Module& module, llvm::ModuleAnalysisManager& mam) {
+  bool any = false;
+  for (llvm::Function& f : module) {
+    if (f.isDeclaration() || !f.hasFnAttribute(kLateInlineAttribute)) continue;
+    f.removeFnAttr(llvm::Attribute::NoInline);
+    f.addFnAttr(llvm::Attribute::AlwaysInline);
+    f.setLinkage(llvm::GlobalValue::InternalLinkage);
+    any = true;
+  }
+  if (!any) return;
+  llvm::ModulePassManager late;
+  late.addPass(llvm::AlwaysInlinerPass());
+  late.addPass(llvm::GlobalDCEPass());
+  late.run(module, mam);
 }
 
 void Optimize(llvm::Module& module, llvm::TargetMachine& tm, int level) {
@@ -50,6 +72,7 @@ void Optimize(llvm::Module& module, llvm::TargetMachine& tm, int level) {
       level == 0 ? builder.buildO0DefaultPipeline(llvm::OptimizationLevel::O0)
                  : builder.buildPerModuleDefaultPipeline(ToLlvmLevel(level));
   pipeline.run(module, mam);
+  InlineLateHelpers(module, mam);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "codegen/jit_impl.h"
 #include "codegen/kernel_cache.h"
 #include "codegen/llvm_util.h"
+#include "codegen/math.h"
 #include "codegen/row_plan.h"
 #include "igraph/verifier.h"
 #include "llvm/Analysis/ValueTracking.h"
@@ -65,6 +66,19 @@ bool HostHasAvx512() {
 // sums unchanged). Tile-by-tile bodies loop over 16 to 64 columns, where
 // LLVM's choice for the host (often 256 bits) did as well or better
 // (transposes, column sums, a dot's epilogue): 0 leaves it.
+// AVX-512 with its 128- and 256-bit forms (math.h's vscalef helpers).
+bool HostHasAvx512Vl() {
+  static const bool has = [] {
+    bool f = false, vl = false;
+    for (const std::string& feature : GetHostInfo().features) {
+      f = f || feature == "avx512f";
+      vl = vl || feature == "avx512vl";
+    }
+    return f && vl;
+  }();
+  return has;
+}
+
 int KindVectorBits(bool row_form) { return row_form && HostHasAvx512() ? 512 : 0; }
 
 // The dram iPointers of `graph` a streaming variant writes with
@@ -304,6 +318,8 @@ CompiledKernels CompileKernels(const std::vector<const igraph::IGraph*>& graphs,
     auto start = std::chrono::steady_clock::now();
     auto context = std::make_unique<llvm::LLVMContext>();
     auto module = std::make_unique<llvm::Module>("uir_kernels", *context);
+    if (options.target_math && HostHasAvx512Vl())
+      module->addModuleFlag(llvm::Module::Warning, kScalefModuleFlag, 1);
     bool any = false;
     for (size_t k : part.graphs) {
       const igraph::IGraph& g = *graphs[k];

@@ -116,6 +116,10 @@ struct KernelCompileOptions {
   // 512 for row-by-row and coalesced bodies on AVX-512 hosts, else LLVM's
   // choice for the host (some AVX-512 parts prefer 256).
   int vector_bits = 0;
+  // Use instructions of the host beyond what LLVM's generic IR selects
+  // (AVX-512's vscalef in exp, math.h); false: generic IR only, which
+  // gives the same results.
+  bool target_math = true;
   // Per graph (empty: nothing known): its dram iPointers' aliasing.
   std::vector<DramAliasing> aliasing;
   // Row-by-row and coalesced kernels writing a dram iPointer of at least

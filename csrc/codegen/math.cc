@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/IntrinsicsX86.h"
+#include "llvm/IR/Module.h"
 
 namespace uir::codegen {
 namespace {
@@ -79,6 +81,90 @@ llvm::Value* Reduce(const Consts& k, llvm::Value* x, llvm::Value** n, llvm::Valu
   return k.Fma(neg, k.F(ln2_lo), r);
 }
 
+// p * 2^n for n = ni in [-150, 128] (f32; [-1075, 1024] in f64), as the
+// product of two powers of two: the first product is exact, the second
+// rounds once, so results near overflow and in the subnormal range come out
+// correctly rounded. Scalars or vectors.
+llvm::Value* ScaleGeneric(const Consts& k, llvm::Value* p, llvm::Value* ni) {
+  llvm::Value* n1 = k.b.CreateAShr(ni, k.I(1));
+  llvm::Value* n2 = k.b.CreateSub(ni, n1);
+  return k.b.CreateFMul(k.b.CreateFMul(p, k.Pow2(n1)), k.Pow2(n2));
+}
+
+bool UsesScalef(const llvm::Module& m) {
+  const auto* flag =
+      llvm::mdconst::extract_or_null<llvm::ConstantInt>(m.getModuleFlag(kScalefModuleFlag));
+  return flag != nullptr && !flag->isZero();
+}
+
+// The helper `uir.scale.f32(p, n)` (or .f64): p * 2^n for an integer-valued
+// n, the scalar body ScaleGeneric, with vector variants at 128, 256 and 512
+// bits that are one AVX-512 `vscalef` (which rounds once, as ScaleGeneric
+// does: the results are the same bits). The loop vectorizer replaces the
+// call with the variant of its width; all are inlined after vectorization
+// (jit.cc).
+llvm::Function* ScaleHelper(llvm::Module& m, bool f64) {
+  const std::string name = f64 ? "uir.scale.f64" : "uir.scale.f32";
+  if (llvm::Function* f = m.getFunction(name)) return f;
+  llvm::LLVMContext& ctx = m.getContext();
+  llvm::Type* st = f64 ? llvm::Type::getDoubleTy(ctx) : llvm::Type::getFloatTy(ctx);
+  auto mark = [](llvm::Function* f) {
+    f->addFnAttr(llvm::Attribute::NoInline);
+    f->addFnAttr(llvm::Attribute::NoUnwind);
+    f->addFnAttr(llvm::Attribute::WillReturn);
+    f->setDoesNotAccessMemory();
+    f->addFnAttr(kLateInlineAttribute);
+  };
+  std::string mappings;
+  for (int bits : {128, 256, 512}) {
+    const unsigned lanes = static_cast<unsigned>(bits / (f64 ? 64 : 32));
+    auto* vt = llvm::FixedVectorType::get(st, lanes);
+    const std::string vname = name + ".v" + std::to_string(lanes);
+    llvm::Function* vf = llvm::Function::Create(llvm::FunctionType::get(vt, {vt, vt}, false),
+                                                llvm::GlobalValue::ExternalLinkage, vname, m);
+    mark(vf);
+    llvm::IRBuilder<> vb(llvm::BasicBlock::Create(ctx, "entry", vf));
+    llvm::Value* p = vf->getArg(0);
+    llvm::Value* n = vf->getArg(1);
+    using I = llvm::Intrinsic::X86Intrinsics;
+    llvm::Value* out;
+    if (bits == 512) {
+      // All lanes (mask of ones), the current rounding mode (4).
+      llvm::Value* mask = f64 ? vb.getInt8(0xff) : vb.getInt16(0xffff);
+      out = vb.CreateIntrinsic(
+          f64 ? I::x86_avx512_mask_scalef_pd_512 : I::x86_avx512_mask_scalef_ps_512, {},
+          {p, n, p, mask, vb.getInt32(4)});
+    } else {
+      const I id =
+          bits == 256 ? (f64 ? I::x86_avx512_mask_scalef_pd_256 : I::x86_avx512_mask_scalef_ps_256)
+                      : (f64 ? I::x86_avx512_mask_scalef_pd_128 : I::x86_avx512_mask_scalef_ps_128);
+      out = vb.CreateIntrinsic(id, {}, {p, n, p, vb.getInt8(0xff)});
+    }
+    vb.CreateRet(out);
+    if (!mappings.empty()) mappings += ",";
+    mappings += "_ZGV_LLVM_N" + std::to_string(lanes) + "vv_" + name + "(" + vname + ")";
+  }
+  llvm::Function* f = llvm::Function::Create(llvm::FunctionType::get(st, {st, st}, false),
+                                             llvm::GlobalValue::ExternalLinkage, name, m);
+  mark(f);
+  f->addFnAttr("vector-function-abi-variant", mappings);
+  llvm::IRBuilder<> fb(llvm::BasicBlock::Create(ctx, "entry", f));
+  Consts k(fb, f->getArg(0));
+  fb.CreateRet(ScaleGeneric(k, f->getArg(0), fb.CreateFPToSI(f->getArg(1), k.it)));
+  return f;
+}
+
+// p * 2^n for n in ScaleGeneric's range, given both as a float (n) and as
+// an integer (ni).
+llvm::Value* Scale(const Consts& k, llvm::Value* p, llvm::Value* n, llvm::Value* ni) {
+  llvm::Module& m = *k.b.GetInsertBlock()->getModule();
+  if (p->getType()->isVectorTy() || !UsesScalef(m)) return ScaleGeneric(k, p, ni);
+  llvm::Function* helper = ScaleHelper(m, k.f64);
+  llvm::CallInst* call = k.b.CreateCall(helper, {p, n});
+  call->addFnAttr(helper->getFnAttribute("vector-function-abi-variant"));
+  return call;
+}
+
 }  // namespace
 
 llvm::Value* EmitExp(llvm::IRBuilder<>& b, llvm::Value* x) {
@@ -89,11 +175,8 @@ llvm::Value* EmitExp(llvm::IRBuilder<>& b, llvm::Value* x) {
   llvm::Value *n, *ni;
   llvm::Value* r = Reduce(k, xc, &n, &ni);
   llvm::Value* p = k.Poly(r, InverseFactorials(0, k.f64 ? 13 : 7));
-  // 2^n in two halves, so that results near overflow and in the subnormal
-  // range are scaled exactly. A NaN x makes p NaN, and so the result.
-  llvm::Value* n1 = b.CreateAShr(ni, k.I(1));
-  llvm::Value* n2 = b.CreateSub(ni, n1);
-  return b.CreateFMul(b.CreateFMul(p, k.Pow2(n1)), k.Pow2(n2));
+  // A NaN x makes p NaN, and so the result.
+  return Scale(k, p, n, ni);
 }
 
 namespace {

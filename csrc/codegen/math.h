@@ -12,6 +12,13 @@
 
 namespace uir::codegen {
 
+// A module flag: when set (to 1), exp scales by powers of two with
+// AVX-512's vscalef, through helper functions the loop vectorizer replaces
+// with vector variants, inlined after vectorization (InlineLateHelpers).
+inline constexpr const char* kScalefModuleFlag = "uir.x86-scalef";
+// The function attribute of such helpers.
+inline constexpr const char* kLateInlineAttribute = "uir-late-inline";
+
 llvm::Value* EmitExp(llvm::IRBuilder<>& b, llvm::Value* x);
 llvm::Value* EmitExpm1(llvm::IRBuilder<>& b, llvm::Value* x);
 llvm::Value* EmitLog(llvm::IRBuilder<>& b, llvm::Value* x);

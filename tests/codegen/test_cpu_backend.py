@@ -445,6 +445,113 @@ def test_math_error_in_ulps(op, dtype):
     assert same[~finite].all(), x[~finite & ~same][:5]
 
 
+def _host_has_avx512():
+    features = uir._core.codegen.host_info()["features"]
+    return "avx512f" in features and "avx512vl" in features
+
+
+@pytest.mark.parametrize(
+    ("op", "dtype", "vector_bits"),
+    [
+        ("exponential", np.float32, 0),
+        ("exponential", np.float32, 256),
+        ("exponential", np.float32, 128),
+        ("exponential", np.float64, 0),
+        ("exponential", np.float64, 256),
+        ("logistic", np.float32, 0),
+        ("logistic", np.float64, 0),
+        ("exponential-minus-one", np.float32, 0),
+    ],
+)
+def test_exp_scaled_by_vscalef_gives_the_bits_of_generic_ir(op, dtype, vector_bits, monkeypatch):
+    # On AVX-512 hosts exp multiplies by 2^n with one vscalef at each vector
+    # width; --cpu_target_math=0 keeps the two-multiplication form of
+    # generic IR. Both round once, so every result, subnormals, overflow
+    # and NaNs included, must be the same bits.
+    rng = np.random.default_rng(1)
+    info = np.finfo(dtype)
+    n = 1 << 16
+    if dtype == np.float32:
+        bits = rng.integers(0, 2**32, size=n, dtype=np.uint64).astype(np.uint32)
+    else:
+        bits = rng.integers(0, 2**64 - 1, size=n, dtype=np.uint64)
+    edge = 745.2 if dtype == np.float64 else 104.0
+    x = np.concatenate(
+        [
+            bits.view(dtype),
+            rng.uniform(-edge - 2, edge - 14, n).astype(dtype),
+            np.array([0, -0.0, np.inf, -np.inf, np.nan, info.max, -info.max, info.tiny], dtype),
+            # 3 elements past a vector multiple: the scalar tail runs too
+            np.linspace(-edge, -edge + 30, 1003).astype(dtype),
+        ]
+    )
+    t = "f32" if dtype == np.float32 else "f64"
+    text = f"HloModule m\nENTRY e {{\n  p = {t}[{x.size}] parameter(0)\n  ROOT r = {t}[{x.size}] {op}(p)\n}}\n"
+    width = f" --cpu_vector_bits={vector_bits}" if vector_bits else ""
+    got = {}
+    for target in ("1", "0"):
+        monkeypatch.setenv("UIR_FLAGS", f"--cpu_target_math={target}{width}")
+        exe = uir.compile(uir.hlo.parse_module(text), backend="cpu")
+        got[target] = exe(x)
+        if target == "1" and _host_has_avx512() and op != "exponential-minus-one":
+            assert "vscalef" in exe.assembly
+        if target == "0":
+            assert "vscalef" not in exe.assembly
+    uint = np.uint32 if dtype == np.float32 else np.uint64
+    np.testing.assert_array_equal(got["1"].view(uint), got["0"].view(uint))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("cols", [1, 17, 1000, 4099])
+def test_max_and_min_reductions_propagate_nans_like_the_evaluator(dtype, cols):
+    # Row reductions vectorize with a NaN check per step (the reduction's
+    # order, and so which zero it returns on a tie of -0 and +0, is
+    # unspecified): a NaN anywhere in a row, the vector tail included,
+    # must make that row's result NaN.
+    rows = 12
+    rng = np.random.default_rng(cols)
+    x = rng.standard_normal((rows, cols)).astype(dtype)
+    x[0, 0] = np.nan
+    x[1, cols - 1] = np.nan
+    x[2, cols // 2] = np.nan
+    x[3, :] = -np.inf
+    x[4, :] = np.inf
+    x[5, :] = 0.0
+    x[5, ::2] = -0.0
+    x[6, :] = np.nan
+    x[7, rng.integers(0, cols)] = np.inf
+    x[8, rng.integers(0, cols)] = -np.inf
+    t = "f32" if dtype == np.float32 else "f64"
+    text = f"""HloModule m
+max {{
+  a = {t}[] parameter(0)
+  b = {t}[] parameter(1)
+  ROOT r = {t}[] maximum(a, b)
+}}
+min {{
+  a = {t}[] parameter(0)
+  b = {t}[] parameter(1)
+  ROOT r = {t}[] minimum(a, b)
+}}
+ENTRY e {{
+  x = {t}[{rows},{cols}] parameter(0)
+  ninf = {t}[] constant(-inf)
+  pinf = {t}[] constant(inf)
+  mx = {t}[{rows}] reduce(x, ninf), dimensions={{1}}, to_apply=max
+  mn = {t}[{rows}] reduce(x, pinf), dimensions={{1}}, to_apply=min
+  ROOT r = ({t}[{rows}], {t}[{rows}]) tuple(mx, mn)
+}}
+"""
+    m = uir.hlo.parse_module(text)
+    exe = uir.compile(m, backend="cpu")
+    assert exe.fallbacks == [] and "kernel" in exe.thunk_kinds
+    got = exe(x)
+    want = uir.evaluate(m, x)
+    for g, w, ref in zip(got, want, (np.max(x, axis=1), np.min(x, axis=1)), strict=True):
+        np.testing.assert_array_equal(g, w)  # NaNs equal, -0 == +0
+        np.testing.assert_array_equal(g, ref)
+
+
 SOFTMAX = """HloModule softmax
 add {
   a = f32[] parameter(0)

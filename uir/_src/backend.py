@@ -58,7 +58,17 @@ def _bytes_flag(name: str, default: int) -> int:
     return n
 
 
-def _compile_options() -> dict[str, int]:
+def _target_math() -> bool:
+    from uir._src.passes import flags
+
+    value = flags().get("cpu_target_math", "1")
+    value = "1" if value is True else str(value)
+    if value not in ("0", "1"):
+        raise ValueError(f"UIR_FLAGS --cpu_target_math must be 0 or 1, got {value!r}")
+    return value == "1"
+
+
+def _compile_options() -> dict[str, int | bool | str]:
     """The CPU backend's options from UIR_FLAGS:
     --cpu_vector_bits=128|256|512: one vector width for every kernel
     (default: per kernel kind);
@@ -72,7 +82,10 @@ def _compile_options() -> dict[str, int]:
     (default: the worker thread count);
     --cpu_cache_dir=DIR: keep compiled machine code in DIR, keyed by a hash
     of the kernels, the options and the host CPU, and take it from there in
-    later processes instead of running LLVM (default: no cache)."""
+    later processes instead of running LLVM (default: no cache);
+    --cpu_target_math=0: elementwise math in generic LLVM IR only, without
+    the host's own instructions where LLVM selects none (AVX-512's vscalef
+    in exp); the results are the same (default 1)."""
     from uir._src.passes import flags
 
     cache_dir = flags().get("cpu_cache_dir", "")
@@ -84,6 +97,7 @@ def _compile_options() -> dict[str, int]:
         "vector_bits": _vector_bits(),
         "streaming_bytes": _bytes_flag("cpu_streaming_bytes", 16 << 20),
         "concurrent_bytes": _bytes_flag("cpu_concurrent_bytes", 1 << 16),
+        "target_math": _target_math(),
     }
 
 
