@@ -229,6 +229,7 @@ CpuExecutable::CpuExecutable(const igraph::KernelGraph& graph, const CpuExecutab
   compile.keep_text = options.keep_text;
   compile.vector_bits = options.vector_bits;
   compile.target_math = options.target_math;
+  compile.prefetch = options.prefetch;
   compile.streaming_bytes = options.streaming_bytes;
   compile.cache_dir = options.cache_dir;
   compile.compile_threads =

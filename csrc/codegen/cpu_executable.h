@@ -24,6 +24,7 @@ struct CpuExecutableOptions {
   bool keep_text = false;                       // LLVM IR and assembly, for dumps and inspection
   int vector_bits = 0;                          // KernelCompileOptions::vector_bits
   bool target_math = true;                      // KernelCompileOptions::target_math
+  bool prefetch = true;                         // KernelCompileOptions::prefetch
   int64_t streaming_bytes = int64_t{16} << 20;  // KernelCompileOptions::streaming_bytes
   // ThunkExecutorOptions::concurrent_bytes: thunks that may run at the
   // same time do when together they move at least this many bytes.

@@ -16,6 +16,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <set>
 #include <vector>
 
 #include "codegen/math.h"
@@ -552,6 +553,7 @@ class KernelEmitter {
       }
     }
     if (width > 1) {
+      PrefetchAhead(ops, first, end, i, jv);
       llvm::Value* next = b_.CreateNUWAdd(j, b_.getInt64(1));
       j->addIncoming(next, b_.GetInsertBlock());
       for (size_t k : reduces) acc[k]->addIncoming(next_acc[k], b_.GetInsertBlock());
@@ -570,6 +572,63 @@ class KernelEmitter {
         Store(t, next_acc[k], DramElement(out, i, b_.getInt64(0)));
       } else if (plan_.buffer[k] >= 0) {
         Store(t, next_acc[k], RowBuffer(op, static_cast<int64_t>(k), b_.getInt64(0)));
+      }
+    }
+  }
+
+  // A column loop whose arithmetic costs more per element than streaming
+  // its inputs from memory (polynomial math, divisions) keeps too few
+  // cache-line reads in flight for the hardware prefetcher. It prefetches
+  // each contiguous dram input it reads kPrefetchAhead bytes ahead, and
+  // each row it reads again from cache (the row-by-row form: softmax's
+  // exp after its max) at the next row, so that row is in cache when the
+  // next row's first loop starts; one prefetch per vector (EmitPrefetch).
+  // Addresses past a buffer's end are harmless: prefetches do not fault.
+  void PrefetchAhead(const std::vector<IOp>& ops, size_t first, size_t end, llvm::Value* i,
+                     llvm::Value* j) {
+    if (!UsesPrefetch(m_)) return;
+    bool heavy = false;
+    for (size_t k = first; k < end && !heavy; ++k) {
+      const IOp& op = ops[k];
+      if (plan_.group[k] < 0 || !IsFloat(op.dtype)) continue;
+      HloOpcode opcode;
+      if (op.kind == OpKind::kUnary &&
+          igraph::LookupFunction(igraph::FunctionClass::kUnary, op.function, &opcode)) {
+        heavy = opcode == HloOpcode::kExp || opcode == HloOpcode::kExpm1 ||
+                opcode == HloOpcode::kLog || opcode == HloOpcode::kLog1p ||
+                opcode == HloOpcode::kTanh || opcode == HloOpcode::kLogistic ||
+                opcode == HloOpcode::kRsqrt;
+      } else if (op.kind == OpKind::kBinary &&
+                 igraph::LookupFunction(igraph::FunctionClass::kBinary, op.function, &opcode)) {
+        heavy = opcode == HloOpcode::kDivide;
+      }
+    }
+    if (!heavy) return;
+    // Measured on tanh over 16M elements: 1 KiB ahead 8.0 -> 4.0 ms, 4 KiB
+    // 3.3 ms, 8 KiB no better.
+    constexpr int64_t kPrefetchAhead = 4096;
+    std::set<int> done;
+    for (size_t k = first; k < end; ++k) {
+      if (plan_.group[k] < 0) continue;
+      for (size_t n = 0; n < ops[k].inputs.size(); ++n) {
+        int slice = ops[k].inputs[n];
+        const int src = plan_.source[k][n];
+        llvm::Value* row = i;
+        int64_t ahead = kPrefetchAhead;
+        if (src >= 0) {
+          // A row read again from cache: the next row's, at the same column.
+          if (!plan_.reread[static_cast<size_t>(src)]) continue;
+          slice = ops[static_cast<size_t>(src)].inputs[0];
+          row = b_.CreateAdd(i, b_.getInt64(1));
+          ahead = 0;
+        }
+        const int bits = hlo::BitWidth(TypeOf(slice));
+        if (g_.slices()[slice].stride[1] != 1 || bits % 8 != 0) continue;
+        if (!done.insert(g_.slices()[slice].pointer).second) continue;
+        const ISlice& sl = g_.slices()[slice];
+        llvm::Value* at = b_.CreateAdd(b_.CreateMul(row, b_.getInt64(sl.stride[0])), j);
+        llvm::Value* p = b_.CreateGEP(StorageType(TypeOf(slice)), SliceBase(slice), at);
+        EmitPrefetch(b_, p, bits / 8, ahead);
       }
     }
   }

@@ -140,7 +140,8 @@ std::string KernelCacheKey(const std::vector<const igraph::IGraph*>& graphs,
   key << "llvm " << host.llvm_version << "\n" << host.triple << " " << host.cpu_name << "\n";
   for (const std::string& f : host.features) key << f << ",";
   key << "\nopt " << options.opt_level << " vector " << options.vector_bits << " streaming "
-      << options.streaming_bytes << " target_math " << options.target_math << "\n";
+      << options.streaming_bytes << " target_math " << options.target_math << " prefetch "
+      << options.prefetch << "\n";
   for (size_t k = 0; k < graphs.size(); ++k) {
     key << "graph " << k << "\n" << igraph::ToText(*graphs[k]) << "\n";
     if (k < options.aliasing.size()) {

@@ -320,6 +320,7 @@ CompiledKernels CompileKernels(const std::vector<const igraph::IGraph*>& graphs,
     auto module = std::make_unique<llvm::Module>("uir_kernels", *context);
     if (options.target_math && HostHasAvx512Vl())
       module->addModuleFlag(llvm::Module::Warning, kScalefModuleFlag, 1);
+    if (options.prefetch) module->addModuleFlag(llvm::Module::Warning, kPrefetchModuleFlag, 1);
     bool any = false;
     for (size_t k : part.graphs) {
       const igraph::IGraph& g = *graphs[k];

@@ -120,6 +120,9 @@ struct KernelCompileOptions {
   // (AVX-512's vscalef in exp, math.h); false: generic IR only, which
   // gives the same results.
   bool target_math = true;
+  // Column loops heavy in arithmetic prefetch their dram inputs ahead
+  // (emitter.cc's PrefetchAhead); false: none.
+  bool prefetch = true;
   // Per graph (empty: nothing known): its dram iPointers' aliasing.
   std::vector<DramAliasing> aliasing;
   // Row-by-row and coalesced kernels writing a dram iPointer of at least

@@ -3,6 +3,7 @@
 // result with exponent arithmetic, so it has no calls and no branches.
 #include "codegen/math.h"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -277,6 +278,56 @@ llvm::Value* EmitLogistic(llvm::IRBuilder<>& b, llvm::Value* x) {
   llvm::Value* r = b.CreateFDiv(k.F(1.0), b.CreateFAdd(e, k.F(1.0)));
   llvm::Value* y = b.CreateSelect(b.CreateFCmpOGE(x, k.F(0.0)), r, b.CreateFMul(e, r));
   return b.CreateSelect(k.IsNan(x), x, y);
+}
+
+bool UsesPrefetch(const llvm::Module& m) {
+  const auto* flag =
+      llvm::mdconst::extract_or_null<llvm::ConstantInt>(m.getModuleFlag(kPrefetchModuleFlag));
+  return flag != nullptr && !flag->isZero();
+}
+
+void EmitPrefetch(llvm::IRBuilder<>& b, llvm::Value* p, int element_bytes, int64_t ahead) {
+  constexpr int64_t kLine = 64;
+  llvm::Module& m = *b.GetInsertBlock()->getModule();
+  const std::string name =
+      "uir.prefetch." + std::to_string(element_bytes) + "." + std::to_string(ahead);
+  llvm::Function* f = m.getFunction(name);
+  if (f == nullptr) {
+    llvm::LLVMContext& ctx = m.getContext();
+    llvm::Type* ptr = llvm::PointerType::get(ctx, 0);
+    auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr}, false);
+    // Lines [p + ahead, p + ahead + bytes), one prefetch per line.
+    auto define = [&](const std::string& fname, int64_t bytes) {
+      llvm::Function* fn =
+          llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, fname, m);
+      fn->addFnAttr(llvm::Attribute::NoInline);
+      fn->addFnAttr(llvm::Attribute::NoUnwind);
+      fn->addFnAttr(llvm::Attribute::WillReturn);
+      fn->setOnlyAccessesInaccessibleMemory();
+      fn->addFnAttr(kLateInlineAttribute);
+      llvm::IRBuilder<> fb(llvm::BasicBlock::Create(ctx, "entry", fn));
+      for (int64_t at = 0; at < bytes; at += kLine) {
+        llvm::Value* q = fb.CreateConstGEP1_64(fb.getInt8Ty(), fn->getArg(0), ahead + at);
+        // A read, kept in all cache levels, of data.
+        fb.CreateIntrinsic(llvm::Intrinsic::prefetch, {ptr},
+                           {q, fb.getInt32(0), fb.getInt32(3), fb.getInt32(1)});
+      }
+      fb.CreateRetVoid();
+      return fn;
+    };
+    std::string mappings;
+    for (int lanes = 2; lanes <= 64; lanes *= 2) {
+      const std::string vname = name + ".v" + std::to_string(lanes);
+      define(vname, std::max<int64_t>(int64_t{lanes} * element_bytes, 1));
+      if (!mappings.empty()) mappings += ",";
+      mappings += "_ZGV_LLVM_N" + std::to_string(lanes) + "l" + std::to_string(element_bytes) +
+                  "_" + name + "(" + vname + ")";
+    }
+    f = define(name, 1);
+    f->addFnAttr("vector-function-abi-variant", mappings);
+  }
+  llvm::CallInst* call = b.CreateCall(f, {p});
+  call->addFnAttr(f->getFnAttribute("vector-function-abi-variant"));
 }
 
 }  // namespace uir::codegen

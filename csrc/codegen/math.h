@@ -16,6 +16,9 @@ namespace uir::codegen {
 // AVX-512's vscalef, through helper functions the loop vectorizer replaces
 // with vector variants, inlined after vectorization (InlineLateHelpers).
 inline constexpr const char* kScalefModuleFlag = "uir.x86-scalef";
+// A module flag: when set, heavy column loops prefetch their dram inputs
+// ahead (EmitPrefetch).
+inline constexpr const char* kPrefetchModuleFlag = "uir.prefetch";
 // The function attribute of such helpers.
 inline constexpr const char* kLateInlineAttribute = "uir-late-inline";
 
@@ -25,6 +28,14 @@ llvm::Value* EmitLog(llvm::IRBuilder<>& b, llvm::Value* x);
 llvm::Value* EmitLog1p(llvm::IRBuilder<>& b, llvm::Value* x);
 llvm::Value* EmitTanh(llvm::IRBuilder<>& b, llvm::Value* x);
 llvm::Value* EmitLogistic(llvm::IRBuilder<>& b, llvm::Value* x);
+
+bool UsesPrefetch(const llvm::Module& m);
+// In a loop over consecutive elements of `element_bytes` each, at element
+// `p`: a prefetch of the cache line `ahead` bytes further, through a
+// helper whose vector variants take the first lane's address (a linear
+// parameter) and prefetch each line the vector's span covers, so a
+// vectorized loop prefetches once per line, not per element.
+void EmitPrefetch(llvm::IRBuilder<>& b, llvm::Value* p, int element_bytes, int64_t ahead);
 
 }  // namespace uir::codegen
 

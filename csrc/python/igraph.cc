@@ -372,7 +372,7 @@ void BindIGraph(py::module_& m) {
           "compile",
           [](const std::shared_ptr<PyKernelGraph>& k, int opt_level, bool keep_text,
              int vector_bits, int64_t streaming_bytes, int64_t concurrent_bytes,
-             int compile_threads, const std::string& cache_dir, bool target_math) {
+             int compile_threads, const std::string& cache_dir, bool target_math, bool prefetch) {
             if (compile_threads < 0) {
               throw py::value_error("compile_threads must be >= 0, got " +
                                     std::to_string(compile_threads));
@@ -400,6 +400,7 @@ void BindIGraph(py::module_& m) {
             options.keep_text = keep_text;
             options.vector_bits = vector_bits;
             options.target_math = target_math;
+            options.prefetch = prefetch;
             options.streaming_bytes = streaming_bytes;
             options.concurrent_bytes = concurrent_bytes;
             options.compile_threads = compile_threads;
@@ -412,12 +413,14 @@ void BindIGraph(py::module_& m) {
           py::arg("streaming_bytes") = codegen::CpuExecutableOptions{}.streaming_bytes,
           py::arg("concurrent_bytes") = codegen::CpuExecutableOptions{}.concurrent_bytes,
           py::arg("compile_threads") = 0, py::arg("cache_dir") = "", py::arg("target_math") = true,
+          py::arg("prefetch") = true,
           "Machine code for every iGraph (one LLVM module, JIT-compiled for this CPU). "
           "Outputs of streaming_bytes or more are written with non-temporal stores where "
           "they qualify (0: never). Independent thunks moving concurrent_bytes or more run "
           "at the same time. compile_threads (0: the worker count) split the LLVM work. "
           "With cache_dir, machine code is read from and written to an on-disk cache there. "
-          "target_math=False keeps elementwise math to generic LLVM IR (same results).")
+          "target_math=False keeps elementwise math to generic LLVM IR (same results). "
+          "prefetch=False: no software prefetches in arithmetic-heavy loops.")
       .def("interpret", [](const PyKernelGraph& k, const py::list& args) {
         std::vector<hlo::Literal> literals;
         for (const py::handle& a : args) literals.push_back(ToArgument(a));

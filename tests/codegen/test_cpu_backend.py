@@ -501,6 +501,51 @@ def test_exp_scaled_by_vscalef_gives_the_bits_of_generic_ir(op, dtype, vector_bi
     np.testing.assert_array_equal(got["1"].view(uint), got["0"].view(uint))
 
 
+def _unary_module(op, t, n):
+    return uir.hlo.parse_module(
+        f"HloModule m\nENTRY e {{\n  p = {t}[{n}] parameter(0)\n  ROOT r = {t}[{n}] {op}(p)\n}}\n"
+    )
+
+
+@pytest.mark.parametrize("t", ["f32", "f64", "bf16"])
+def test_loops_heavy_in_arithmetic_prefetch_their_inputs(t, monkeypatch):
+    # tanh costs more per element than streaming it from memory: its loop
+    # prefetches its input 4 KiB ahead, once per vector (not per element);
+    # an add streams without. The helpers are inlined and gone.
+    monkeypatch.delenv("UIR_FLAGS", raising=False)
+    n = 100003
+    x = np.random.default_rng(0).standard_normal(n).astype(np.float32)
+    dtype = {"f32": np.float32, "f64": np.float64, "bf16": uir.numpy.bfloat16}[t]
+    x = x.astype(dtype)
+    heavy = uir.compile(_unary_module("tanh", t, n), backend="cpu")
+    light = uir.compile(_unary_module("negate", t, n), backend="cpu")
+    assert "prefetcht0" in heavy.assembly
+    assert "prefetcht0" not in light.assembly
+    assert "@uir.prefetch" not in heavy.llvm_ir and "@uir.scale" not in heavy.llvm_ir
+    # One prefetch per vector of the unrolled vector loop (a few per
+    # iteration), where a prefetch per element would be 16 or more per
+    # unrolled vector.
+    vector_loop = max(heavy.assembly.split("jne"), key=lambda block: block.count("prefetcht0"))
+    assert 1 <= vector_loop.count("prefetcht0") <= 8
+    monkeypatch.setenv("UIR_FLAGS", "--cpu_prefetch=0")
+    off = uir.compile(_unary_module("tanh", t, n), backend="cpu")
+    assert "prefetcht0" not in off.assembly
+    np.testing.assert_array_equal(heavy(x), off(x))
+
+
+def test_softmax_prefetches_the_next_row_while_it_computes_this_one(monkeypatch):
+    monkeypatch.delenv("UIR_FLAGS", raising=False)
+    exe = uir.compile(uir.hlo.parse_module(SOFTMAX), backend="cpu")
+    ir = exe.llvm_ir_unoptimized
+    assert "uir.prefetch.4.0" in ir  # the next row, at the same column
+    assert "prefetcht0" in exe.assembly
+    x = np.random.default_rng(0).standard_normal((64, 1000)).astype(np.float32)
+    monkeypatch.setenv("UIR_FLAGS", "--cpu_prefetch=0")
+    off = uir.compile(uir.hlo.parse_module(SOFTMAX), backend="cpu")
+    assert "prefetcht0" not in off.assembly
+    np.testing.assert_array_equal(exe(x), off(x))
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("cols", [1, 17, 1000, 4099])
 def test_max_and_min_reductions_propagate_nans_like_the_evaluator(dtype, cols):

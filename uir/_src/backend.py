@@ -58,13 +58,14 @@ def _bytes_flag(name: str, default: int) -> int:
     return n
 
 
-def _target_math() -> bool:
+def _switch(name: str) -> bool:
+    """A UIR_FLAGS switch, on by default: --name, --name=1 or --name=0."""
     from uir._src.passes import flags
 
-    value = flags().get("cpu_target_math", "1")
+    value = flags().get(name, "1")
     value = "1" if value is True else str(value)
     if value not in ("0", "1"):
-        raise ValueError(f"UIR_FLAGS --cpu_target_math must be 0 or 1, got {value!r}")
+        raise ValueError(f"UIR_FLAGS --{name} must be 0 or 1, got {value!r}")
     return value == "1"
 
 
@@ -85,7 +86,10 @@ def _compile_options() -> dict[str, int | bool | str]:
     later processes instead of running LLVM (default: no cache);
     --cpu_target_math=0: elementwise math in generic LLVM IR only, without
     the host's own instructions where LLVM selects none (AVX-512's vscalef
-    in exp); the results are the same (default 1)."""
+    in exp); the results are the same (default 1);
+    --cpu_prefetch=0: no software prefetches in column loops heavy in
+    arithmetic (polynomial math, divisions), which otherwise ask for their
+    inputs 4 KiB ahead and for the next row of a row read twice (default 1)."""
     from uir._src.passes import flags
 
     cache_dir = flags().get("cpu_cache_dir", "")
@@ -97,7 +101,8 @@ def _compile_options() -> dict[str, int | bool | str]:
         "vector_bits": _vector_bits(),
         "streaming_bytes": _bytes_flag("cpu_streaming_bytes", 16 << 20),
         "concurrent_bytes": _bytes_flag("cpu_concurrent_bytes", 1 << 16),
-        "target_math": _target_math(),
+        "target_math": _switch("cpu_target_math"),
+        "prefetch": _switch("cpu_prefetch"),
     }
 
 
