@@ -22,6 +22,7 @@ from uir._src.errors import (
 )
 from uir._src.evaluate import evaluate
 from uir._src.info import info
+from uir.custom_call import get_include
 
 __version__: str = _core.__version__
 
@@ -42,6 +43,7 @@ __all__ = [
     "config",
     "custom_call",
     "evaluate",
+    "get_include",
     "hlo",
     "info",
     "jit",

@@ -2,11 +2,16 @@
 
     uir.custom_call.register("my_op", fn)                 # a Python callable
     uir.custom_call.register("my_op", cfunc, api="status")  # a C function (ctypes)
+    uir.custom_call.load_library("libmine.so")  # what its registration macros declare
 
 A Python target receives the operands as NumPy arrays and returns the result
 (an array, or a tuple of arrays for a tuple-shaped call); an exception it
 raises becomes uir.CustomCallError. A C target follows the calling
-conventions in the header under include_dir() (uir/custom_call.h).
+conventions in the header under uir.get_include() (uir/custom_call.h),
+which also spells XLA's legacy CPU API (XlaCustomCallStatus,
+XLA_CPU_REGISTER_CUSTOM_CALL_TARGET, ...): a target written for XLA builds
+against it with only its include lines changed, and is called in the
+convention its instruction's api_version names, as in XLA.
 
 Built-in targets cover what XLA's own pipelines emit for one host: sharding
 annotations and host-offloading marks pass their operand through,
@@ -22,29 +27,41 @@ from uir import _core
 
 APIS = ("original", "status", "status_unified")
 
+# uir/custom_call.h's UIR_API_* values.
+_API_NAMES = {0: "instruction", 1: "original", 2: "status", 3: "status_unified"}
+
 # C function objects stay referenced while registered: a ctypes callback
 # that is garbage-collected would leave a dangling pointer behind.
 _alive: dict[str, object] = {}
 
 
-def register(name: str, target, api: str = "status") -> None:
+def register(name: str, target, api: str | None = "status") -> None:
     """Registers `target` under `name`, replacing any target of that name.
     `target` is a Python callable, or a C function as a ctypes function
-    object; `api` says how a C function is called (see include_dir())."""
+    object or an int address; `api` says how a C function is called (see
+    get_include()), or None: as each instruction's api_version says (XLA's
+    rule; API_VERSION_ORIGINAL when it says nothing)."""
     if not isinstance(name, str) or not name:
         raise TypeError("a custom-call target name is a non-empty str")
-    if api not in APIS:
-        raise ValueError(f"api must be one of {APIS}, not {api!r}")
-    if isinstance(target, ctypes._CFuncPtr):
-        address = ctypes.cast(target, ctypes.c_void_p).value
+    if api is not None and api not in APIS:
+        raise ValueError(f"api must be one of {APIS} or None, not {api!r}")
+    if isinstance(target, ctypes._CFuncPtr) or (
+        isinstance(target, int) and not isinstance(target, bool)
+    ):
+        address = target if isinstance(target, int) else ctypes.cast(target, ctypes.c_void_p).value
         if not address:
             raise ValueError(f"custom-call target {name!r} is a null function pointer")
-        _core.runtime.register_c_custom_call(name, address, api)
+        # A bare int must point into a loaded library (ctypes callbacks live
+        # outside any, and are trusted as ctypes made them).
+        _core.runtime.register_c_custom_call(
+            name, address, api or "instruction", check_address=isinstance(target, int)
+        )
     elif callable(target):
         _core.runtime.register_python_custom_call(name, target)
     else:
         raise TypeError(
-            f"a custom-call target is a Python callable or a ctypes function, not {type(target).__name__}"
+            "a custom-call target is a Python callable, a ctypes function or an int address, "
+            f"not {type(target).__name__}"
         )
     _alive[name] = target
 
@@ -58,6 +75,60 @@ def unregister(name: str) -> bool:
 def registered() -> list[str]:
     """Names of the registered targets, built-in ones included."""
     return list(_core.runtime.custom_call_targets())
+
+
+def get_include() -> str:
+    """The directory to add to a C compiler's include path for
+    uir/custom_call.h (as numpy.get_include())."""
+    return str(include_dir())
+
+
+class _Registration(ctypes.Structure):
+    pass
+
+
+_Registration._fields_ = [
+    ("name", ctypes.c_char_p),
+    ("function", ctypes.c_void_p),
+    ("api", ctypes.c_int),
+    ("platform", ctypes.c_char_p),
+    ("next", ctypes.POINTER(_Registration)),
+]
+
+
+def load_library(path) -> list[str]:
+    """Loads the shared library at `path` and registers the targets its
+    UIR_REGISTER_CUSTOM_CALL_TARGET and XLA_*REGISTER_CUSTOM_CALL_TARGET*
+    macros declare (those for platform "Host"); returns their names. The
+    library stays loaded."""
+    path = str(pathlib.Path(path))
+    try:
+        library = ctypes.CDLL(path)
+    except OSError as e:
+        raise ValueError(f"cannot load custom-call library {path}: {e}") from None
+    try:
+        registrations = library.uir_custom_call_registrations
+    except AttributeError:
+        raise ValueError(
+            f"{path} declares no custom-call targets: it was not built with uir/custom_call.h's "
+            "registration macros (see uir.get_include())"
+        ) from None
+    registrations.restype = ctypes.POINTER(_Registration)
+    registrations.argtypes = []
+    names = []
+    node = registrations()
+    while node:
+        r = node.contents
+        platform = (r.platform or b"").decode()
+        if platform == "Host":
+            name = r.name.decode()
+            if r.api not in _API_NAMES:
+                raise ValueError(f"{path}: target {name!r} has an unknown api {r.api}")
+            register(name, r.function, api=None if r.api == 0 else _API_NAMES[r.api])
+            _alive[name] = library
+            names.append(name)
+        node = r.next
+    return names[::-1]
 
 
 def include_dir() -> pathlib.Path:

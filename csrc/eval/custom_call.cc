@@ -39,9 +39,27 @@ void MakeOwn(Literal& l) {
 
 }  // namespace
 
+std::optional<runtime::CustomCallApi> CustomCallApiOf(const hlo::HloInstruction& call) {
+  using V = hlo::CustomCallApiVersion;
+  const auto v = call.attributes().GetEnumOr<V>(hlo::AttrKey::kApiVersion);
+  if (!v) return std::nullopt;
+  switch (*v) {
+    case V::kOriginal:
+      return runtime::CustomCallApi::kOriginal;
+    case V::kStatusReturning:
+      return runtime::CustomCallApi::kStatusReturning;
+    case V::kStatusReturningUnified:
+      return runtime::CustomCallApi::kStatusReturningUnified;
+    case V::kTypedFfi:
+      return runtime::CustomCallApi::kTypedFfi;
+  }
+  return std::nullopt;
+}
+
 Literal RunCustomCall(const hlo::HloInstruction& call,
                       const std::vector<const Literal*>& operands) {
   runtime::CallFrame frame;
+  frame.api = CustomCallApiOf(call);
   frame.target = call.attributes().GetOr<std::string>(hlo::AttrKey::kCustomCallTarget).value_or("");
   frame.call = call.name();
   if (const auto config = call.attributes().GetOr<hlo::BackendConfig>(hlo::AttrKey::kBackendConfig))

@@ -3,10 +3,12 @@
 #ifndef UIR_EVAL_CUSTOM_CALL_H_
 #define UIR_EVAL_CUSTOM_CALL_H_
 
+#include <optional>
 #include <vector>
 
 #include "hlo/instruction.h"
 #include "hlo/literal.h"
+#include "runtime/custom_call.h"
 
 namespace uir::eval {
 
@@ -15,6 +17,10 @@ namespace uir::eval {
 // a T). Throws CustomCallError when no target is registered or it fails.
 hlo::Literal RunCustomCall(const hlo::HloInstruction& call,
                            const std::vector<const hlo::Literal*>& operands);
+
+// The calling convention custom-call `call`'s api_version names, if it has
+// one.
+std::optional<runtime::CustomCallApi> CustomCallApiOf(const hlo::HloInstruction& call);
 
 }  // namespace uir::eval
 

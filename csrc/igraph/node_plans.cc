@@ -4,6 +4,7 @@
 #include <functional>
 #include <utility>
 
+#include "eval/custom_call.h"
 #include "hlo/float_format.h"
 #include "igraph/kernel_graph.h"
 #include "igraph/tile_program.h"
@@ -192,6 +193,7 @@ std::optional<runtime::CallFrame> CustomCallFrameOf(const KernelNode& n) {
   runtime::CallFrame frame;
   frame.target = n.op;
   frame.call = inst.name();
+  frame.api = eval::CustomCallApiOf(inst);
   if (const auto config =
           inst.attributes().GetOr<hlo::BackendConfig>(hlo::AttrKey::kBackendConfig)) {
     frame.opaque = config->text;

@@ -1,4 +1,6 @@
 // Bindings for the runtime: the worker thread pool.
+#include <dlfcn.h>
+
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -117,7 +119,9 @@ runtime::CustomCallApi ApiFromName(const std::string& api) {
   if (api == "original") return runtime::CustomCallApi::kOriginal;
   if (api == "status") return runtime::CustomCallApi::kStatusReturning;
   if (api == "status_unified") return runtime::CustomCallApi::kStatusReturningUnified;
-  throw py::value_error("api must be 'original', 'status' or 'status_unified', not '" + api + "'");
+  if (api == "instruction") return runtime::CustomCallApi::kFromInstruction;
+  throw py::value_error(
+      "api must be 'original', 'status', 'status_unified' or 'instruction', not '" + api + "'");
 }
 
 }  // namespace
@@ -128,11 +132,17 @@ void BindRuntime(py::module_& m) {
          "Worker threads kernels run on: UIR_NUM_THREADS, else the CPUs available.");
   sm.def(
       "register_c_custom_call",
-      [](const std::string& name, uintptr_t address, const std::string& api) {
+      [](const std::string& name, uintptr_t address, const std::string& api, bool check_address) {
+        Dl_info info;
+        if (check_address && dladdr(reinterpret_cast<void*>(address), &info) == 0) {
+          throw py::value_error("custom-call target '" + name + "': " + std::to_string(address) +
+                                " is not an address inside a loaded library");
+        }
         runtime::RegisterCustomCallTarget(name, reinterpret_cast<void*>(address), ApiFromName(api));
       },
-      py::arg("name"), py::arg("address"), py::arg("api"),
-      "Registers the C function at `address` as custom-call target `name`.");
+      py::arg("name"), py::arg("address"), py::arg("api"), py::arg("check_address") = false,
+      "Registers the C function at `address` as custom-call target `name`; with "
+      "check_address, an address outside every loaded library is refused.");
   sm.def(
       "register_python_custom_call",
       [](const std::string& name, py::object fn) {

@@ -280,14 +280,41 @@ void* PointerOf(const CallBuffer& b, std::vector<std::unique_ptr<std::vector<voi
   return out;
 }
 
+// The convention `t` is called in for `f`: a target registered with one
+// must agree with the instruction's api_version where it gives one.
+CustomCallApi ApiFor(const CustomCallTarget& t, const CallFrame& f) {
+  CustomCallApi api = t.api;
+  if (f.api == CustomCallApi::kTypedFfi) {
+    api = CustomCallApi::kTypedFfi;
+  } else if (api == CustomCallApi::kFromInstruction) {
+    api = f.api.value_or(CustomCallApi::kOriginal);
+  } else if (f.api.has_value() && *f.api != api) {
+    throw CustomCallError(
+        t.name, "%" + f.call + " asks for api_version=" + std::string(CustomCallApiName(*f.api)) +
+                    " but the target was registered as a C function of " +
+                    std::string(CustomCallApiName(api)) +
+                    "; register it with the api the instruction names");
+  }
+  if (api == CustomCallApi::kTypedFfi) {
+    throw CustomCallError(
+        t.name, "%" + f.call +
+                    " asks for XLA's typed FFI (api_version=API_VERSION_TYPED_FFI), and C "
+                    "functions are run only in the legacy conventions (API_VERSION_ORIGINAL, "
+                    "_STATUS_RETURNING, _STATUS_RETURNING_UNIFIED); register a Python "
+                    "callable under this name, or emit the call with a legacy api_version");
+  }
+  return api;
+}
+
 void CallC(const CustomCallTarget& t, const CallFrame& f) {
+  const CustomCallApi api = ApiFor(t, f);
   std::vector<std::unique_ptr<std::vector<void*>>> keep;
   std::vector<const void*> in;
   in.reserve(f.operands.size());
   for (const CallBuffer& o : f.operands) in.push_back(PointerOf(o, keep));
   void* out = PointerOf(f.result, keep);
   Status status{SetFailure, false, {0}};
-  switch (t.api) {
+  switch (api) {
     case CustomCallApi::kOriginal:
       reinterpret_cast<void (*)(void*, const void**)>(t.c_function)(out, in.data());
       break;
@@ -299,15 +326,37 @@ void CallC(const CustomCallTarget& t, const CallFrame& f) {
       reinterpret_cast<void (*)(void*, const void**, const char*, size_t, Status*)>(t.c_function)(
           out, in.data(), f.opaque.data(), f.opaque.size(), &status);
       break;
+    case CustomCallApi::kTypedFfi:
+    case CustomCallApi::kFromInstruction:
+      UIR_CHECK(false) << "ApiFor settles the convention";
   }
   if (status.failed) throw CustomCallError(t.name, status.message);
 }
 
 }  // namespace
 
+std::string_view CustomCallApiName(CustomCallApi api) {
+  switch (api) {
+    case CustomCallApi::kOriginal:
+      return "API_VERSION_ORIGINAL";
+    case CustomCallApi::kStatusReturning:
+      return "API_VERSION_STATUS_RETURNING";
+    case CustomCallApi::kStatusReturningUnified:
+      return "API_VERSION_STATUS_RETURNING_UNIFIED";
+    case CustomCallApi::kTypedFfi:
+      return "API_VERSION_TYPED_FFI";
+    case CustomCallApi::kFromInstruction:
+      break;
+  }
+  return "the instruction's api_version";
+}
+
 void RegisterCustomCallTarget(const std::string& name, void* c_function, CustomCallApi api) {
   if (c_function == nullptr)
     throw ShapeError("custom-call target '" + name + "' is a null pointer");
+  if (api == CustomCallApi::kTypedFfi)
+    throw ShapeError("custom-call target '" + name +
+                     "': C functions of XLA's typed FFI are not supported");
   auto t = std::make_shared<CustomCallTarget>();
   t->name = name;
   t->c_function = c_function;

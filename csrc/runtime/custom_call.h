@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,7 +26,17 @@ enum class CustomCallApi {
   kOriginal,                // void f(void* out, const void** in)
   kStatusReturning,         // ... , UirCustomCallStatus* status)
   kStatusReturningUnified,  // ... , const char* opaque, size_t opaque_len, status)
+  // XLA's typed FFI (XLA_FFI_Error* f(XLA_FFI_CallFrame*)): instructions
+  // may ask for it; C targets in it are not run.
+  kTypedFfi,
+  // A C target registered without a convention (XLA's registration
+  // macros): the instruction's api_version says, XLA's default (original)
+  // when it gives none.
+  kFromInstruction,
 };
+
+// The name of `api` as XLA's api_version spells it ("API_VERSION_ORIGINAL").
+std::string_view CustomCallApiName(CustomCallApi api);
 
 // A value a target reads or writes: a row-major array of `type` with
 // `dims` at `data`, a tuple of `elements`, or a token (no data).
@@ -55,6 +66,8 @@ struct CallFrame {
   std::vector<CallBuffer> operands;
   CallBuffer result;
   std::string opaque;
+  // The instruction's api_version, when it gives one.
+  std::optional<CustomCallApi> api;
 };
 
 // A target on a call frame. Throw CustomCallError to fail.

@@ -100,18 +100,38 @@ def reduce(operands, init_values, computation, dimensions):
     return out
 
 
+_API_VERSIONS = {
+    1: "API_VERSION_ORIGINAL",
+    2: "API_VERSION_STATUS_RETURNING",
+    3: "API_VERSION_STATUS_RETURNING_UNIFIED",
+    4: "API_VERSION_TYPED_FFI",
+}
+
+
 def custom_call(
-    target: str, operands, result_shape_dtypes, opaque: bytes = b"", has_side_effect: bool = False
+    target: str,
+    operands,
+    result_shape_dtypes,
+    opaque: bytes = b"",
+    has_side_effect: bool = False,
+    api_version: int | None = None,
 ):
     """Emits custom-call `target` on operands; result_shape_dtypes is an
     object with .shape and .dtype (or a tuple of them). The target is looked
-    up in uir.custom_call's registry when the program runs."""
+    up in uir.custom_call's registry when the program runs. api_version
+    (1 original, 2 status-returning, 3 status-returning unified, 4 typed
+    FFI, as XLA's CustomCallApiVersion) goes on the instruction; it decides
+    how a target registered with XLA's macros is called."""
+    if api_version is not None and api_version not in _API_VERSIONS:
+        raise ValueError(f"custom_call: api_version must be 1, 2, 3 or 4, got {api_version!r}")
     if tracing.current() is None:
         from uir._src.api import jit
 
-        return jit(lambda *o: custom_call(target, o, result_shape_dtypes, opaque, has_side_effect))(
-            *operands
-        )
+        return jit(
+            lambda *o: custom_call(
+                target, o, result_shape_dtypes, opaque, has_side_effect, api_version
+            )
+        )(*operands)
     xs = [asarray(o) for o in operands]
     if isinstance(result_shape_dtypes, (tuple, list)):
         shape = [(r.shape, dtypes.canonicalize(r.dtype)) for r in result_shape_dtypes]
@@ -122,6 +142,8 @@ def custom_call(
         attrs["backend_config"] = opaque.decode() if isinstance(opaque, bytes) else str(opaque)
     if has_side_effect:
         attrs["custom_call_has_side_effect"] = True
+    if api_version is not None:
+        attrs["api_version"] = _API_VERSIONS[api_version]
     return ops._comp().emit("custom-call", *xs, shape=shape, op_name="custom_call", **attrs)
 
 
