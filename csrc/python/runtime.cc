@@ -1,6 +1,5 @@
 // Bindings for the runtime: the worker thread pool.
 #include <dlfcn.h>
-
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
