@@ -556,7 +556,8 @@ void CpuExecutable::GiveBack(std::unique_ptr<Memory> memory) const {
 }
 
 void CpuExecutable::Execute(const std::vector<const uint8_t*>& args,
-                            const std::vector<uint8_t*>& results) const {
+                            const std::vector<uint8_t*>& results,
+                            runtime::Profiler* profiler) const {
   UIR_CHECK(args.size() == arg_leaves_.size() && results.size() == result_leaves_.size());
   std::unique_ptr<Memory> memory = TakeMemory();
   struct Return {
@@ -596,7 +597,7 @@ void CpuExecutable::Execute(const std::vector<const uint8_t*>& args,
     igraph::WriteTensor(bases[t.allocation] + t.offset, t, args[i]);
   }
   graph_.WriteConstants(bases.data());
-  thunks_->Execute({bases.data()});
+  thunks_->Execute({bases.data(), profiler});
   for (size_t i = 0; i < result_leaves_.size(); ++i) {
     const igraph::DramTensor& t = result_leaves_[i];
     if (in_place(t, results[i])) continue;

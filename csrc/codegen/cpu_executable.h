@@ -50,7 +50,9 @@ class CpuExecutable : public igraph::KernelCode {
   // buffer is its argument's (results[result] == args[argument]) is
   // updated in place; given separate buffers, the argument is only read.
   // Safe to call from several threads at once.
-  void Execute(const std::vector<const uint8_t*>& args, const std::vector<uint8_t*>& results) const;
+  // With `profiler`, every thunk's time is recorded there (profiler.h).
+  void Execute(const std::vector<const uint8_t*>& args, const std::vector<uint8_t*>& results,
+               runtime::Profiler* profiler = nullptr) const;
   // The array leaves of the parameters and of the result, in order.
   const std::vector<hlo::Shape>& ParameterShapes() const { return parameter_shapes_; }
   const std::vector<hlo::Shape>& ResultShapes() const { return result_shapes_; }

@@ -76,9 +76,10 @@ RowPlan PlanRows(const IGraph& g) {
       const ISlice& s = g.slices()[in];
       if (!check_rows(s)) return Fail("slices of different row counts");
       if (g.pointers()[s.pointer].level == Level::kDram && s.shape[0] > 1 && s.shape[1] > 1 &&
-          std::abs(s.stride[1]) > std::abs(s.stride[0])) {
+          s.stride[0] != 0 && std::abs(s.stride[1]) > std::abs(s.stride[0])) {
         // A transposed read: along a row it jumps through memory; the tile
-        // form reads it down its columns instead.
+        // form reads it down its columns instead. (Row stride 0, one row
+        // read for every row, as a bias is, reads along rows.)
         return Fail("a dram slice read across its rows (a transpose)");
       }
       if (g.pointers()[s.pointer].level == Level::kDram) {

@@ -39,6 +39,56 @@ std::vector<BufferUse> NodeUses(const igraph::KernelNode& n) {
   return uses;
 }
 
+// Arithmetic per run of a node's iGraphs, for profiles: an element of an
+// elementwise iOp, compare, convert or select is one operation, a reduction
+// one per input element, each body executed numParallel x numLoop times.
+int64_t FlopsOf(const igraph::KernelNode& n) {
+  int64_t flops = 0;
+  for (const igraph::IGraph& g : n.igraphs) {
+    const int64_t runs = g.num_parallel() * g.num_loop();
+    for (const igraph::Section s :
+         {igraph::Section::kPrologue, igraph::Section::kBody, igraph::Section::kEpilogue}) {
+      int64_t per_run = 0;
+      for (const igraph::IOp& op : g.ops(s)) {
+        switch (op.kind) {
+          case igraph::OpKind::kUnary:
+          case igraph::OpKind::kBinary:
+          case igraph::OpKind::kTernary:
+          case igraph::OpKind::kCompare:
+          case igraph::OpKind::kConvert:
+            per_run += g.slices()[op.outputs[0]].elements();
+            break;
+          case igraph::OpKind::kReduce:
+            per_run += g.slices()[op.inputs[0]].elements();
+            break;
+          default:
+            break;
+        }
+      }
+      flops += s == igraph::Section::kBody ? per_run * runs : per_run;
+    }
+  }
+  return flops;
+}
+
+// Dram traffic of a node's iGraphs per run.
+int64_t BytesOf(const igraph::KernelNode& n) {
+  int64_t bytes = 0;
+  for (const igraph::IGraph& g : n.igraphs) bytes += g.DramBytesRead() + g.DramBytesWritten();
+  return bytes;
+}
+
+int64_t FlopsOf(const runtime::GemmPlan& p) { return 2 * p.batch * p.m * p.n * p.k; }
+
+int64_t FlopsOf(const runtime::ConvPlan& p) {
+  int64_t out = p.batch * p.groups * p.out_features, window = p.in_features;
+  for (int d = 0; d < p.spatial; ++d) {
+    out *= p.out_size[static_cast<size_t>(d)];
+    window *= p.window[static_cast<size_t>(d)];
+  }
+  return 2 * out * window;
+}
+
 // What a host thunk does, for the text.
 std::string HostWhat(const igraph::KernelNode& n) {
   if (n.kind == igraph::NodeKind::kFallback) return "evaluator: " + n.reason;
@@ -104,6 +154,8 @@ class Emitter {
     }
     if (compiled && n.library == nullptr) {
       out.push_back(runtime::KernelThunk::Create(n.name, parts->second, NodeUses(n)));
+      out.back()->set_flops(FlopsOf(n));
+      out.back()->set_bytes_moved(BytesOf(n));
       return;
     }
     // A lone dot or convolution, or one whose epilogue then finishes its
@@ -113,18 +165,25 @@ class Emitter {
       if (compiled) {
         out.push_back(
             runtime::KernelThunk::Create(n.name + ".epilogue", parts->second, NodeUses(n)));
+        out.back()->set_flops(FlopsOf(n));
+        out.back()->set_bytes_moved(BytesOf(n));
       }
     };
     if (n.library == nullptr || compiled) {
       if (const std::optional<igraph::NodeGemm> gemm = igraph::GemmOf(n)) {
-        library(runtime::GemmThunk::Create(n.name, gemm->plan, SliceOf(gemm->lhs),
-                                           SliceOf(gemm->rhs), SliceOf(gemm->out), gemm->storage));
+        auto thunk =
+            runtime::GemmThunk::Create(n.name, gemm->plan, SliceOf(gemm->lhs), SliceOf(gemm->rhs),
+                                       SliceOf(gemm->out), gemm->storage);
+        thunk->set_flops(FlopsOf(gemm->plan));
+        library(std::move(thunk));
         return;
       }
       if (const std::optional<igraph::NodeConv> conv = igraph::ConvOf(n)) {
-        library(runtime::ConvThunk::Create(n.name, conv->plan, SliceOf(conv->input),
-                                           SliceOf(conv->kernel), SliceOf(conv->out),
-                                           conv->storage));
+        auto thunk =
+            runtime::ConvThunk::Create(n.name, conv->plan, SliceOf(conv->input),
+                                       SliceOf(conv->kernel), SliceOf(conv->out), conv->storage);
+        thunk->set_flops(FlopsOf(conv->plan));
+        library(std::move(thunk));
         return;
       }
     }

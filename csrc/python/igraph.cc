@@ -15,6 +15,8 @@
 #include "python/bindings.h"
 #include "python/hlo_types.h"
 #include "runtime/buffer_pool.h"
+#include "runtime/profiler.h"
+#include "runtime/thunk.h"
 #include "support/error.h"
 
 namespace py = pybind11;
@@ -112,7 +114,8 @@ py::array PooledArray(const py::dtype& dtype, const std::vector<py::ssize_t>& di
 // Runs a compiled Kernel Graph on Python arguments: arrays are read in
 // place, results are fresh NumPy arrays the executable writes directly.
 py::object RunExecutable(const PyCpuExecutable& e, const py::list& args,
-                         const std::vector<int64_t>& donated) {
+                         const std::vector<int64_t>& donated,
+                         runtime::Profiler* profiler = nullptr) {
   const hlo::HloComputation& entry = *e.owner->module->entry();
   if (args.size() != static_cast<size_t>(entry.num_parameters())) {
     throw ShapeError(entry.name() + " takes " + std::to_string(entry.num_parameters()) +
@@ -208,7 +211,7 @@ py::object RunExecutable(const PyCpuExecutable& e, const py::list& args,
   }
   {
     py::gil_scoped_release release;
-    e.exe->Execute(in, out);
+    e.exe->Execute(in, out, profiler);
   }
   size_t next = 0;
   return Assemble(entry.root()->shape(), outs, next);
@@ -441,6 +444,36 @@ void BindIGraph(py::module_& m) {
           py::arg("args"), py::arg("donated") = std::vector<int64_t>{},
           "Runs on `args`; the arrays at the positions in `donated` may be written over with "
           "results input_output_alias places in them.")
+      .def(
+          "profile",
+          [](const PyCpuExecutable& e, const py::list& args) {
+            runtime::Profiler profiler;
+            const int64_t start = profiler.Now();
+            py::object out = RunExecutable(e, args, {}, &profiler);
+            const int64_t end = profiler.Now();
+            py::list events;
+            for (const runtime::ProfileEvent& ev : profiler.Events()) {
+              const runtime::Thunk& t = *ev.thunk;
+              py::dict d;
+              d["name"] = t.name();
+              d["kind"] = std::string(runtime::Thunk::KindName(t.kind()));
+              d["id"] = reinterpret_cast<uintptr_t>(ev.thunk);
+              d["start_ns"] = ev.start_ns - start;
+              d["end_ns"] = ev.end_ns - start;
+              d["thread"] = ev.thread;
+              d["depth"] = ev.depth;
+              d["chunk"] = ev.chunk;
+              d["bytes"] = t.BytesMoved();
+              d["flops"] = t.flops();
+              events.append(d);
+            }
+            return py::make_tuple(out, events, end - start);
+          },
+          py::arg("args"),
+          "Runs on `args` with every thunk timed: (result, events, call_ns). An event is a "
+          "dict: the thunk's name, kind and id, start_ns and end_ns from the call's start, "
+          "the worker thread, the nesting depth, whether it is one worker's chunk of a "
+          "kernel, and the thunk's bytes moved and flops per execution.")
       .def_property_readonly("fallbacks",
                              [](const PyCpuExecutable& e) { return e.exe->fallbacks(); })
       .def_property_readonly(

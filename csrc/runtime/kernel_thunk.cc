@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <new>
 
+#include "runtime/profiler.h"
 #include "runtime/thread_pool.h"
 #include "support/error.h"
 
@@ -36,7 +37,8 @@ void* ThreadScratch(int64_t bytes) {
   return scratch.Get(bytes);
 }
 
-void LaunchKernel(const KernelPart& part, void* const* buffers) {
+void LaunchKernel(const KernelPart& part, void* const* buffers, const ExecuteParams* profile,
+                  const Thunk* thunk) {
   KernelFn fn = part.fn;
   if (part.streaming != nullptr) {
     bool aligned = true;
@@ -52,6 +54,21 @@ void LaunchKernel(const KernelPart& part, void* const* buffers) {
   }
   // A few chunks per thread balance uneven units without much overhead.
   const int64_t grain = std::max<int64_t>(1, part.num_parallel / (4 * threads));
+  if (profile != nullptr && profile->profiler != nullptr) {
+    Profiler& profiler = *profile->profiler;
+    ParallelFor(part.num_parallel, grain, [&](int64_t begin, int64_t end) {
+      ProfileEvent event;
+      event.thunk = thunk;
+      event.thread = CurrentThreadIndex();
+      event.depth = profile->depth + 1;
+      event.chunk = true;
+      event.start_ns = profiler.Now();
+      fn(buffers, begin, end, ThreadScratch(part.scratch_bytes));
+      event.end_ns = profiler.Now();
+      profiler.Record(event);
+    });
+    return;
+  }
   ParallelFor(part.num_parallel, grain, [&](int64_t begin, int64_t end) {
     fn(buffers, begin, end, ThreadScratch(part.scratch_bytes));
   });
@@ -82,7 +99,7 @@ void KernelThunk::Execute(const ExecuteParams& params) const {
   for (const KernelPart& part : parts_) {
     void** buffers = table.Get(part.buffers.size());
     for (size_t k = 0; k < part.buffers.size(); ++k) buffers[k] = params.At(part.buffers[k]);
-    LaunchKernel(part, buffers);
+    LaunchKernel(part, buffers, &params, this);
   }
 }
 

@@ -56,8 +56,10 @@ class BufferTable {
 };
 
 // Runs `part` on `buffers`: on the calling thread when small, else its
-// parallel ids split in a few chunks per worker thread.
-void LaunchKernel(const KernelPart& part, void* const* buffers);
+// parallel ids split in a few chunks per worker thread. With `profile`,
+// each chunk's time is recorded for `thunk` (one level below `depth`).
+void LaunchKernel(const KernelPart& part, void* const* buffers,
+                  const ExecuteParams* profile = nullptr, const Thunk* thunk = nullptr);
 
 class KernelThunk final : public Thunk {
  public:

@@ -51,6 +51,11 @@ int NumThreads() {
   return threads;
 }
 
+int CurrentThreadIndex() {
+  const int index = tbb::this_task_arena::current_thread_index();
+  return index < 0 ? 0 : index;
+}
+
 void ParallelFor(int64_t n, int64_t grain, ChunkFn fn, void* ctx) {
   UIR_CHECK(grain >= 1) << "ParallelFor grain must be >= 1, got " << grain;
   if (n <= 0) return;

@@ -13,6 +13,10 @@ namespace uir::runtime {
 // Fixed at the first call.
 int NumThreads();
 
+// The index of the calling thread among the workers: 0 for a thread outside
+// them (the caller of a run), 1.. for the others.
+int CurrentThreadIndex();
+
 // A chunk of work: `fn(ctx, begin, end)` handles indices [begin, end). C-callable
 // so that JIT-compiled code can be handed to ParallelFor directly.
 using ChunkFn = void (*)(void* ctx, int64_t begin, int64_t end);

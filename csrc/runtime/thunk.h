@@ -42,9 +42,14 @@ struct BufferUse {
   static BufferUse Write(const BufferSlice& s) { return {s, Access::kWrite}; }
 };
 
-// One run's memory: the base of every allocation.
+class Profiler;
+
+// One run's memory: the base of every allocation; and, when the run is
+// profiled, where thunks record their times.
 struct ExecuteParams {
   uint8_t* const* allocations = nullptr;
+  Profiler* profiler = nullptr;
+  int32_t depth = 0;  // nesting of the sequence being run (profiles)
 
   uint8_t* At(const BufferSlice& s) const { return allocations[s.allocation] + s.offset; }
   void* At(const BufferRef& r) const {
@@ -83,6 +88,16 @@ class Thunk {
   // Bytes it reads and writes once, to judge whether running it beside
   // another pays for waking a worker.
   int64_t BytesTouched() const;
+  // Arithmetic operations one execution performs, as its emitter counted
+  // them (a dot's 2mnk; an elementwise op per element), for profiles; 0
+  // when not counted.
+  int64_t flops() const { return flops_; }
+  void set_flops(int64_t flops) { flops_ = flops; }
+  // Bytes one execution moves to and from memory, for profiles: as the
+  // emitter counted them where it did (a kernel's dram traffic), else
+  // BytesTouched().
+  int64_t BytesMoved() const { return bytes_moved_ >= 0 ? bytes_moved_ : BytesTouched(); }
+  void set_bytes_moved(int64_t bytes) { bytes_moved_ = bytes; }
 
   // The sequences it runs (while: condition and body; conditional: its
   // branches; call: the callee).
@@ -107,6 +122,8 @@ class Thunk {
   std::string name_;
   std::vector<BufferUse> uses_;
   bool ordered_ = false;
+  int64_t flops_ = 0;
+  int64_t bytes_moved_ = -1;
 };
 
 using ThunkSequence = std::vector<std::unique_ptr<Thunk>>;

@@ -146,6 +146,12 @@ class Compiled:
         calls and the nodes that still run on the evaluator."""
         return self.executable.kernel_graph
 
+    def profile(self, *args, roofline: tuple[float, float] | None = None, warmup: int = 1):
+        """Runs on `args` (as the function takes them) with every op timed:
+        a Profile of per-op rows (see Executable.profile)."""
+        leaves = [np.asarray(a) for a in tree_util.tree_leaves(args)]
+        return self.executable.profile(*leaves, roofline=roofline, warmup=warmup)
+
     def call_flat(self, arrays: Sequence[np.ndarray]):
         env = flags()
         checking = bool(env and env.get("check_kernel_graph"))

@@ -229,6 +229,30 @@ class Executable:
         an argument is only read."""
         return self._run(arrays, list(donated))
 
+    def profile(self, *arrays, roofline: tuple[float, float] | None = None, warmup: int = 1):
+        """Runs on `arrays` `warmup` times untimed (first runs set up the
+        executable's memory), then once with every op timed, and returns a
+        Profile (uir._src.profile): per-op rows of time, bytes, GB/s, flops
+        and the fraction of this machine's roofline (measured once per
+        process, or `roofline` = (GB/s, GFLOP/s)); str() is a table,
+        chrome_trace() the trace-event JSON. The result is .result.
+        Compiled code only."""
+        from uir._src.profile import Profile, machine_roofline
+
+        if self._exe is None:
+            raise ValueError(
+                f"{self.module.name} runs on the {self.backend!r} backend; profiles time "
+                "compiled code (backend='cpu')"
+            )
+        params = self.module.entry.parameters
+        if len(arrays) != len(params):
+            raise TypeError(f"{self.module.name} takes {len(params)} arguments, got {len(arrays)}")
+        checked = [_check_argument(p, a) for p, a in zip(params, arrays, strict=True)]
+        for _ in range(warmup):
+            self._exe.run(checked, [])
+        result, events, call_ns = self._exe.profile(checked)
+        return Profile(self.module.name, result, events, call_ns, roofline or machine_roofline())
+
     def _run(self, arrays, donated):
         if self._exe is None:
             return evaluate(self.module, *arrays)

@@ -1,0 +1,47 @@
+// Timings of one run, when asked for: a start and end per thunk executed
+// (thunks inside while loops, conditionals and calls included, as often as
+// they ran), and per worker's share of a kernel split over the threads.
+// Off unless ExecuteParams::profiler is set; then each thunk costs two
+// clock reads and a locked append.
+#ifndef UIR_RUNTIME_PROFILER_H_
+#define UIR_RUNTIME_PROFILER_H_
+
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+namespace uir::runtime {
+
+class Thunk;
+
+struct ProfileEvent {
+  const Thunk* thunk = nullptr;
+  int64_t start_ns = 0;  // since the profiler was made
+  int64_t end_ns = 0;
+  int32_t thread = 0;  // the worker that ran it (0: the calling thread)
+  int32_t depth = 0;   // 0: the entry's sequence; +1 per while, conditional or call
+  bool chunk = false;  // a worker's share of a kernel thunk (the thunk has its own event)
+};
+
+class Profiler {
+ public:
+  Profiler() : origin_(std::chrono::steady_clock::now()) {}
+  int64_t Now() const {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
+                                                                origin_)
+        .count();
+  }
+  void Record(const ProfileEvent& event);
+  // The events so far, in the order they ended.
+  std::vector<ProfileEvent> Events() const;
+
+ private:
+  std::chrono::steady_clock::time_point origin_;
+  mutable std::mutex mu_;
+  std::vector<ProfileEvent> events_;
+};
+
+}  // namespace uir::runtime
+
+#endif  // UIR_RUNTIME_PROFILER_H_

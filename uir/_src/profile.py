@@ -1,0 +1,167 @@
+"""Per-op profiles of compiled runs: Executable.profile(*args).
+
+Every thunk of a run is timed (thunks inside while loops, conditionals and
+calls as often as they run; each worker's share of a kernel as well), and
+the times become one row per op with the bytes it moved, its flops, and how
+close it came to this machine's roofline: a STREAM triad and an FMA loop
+measured once per process on the worker threads (the same measurements the
+benchmarks divide by), or the ceilings passed in.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import threading
+
+from uir import _core
+
+_ROOFLINE: tuple[float, float] | None = None
+_ROOFLINE_LOCK = threading.Lock()
+
+
+def machine_roofline() -> tuple[float, float]:
+    """(GB/s, GFLOP/s): a STREAM triad over 2^25-float arrays and the peak of
+    vector FMAs, on the worker threads; measured at the first call."""
+    global _ROOFLINE
+    with _ROOFLINE_LOCK:
+        if _ROOFLINE is None:
+            _ROOFLINE = (
+                float(_core.codegen.stream_triad_gbs(1 << 25)),
+                float(_core.codegen.fma_peak_gflops()),
+            )
+        return _ROOFLINE
+
+
+@dataclasses.dataclass
+class ProfileRow:
+    """One op (thunk) of the run: its times summed over every execution."""
+
+    op: str  # the HLO instruction it runs
+    kind: str  # kernel, gemm, conv, copy, while, conditional, call, custom-call, host
+    depth: int  # 0: the entry's sequence; +1 inside each while, conditional or call
+    calls: int  # executions in the run
+    time_ms: float
+    bytes: int  # read and written, over all executions
+    flops: int  # over all executions (0 where not counted)
+    gbs: float
+    gflops: float
+    roofline: (
+        float | None
+    )  # achieved / attainable (min of peak and bytes' worth); None for control flow
+
+
+class Profile:
+    """A profiled run: `.rows` (one per op, in the order they first ran),
+    `.events` (every timed execution: name, kind, start_ns, end_ns, thread,
+    depth, chunk), `.call_ms` (the whole call in the runtime: arguments in,
+    thunks, results out), `.thunks_ms` (the entry sequence's thunks, summed),
+    `.result`. str() is a table; chrome_trace() the trace-event JSON that
+    Perfetto and chrome://tracing open, one track per worker thread."""
+
+    def __init__(self, name: str, result, events: list[dict], call_ns: int, roofline):
+        self.name = name
+        self.result = result
+        self.events = events
+        self.call_ms = call_ns / 1e6
+        self.dram_gbs, self.peak_gflops = roofline
+        rows: dict[int, ProfileRow] = {}
+        for e in events:
+            if e["chunk"]:
+                continue
+            row = rows.get(e["id"])
+            if row is None:
+                row = rows[e["id"]] = ProfileRow(
+                    e["name"], e["kind"], e["depth"], 0, 0.0, 0, 0, 0.0, 0.0, None
+                )
+                row._first = e["start_ns"]
+            row.calls += 1
+            row.time_ms += (e["end_ns"] - e["start_ns"]) / 1e6
+            row.bytes += e["bytes"]
+            row.flops += e["flops"]
+            row._first = min(row._first, e["start_ns"])
+        control = {"while", "conditional", "call"}
+        for row in rows.values():
+            seconds = row.time_ms / 1e3
+            row.gbs = row.bytes / seconds / 1e9 if seconds > 0 else 0.0
+            row.gflops = row.flops / seconds / 1e9 if seconds > 0 else 0.0
+            if row.kind in control or seconds <= 0:
+                row.roofline = None
+            else:
+                # Attainable: the FMA peak, or what the bytes allow at the
+                # triad's bandwidth, whichever is lower.
+                bound = row.bytes / (self.dram_gbs * 1e9)
+                if row.flops:
+                    bound = max(bound, row.flops / (self.peak_gflops * 1e9))
+                row.roofline = bound / seconds
+        self.rows = sorted(rows.values(), key=lambda r: r._first)
+        for row in self.rows:
+            del row._first
+        self.thunks_ms = sum(r.time_ms for r in self.rows if r.depth == 0)
+
+    def table(self) -> str:
+        head = f"{'op':<34}{'kind':<12}{'calls':>6}{'ms':>10}{'MB':>10}{'GB/s':>8}{'GFLOP/s':>9}{'roof':>7}"
+        lines = [
+            f"{self.name}: {self.call_ms:.3f} ms in the runtime, {self.thunks_ms:.3f} ms in its "
+            f"thunks; roofline {self.dram_gbs:.1f} GB/s, {self.peak_gflops:.0f} GFLOP/s",
+            head,
+        ]
+        for r in self.rows:
+            op = ("  " * r.depth + r.op)[:33]
+            roof = "" if r.roofline is None else f"{100 * r.roofline:.0f}%"
+            lines.append(
+                f"{op:<34}{r.kind:<12}{r.calls:>6}{r.time_ms:>10.3f}{r.bytes / 1e6:>10.2f}"
+                f"{r.gbs:>8.1f}{r.gflops:>9.1f}{roof:>7}"
+            )
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.table()
+
+    def __repr__(self) -> str:
+        return f"<Profile {self.name}: {len(self.rows)} ops, {self.call_ms:.3f} ms>"
+
+    def chrome_trace(self) -> dict:
+        """The run in Chrome's trace-event format (a JSON object with
+        "traceEvents"): a complete event ("ph": "X") per execution, in
+        microseconds, on the track of the worker thread that ran it; a
+        kernel's chunks on their workers' tracks under category "chunk"."""
+        events = []
+        threads = sorted({e["thread"] for e in self.events} | {0})
+        for t in threads:
+            events.append(
+                {
+                    "name": "thread_name",
+                    "ph": "M",
+                    "pid": 0,
+                    "tid": t,
+                    "args": {"name": "caller" if t == 0 else f"worker {t}"},
+                }
+            )
+        events.append(
+            {"name": "process_name", "ph": "M", "pid": 0, "tid": 0, "args": {"name": self.name}}
+        )
+        for e in sorted(self.events, key=lambda e: (e["start_ns"], -e["end_ns"])):
+            events.append(
+                {
+                    "name": e["name"],
+                    "cat": "chunk" if e["chunk"] else e["kind"],
+                    "ph": "X",
+                    "ts": e["start_ns"] / 1e3,
+                    "dur": max(e["end_ns"] - e["start_ns"], 0) / 1e3,
+                    "pid": 0,
+                    "tid": e["thread"],
+                    "args": {
+                        "kind": e["kind"],
+                        "depth": e["depth"],
+                        "bytes": e["bytes"],
+                        "flops": e["flops"],
+                    },
+                }
+            )
+        return {"traceEvents": events, "displayTimeUnit": "ms"}
+
+    def save_chrome_trace(self, path) -> None:
+        """Writes chrome_trace() as JSON to `path`."""
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(self.chrome_trace(), f)
