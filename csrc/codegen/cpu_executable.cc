@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 
+#include "runtime/async_thunk.h"
 #include "runtime/thread_pool.h"
 #include "support/error.h"
 
@@ -597,7 +598,8 @@ void CpuExecutable::Execute(const std::vector<const uint8_t*>& args,
     igraph::WriteTensor(bases[t.allocation] + t.offset, t, args[i]);
   }
   graph_.WriteConstants(bases.data());
-  thunks_->Execute({bases.data(), profiler});
+  runtime::AsyncRuns async;
+  thunks_->Execute({bases.data(), profiler, 0, &async});
   for (size_t i = 0; i < result_leaves_.size(); ++i) {
     const igraph::DramTensor& t = result_leaves_[i];
     if (in_place(t, results[i])) continue;

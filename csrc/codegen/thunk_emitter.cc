@@ -2,9 +2,11 @@
 // Graph's own runner for what has no thunk of its own yet.
 #include "codegen/thunk_emitter.h"
 
+#include <map>
 #include <string>
 #include <utility>
 
+#include "runtime/async_thunk.h"
 #include "runtime/call_thunk.h"
 #include "runtime/conditional_thunk.h"
 #include "runtime/conv_thunk.h"
@@ -201,12 +203,31 @@ class Emitter {
     // On the evaluator an op may keep state of its own (rng, collectives):
     // such thunks keep their order.
     const bool ordered = what.starts_with("evaluator") || n.kind == igraph::NodeKind::kCustomCall;
-    out.push_back(runtime::HostThunk::Create(
+    auto host = runtime::HostThunk::Create(
         n.name, std::move(what),
         [&graph, &n, code](const runtime::ExecuteParams& p) {
           graph.RunNodeOn(n, p.allocations, code);
         },
-        NodeUses(n), ordered));
+        NodeUses(n), ordered);
+    // An async-start runs its computation on a thread of its own; its done
+    // waits for it (async_thunk.h).
+    const hlo::HloInstruction* inst = n.instruction;
+    if (inst != nullptr && inst->opcode() == hlo::HloOpcode::kAsyncStart) {
+      auto start = runtime::AsyncStartThunk::Create(n.name, std::move(host));
+      async_starts_[inst] = start.get();
+      out.push_back(std::move(start));
+      return;
+    }
+    if (inst != nullptr && inst->opcode() == hlo::HloOpcode::kAsyncDone) {
+      const hlo::HloInstruction* from = inst->operand(0);
+      while (from->opcode() == hlo::HloOpcode::kAsyncUpdate) from = from->operand(0);
+      auto it = async_starts_.find(from);
+      if (it != async_starts_.end()) {
+        out.push_back(runtime::AsyncDoneThunk::Create(n.name, it->second, std::move(host)));
+        return;
+      }
+    }
+    out.push_back(std::move(host));
   }
 
   bool EmitControlFlow(const igraph::KernelGraph& graph, const igraph::KernelNode& n,
@@ -238,6 +259,8 @@ class Emitter {
   }
 
   const ThunkEmitterInputs& in_;
+  // Each async-start's thunk, for its done.
+  std::map<const hlo::HloInstruction*, const runtime::AsyncStartThunk*> async_starts_;
 };
 
 }  // namespace

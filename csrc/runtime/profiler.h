@@ -15,11 +15,14 @@ namespace uir::runtime {
 
 class Thunk;
 
+// ProfileEvent::thread of work an async-start launched (a thread of its own).
+inline constexpr int32_t kAsyncThread = -1;
+
 struct ProfileEvent {
   const Thunk* thunk = nullptr;
   int64_t start_ns = 0;  // since the profiler was made
   int64_t end_ns = 0;
-  int32_t thread = 0;  // the worker that ran it (0: the calling thread)
+  int32_t thread = 0;  // the worker that ran it (0: the calling thread; kAsyncThread)
   int32_t depth = 0;   // 0: the entry's sequence; +1 per while, conditional or call
   bool chunk = false;  // a worker's share of a kernel thunk (the thunk has its own event)
 };

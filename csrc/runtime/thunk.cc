@@ -31,6 +31,10 @@ std::string_view Thunk::KindName(Kind kind) {
       return "custom-call";
     case Kind::kHost:
       return "host";
+    case Kind::kAsyncStart:
+      return "async-start";
+    case Kind::kAsyncDone:
+      return "async-done";
   }
   return "?";
 }

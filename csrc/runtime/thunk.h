@@ -43,6 +43,7 @@ struct BufferUse {
 };
 
 class Profiler;
+class AsyncRuns;
 
 // One run's memory: the base of every allocation; and, when the run is
 // profiled, where thunks record their times.
@@ -50,6 +51,9 @@ struct ExecuteParams {
   uint8_t* const* allocations = nullptr;
   Profiler* profiler = nullptr;
   int32_t depth = 0;  // nesting of the sequence being run (profiles)
+  // Work async-start thunks launched in this run (async_thunk.h); null:
+  // they run their work in place.
+  AsyncRuns* async = nullptr;
 
   uint8_t* At(const BufferSlice& s) const { return allocations[s.allocation] + s.offset; }
   void* At(const BufferRef& r) const {
@@ -69,6 +73,8 @@ class Thunk {
     kCall,
     kCustomCall,
     kHost,
+    kAsyncStart,
+    kAsyncDone,
   };
   static std::string_view KindName(Kind kind);
 

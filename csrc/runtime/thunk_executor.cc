@@ -42,6 +42,12 @@ ThunkExecutor ThunkExecutor::Create(ThunkSequence thunks, const ThunkExecutorOpt
       if (last_ordered >= 0) edge(last_ordered);
       last_ordered = jj;
     }
+    // An async-done blocks its thread until the work is done: it waits for
+    // everything the schedule put before it, so it takes no worker from
+    // that work.
+    if (t.kind() == Thunk::Kind::kAsyncDone) {
+      for (int32_t i = 0; i < jj; ++i) edge(i);
+    }
     for (const BufferUse& u : t.buffer_uses()) {
       if (u.slice.size == 0) continue;
       auto it = by_allocation.find(u.slice.allocation);

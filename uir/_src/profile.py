@@ -17,6 +17,9 @@ import threading
 from uir import _core
 
 _ROOFLINE: tuple[float, float] | None = None
+# Event threads with names of their own: the caller of the run, and work an
+# async-start launched on a thread of its own (runtime/profiler.h).
+_THREAD_NAMES = {0: "caller", -1: "async work"}
 _ROOFLINE_LOCK = threading.Lock()
 
 
@@ -53,8 +56,8 @@ class ProfileRow:
 
 class Profile:
     """A profiled run: `.rows` (one per op, in the order they first ran),
-    `.events` (every timed execution: name, kind, start_ns, end_ns, thread,
-    depth, chunk), `.call_ms` (the whole call in the runtime: arguments in,
+    `.events` (every timed execution: name, kind, start_ns, end_ns, thread
+    (0 the caller, -1 async work), depth, chunk), `.call_ms` (the whole call in the runtime: arguments in,
     thunks, results out), `.thunks_ms` (the entry sequence's thunks, summed),
     `.result`. str() is a table; chrome_trace() the trace-event JSON that
     Perfetto and chrome://tracing open, one track per worker thread."""
@@ -135,7 +138,7 @@ class Profile:
                     "ph": "M",
                     "pid": 0,
                     "tid": t,
-                    "args": {"name": "caller" if t == 0 else f"worker {t}"},
+                    "args": {"name": _THREAD_NAMES.get(t, f"worker {t}")},
                 }
             )
         events.append(
