@@ -52,7 +52,9 @@ def register(name: str, target, api: str | None = "status") -> None:
         if not address:
             raise ValueError(f"custom-call target {name!r} is a null function pointer")
         # A bare int must point into a loaded library (ctypes callbacks live
-        # outside any, and are trusted as ctypes made them).
+        # outside any, and are trusted as ctypes made them). Only a sanity
+        # check: an address inside a library that is not a function of the
+        # registered api still fails when called.
         _core.runtime.register_c_custom_call(
             name, address, api or "instruction", check_address=isinstance(target, int)
         )
@@ -115,20 +117,24 @@ def load_library(path) -> list[str]:
         ) from None
     registrations.restype = ctypes.POINTER(_Registration)
     registrations.argtypes = []
-    names = []
+    # Read and check the whole list before registering any of it.
+    found = []
     node = registrations()
     while node:
         r = node.contents
-        platform = (r.platform or b"").decode()
-        if platform == "Host":
-            name = r.name.decode()
+        if (r.platform or b"") == b"Host":
+            if not r.name or not r.function:
+                raise ValueError(f"{path}: a registration without a name or a function")
+            name = r.name.decode("utf-8", errors="replace")
             if r.api not in _API_NAMES:
                 raise ValueError(f"{path}: target {name!r} has an unknown api {r.api}")
-            register(name, r.function, api=None if r.api == 0 else _API_NAMES[r.api])
-            _alive[name] = library
-            names.append(name)
+            found.append((name, r.function, None if r.api == 0 else _API_NAMES[r.api]))
         node = r.next
-    return names[::-1]
+    found.reverse()  # the list is most recent first
+    for name, function, api in found:
+        register(name, function, api=api)
+        _alive[name] = library
+    return [name for name, _, _ in found]
 
 
 def include_dir() -> pathlib.Path:

@@ -56,16 +56,6 @@ bool HostHasAvx512() {
   return has;
 }
 
-// The vector width for a kernel when none is asked for; `row_form`: its
-// body has the row-by-row or coalesced form (PlanRows).
-// Bodies in the row-by-row or coalesced form (row_plan.h) run long column
-// loops over whole rows or ranges of tiles: on AVX-512 hosts 512-bit vectors
-// halve their instruction count, and their longer remainder costs little
-// (measured over 4096x4096 f32 with 2 threads: softmax 10.4 -> 8.3 ms,
-// layer norm 4.7 -> 4.1, tanh(a*b+c) at 16M 12.1 -> 11.1; a*b+c and row
-// sums unchanged). Tile-by-tile bodies loop over 16 to 64 columns, where
-// LLVM's choice for the host (often 256 bits) did as well or better
-// (transposes, column sums, a dot's epilogue): 0 leaves it.
 // AVX-512 with its 128- and 256-bit forms (math.h's vscalef helpers).
 bool HostHasAvx512Vl() {
   static const bool has = [] {
@@ -79,6 +69,16 @@ bool HostHasAvx512Vl() {
   return has;
 }
 
+// The vector width for a kernel when none is asked for; `row_form`: its
+// body has the row-by-row or coalesced form (PlanRows).
+// Bodies in the row-by-row or coalesced form (row_plan.h) run long column
+// loops over whole rows or ranges of tiles: on AVX-512 hosts 512-bit vectors
+// halve their instruction count, and their longer remainder costs little
+// (measured over 4096x4096 f32 with 2 threads: softmax 10.4 -> 8.3 ms,
+// layer norm 4.7 -> 4.1, tanh(a*b+c) at 16M 12.1 -> 11.1; a*b+c and row
+// sums unchanged). Tile-by-tile bodies loop over 16 to 64 columns, where
+// LLVM's choice for the host (often 256 bits) did as well or better
+// (transposes, column sums, a dot's epilogue): 0 leaves it.
 int KindVectorBits(bool row_form) { return row_form && HostHasAvx512() ? 512 : 0; }
 
 // The dram iPointers of `graph` a streaming variant writes with

@@ -151,7 +151,10 @@ llvm::Function* ScaleHelper(llvm::Module& m, bool f64) {
   f->addFnAttr("vector-function-abi-variant", mappings);
   llvm::IRBuilder<> fb(llvm::BasicBlock::Create(ctx, "entry", f));
   Consts k(fb, f->getArg(0));
-  fb.CreateRet(ScaleGeneric(k, f->getArg(0), fb.CreateFPToSI(f->getArg(1), k.it)));
+  // Saturating: n is NaN where x was (fptosi would give poison); p is NaN
+  // there too, and so the result.
+  llvm::Value* ni = fb.CreateIntrinsic(llvm::Intrinsic::fptosi_sat, {k.it, st}, {f->getArg(1)});
+  fb.CreateRet(ScaleGeneric(k, f->getArg(0), ni));
   return f;
 }
 

@@ -218,7 +218,8 @@ class Emitter {
       out.push_back(std::move(start));
       return;
     }
-    if (inst != nullptr && inst->opcode() == hlo::HloOpcode::kAsyncDone) {
+    if (inst != nullptr && (inst->opcode() == hlo::HloOpcode::kAsyncDone ||
+                            inst->opcode() == hlo::HloOpcode::kAsyncUpdate)) {
       const hlo::HloInstruction* from = inst->operand(0);
       while (from->opcode() == hlo::HloOpcode::kAsyncUpdate) from = from->operand(0);
       auto it = async_starts_.find(from);

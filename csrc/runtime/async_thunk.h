@@ -30,8 +30,9 @@ class AsyncRuns {
   ~AsyncRuns();
 
   void Launch(const Thunk* start, std::function<void()> work);
-  // Waits for what `start` launched; rethrows what the work threw. Throws
-  // InternalError when `start` launched nothing in this run.
+  // Waits for what `start` launched; rethrows what the work threw. A second
+  // wait (a done after an update) returns at once. Throws InternalError
+  // when `start` launched nothing in this run.
   void Wait(const Thunk* start);
 
  private:
@@ -52,6 +53,8 @@ class AsyncStartThunk final : public Thunk {
   std::unique_ptr<Thunk> work_;
 };
 
+// An async-done, or an async-update between start and done (which reads
+// and passes on the work's results, so it too must wait for them).
 class AsyncDoneThunk final : public Thunk {
  public:
   // Waits for `start`'s work, then runs `then` (the done's own step, which

@@ -60,7 +60,7 @@ void LaunchKernel(const KernelPart& part, void* const* buffers, const ExecutePar
       ProfileEvent event;
       event.thunk = thunk;
       event.thread = CurrentThreadIndex();
-      event.depth = profile->depth + 1;
+      event.depth = profile->depth;  // the thunk's sequence runs it one level down
       event.chunk = true;
       event.start_ns = profiler.Now();
       fn(buffers, begin, end, ThreadScratch(part.scratch_bytes));

@@ -56,8 +56,9 @@ class BufferTable {
 };
 
 // Runs `part` on `buffers`: on the calling thread when small, else its
-// parallel ids split in a few chunks per worker thread. With `profile`,
-// each chunk's time is recorded for `thunk` (one level below `depth`).
+// parallel ids split in a few chunks per worker thread. With `profile`
+// (the params the thunk runs with, one level below its own), each chunk's
+// time is recorded for `thunk` at that level.
 void LaunchKernel(const KernelPart& part, void* const* buffers,
                   const ExecuteParams* profile = nullptr, const Thunk* thunk = nullptr);
 

@@ -68,17 +68,22 @@ void ParallelFor(int64_t n, int64_t grain, ChunkFn fn, void* ctx) {
     return;
   }
   // oneTBB cancels the other chunks and rethrows the first exception on this
-  // thread, which is the contract above.
+  // thread, which is the contract above. Isolated: while this thread waits
+  // for the loop it runs only the loop's chunks, never another task of the
+  // arena (an async-done picked up by the thread running that async work
+  // would wait for itself).
   Arena().execute([&] {
-    tbb::parallel_for(tbb::blocked_range<int64_t>(0, n, grain),
-                      [&](const tbb::blocked_range<int64_t>& r) {
-                        struct Mark {
-                          bool was = in_chunk;
-                          Mark() { in_chunk = true; }
-                          ~Mark() { in_chunk = was; }
-                        } mark;
-                        fn(ctx, r.begin(), r.end());
-                      });
+    tbb::this_task_arena::isolate([&] {
+      tbb::parallel_for(tbb::blocked_range<int64_t>(0, n, grain),
+                        [&](const tbb::blocked_range<int64_t>& r) {
+                          struct Mark {
+                            bool was = in_chunk;
+                            Mark() { in_chunk = true; }
+                            ~Mark() { in_chunk = was; }
+                          } mark;
+                          fn(ctx, r.begin(), r.end());
+                        });
+    });
   });
 }
 
@@ -126,10 +131,14 @@ void RunDag(const std::vector<std::vector<int32_t>>& successors,
         task = next;
       }
     };
-    for (size_t i = 0; i < n; ++i) {
-      if (in_degree[i] == 0) group.run([&run, i] { run(static_cast<int32_t>(i)); });
-    }
-    group.wait();
+    // Isolated as ParallelFor is: the waiting thread takes only this DAG's
+    // tasks.
+    tbb::this_task_arena::isolate([&] {
+      for (size_t i = 0; i < n; ++i) {
+        if (in_degree[i] == 0) group.run([&run, i] { run(static_cast<int32_t>(i)); });
+      }
+      group.wait();
+    });
   });
   if (error) std::rethrow_exception(error);
 }

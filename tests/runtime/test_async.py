@@ -139,10 +139,12 @@ def test_a_failure_inside_async_work_is_raised_by_its_done():
         uir.custom_call.unregister("test_slow_double")
 
 
-def test_async_pairs_inside_a_while_loop_run_every_iteration():
-    uir.custom_call.register("test_slow_double", lambda v: 2 * v)
-    try:
-        text = f"""HloModule m
+def _loop_module(with_update: bool) -> str:
+    update = (
+        f"  u = ((f32[{N}]), f32[{N}], u32[]) async-update(s), calls=%work\n" if with_update else ""
+    )
+    waited = "u" if with_update else "s"
+    return f"""HloModule m
 %work {{
   p = f32[{N}] parameter(0)
   ROOT r = f32[{N}] custom-call(p), custom_call_target="test_slow_double"
@@ -159,8 +161,8 @@ def test_async_pairs_inside_a_while_loop_run_every_iteration():
   v = f32[{N}] get-tuple-element(st), index=1
   s = ((f32[{N}]), f32[{N}], u32[]) async-start(v), calls=%work
   w = f32[{N}] negate(v)
-  d = f32[{N}] async-done(s)
-  r = f32[{N}] add(d, w)
+{update}  d = f32[{N}] async-done({waited})
+  r = f32[{N}] subtract(d, w)
   one = s32[] constant(1)
   j = s32[] add(i, one)
   ROOT out = (s32[], f32[{N}]) tuple(j, r)
@@ -173,10 +175,24 @@ ENTRY e {{
   ROOT y = f32[{N}] get-tuple-element(loop), index=1
 }}
 """
-        m = uir.hlo.parse_module(text)
+
+
+@pytest.mark.parametrize("with_update", [False, True])
+def test_async_pairs_inside_a_while_loop_run_every_iteration(with_update):
+    calls = []
+
+    def target(v):
+        calls.append(1)
+        time.sleep(0.002)  # still running when the update or done comes
+        return 2 * v
+
+    uir.custom_call.register("test_slow_double", target)
+    try:
+        m = uir.hlo.parse_module(_loop_module(with_update))
         exe = uir.compile(m, backend="cpu")
         x = np.arange(N, dtype=np.float32)
-        np.testing.assert_array_equal(exe(x), x)  # 2v - v, five times
+        np.testing.assert_array_equal(exe(x), 3.0**5 * x)  # 2v + v, five times
+        assert len(calls) == 5
         np.testing.assert_array_equal(exe(x), uir.evaluate(m, x))
     finally:
         uir.custom_call.unregister("test_slow_double")
@@ -187,8 +203,10 @@ def test_profiles_show_async_work_on_a_track_of_its_own(slow_double):
     p = exe.profile(*_args(), roofline=(30.0, 400.0))
     work = [e for e in p.events if e["thread"] == -1]
     assert len(work) == 1 and work[0]["end_ns"] - work[0]["start_ns"] >= 140e6
-    done = next(r for r in p.rows if r.kind == "async-done")
-    assert done.time_ms < 150 + sum(r.time_ms for r in p.rows if r.kind == "gemm")
+    # The dots ran while the work did.
+    gemms = [e for e in p.events if e["kind"] == "gemm"]
+    start, end = work[0]["start_ns"], work[0]["end_ns"]
+    assert any(start < g["start_ns"] < end for g in gemms)
     trace = p.chrome_trace()["traceEvents"]
     names = {e["tid"]: e["args"]["name"] for e in trace if e["name"] == "thread_name"}
     assert names[-1] == "async work" and names[0] == "caller"
