@@ -98,6 +98,41 @@ bool UsesScalef(const llvm::Module& m) {
   return flag != nullptr && !flag->isZero();
 }
 
+// A helper function of `m` that stays a call until the loop vectorizer has
+// replaced it with a vector variant, and is inlined after (kLateInlineAttribute).
+// `memory`: whether it touches memory no caller sees (prefetches).
+llvm::Function* NewHelper(llvm::Module& m, llvm::FunctionType* type, const std::string& name,
+                          bool memory) {
+  llvm::Function* f = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, m);
+  f->addFnAttr(llvm::Attribute::NoInline);
+  f->addFnAttr(llvm::Attribute::NoUnwind);
+  f->addFnAttr(llvm::Attribute::WillReturn);
+  if (memory) {
+    f->setOnlyAccessesInaccessibleMemory();
+  } else {
+    f->setDoesNotAccessMemory();
+  }
+  f->addFnAttr(kLateInlineAttribute);
+  return f;
+}
+
+// Appends to `mappings` the vector-function-abi-variant entry naming
+// `variant` as `scalar` at `lanes` lanes, with parameters `params` ("vv":
+// two vectors; "l4": a pointer stepping 4 bytes a lane).
+void AddVariant(std::string& mappings, int lanes, const std::string& params,
+                const std::string& scalar, const std::string& variant) {
+  if (!mappings.empty()) mappings += ",";
+  mappings += "_ZGV_LLVM_N" + std::to_string(lanes) + params + "_" + scalar + "(" + variant + ")";
+}
+
+// A call of helper `f`, with its variants named at the call site too.
+llvm::CallInst* CallHelper(llvm::IRBuilder<>& b, llvm::Function* f,
+                           std::vector<llvm::Value*> args) {
+  llvm::CallInst* call = b.CreateCall(f, args);
+  call->addFnAttr(f->getFnAttribute("vector-function-abi-variant"));
+  return call;
+}
+
 // The helper `uir.scale.f32(p, n)` (or .f64): p * 2^n for an integer-valued
 // n, the scalar body ScaleGeneric, with vector variants at 128, 256 and 512
 // bits that are one AVX-512 `vscalef` (which rounds once, as ScaleGeneric
@@ -109,21 +144,13 @@ llvm::Function* ScaleHelper(llvm::Module& m, bool f64) {
   if (llvm::Function* f = m.getFunction(name)) return f;
   llvm::LLVMContext& ctx = m.getContext();
   llvm::Type* st = f64 ? llvm::Type::getDoubleTy(ctx) : llvm::Type::getFloatTy(ctx);
-  auto mark = [](llvm::Function* f) {
-    f->addFnAttr(llvm::Attribute::NoInline);
-    f->addFnAttr(llvm::Attribute::NoUnwind);
-    f->addFnAttr(llvm::Attribute::WillReturn);
-    f->setDoesNotAccessMemory();
-    f->addFnAttr(kLateInlineAttribute);
-  };
   std::string mappings;
   for (int bits : {128, 256, 512}) {
     const unsigned lanes = static_cast<unsigned>(bits / (f64 ? 64 : 32));
     auto* vt = llvm::FixedVectorType::get(st, lanes);
     const std::string vname = name + ".v" + std::to_string(lanes);
-    llvm::Function* vf = llvm::Function::Create(llvm::FunctionType::get(vt, {vt, vt}, false),
-                                                llvm::GlobalValue::ExternalLinkage, vname, m);
-    mark(vf);
+    llvm::Function* vf =
+        NewHelper(m, llvm::FunctionType::get(vt, {vt, vt}, false), vname, /*memory=*/false);
     llvm::IRBuilder<> vb(llvm::BasicBlock::Create(ctx, "entry", vf));
     llvm::Value* p = vf->getArg(0);
     llvm::Value* n = vf->getArg(1);
@@ -142,12 +169,10 @@ llvm::Function* ScaleHelper(llvm::Module& m, bool f64) {
       out = vb.CreateIntrinsic(id, {}, {p, n, p, vb.getInt8(0xff)});
     }
     vb.CreateRet(out);
-    if (!mappings.empty()) mappings += ",";
-    mappings += "_ZGV_LLVM_N" + std::to_string(lanes) + "vv_" + name + "(" + vname + ")";
+    AddVariant(mappings, static_cast<int>(lanes), "vv", name, vname);
   }
-  llvm::Function* f = llvm::Function::Create(llvm::FunctionType::get(st, {st, st}, false),
-                                             llvm::GlobalValue::ExternalLinkage, name, m);
-  mark(f);
+  llvm::Function* f =
+      NewHelper(m, llvm::FunctionType::get(st, {st, st}, false), name, /*memory=*/false);
   f->addFnAttr("vector-function-abi-variant", mappings);
   llvm::IRBuilder<> fb(llvm::BasicBlock::Create(ctx, "entry", f));
   Consts k(fb, f->getArg(0));
@@ -163,10 +188,7 @@ llvm::Function* ScaleHelper(llvm::Module& m, bool f64) {
 llvm::Value* Scale(const Consts& k, llvm::Value* p, llvm::Value* n, llvm::Value* ni) {
   llvm::Module& m = *k.b.GetInsertBlock()->getModule();
   if (p->getType()->isVectorTy() || !UsesScalef(m)) return ScaleGeneric(k, p, ni);
-  llvm::Function* helper = ScaleHelper(m, k.f64);
-  llvm::CallInst* call = k.b.CreateCall(helper, {p, n});
-  call->addFnAttr(helper->getFnAttribute("vector-function-abi-variant"));
-  return call;
+  return CallHelper(k.b, ScaleHelper(m, k.f64), {p, n});
 }
 
 }  // namespace
@@ -301,13 +323,7 @@ void EmitPrefetch(llvm::IRBuilder<>& b, llvm::Value* p, int element_bytes, int64
     auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr}, false);
     // Lines [p + ahead, p + ahead + bytes), one prefetch per line.
     auto define = [&](const std::string& fname, int64_t bytes) {
-      llvm::Function* fn =
-          llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, fname, m);
-      fn->addFnAttr(llvm::Attribute::NoInline);
-      fn->addFnAttr(llvm::Attribute::NoUnwind);
-      fn->addFnAttr(llvm::Attribute::WillReturn);
-      fn->setOnlyAccessesInaccessibleMemory();
-      fn->addFnAttr(kLateInlineAttribute);
+      llvm::Function* fn = NewHelper(m, type, fname, /*memory=*/true);
       llvm::IRBuilder<> fb(llvm::BasicBlock::Create(ctx, "entry", fn));
       for (int64_t at = 0; at < bytes; at += kLine) {
         llvm::Value* q = fb.CreateConstGEP1_64(fb.getInt8Ty(), fn->getArg(0), ahead + at);
@@ -322,15 +338,12 @@ void EmitPrefetch(llvm::IRBuilder<>& b, llvm::Value* p, int element_bytes, int64
     for (int lanes = 2; lanes <= 64; lanes *= 2) {
       const std::string vname = name + ".v" + std::to_string(lanes);
       define(vname, std::max<int64_t>(int64_t{lanes} * element_bytes, 1));
-      if (!mappings.empty()) mappings += ",";
-      mappings += "_ZGV_LLVM_N" + std::to_string(lanes) + "l" + std::to_string(element_bytes) +
-                  "_" + name + "(" + vname + ")";
+      AddVariant(mappings, lanes, "l" + std::to_string(element_bytes), name, vname);
     }
     f = define(name, 1);
     f->addFnAttr("vector-function-abi-variant", mappings);
   }
-  llvm::CallInst* call = b.CreateCall(f, {p});
-  call->addFnAttr(f->getFnAttribute("vector-function-abi-variant"));
+  CallHelper(b, f, {p});
 }
 
 }  // namespace uir::codegen

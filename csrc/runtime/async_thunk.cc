@@ -62,16 +62,10 @@ void AsyncStartThunk::Execute(const ExecuteParams& params) const {
   params.async->Launch(this, [work, copy] {
     if (copy.profiler == nullptr) {
       work->Execute(copy);
-      return;
+    } else {
+      copy.profiler->Time(work, kAsyncThread, copy.depth, /*chunk=*/false,
+                          [&] { work->Execute(copy); });
     }
-    ProfileEvent event;
-    event.thunk = work;
-    event.thread = kAsyncThread;
-    event.depth = copy.depth;
-    event.start_ns = copy.profiler->Now();
-    work->Execute(copy);
-    event.end_ns = copy.profiler->Now();
-    copy.profiler->Record(event);
   });
 }
 

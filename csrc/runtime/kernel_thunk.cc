@@ -54,23 +54,14 @@ void LaunchKernel(const KernelPart& part, void* const* buffers, const ExecutePar
   }
   // A few chunks per thread balance uneven units without much overhead.
   const int64_t grain = std::max<int64_t>(1, part.num_parallel / (4 * threads));
-  if (profile != nullptr && profile->profiler != nullptr) {
-    Profiler& profiler = *profile->profiler;
-    ParallelFor(part.num_parallel, grain, [&](int64_t begin, int64_t end) {
-      ProfileEvent event;
-      event.thunk = thunk;
-      event.thread = CurrentThreadIndex();
-      event.depth = profile->depth;  // the thunk's sequence runs it one level down
-      event.chunk = true;
-      event.start_ns = profiler.Now();
-      fn(buffers, begin, end, ThreadScratch(part.scratch_bytes));
-      event.end_ns = profiler.Now();
-      profiler.Record(event);
-    });
-    return;
-  }
+  Profiler* profiler = profile != nullptr ? profile->profiler : nullptr;
   ParallelFor(part.num_parallel, grain, [&](int64_t begin, int64_t end) {
-    fn(buffers, begin, end, ThreadScratch(part.scratch_bytes));
+    auto run = [&] { fn(buffers, begin, end, ThreadScratch(part.scratch_bytes)); };
+    if (profiler == nullptr) {
+      run();
+    } else {  // at the level the thunk's sequence runs it, one below its own
+      profiler->Time(thunk, CurrentThreadIndex(), profile->depth, /*chunk=*/true, run);
+    }
   });
 }
 

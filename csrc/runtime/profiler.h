@@ -36,6 +36,15 @@ class Profiler {
         .count();
   }
   void Record(const ProfileEvent& event);
+  // Runs `fn` and records its time as an event of `thunk` (not when it
+  // throws).
+  template <typename Fn>
+  void Time(const Thunk* thunk, int32_t thread, int32_t depth, bool chunk, Fn&& fn) {
+    ProfileEvent event{thunk, Now(), 0, thread, depth, chunk};
+    fn();
+    event.end_ns = Now();
+    Record(event);
+  }
   // The events so far, in the order they ended.
   std::vector<ProfileEvent> Events() const;
 

@@ -101,14 +101,8 @@ void RunThunk(const Thunk& t, const ExecuteParams& params) {
   }
   ExecuteParams inner = params;
   inner.depth = params.depth + 1;
-  ProfileEvent event;
-  event.thunk = &t;
-  event.thread = CurrentThreadIndex();
-  event.depth = params.depth;
-  event.start_ns = params.profiler->Now();
-  t.Execute(inner);
-  event.end_ns = params.profiler->Now();
-  params.profiler->Record(event);
+  params.profiler->Time(&t, CurrentThreadIndex(), params.depth, /*chunk=*/false,
+                        [&] { t.Execute(inner); });
 }
 
 }  // namespace

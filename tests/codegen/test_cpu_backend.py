@@ -5,8 +5,6 @@ narrow-float arithmetic, concurrency and memory, and its text."""
 from __future__ import annotations
 
 import gc
-import os
-import resource
 import threading
 
 import ml_dtypes
@@ -16,6 +14,7 @@ from corpus import CORPUS, TOO_HEAVY, XLA_REJECTS, manifest_rows
 from fusion_strategies import fusion_modules
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from memory_util import rss_kib, skip_under_asan
 from thunk_util import check_dag, parse_thunks
 
 import uir
@@ -673,29 +672,18 @@ def test_eight_threads_calling_one_executable_get_correct_results():
     assert errors == []
 
 
-def _rss_kib() -> int:
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-
-
-@pytest.mark.skipif(
-    "libasan" in os.environ.get("LD_PRELOAD", ""),
-    reason="AddressSanitizer keeps freed memory in quarantine, so resident memory grows",
-)
+@skip_under_asan
 def test_ten_thousand_calls_do_not_grow_memory():
     exe = uir.compile(uir.hlo.parse_module(SOFTMAX), backend="cpu")
     x = np.ones((64, 1000), np.float32)
     for _ in range(200):
         exe(x)
     gc.collect()
-    before = _rss_kib()
+    before = rss_kib()
     for _ in range(10_000):
         exe(x)
     gc.collect()
-    grown = _rss_kib() - before
+    grown = rss_kib() - before
     assert grown < 8 * 1024, f"resident memory grew by {grown} KiB over 10,000 calls"
 
 

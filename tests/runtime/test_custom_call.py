@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import ctypes
 import gc
-import os
 import shutil
 import subprocess
 
 import numpy as np
 import pytest
+from memory_util import rss_kib, skip_under_asan
 
 import uir
 
@@ -518,10 +518,7 @@ def test_an_api_version_that_contradicts_the_registration_is_an_error(c_library,
     np.testing.assert_array_equal(run(ok, x, x), 2 * x)
 
 
-@pytest.mark.skipif(
-    "libasan" in os.environ.get("LD_PRELOAD", ""),
-    reason="AddressSanitizer keeps freed memory in quarantine, so resident memory grows",
-)
+@skip_under_asan
 def test_ten_thousand_calls_through_a_custom_call_do_not_grow_memory(xla_library):
     import uir.lax as lax
 
@@ -535,7 +532,7 @@ def test_ten_thousand_calls_through_a_custom_call_do_not_grow_memory(xla_library
     for _ in range(200):
         jg(x)
     gc.collect()
-    before = _rss_kib()
+    before = rss_kib()
     for k in range(10_000):
         if k % 100 == 0:  # failures too: their messages must not pile up
             with pytest.raises(uir.CustomCallError):
@@ -543,13 +540,5 @@ def test_ten_thousand_calls_through_a_custom_call_do_not_grow_memory(xla_library
         else:
             jg(x)
     gc.collect()
-    grown = _rss_kib() - before
+    grown = rss_kib() - before
     assert grown < 8 * 1024, f"resident memory grew by {grown} KiB over 10,000 calls"
-
-
-def _rss_kib():
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    raise AssertionError("no VmRSS in /proc/self/status")

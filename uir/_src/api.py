@@ -150,7 +150,9 @@ class Compiled:
         """Runs on `args` (as the function takes them) with every op timed:
         a Profile of per-op rows (see Executable.profile)."""
         leaves = [np.asarray(a) for a in tree_util.tree_leaves(args)]
-        return self.executable.profile(*leaves, roofline=roofline, warmup=warmup)
+        profile = self.executable.profile(*leaves, roofline=roofline, warmup=warmup)
+        profile.result = self._unflatten(profile.result)
+        return profile
 
     def call_flat(self, arrays: Sequence[np.ndarray]):
         env = flags()
@@ -161,6 +163,10 @@ class Compiled:
             result = self.executable(*arrays)
         if checking:
             self._check_kernel_graph(arrays, result, env.get("kernel_graph_log"))
+        return self._unflatten(result)
+
+    def _unflatten(self, result):
+        """The executable's flat result in the function's output structure."""
         if self._single_out:
             return result
         leaves = list(result) if self.lowered.out_tree.num_leaves != 1 else [result]

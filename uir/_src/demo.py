@@ -128,6 +128,8 @@ def _stage_main(size: int) -> bool:
         print(f"  jax    {t_jax * 1e3:8.3f} ms  ({t_jax / t_uir:.2f}x uir's time)")
     except ImportError:
         print("  jax    not installed (make bench installs it)")
+    print("\nper-op profile of one call (compiled.profile(*args)):")
+    print(compiled.profile(*args))
     return ok
 
 
