@@ -164,6 +164,48 @@ def backend_rows() -> None:
     except ImportError:
         t_jax = float("nan")
     print(f"{'MLP block 256x1024->4096 (traced)':<32} {t_uir * 1e3:9.0f} {t_jax * 1e3:9.0f}")
+    aot_rows(uir.compile(module), uir.jit(block(unp, unn.gelu)).lower(*args).compile())
+
+
+_LOAD = """
+import sys, time
+import uir
+blob = open(sys.argv[1], "rb").read()
+start = time.perf_counter()
+exe = uir.deserialize(blob)
+print((time.perf_counter() - start) * 1e3)
+"""
+
+
+def aot_rows(*executables) -> None:
+    """Serialized executables (Executable.serialize) loaded by uir.deserialize
+    in a fresh process: the milliseconds from bytes to a callable executable
+    (best of 3 processes; `import uir` not counted), beside compiling the
+    same program from scratch in this one."""
+    import subprocess
+    import tempfile
+
+    print(f"\n{'serialized executable':<32} {'KiB':>9} {'load ms':>9} {'compile ms':>11}")
+    for exe in executables:
+        blob = exe.serialize()
+        with tempfile.NamedTemporaryFile(suffix=".uirx") as f:
+            f.write(blob)
+            f.flush()
+            load = min(
+                float(
+                    subprocess.run(
+                        [sys.executable, "-c", _LOAD, f.name],
+                        capture_output=True,
+                        text=True,
+                        check=True,
+                    ).stdout
+                )
+                for _ in range(3)
+            )
+        seconds = getattr(exe, "executable", exe).compile_seconds
+        compiled = sum(seconds.get(k, 0.0) for k in ("hlo_passes", "lowering", "llvm"))
+        name = exe.module.name
+        print(f"{name:<32} {len(blob) / 1024:9.0f} {load:9.1f} {compiled * 1e3:11.0f}")
 
 
 if __name__ == "__main__":

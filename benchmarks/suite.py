@@ -444,9 +444,10 @@ def run_suite(quick: bool = False, name_filter: str | None = None, repeats: int 
 
 
 def _compile_from_disk_cache_ms(compile_fn) -> float:
-    """Milliseconds of `compile_fn` with its machine code already in the
-    on-disk kernel cache (UIR_FLAGS=--cpu_cache_dir) and the in-process
-    executable cache empty: what a second process pays."""
+    """Milliseconds of `compile_fn` with its executable already in the
+    on-disk cache (UIR_FLAGS=--cpu_cache_dir: serialized executables) and
+    the in-process executable cache empty: what a second process pays
+    (tracing included)."""
     import tempfile
 
     from uir._src import backend
@@ -473,7 +474,7 @@ def _compile_from_disk_cache_ms(compile_fn) -> float:
 
 def compile_rows() -> list[dict]:
     """Compile time of a chain of N elementwise ops (about N instructions),
-    fresh and from the on-disk kernel cache."""
+    fresh and from the on-disk executable cache."""
     import uir
     import uir.numpy as unp
 

@@ -8,13 +8,14 @@ from uir import _core, buffers, custom_call, hlo, lax, nn, numpy, passes, schedu
 from uir._src import array_methods as _array_methods  # noqa: F401  (Tracer's operators)
 from uir._src import config
 from uir._src.api import jit, make_hlo
-from uir._src.backend import Executable, compile
+from uir._src.backend import Executable, compile, deserialize
 from uir._src.errors import (
     CustomCallError,
     Error,
     InternalError,
     MemoryLimitError,
     ParseError,
+    SerializationError,
     ShapeError,
     TraceError,
     UnimplementedError,
@@ -33,6 +34,7 @@ __all__ = [
     "InternalError",
     "MemoryLimitError",
     "ParseError",
+    "SerializationError",
     "ShapeError",
     "TraceError",
     "UnimplementedError",
@@ -42,6 +44,7 @@ __all__ = [
     "compile",
     "config",
     "custom_call",
+    "deserialize",
     "evaluate",
     "get_include",
     "hlo",

@@ -2,10 +2,16 @@
 #include "codegen/cpu_executable.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
 
 #include "runtime/async_thunk.h"
 #include "runtime/thread_pool.h"
@@ -162,7 +168,8 @@ std::vector<DramAliasing> DramAliasingOf(const igraph::KernelGraph& graph,
 }  // namespace
 
 CpuExecutable::CpuExecutable(const igraph::KernelGraph& graph, const CpuExecutableOptions& options)
-    : graph_(graph) {
+    : graph_(graph), options_(options) {
+  if (options_.plan_threads <= 0) options_.plan_threads = runtime::NumThreads();
   CollectFallbacks(graph, fallbacks_);
   // The plan of a run: which allocations are the caller's buffers.
   const auto& allocations = graph.assignment().allocations();
@@ -232,7 +239,8 @@ CpuExecutable::CpuExecutable(const igraph::KernelGraph& graph, const CpuExecutab
   compile.target_math = options.target_math;
   compile.prefetch = options.prefetch;
   compile.streaming_bytes = options.streaming_bytes;
-  compile.cache_dir = options.cache_dir;
+  compile.objects = options.objects;
+  compile.time_loop_bodies = options.time_loop_bodies;
   compile.compile_threads =
       options.compile_threads > 0 ? options.compile_threads : runtime::NumThreads();
   compile.aliasing = DramAliasingOf(graph, graphs);
@@ -240,6 +248,8 @@ CpuExecutable::CpuExecutable(const igraph::KernelGraph& graph, const CpuExecutab
   std::vector<const igraph::KernelNode*> loop_nodes;
   PlanLoops(graph, graphs, compile.loops, loop_nodes);
   kernels_ = CompileKernels(graphs, compile);
+  compile_options_ = compile;
+  compile_options_.objects = nullptr;
   for (size_t k = 0; k < graphs.size(); ++k) {
     const igraph::IGraph& g = *graphs[k];
     if (kernels_.functions[k] == nullptr) {
@@ -273,6 +283,7 @@ CpuExecutable::CpuExecutable(const igraph::KernelGraph& graph, const CpuExecutab
     NativeLoop loop;
     loop.fn = kernels_.loops[k];
     loop.hooks = planned_hooks_[k];
+    loop.constants = compile.loops[k].constants;
     for (const auto* calls : {&compile.loops[k].condition, &compile.loops[k].body}) {
       for (const KernelCall& c : *calls) {
         if (!c.is_kernel()) continue;
@@ -287,6 +298,58 @@ CpuExecutable::CpuExecutable(const igraph::KernelGraph& graph, const CpuExecutab
   emit.code = this;
   emit.options.concurrent_bytes = options.concurrent_bytes;
   thunks_ = std::make_unique<runtime::ThunkExecutor>(EmitThunks(graph, emit));
+}
+
+std::vector<CpuExecutable::LoopBodyTime> CpuExecutable::LoopBodyTimes() const {
+  std::vector<LoopBodyTime> out;
+  if (kernels_.body_times.empty()) return out;
+  absl::flat_hash_map<const igraph::IGraph*, size_t> index;
+  const std::vector<const igraph::IGraph*> graphs = graph_.AllIGraphs();
+  for (size_t k = 0; k < graphs.size(); ++k) index[graphs[k]] = k;
+  // Every node's iGraphs (kernel thunks, native loops, host thunks running
+  // parts), in the order the Kernel Graph lists them, sub-graphs in place.
+  std::function<void(const igraph::KernelGraph&)> walk = [&](const igraph::KernelGraph& g) {
+    for (const igraph::KernelNode& n : g.nodes()) {
+      for (const igraph::IGraph& ig : n.igraphs) {
+        const auto it = index.find(&ig);
+        if (it == index.end()) continue;
+        const int64_t* counters = kernels_.body_times[it->second];
+        if (counters == nullptr) continue;
+        out.push_back({n.name, ig.name(), __atomic_load_n(&counters[0], __ATOMIC_RELAXED),
+                       __atomic_load_n(&counters[1], __ATOMIC_RELAXED)});
+      }
+      for (const igraph::KernelGraph& sub : n.subgraphs) walk(sub);
+    }
+  };
+  walk(graph_);
+  return out;
+}
+
+void CpuExecutable::ResetLoopBodyTimes() const {
+  for (int64_t* counters : kernels_.body_times) {
+    if (counters == nullptr) continue;
+    __atomic_store_n(&counters[0], 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&counters[1], 0, __ATOMIC_RELAXED);
+  }
+}
+
+double CpuExecutable::TicksPerSecond() {
+  static const double rate = [] {
+#if defined(__x86_64__) || defined(__i386__)
+    // The time-stamp counter against the steady clock over 20 ms.
+    const auto t0 = std::chrono::steady_clock::now();
+    const uint64_t c0 = __rdtsc();
+    while (std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(20)) {
+    }
+    const uint64_t c1 = __rdtsc();
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return static_cast<double>(c1 - c0) / seconds;
+#else
+    return 0.0;
+#endif
+  }();
+  return rate;
 }
 
 void CpuExecutable::LayOutNodes(const igraph::KernelGraph& graph,
@@ -355,7 +418,7 @@ void CpuExecutable::PlanLoops(const igraph::KernelGraph& graph,
                               const std::vector<const igraph::IGraph*>& graphs,
                               std::vector<LoopDriver>& drivers,
                               std::vector<const igraph::KernelNode*>& nodes) {
-  const int threads = runtime::NumThreads();
+  const int threads = options_.plan_threads;
   for (const igraph::KernelNode& n : graph.nodes()) {
     for (const igraph::KernelGraph& sub : n.subgraphs) PlanLoops(sub, graphs, drivers, nodes);
     const std::optional<igraph::WhileLoop> loop = igraph::InPlaceWhile(n, graph.assignment());
@@ -444,6 +507,28 @@ void CpuExecutable::PlanLoops(const igraph::KernelGraph& graph,
     LoopDriver driver;
     if (!calls(*loop->condition, driver.condition) || !calls(*loop->body, driver.body)) continue;
     driver.predicate = {loop->predicate.allocation, loop->predicate.offset, nullptr};
+    auto note = [&](const BufferRef& r) {
+      if (r.allocation < 0 && std::find(driver.constants.begin(), driver.constants.end(),
+                                        r.address) == driver.constants.end()) {
+        driver.constants.push_back(r.address);
+      }
+    };
+    for (const auto* list : {&driver.condition, &driver.body}) {
+      for (const KernelCall& c : *list) {
+        for (const BufferRef& r : c.buffers) note(r);
+        for (const MovedBuffer& m : c.moved) {
+          if (m.program) {
+            for (const BufferRef& r : m.program->inputs) note(r);
+          }
+        }
+        if (c.copy) {
+          note(c.copy->whole);
+          note(c.copy->block);
+          for (const BufferRef& r : c.copy->program->inputs) note(r);
+        }
+      }
+    }
+    note(driver.predicate);
     drivers.push_back(std::move(driver));
     planned_hooks_.push_back(std::move(hooks));
     nodes.push_back(&n);

@@ -31,8 +31,15 @@ struct CpuExecutableOptions {
   int64_t concurrent_bytes = int64_t{1} << 16;
   // KernelCompileOptions::compile_threads; 0: the worker thread count.
   int compile_threads = 0;
-  // KernelCompileOptions::cache_dir: the on-disk kernel cache; empty: none.
-  std::string cache_dir;
+  // The worker threads native loops are planned for (a loop whose kernels
+  // would be worth splitting over several threads runs node by node); 0:
+  // this process's count. A loaded executable plans for its compile's.
+  int plan_threads = 0;
+  // KernelCompileOptions::time_loop_bodies: kernels time their loop bodies
+  // (LoopBodyTimes).
+  bool time_loop_bodies = false;
+  // KernelCompileOptions::objects: machine code compiled before (aot.h).
+  std::shared_ptr<const KernelObjects> objects;
 };
 
 class CpuExecutable : public igraph::KernelCode {
@@ -78,6 +85,25 @@ class CpuExecutable : public igraph::KernelCode {
   // fallback nodes and the iGraphs without code, one line each with the reason.
   const std::vector<std::string>& fallbacks() const { return fallbacks_; }
   const CompiledKernels& kernels() const { return kernels_; }
+  // With time_loop_bodies: per compiled iGraph (of a node run as a kernel,
+  // in a thunk or a native loop), the cycle-counter ticks its loop bodies
+  // took, summed over the threads that ran them, and how many bodies (parallel
+  // ids) ran, since the last reset; in node order. Empty without.
+  struct LoopBodyTime {
+    std::string node, graph;  // the Kernel Graph node's name, the iGraph's
+    int64_t ticks = 0, bodies = 0;
+  };
+  std::vector<LoopBodyTime> LoopBodyTimes() const;
+  void ResetLoopBodyTimes() const;
+  // Ticks of the cycle counter the timers read, per second (measured once).
+  static double TicksPerSecond();
+
+  // What it was compiled from and with (plan_threads resolved), and what
+  // its kernels were compiled with (aliasing, native loops), for
+  // serializing it (aot.h).
+  const igraph::KernelGraph& graph() const { return graph_; }
+  const CpuExecutableOptions& options() const { return options_; }
+  const KernelCompileOptions& compile_options() const { return compile_options_; }
   // While loops that run as one compiled function (LoopDriver).
   int64_t native_loops() const { return static_cast<int64_t>(loops_.size()); }
 
@@ -121,6 +147,8 @@ class CpuExecutable : public igraph::KernelCode {
   void GiveBack(std::unique_ptr<Memory> memory) const;
 
   const igraph::KernelGraph& graph_;
+  CpuExecutableOptions options_;
+  KernelCompileOptions compile_options_;
   std::vector<igraph::DramTensor> arg_leaves_, result_leaves_;
   std::vector<hlo::Shape> parameter_shapes_, result_shapes_;
   std::vector<Placement> placement_;  // per allocation

@@ -50,10 +50,11 @@ class KernelEmitter {
  public:
   KernelEmitter(const IGraph& g, llvm::Module& m) : g_(g), m_(m), ctx_(m.getContext()), b_(ctx_) {}
 
-  void Emit(const std::string& name, const DramAliasing* aliasing,
-            const std::vector<bool>* aligned) {
+  void Emit(const std::string& name, const DramAliasing* aliasing, const std::vector<bool>* aligned,
+            llvm::GlobalVariable* timer) {
     aliasing_ = aliasing;
     aligned_ = aligned;
+    timer_ = timer;
     llvm::Type* ptr = b_.getPtrTy();
     llvm::Type* i64 = b_.getInt64Ty();
     auto* type = llvm::FunctionType::get(b_.getInt32Ty(), {ptr, i64, i64, ptr}, false);
@@ -324,8 +325,10 @@ class KernelEmitter {
       b_.CreateCondBr(b_.CreateICmpSLT(begin, end), run, done);
       b_.SetInsertPoint(run);
       const std::vector<IOp>& ops = g_.ops(Section::kBody);
+      llvm::Value* started = StartTimer();
       EmitColumnLoop(ops, 0, ops.size(), b_.getInt64(0), b_.CreateMul(begin, b_.getInt64(w)),
                      b_.CreateMul(end, b_.getInt64(w)));
+      StopTimer(started, b_.CreateSub(end, begin));
       b_.CreateBr(done);
       b_.SetInsertPoint(done);
       b_.CreateRet(b_.getInt32(0));
@@ -339,6 +342,7 @@ class KernelEmitter {
     pid->addIncoming(begin, entry);
     SetDigits(pid, /*parallel=*/true);
     EmitSection(Section::kPrologue);
+    llvm::Value* started = StartTimer();
     if (plan_.ok) {
       EmitRows();  // one loop id, no prologue or epilogue (PlanRows)
     } else {
@@ -347,6 +351,7 @@ class KernelEmitter {
         EmitSection(Section::kBody);
       });
     }
+    StopTimer(started, b_.getInt64(1));
     EmitSection(Section::kEpilogue);
     llvm::Value* next = b_.CreateNSWAdd(pid, b_.getInt64(1));
     pid->addIncoming(next, b_.GetInsertBlock());
@@ -1247,18 +1252,52 @@ class KernelEmitter {
   std::vector<llvm::Value*> bases_;  // per iPointer
   const DramAliasing* aliasing_ = nullptr;
   const std::vector<bool>* aligned_ = nullptr;  // by iPointer index
-  std::vector<llvm::Value*> vars_;              // per index variable, at the current point
-  int64_t loops_ = 0;                           // loops emitted so far
-  RowPlan plan_;                                // the row-by-row form, when the body has one
+  // With a timer (EmitKernel's `timer`): the cycle counter before a loop
+  // body, and after it its ticks and `bodies` (parallel ids) added to the
+  // timer's two counters; without, nothing.
+  llvm::Value* StartTimer() {
+    if (timer_ == nullptr) return nullptr;
+    return b_.CreateCall(llvm::Intrinsic::getDeclaration(&m_, llvm::Intrinsic::readcyclecounter),
+                         {}, "start");
+  }
+  void StopTimer(llvm::Value* started, llvm::Value* bodies) {
+    if (timer_ == nullptr) return;
+    llvm::Value* now = b_.CreateCall(
+        llvm::Intrinsic::getDeclaration(&m_, llvm::Intrinsic::readcyclecounter), {}, "end");
+    llvm::Type* i64 = b_.getInt64Ty();
+    auto add = [&](int64_t slot, llvm::Value* v) {
+      b_.CreateAtomicRMW(llvm::AtomicRMWInst::Add, b_.CreateConstInBoundsGEP1_64(i64, timer_, slot),
+                         v, llvm::MaybeAlign(8), llvm::AtomicOrdering::Monotonic);
+    };
+    add(0, b_.CreateSub(now, started));
+    add(1, bodies);
+  }
+
+  llvm::GlobalVariable* timer_ = nullptr;  // {ticks, bodies}, or none
+  std::vector<llvm::Value*> vars_;         // per index variable, at the current point
+  int64_t loops_ = 0;                      // loops emitted so far
+  RowPlan plan_;                           // the row-by-row form, when the body has one
   llvm::Value* row_buffers_ = nullptr;
 };
 
 }  // namespace
 
 void EmitKernel(const IGraph& graph, const std::string& name, llvm::Module& module,
-                const DramAliasing* aliasing, const std::vector<bool>* aligned) {
+                const DramAliasing* aliasing, const std::vector<bool>* aligned,
+                const std::string& timer) {
+  llvm::GlobalVariable* counters = nullptr;
+  if (!timer.empty()) {
+    counters = module.getNamedGlobal(timer);
+    if (counters == nullptr) {
+      auto* type = llvm::ArrayType::get(llvm::Type::getInt64Ty(module.getContext()), 2);
+      counters = new llvm::GlobalVariable(module, type, /*isConstant=*/false,
+                                          llvm::GlobalValue::ExternalLinkage,
+                                          llvm::ConstantAggregateZero::get(type), timer);
+      counters->setAlignment(llvm::Align(64));
+    }
+  }
   KernelEmitter emitter(graph, module);
-  emitter.Emit(name, aliasing, aligned);
+  emitter.Emit(name, aliasing, aligned, counters);
   if (aliasing != nullptr) emitter.AddAliasScopes(aliasing->disjoint);
 }
 

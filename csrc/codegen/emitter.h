@@ -27,8 +27,13 @@ struct LoopDriver;
 // promises 64-byte aligned: their loads from the buffer table say so
 // (`!align`), which lets LLVM prove the alignment of the vector accesses
 // through them.
+// `timer` (when not empty) names a global {ticks, bodies} of two i64s
+// (made when the module has none): each loop body (the loop over loop ids,
+// or a coalesced range's loop) adds the cycle counter's ticks it took and
+// the parallel ids it ran, atomically.
 void EmitKernel(const igraph::IGraph& graph, const std::string& name, llvm::Module& module,
-                const DramAliasing* aliasing = nullptr, const std::vector<bool>* aligned = nullptr);
+                const DramAliasing* aliasing = nullptr, const std::vector<bool>* aligned = nullptr,
+                const std::string& timer = "");
 
 // Adds the function `name` running `loop` (kernel_compiler.h's LoopDriver)
 // to `module`, calling the kernels `kernels` names (by graph index; every

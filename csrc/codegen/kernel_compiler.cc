@@ -10,7 +10,6 @@
 #include "codegen/emitter.h"
 #include "codegen/host.h"
 #include "codegen/jit_impl.h"
-#include "codegen/kernel_cache.h"
 #include "codegen/llvm_util.h"
 #include "codegen/math.h"
 #include "codegen/row_plan.h"
@@ -273,24 +272,28 @@ void LinkAndLookUp(CompiledKernels& out, std::vector<std::unique_ptr<llvm::Memor
   }
 }
 
-// The compile from the on-disk cache, when it holds one for `key`.
-bool FromCache(CompiledKernels& out, const std::string& directory, const std::string& key,
-               size_t graphs, size_t loops) {
-  std::optional<CachedKernels> entry = LoadCachedKernels(directory, key);
-  if (!entry || entry->names.size() != graphs || entry->loop_names.size() != loops) return false;
-  const auto start = std::chrono::steady_clock::now();
-  out.names = std::move(entry->names);
-  out.reasons = std::move(entry->reasons);
-  out.streaming_buffers = std::move(entry->streaming_buffers);
-  std::vector<std::unique_ptr<llvm::MemoryBuffer>> objects;
-  for (const std::string& o : entry->objects) {
-    objects.push_back(llvm::MemoryBuffer::getMemBufferCopy(o, "uir_kernels"));
+// The compile from machine code made before.
+void Preloaded(CompiledKernels& out, const KernelObjects& objects, size_t graphs, size_t loops) {
+  if (objects.names.size() != graphs || objects.reasons.size() != graphs ||
+      objects.streaming_names.size() != graphs || objects.streaming_buffers.size() != graphs ||
+      objects.loop_names.size() != loops) {
+    throw SerializationError("stored machine code for " + std::to_string(objects.names.size()) +
+                             " kernels and " + std::to_string(objects.loop_names.size()) +
+                             " loops, but the program has " + std::to_string(graphs) + " and " +
+                             std::to_string(loops));
   }
-  LinkAndLookUp(out, std::move(objects), entry->streaming_names, entry->loop_names);
+  const auto start = std::chrono::steady_clock::now();
+  out.names = objects.names;
+  out.reasons = objects.reasons;
+  out.streaming_buffers = objects.streaming_buffers;
+  std::vector<std::unique_ptr<llvm::MemoryBuffer>> buffers;
+  for (const std::string& o : objects.objects) {
+    buffers.push_back(llvm::MemoryBuffer::getMemBufferCopy(o, "uir_kernels"));
+  }
+  LinkAndLookUp(out, std::move(buffers), objects.streaming_names, objects.loop_names);
   out.codegen_seconds = Since(start);
-  out.parts = static_cast<int>(entry->objects.size());
-  out.cache_hit = true;
-  return true;
+  out.parts = static_cast<int>(objects.objects.size());
+  out.preloaded = true;
 }
 
 }  // namespace
@@ -299,9 +302,15 @@ CompiledKernels CompileKernels(const std::vector<const igraph::IGraph*>& graphs,
                                const KernelCompileOptions& options) {
   CompiledKernels out;
   out.jit = std::make_unique<Jit>(JitOptions{options.opt_level});
-  const std::string cache_key = options.cache_dir.empty() ? "" : KernelCacheKey(graphs, options);
-  if (!cache_key.empty() &&
-      FromCache(out, options.cache_dir, cache_key, graphs.size(), options.loops.size())) {
+  if (options.time_loop_bodies && !out.jit->impl().lljit->getTargetTriple().isX86()) {
+    throw UnimplementedError("timing loop bodies needs an x86 cycle counter; this host is " +
+                             out.jit->impl().lljit->getTargetTriple().str());
+  }
+  UIR_CHECK(options.objects == nullptr || !options.time_loop_bodies)
+      << "stored machine code has no loop-body timers";
+  if (options.objects != nullptr) {
+    Preloaded(out, *options.objects, graphs.size(), options.loops.size());
+    out.objects = options.objects;
     return out;
   }
   out.names.resize(graphs.size());
@@ -341,8 +350,9 @@ CompiledKernels CompileKernels(const std::vector<const igraph::IGraph*>& graphs,
         fn->addFnAttr("prefer-vector-width", bits);
         fn->addFnAttr("min-legal-vector-width", bits);
       };
+      const std::string timer = options.time_loop_bodies ? name + "_body_time" : "";
       try {
-        EmitKernel(g, name, *module, aliasing);
+        EmitKernel(g, name, *module, aliasing, nullptr, timer);
         set_width(name);
       } catch (const UnimplementedError& e) {
         out.reasons[k] = e.what();
@@ -355,7 +365,7 @@ CompiledKernels CompileKernels(const std::vector<const igraph::IGraph*>& graphs,
                  : std::vector<bool>();
       if (!streamed.empty()) {
         streaming_names[k] = name + "_streaming";
-        EmitKernel(g, streaming_names[k], *module, aliasing, &streamed);
+        EmitKernel(g, streaming_names[k], *module, aliasing, &streamed, timer);
         set_width(streaming_names[k]);
         int table = 0;
         for (size_t p = 0; p < g.pointers().size(); ++p) {
@@ -432,17 +442,22 @@ CompiledKernels CompileKernels(const std::vector<const igraph::IGraph*>& graphs,
     out.assembly += part.assembly;
     if (part.object != nullptr) objects.push_back(std::move(part.object));
   }
-  if (!cache_key.empty()) {
-    CachedKernels entry;
-    for (const auto& o : objects) entry.objects.emplace_back(o->getBuffer());
-    entry.names = out.names;
-    entry.reasons = out.reasons;
-    entry.streaming_names = streaming_names;
-    entry.streaming_buffers = out.streaming_buffers;
-    entry.loop_names = loop_names;
-    StoreCachedKernels(options.cache_dir, cache_key, entry);
-  }
+  auto kept = std::make_shared<KernelObjects>();
+  for (const auto& o : objects) kept->objects.emplace_back(o->getBuffer());
+  kept->names = out.names;
+  kept->reasons = out.reasons;
+  kept->streaming_names = streaming_names;
+  kept->streaming_buffers = out.streaming_buffers;
+  kept->loop_names = loop_names;
+  out.objects = std::move(kept);
   LinkAndLookUp(out, std::move(objects), streaming_names, loop_names);
+  if (options.time_loop_bodies) {
+    out.body_times.assign(graphs.size(), nullptr);
+    for (size_t k = 0; k < graphs.size(); ++k) {
+      if (out.functions[k] == nullptr) continue;
+      out.body_times[k] = static_cast<int64_t*>(out.jit->Lookup(out.names[k] + "_body_time"));
+    }
+  }
   out.codegen_seconds += Since(start);  // linking and lookups
   out.parts = static_cast<int>(parts.size());
   return out;

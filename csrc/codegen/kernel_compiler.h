@@ -46,14 +46,17 @@ int64_t ScratchBytes(const igraph::IGraph& graph);
 // A while loop compiled as one function over the kernels of its condition
 // and body,
 //
-//   void loop(uint8_t* const* allocations, void* scratch, const LoopHook* hooks)
+//   void loop(uint8_t* const* allocations, void* scratch, const LoopHook* hooks,
+//             const void* const* constants)
 //
 // which runs the condition's kernels, reads the predicate, and while it is
 // true runs the body's kernels and the condition's again: no dispatch per
 // kernel, no return to the runtime per iteration. Each kernel runs all its
 // parallel ids on the calling thread with `scratch` (as large as the
 // largest kernel's). Buffers are a byte offset into one of the run's
-// allocations, or a fixed address (memory the caller keeps: constants).
+// allocations, or memory the caller keeps (constants), which the code
+// reads from the `constants` table it is passed: LoopDriver::constants
+// lists their addresses in table order, and the code holds none of them.
 // A buffer may move on each call (a dynamic window of a scan's input or
 // output): by a block offset the loop computes itself (an index program,
 // igraph/dynamic_slice.h, compiled in), or by what a hook returns. A call
@@ -96,6 +99,9 @@ struct KernelCall {
 struct LoopDriver {
   std::vector<KernelCall> condition, body;
   BufferRef predicate;  // a pred: one byte, nonzero for true
+  // Every address a BufferRef of the calls holds (allocation < 0), once
+  // each: the table the compiled loop is passed, in this order.
+  std::vector<const void*> constants;
 };
 
 // What buffer assignment says of one iGraph's dram iPointers, by index in
@@ -136,8 +142,26 @@ struct KernelCompileOptions {
   // modules (at most 4), each emitted, optimized and turned into machine
   // code on a thread of its own; small compiles use one.
   int compile_threads = 1;
-  // A directory for the on-disk kernel cache (kernel_cache.h); empty: none.
-  std::string cache_dir;
+  // Each kernel times its loop bodies (EmitKernel's timer): for profiles
+  // of what runs inside a kernel, at the cost of two cycle-counter reads
+  // and two atomic adds per parallel id. x86 hosts only.
+  bool time_loop_bodies = false;
+  // Machine code compiled before (aot.h: a serialized executable's): linked
+  // instead of running LLVM's emission, optimizer and code generator. It
+  // must come from a compile of the same graphs with the same options
+  // (aot.h's KernelProgramDigest says which).
+  std::shared_ptr<const struct KernelObjects> objects;
+};
+
+// A compile's machine code and what it found, as it can be kept outside the
+// process: object files in linking order, and per graph its function's
+// name ("" where none), why it has none, its streaming variant's name and
+// the buffers that variant needs aligned; per loop its function's name.
+struct KernelObjects {
+  std::vector<std::string> objects;
+  std::vector<std::string> names, reasons, streaming_names;
+  std::vector<std::vector<int>> streaming_buffers;
+  std::vector<std::string> loop_names;
 };
 
 // What one compile produced: the functions (null where UnsupportedReason
@@ -159,8 +183,13 @@ struct CompiledKernels {
   // Per stage, the longest of the parts' times (they overlap).
   double emit_seconds = 0, optimize_seconds = 0, codegen_seconds = 0;
   int parts = 1;  // modules compiled, one per thread
-  // The machine code came from the on-disk cache (no LLVM pass ran).
-  bool cache_hit = false;
+  // With time_loop_bodies: per input iGraph, its {ticks, bodies} counters
+  // (null where it has no function).
+  std::vector<int64_t*> body_times;
+  // The machine code came from KernelCompileOptions::objects (no LLVM pass ran).
+  bool preloaded = false;
+  // What a serialized executable keeps of this compile.
+  std::shared_ptr<const KernelObjects> objects;
 };
 
 // Compiles `graphs` (into one module per compiling thread, all in one Jit).

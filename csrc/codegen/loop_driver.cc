@@ -199,16 +199,18 @@ void EmitLoopDriver(const LoopDriver& loop, const std::vector<std::string>& kern
   llvm::Type* i64 = b.getInt64Ty();
   llvm::FunctionType* kernel_type =
       llvm::FunctionType::get(b.getInt32Ty(), {ptr, i64, i64, ptr}, false);
-  llvm::FunctionType* type = llvm::FunctionType::get(b.getVoidTy(), {ptr, ptr, ptr}, false);
+  llvm::FunctionType* type = llvm::FunctionType::get(b.getVoidTy(), {ptr, ptr, ptr, ptr}, false);
   llvm::FunctionType* hook_type = llvm::FunctionType::get(i64, {ptr, ptr}, false);
   llvm::Function* fn = llvm::Function::Create(type, llvm::Function::ExternalLinkage, name, module);
   fn->addFnAttr(llvm::Attribute::NoUnwind);
   llvm::Argument* allocations = fn->getArg(0);
   llvm::Argument* scratch = fn->getArg(1);
   llvm::Argument* hooks = fn->getArg(2);
+  llvm::Argument* constants = fn->getArg(3);
   allocations->setName("allocations");
   scratch->setName("scratch");
   hooks->setName("hooks");
+  constants->setName("constants");
 
   llvm::BasicBlock* entry = llvm::BasicBlock::Create(ctx, "entry", fn);
   llvm::BasicBlock* cond = llvm::BasicBlock::Create(ctx, "condition", fn);
@@ -227,8 +229,11 @@ void EmitLoopDriver(const LoopDriver& loop, const std::vector<std::string>& kern
 
   auto address = [&](const BufferRef& r) -> llvm::Value* {
     if (r.allocation < 0) {
-      return b.CreateIntToPtr(
-          b.getInt64(static_cast<int64_t>(reinterpret_cast<uintptr_t>(r.address))), ptr);
+      const auto at = std::find(loop.constants.begin(), loop.constants.end(), r.address);
+      UIR_CHECK(at != loop.constants.end()) << "loop " << name << ": a constant not in its table";
+      return b.CreateLoad(
+          ptr, b.CreateConstInBoundsGEP1_64(ptr, constants,
+                                            static_cast<uint64_t>(at - loop.constants.begin())));
     }
     llvm::Value* base = b.CreateLoad(
         ptr, b.CreateConstInBoundsGEP1_64(ptr, allocations, static_cast<uint64_t>(r.allocation)));

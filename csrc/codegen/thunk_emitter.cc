@@ -238,9 +238,9 @@ class Emitter {
       if (loop->predicate.bytes != 1) return false;
       NativeLoop native;
       if (auto it = in_.loops->find(&n); it != in_.loops->end()) native = it->second;
-      out.push_back(runtime::WhileThunk::Create(n.name, Emit(*loop->condition), Emit(*loop->body),
-                                                SliceOf(loop->predicate), native.fn,
-                                                native.scratch_bytes, native.hooks));
+      out.push_back(runtime::WhileThunk::Create(
+          n.name, Emit(*loop->condition), Emit(*loop->body), SliceOf(loop->predicate), native.fn,
+          native.scratch_bytes, native.hooks, native.constants));
       return true;
     }
     if (const std::optional<igraph::Branches> branches = igraph::InPlaceBranches(n, ba)) {

@@ -18,6 +18,7 @@ struct NativeLoop {
   runtime::LoopFn fn = nullptr;
   int64_t scratch_bytes = 0;
   std::vector<runtime::LoopHook> hooks;  // the calls out of its code, by index
+  std::vector<const void*> constants;    // the memory its kernels read, by index
 };
 
 struct ThunkEmitterInputs {

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "buffers/buffer_assignment.h"
+#include "codegen/aot.h"
 #include "codegen/cpu_executable.h"
 #include "codegen/kernel_compiler.h"
 #include "igraph/interpreter.h"
@@ -375,7 +376,7 @@ void BindIGraph(py::module_& m) {
           "compile",
           [](const std::shared_ptr<PyKernelGraph>& k, int opt_level, bool keep_text,
              int vector_bits, int64_t streaming_bytes, int64_t concurrent_bytes,
-             int compile_threads, const std::string& cache_dir, bool target_math, bool prefetch) {
+             int compile_threads, bool target_math, bool prefetch, bool time_loop_bodies) {
             if (compile_threads < 0) {
               throw py::value_error("compile_threads must be >= 0, got " +
                                     std::to_string(compile_threads));
@@ -407,7 +408,7 @@ void BindIGraph(py::module_& m) {
             options.streaming_bytes = streaming_bytes;
             options.concurrent_bytes = concurrent_bytes;
             options.compile_threads = compile_threads;
-            options.cache_dir = cache_dir;
+            options.time_loop_bodies = time_loop_bodies;
             py::gil_scoped_release release;
             out->exe = std::make_unique<codegen::CpuExecutable>(*k->graph, options);
             return out;
@@ -415,15 +416,15 @@ void BindIGraph(py::module_& m) {
           py::arg("opt_level") = 3, py::arg("keep_text") = false, py::arg("vector_bits") = 0,
           py::arg("streaming_bytes") = codegen::CpuExecutableOptions{}.streaming_bytes,
           py::arg("concurrent_bytes") = codegen::CpuExecutableOptions{}.concurrent_bytes,
-          py::arg("compile_threads") = 0, py::arg("cache_dir") = "", py::arg("target_math") = true,
-          py::arg("prefetch") = true,
+          py::arg("compile_threads") = 0, py::arg("target_math") = true, py::arg("prefetch") = true,
+          py::arg("time_loop_bodies") = false,
           "Machine code for every iGraph (one LLVM module, JIT-compiled for this CPU). "
           "Outputs of streaming_bytes or more are written with non-temporal stores where "
           "they qualify (0: never). Independent thunks moving concurrent_bytes or more run "
           "at the same time. compile_threads (0: the worker count) split the LLVM work. "
-          "With cache_dir, machine code is read from and written to an on-disk cache there. "
           "target_math=False keeps elementwise math to generic LLVM IR (same results). "
-          "prefetch=False: no software prefetches in arithmetic-heavy loops.")
+          "prefetch=False: no software prefetches in arithmetic-heavy loops. "
+          "time_loop_bodies=True: every kernel times its loop bodies (loop_body_times).")
       .def("interpret", [](const PyKernelGraph& k, const py::list& args) {
         std::vector<hlo::Literal> literals;
         for (const py::handle& a : args) literals.push_back(ToArgument(a));
@@ -529,8 +530,60 @@ void BindIGraph(py::module_& m) {
                                return d;
                              })
       .def_property_readonly(
-          "cache_hit", [](const PyCpuExecutable& e) { return e.exe->kernels().cache_hit; },
-          "Whether the machine code came from the on-disk cache (no LLVM pass ran).");
+          "preloaded", [](const PyCpuExecutable& e) { return e.exe->kernels().preloaded; },
+          "Whether the machine code was loaded from a serialized executable (no LLVM pass ran).")
+      .def(
+          "loop_body_times",
+          [](const PyCpuExecutable& e, bool reset) {
+            py::list out;
+            const double hz = codegen::CpuExecutable::TicksPerSecond();
+            for (const auto& t : e.exe->LoopBodyTimes()) {
+              py::dict d;
+              d["node"] = t.node;
+              d["graph"] = t.graph;
+              d["ns"] = hz > 0 ? static_cast<double>(t.ticks) / hz * 1e9 : 0.0;
+              d["bodies"] = t.bodies;
+              out.append(d);
+            }
+            if (reset) e.exe->ResetLoopBodyTimes();
+            return out;
+          },
+          py::arg("reset") = false,
+          "With time_loop_bodies: per compiled iGraph (node order), the nanoseconds its loop "
+          "bodies took summed over threads and the bodies run since the last reset.")
+      .def(
+          "serialize",
+          [](const PyCpuExecutable& e) {
+            std::string blob;
+            {
+              py::gil_scoped_release release;
+              blob = codegen::SerializeExecutable(*e.exe);
+            }
+            return py::bytes(blob);
+          },
+          "The executable as bytes another process loads with deserialize (codegen/aot.h).");
+
+  im.def(
+      "deserialize",
+      [](const py::bytes& data) {
+        const std::string_view bytes = data;
+        codegen::LoadedExecutable loaded;
+        {
+          py::gil_scoped_release release;
+          loaded = codegen::DeserializeExecutable(bytes);
+        }
+        auto k = std::make_shared<PyKernelGraph>();
+        k->module = loaded.module;
+        k->ba = loaded.assignment;
+        k->graph = loaded.graph;
+        auto out = std::make_shared<PyCpuExecutable>();
+        out->owner = k;
+        out->exe = std::move(loaded.executable);
+        return py::make_tuple(loaded.module, k, out);
+      },
+      py::arg("blob"),
+      "(module, kernel graph, executable) loaded from serialize's bytes; raises "
+      "uir.SerializationError for a damaged, truncated or foreign blob.");
 
   im.def(
       "lower",

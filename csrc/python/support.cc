@@ -27,6 +27,8 @@ const char* PythonClassName(ErrorKind kind) {
       return "UnimplementedError";
     case ErrorKind::kMemoryLimit:
       return "MemoryLimitError";
+    case ErrorKind::kSerialization:
+      return "SerializationError";
   }
   return "InternalError";
 }
@@ -82,9 +84,10 @@ void BindSupport(py::module_& m) {
   sm.def(
       "throw_for_testing",
       [](const std::string& kind, const std::string& message) {
-        for (ErrorKind k : {ErrorKind::kParse, ErrorKind::kVerify, ErrorKind::kTrace,
-                            ErrorKind::kShape, ErrorKind::kCustomCall, ErrorKind::kInternal,
-                            ErrorKind::kUnimplemented, ErrorKind::kMemoryLimit}) {
+        for (ErrorKind k :
+             {ErrorKind::kParse, ErrorKind::kVerify, ErrorKind::kTrace, ErrorKind::kShape,
+              ErrorKind::kCustomCall, ErrorKind::kInternal, ErrorKind::kUnimplemented,
+              ErrorKind::kMemoryLimit, ErrorKind::kSerialization}) {
           if (ErrorKindName(k) == kind) ThrowErrorForTesting(k, message);
         }
         throw py::value_error("unknown error kind '" + kind + "'");

@@ -24,8 +24,11 @@ struct LoopHook {
 
 // A whole loop compiled as one function (condition, test, body, again) on
 // the run's allocations, with one thread's `scratch`; `hooks` are the
-// calls out its code makes, by index.
-using LoopFn = void (*)(uint8_t* const* allocations, void* scratch, const LoopHook* hooks);
+// calls out its code makes, and `constants` the memory the executable keeps
+// that its kernels read, by index (the code holds no address of this
+// process, so it can be stored and loaded in another).
+using LoopFn = void (*)(uint8_t* const* allocations, void* scratch, const LoopHook* hooks,
+                        const void* const* constants);
 
 class WhileThunk final : public Thunk {
  public:
@@ -35,7 +38,8 @@ class WhileThunk final : public Thunk {
   static std::unique_ptr<WhileThunk> Create(std::string name, ThunkExecutor condition,
                                             ThunkExecutor body, const BufferSlice& predicate,
                                             LoopFn native = nullptr, int64_t scratch_bytes = 0,
-                                            std::vector<LoopHook> hooks = {});
+                                            std::vector<LoopHook> hooks = {},
+                                            std::vector<const void*> constants = {});
 
   bool is_native() const { return native_ != nullptr; }
   void Execute(const ExecuteParams& params) const override;
@@ -44,14 +48,15 @@ class WhileThunk final : public Thunk {
  private:
   WhileThunk(std::string name, std::vector<BufferUse> uses, ThunkExecutor condition,
              ThunkExecutor body, const BufferSlice& predicate, LoopFn native, int64_t scratch_bytes,
-             std::vector<LoopHook> hooks)
+             std::vector<LoopHook> hooks, std::vector<const void*> constants)
       : Thunk(Kind::kWhile, std::move(name), std::move(uses)),
         condition_(std::move(condition)),
         body_(std::move(body)),
         predicate_(predicate),
         native_(native),
         scratch_bytes_(scratch_bytes),
-        hooks_(std::move(hooks)) {}
+        hooks_(std::move(hooks)),
+        constants_(std::move(constants)) {}
   std::string Details() const override;
 
   ThunkExecutor condition_, body_;
@@ -59,6 +64,7 @@ class WhileThunk final : public Thunk {
   LoopFn native_ = nullptr;
   int64_t scratch_bytes_ = 0;
   std::vector<LoopHook> hooks_;
+  std::vector<const void*> constants_;
 };
 
 }  // namespace uir::runtime

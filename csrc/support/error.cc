@@ -40,6 +40,8 @@ std::string_view ErrorKindName(ErrorKind kind) {
       return "unimplemented";
     case ErrorKind::kMemoryLimit:
       return "memory_limit";
+    case ErrorKind::kSerialization:
+      return "serialization";
   }
   return "unknown";
 }
@@ -75,6 +77,8 @@ void ThrowErrorForTesting(ErrorKind kind, const std::string& message) {
       throw UnimplementedError(message);
     case ErrorKind::kMemoryLimit:
       throw MemoryLimitError(message);
+    case ErrorKind::kSerialization:
+      throw SerializationError(message);
     case ErrorKind::kInternal:
       UIR_CHECK(false) << message;
   }

@@ -20,6 +20,7 @@ enum class ErrorKind {
   kInternal,       // a bug in uir itself
   kUnimplemented,  // a valid program using something uir does not support yet
   kMemoryLimit,    // a program that cannot be fit into the memory it was given
+  kSerialization,  // a serialized executable that cannot be loaded here
 };
 
 // Returns the stable lower-case name of `kind` ("parse", "verify", ...).
@@ -103,6 +104,14 @@ class MemoryLimitError : public UserError {
  public:
   explicit MemoryLimitError(const std::string& message)
       : UserError(ErrorKind::kMemoryLimit, message) {}
+};
+
+// A serialized executable that is damaged, from another uir or LLVM, or
+// for a CPU this one is not.
+class SerializationError : public UserError {
+ public:
+  explicit SerializationError(const std::string& message)
+      : UserError(ErrorKind::kSerialization, message) {}
 };
 
 // A bug in uir: a broken internal invariant. Raised by UIR_CHECK.

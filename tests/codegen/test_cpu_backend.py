@@ -97,10 +97,32 @@ def test_core_corpus_compiles_and_runs_like_the_evaluator(name):
         # Each thunk waits for every earlier one it conflicts with.
         for sequence in parse_thunks(exe.thunk_text):
             check_dag(sequence)
+    # Serialized and loaded again (as another process would), it is the
+    # same executable: the same thunks, and below the same bits. (A module
+    # whose text, parsed again, places its buffers otherwise is compiled
+    # from that text to serialize: its allocations are numbered otherwise.)
+    loaded = uir.deserialize(exe.serialize()) if exe.thunk_kinds else None
+    if loaded is not None:
+        assert loaded.thunk_kinds == exe.thunk_kinds
     if name in TOO_HEAVY or required_replicas(exe.module) > 1:
         return  # the evaluator cannot run these as one participant in test time
     args = random_arguments(exe.module, 0)
-    _close(exe(*args), uir.evaluate(exe.module, *args), MODULE_ATOL.get(name, 0.0))
+    got = exe(*args)
+    _close(got, uir.evaluate(exe.module, *args), MODULE_ATOL.get(name, 0.0))
+    if loaded is not None:
+        _assert_same_bits(loaded(*args), got)
+
+
+def _assert_same_bits(got, want) -> None:
+    """The same structure of arrays with the same bytes (NaNs included)."""
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for g, w in zip(got, want, strict=True):
+            _assert_same_bits(g, w)
+        return
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert got.tobytes() == want.tobytes()
 
 
 def _run_both(text: str, args=None, seed: int = 1):
@@ -125,6 +147,7 @@ def test_random_fusions_compile_and_run_like_the_evaluator(text):
     got, want = exe(*args), uir.evaluate(exe.module, *args)
     tol = 2e-2 if longest > 10**5 else 1e-4
     np.testing.assert_allclose(got, want, rtol=tol, atol=tol, equal_nan=True)
+    _assert_same_bits(uir.deserialize(exe.serialize())(*args), got)
 
 
 INT_BINARY = [

@@ -82,7 +82,7 @@ def test_nested_loops_run_the_inner_one_natively():
 
 
 LOOP_IR_CHECKS = """
-// CHECK: define void @uir_loop_0(ptr %allocations, ptr %scratch, ptr %hooks)
+// CHECK: define void @uir_loop_0(ptr %allocations, ptr %scratch, ptr %hooks, ptr %constants)
 // CHECK: entry:
 // CHECK-NEXT: %buffers = alloca ptr, i64 {{[0-9]+}}
 // CHECK-NEXT: br label %condition
@@ -107,6 +107,63 @@ def test_the_loop_function_reads_as_condition_test_body(tmp_path):
     ir = c.executable.llvm_ir_unoptimized
     result = filecheck_text(LOOP_IR_CHECKS, ir, tmp_path / "loop.check")
     assert result.returncode == 0, result.stderr + "\n" + ir[ir.find("@uir_loop_0") - 20 :]
+
+
+CONSTANT_LOOP_IR_CHECKS = """
+// CHECK: define void @uir_loop_0(ptr %allocations, ptr %scratch, ptr %hooks, ptr %constants)
+// CHECK: body:
+// CHECK: [[AT:%[0-9]+]] = getelementptr inbounds ptr, ptr %constants, i64 0
+// CHECK-NEXT: [[C:%[0-9]+]] = load ptr, ptr [[AT]]
+// CHECK: store ptr [[C]], ptr
+// CHECK: call i32 @uir_kernel_{{[0-9]+}}(ptr %buffers
+// CHECK-NOT: inttoptr
+// CHECK: ret void
+"""
+
+
+def test_a_loop_reads_the_constants_of_its_kernels_from_the_table_it_is_passed(tmp_path):
+    """The compiled loop holds no address of this process (so its machine
+    code can be stored and loaded elsewhere): a constant array its body's
+    kernel reads comes from the `constants` table."""
+    from golden_util import filecheck_text
+
+    table = np.linspace(0.5, 1.5, 16, dtype=np.float32)
+    text = """HloModule loop_with_constant
+fc {
+  a = f32[16] parameter(0)
+  c = f32[16] constant({TABLE})
+  ROOT m = f32[16] multiply(a, c)
+}
+body {
+  t = (s32[], f32[16]) parameter(0)
+  i = s32[] get-tuple-element(t), index=0
+  v = f32[16] get-tuple-element(t), index=1
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  w = f32[16] fusion(v), kind=kLoop, calls=fc
+  ROOT r = (s32[], f32[16]) tuple(j, w)
+}
+cond {
+  t = (s32[], f32[16]) parameter(0)
+  i = s32[] get-tuple-element(t), index=0
+  three = s32[] constant(3)
+  ROOT lt = pred[] compare(i, three), direction=LT
+}
+ENTRY e {
+  x = f32[16] parameter(0)
+  zero = s32[] constant(0)
+  t = (s32[], f32[16]) tuple(zero, x)
+  w = (s32[], f32[16]) while(t), condition=cond, body=body
+  ROOT v = f32[16] get-tuple-element(w), index=1
+}""".replace("TABLE", ", ".join(str(v) for v in table))
+    exe = uir.compile(uir.hlo.parse_module(text), backend="cpu")
+    assert exe.native_loops == 1
+    ir = exe.llvm_ir_unoptimized
+    loop = ir[ir.find("define void @uir_loop_0") :]
+    result = filecheck_text(CONSTANT_LOOP_IR_CHECKS, loop, tmp_path / "loop.check")
+    assert result.returncode == 0, result.stderr + "\n" + loop
+    x = np.ones(16, np.float32)
+    np.testing.assert_allclose(exe(x), table**3, rtol=1e-6)
 
 
 def test_a_scan_runs_natively_with_its_windows_placed_on_each_iteration():

@@ -4,6 +4,7 @@ and the run as Chrome trace events."""
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -125,3 +126,85 @@ def test_a_profiled_run_matches_an_unprofiled_one():
     np.testing.assert_array_equal(
         compiled.profile(*args, roofline=ROOFLINE).result, uir.jit(mlp)(*args)
     )
+
+
+def _softmax(x):
+    e = unp.exp(x - unp.max(x, axis=1, keepdims=True))
+    return e / unp.sum(e, axis=1, keepdims=True)
+
+
+def test_loop_body_timers_add_a_row_per_igraph_after_its_kernel():
+    x = np.random.default_rng(4).standard_normal((512, 1024)).astype(np.float32)
+    compiled = uir.jit(_softmax).lower(x).compile()
+    p = compiled.profile(x, roofline=ROOFLINE, loop_bodies=True)
+    # The timed run computes what the plain one does.
+    assert p.result.tobytes() == compiled(x).tobytes()
+    kg = compiled.kernel_graph
+    parallel = {
+        ig.name: ig.num_parallel for n in kg.nodes if n.kind == "kernel" for ig in n.igraphs
+    }
+    bodies = [(i, r) for i, r in enumerate(p.rows) if r.kind == "loop body"]
+    assert {r.op for _, r in bodies} == set(parallel)
+    for i, r in bodies:
+        owner = p.rows[i - 1]
+        while owner.kind == "loop body":
+            owner = p.rows[p.rows.index(owner) - 1]
+        # After the kernel that ran it, one level down; every parallel id
+        # ran its body once.
+        assert owner.kind == "kernel" and r.depth == owner.depth + 1
+        assert r.calls == parallel[r.op]
+        # Thread time inside the bodies: positive, and no more than every
+        # thread busy for the whole kernel.
+        assert 0 < r.time_ms <= owner.time_ms * uir._core.runtime.num_threads() * 1.05 + 0.05
+    # Body rows are inside their kernels: the thunks still sum as before.
+    assert p.thunks_ms == pytest.approx(sum(r.time_ms for r in p.rows if r.depth == 0))
+    assert "loop body" in str(p)
+
+
+def test_loop_body_timers_count_every_iteration_of_a_compiled_loop():
+    def f(x):
+        return lax.fori_loop(0, 7, lambda i, v: unp.tanh(v) * 0.5 + 1.0, x)
+
+    x = np.linspace(-1, 1, 256, dtype=np.float32)
+    compiled = uir.jit(f).lower(x).compile()
+    assert compiled.executable.native_loops == 1
+    p = compiled.profile(x, roofline=ROOFLINE, loop_bodies=True)
+    assert p.result.tobytes() == compiled(x).tobytes()
+    calls = {r.op: r.calls for r in p.rows if r.kind == "loop body"}
+    # Every iGraph's parallel ids, sub-graphs' included, from the text.
+    text = compiled.kernel_graph.to_text()
+    parallel = {
+        name: int(count)
+        for name, count in re.findall(
+            r"igraph (\S+) \{\n[^\n]*\n\s*parallel \(numParallel=(\d+)", text
+        )
+    }
+    # The condition's kernel ran 8 times, the body's 7, each time every
+    # parallel id once (the compiled loop runs them all on one thread).
+    assert calls.pop("compare") == 8
+    assert calls and all(c == 7 * parallel[op] for op, c in calls.items())
+    assert sorted(calls.values())[-1] >= 14
+
+
+def test_timed_kernels_read_the_cycle_counter_and_plain_ones_do_not(tmp_path):
+    from golden_util import filecheck_text
+
+    x = np.ones((8, 128), np.float32)
+    kg = uir.jit(_softmax).lower(x).compile().kernel_graph
+    timed = kg.compile(time_loop_bodies=True, keep_text=True).llvm_ir_unoptimized
+    checks = """
+// CHECK: @uir_kernel_0_body_time = global [2 x i64] zeroinitializer, align 64
+// CHECK: define i32 @uir_kernel_0(
+// CHECK: %start = call i64 @llvm.readcyclecounter()
+// CHECK: %end = call i64 @llvm.readcyclecounter()
+// CHECK-NEXT: [[T:%[0-9]+]] = sub i64 %end, %start
+// CHECK-NEXT: atomicrmw add ptr @uir_kernel_0_body_time, i64 [[T]] monotonic, align 8
+// CHECK-NEXT: atomicrmw add ptr getelementptr inbounds (i64, ptr @uir_kernel_0_body_time, i64 1)
+"""
+    result = filecheck_text(checks, timed, tmp_path / "timed.check")
+    assert result.returncode == 0, result.stderr
+    plain = kg.compile(keep_text=True).llvm_ir_unoptimized
+    assert "readcyclecounter" not in plain and "body_time" not in plain
+    # A timed executable is for profiles: it does not serialize.
+    with pytest.raises(uir.InternalError, match="loop-body timers"):
+        kg.compile(time_loop_bodies=True).serialize()

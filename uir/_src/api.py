@@ -146,13 +146,28 @@ class Compiled:
         calls and the nodes that still run on the evaluator."""
         return self.executable.kernel_graph
 
-    def profile(self, *args, roofline: tuple[float, float] | None = None, warmup: int = 1):
+    def profile(
+        self,
+        *args,
+        roofline: tuple[float, float] | None = None,
+        warmup: int = 1,
+        loop_bodies: bool = False,
+    ):
         """Runs on `args` (as the function takes them) with every op timed:
-        a Profile of per-op rows (see Executable.profile)."""
+        a Profile of per-op rows (see Executable.profile; `loop_bodies` adds
+        a row per iGraph timing its loop bodies)."""
         leaves = [np.asarray(a) for a in tree_util.tree_leaves(args)]
-        profile = self.executable.profile(*leaves, roofline=roofline, warmup=warmup)
+        profile = self.executable.profile(
+            *leaves, roofline=roofline, warmup=warmup, loop_bodies=loop_bodies
+        )
         profile.result = self._unflatten(profile.result)
         return profile
+
+    def serialize(self) -> bytes:
+        """The compiled function as bytes (Executable.serialize);
+        uir.deserialize(blob) gives an executable that takes the function's
+        array arguments flattened in order and returns its results flat."""
+        return self.executable.serialize()
 
     def call_flat(self, arrays: Sequence[np.ndarray]):
         env = flags()

@@ -9,6 +9,7 @@ on the reference evaluator.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import threading
@@ -81,22 +82,19 @@ def _compile_options() -> dict[str, int | bool | str]:
     bytes or more (default 64 KiB); below, a call runs them in order;
     --cpu_compile_threads=N: threads splitting the LLVM work of a compile
     (default: the worker thread count);
-    --cpu_cache_dir=DIR: keep compiled machine code in DIR, keyed by a hash
-    of the kernels, the options and the host CPU, and take it from there in
-    later processes instead of running LLVM (default: no cache);
+    --cpu_cache_dir=DIR: keep every executable compiled in DIR as a
+    serialized executable (Executable.serialize), keyed by a hash of the
+    module, UIR_FLAGS, uir's version and the host CPU, and load it from there
+    in later processes instead of running the HLO passes and LLVM (default:
+    no cache);
     --cpu_target_math=0: elementwise math in generic LLVM IR only, without
     the host's own instructions where LLVM selects none (AVX-512's vscalef
     in exp); the results are the same (default 1);
     --cpu_prefetch=0: no software prefetches in column loops heavy in
     arithmetic (polynomial math, divisions), which otherwise ask for their
     inputs 4 KiB ahead and for the next row of a row read twice (default 1)."""
-    from uir._src.passes import flags
 
-    cache_dir = flags().get("cpu_cache_dir", "")
-    if not isinstance(cache_dir, str):
-        raise ValueError("UIR_FLAGS --cpu_cache_dir needs a directory: --cpu_cache_dir=DIR")
     return {
-        "cache_dir": os.path.expanduser(cache_dir) if cache_dir else "",
         "compile_threads": _bytes_flag("cpu_compile_threads", 0),
         "vector_bits": _vector_bits(),
         "streaming_bytes": _bytes_flag("cpu_streaming_bytes", 16 << 20),
@@ -106,19 +104,98 @@ def _compile_options() -> dict[str, int | bool | str]:
     }
 
 
+def _cache_dir() -> str:
+    """UIR_FLAGS=--cpu_cache_dir=DIR, or "" for no on-disk cache."""
+    from uir._src.passes import flags
+
+    cache_dir = flags().get("cpu_cache_dir", "")
+    if not isinstance(cache_dir, str):
+        raise ValueError("UIR_FLAGS --cpu_cache_dir needs a directory: --cpu_cache_dir=DIR")
+    return os.path.expanduser(cache_dir) if cache_dir else ""
+
+
+def _disk_cache_path(cache_dir: str, module) -> str:
+    """Where the on-disk cache keeps the executable of `module` compiled with
+    this process's UIR_FLAGS on this host: a file named by the SHA-256 of
+    everything that decides the executable (the module's text, the flags but
+    the cache's own, uir's version, the host CPU and its features, the
+    worker count that plans native loops)."""
+    from uir import _core
+    from uir._src.passes import flags
+
+    host = _core.codegen.host_info()
+    options = sorted((k, v) for k, v in flags().items() if k != "cpu_cache_dir")
+    h = hashlib.sha256()
+    for part in (
+        _core.__version__,
+        host["llvm_version"],
+        host["triple"],
+        host["cpu"],
+        ",".join(host["features"]),
+        str(_core.runtime.num_threads()),
+        repr(options),
+        module.to_text(print_metadata=False),
+    ):
+        h.update(part.encode())
+        h.update(b"\0")
+    return os.path.join(cache_dir, h.hexdigest() + ".uirx")
+
+
+def _write_atomically(path: str, data: bytes) -> None:
+    """Writes `data` to `path` through a temporary file renamed into place
+    (readers never see half of it); failing to write (a read-only
+    directory, a full disk) leaves things as they were: it is only a cache."""
+    tmp = f"{path}.tmp{os.getpid()}.{threading.get_ident()}"
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(tmp, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.remove(tmp)
+
+
 class Executable:
     """A module compiled for a backend. Call it with one array (or tuple of
     arrays) per entry parameter."""
 
     def __init__(self, module, backend: str | None = None, *, optimized: bool = False):
-        from uir._src.igraph import lower
-        from uir._src.passes import default_pipeline
-
         backend = default_backend() if backend is None else backend
         if backend not in BACKENDS:
             raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
         self.backend = backend
         self.compile_seconds: dict[str, float] = {}
+        self._cache_hit = False
+        # Dumps are written by compiles: with --dump_to, no loading from disk.
+        from uir._src.passes import flags
+
+        cache_dir = _cache_dir() if backend == "cpu" and "dump_to" not in flags() else ""
+        if cache_dir:
+            path = _disk_cache_path(cache_dir, module)
+            try:
+                with open(path, "rb") as f:
+                    blob = f.read()
+            except OSError:
+                blob = None
+            if blob is not None:
+                from uir._src.errors import SerializationError
+
+                try:
+                    self._load(blob)
+                    self._cache_hit = True
+                    return
+                except SerializationError:
+                    pass  # a damaged or stale entry: compiled again and replaced
+        self._compile(module, optimized)
+        if cache_dir and self._exe is not None:
+            _write_atomically(path, self.serialize())
+
+    def _compile(self, module, optimized: bool) -> None:
+        from uir._src.igraph import lower
+        from uir._src.passes import default_pipeline
+
+        backend = self.backend
         start = time.perf_counter()
         self.module = module if optimized else default_pipeline().run(module)
         self.compile_seconds["hlo_passes"] = time.perf_counter() - start
@@ -150,6 +227,62 @@ class Executable:
                 write_dump(dump_to, name, "ir-with-opt.ll", exe.llvm_ir)
                 write_dump(dump_to, name, "s", exe.assembly)
 
+    def _load(self, blob: bytes) -> None:
+        """Becomes the executable serialized in `blob` (see deserialize)."""
+        from uir import _core
+
+        start = time.perf_counter()
+        self.module, self._kernel_graph, self._exe = _core.igraph.deserialize(blob)
+        self._reasons = []
+        self.compile_seconds = {"load": time.perf_counter() - start}
+        self.compile_seconds.update({f"llvm_{k}": v for k, v in self._exe.compile_seconds.items()})
+
+    def serialize(self) -> bytes:
+        """The executable as bytes: its machine code (object files), the
+        optimized module, its buffer assignment, the thunk sequence, the
+        signature and the CPU features the code needs. uir.deserialize(blob)
+        loads it in another process (same uir version, a CPU with those
+        features) without running the HLO passes or LLVM's optimizer and
+        code generator. Compiled code only (backend="cpu")."""
+        if self._exe is None:
+            why = self._reasons[0] if self._reasons else f"backend={self.backend!r}"
+            raise ValueError(
+                f"{self.module.name} does not run as compiled code ({why}); only compiled "
+                "code (backend='cpu') serializes"
+            )
+        from uir._src.errors import SerializationError
+
+        try:
+            return self._exe.serialize()
+        except SerializationError:
+            # The module as passes built it places its buffers in an order
+            # its text does not keep (module.to_text() parsed again numbers
+            # values in text order): the executable of the parsed text is
+            # the one a blob can hold. Same program, compiled once more.
+            from uir._src.hlo import parse_module
+
+            again = Executable.__new__(Executable)
+            again.backend = self.backend
+            again.compile_seconds = {}
+            again._cache_hit = False
+            again._compile(parse_module(self.module.to_text()), optimized=True)
+            return again._exe.serialize()
+
+    @classmethod
+    def deserialize(cls, blob: bytes) -> Executable:
+        """The executable `blob` (from serialize) holds; raises
+        uir.SerializationError when it is damaged, cut short, written by
+        another uir version, or compiled for CPU features this host lacks."""
+        if not isinstance(blob, bytes | bytearray | memoryview):
+            raise TypeError(
+                f"deserialize takes the bytes serialize gave, got {type(blob).__name__}"
+            )
+        exe = cls.__new__(cls)
+        exe.backend = "cpu"
+        exe._cache_hit = False
+        exe._load(bytes(blob))
+        return exe
+
     @property
     def kernel_graph(self):
         if self._kernel_graph is None:
@@ -166,9 +299,9 @@ class Executable:
 
     @property
     def cache_hit(self) -> bool:
-        """Whether the machine code came from the on-disk cache
-        (UIR_FLAGS=--cpu_cache_dir=DIR) instead of LLVM."""
-        return bool(self._exe.cache_hit) if self._exe is not None else False
+        """Whether the executable came from the on-disk cache
+        (UIR_FLAGS=--cpu_cache_dir=DIR) instead of the HLO passes and LLVM."""
+        return self._cache_hit
 
     @property
     def thunk_text(self) -> str:
@@ -229,14 +362,24 @@ class Executable:
         an argument is only read."""
         return self._run(arrays, list(donated))
 
-    def profile(self, *arrays, roofline: tuple[float, float] | None = None, warmup: int = 1):
+    def profile(
+        self,
+        *arrays,
+        roofline: tuple[float, float] | None = None,
+        warmup: int = 1,
+        loop_bodies: bool = False,
+    ):
         """Runs on `arrays` `warmup` times untimed (first runs set up the
         executable's memory), then once with every op timed, and returns a
         Profile (uir._src.profile): per-op rows of time, bytes, GB/s, flops
         and the fraction of this machine's roofline (measured once per
         process, or `roofline` = (GB/s, GFLOP/s)); str() is a table,
         chrome_trace() the trace-event JSON. The result is .result.
-        Compiled code only."""
+        With `loop_bodies`, the run is of the executable compiled again with
+        timers around each iGraph's loop body (two cycle-counter reads and
+        two atomic adds per parallel id), and each kernel's row is followed
+        by a "loop body" row per iGraph: its time summed over the threads
+        that ran it, and the bodies (parallel ids) run. Compiled code only."""
         from uir._src.profile import Profile, machine_roofline
 
         if self._exe is None:
@@ -248,10 +391,24 @@ class Executable:
         if len(arrays) != len(params):
             raise TypeError(f"{self.module.name} takes {len(params)} arguments, got {len(arrays)}")
         checked = [_check_argument(p, a) for p, a in zip(params, arrays, strict=True)]
+        exe = self._timed_exe() if loop_bodies else self._exe
         for _ in range(warmup):
-            self._exe.run(checked, [])
-        result, events, call_ns = self._exe.profile(checked)
-        return Profile(self.module.name, result, events, call_ns, roofline or machine_roofline())
+            exe.run(checked, [])
+        bodies = exe.loop_body_times(reset=True) if loop_bodies else None
+        result, events, call_ns = exe.profile(checked)
+        if loop_bodies:
+            bodies = exe.loop_body_times(reset=True)
+        return Profile(
+            self.module.name, result, events, call_ns, roofline or machine_roofline(), bodies
+        )
+
+    def _timed_exe(self):
+        """The executable compiled again with loop-body timers (kept)."""
+        if not hasattr(self, "_with_timers"):
+            self._with_timers = self.kernel_graph.compile(
+                time_loop_bodies=True, **_compile_options()
+            )
+        return self._with_timers
 
     def _run(self, arrays, donated):
         if self._exe is None:
@@ -271,6 +428,15 @@ class Executable:
 
     def __repr__(self) -> str:
         return f"Executable({self.module.name}, backend={self.backend!r})"
+
+
+def deserialize(blob: bytes) -> Executable:
+    """The executable a serialize() call wrote, loaded for this process: no
+    HLO pass and no LLVM optimizer or code generator runs. Raises
+    uir.SerializationError when `blob` is damaged or cut short, was written
+    by another version of uir, or holds code for CPU features this machine
+    lacks."""
+    return Executable.deserialize(blob)
 
 
 # Executables compiled in this process, by what they were compiled from: the

@@ -61,12 +61,19 @@ class MemoryLimitError(Error, ValueError):
     says what stays live at the peak."""
 
 
+class SerializationError(Error, ValueError):
+    """A serialized executable that cannot be loaded here: damaged or cut
+    short, written by another version of uir or LLVM, or compiled for CPU
+    features this machine lacks."""
+
+
 __all__ = [
     "CustomCallError",
     "Error",
     "InternalError",
     "MemoryLimitError",
     "ParseError",
+    "SerializationError",
     "ShapeError",
     "TraceError",
     "UnimplementedError",

@@ -41,7 +41,10 @@ class ProfileRow:
     """One op (thunk) of the run: its times summed over every execution."""
 
     op: str  # the HLO instruction it runs
-    kind: str  # kernel, gemm, conv, copy, while, conditional, call, custom-call, host
+    # kernel, gemm, conv, copy, while, conditional, call, custom-call, host;
+    # "loop body": an iGraph's loop bodies inside the kernel above it
+    # (Executable.profile(loop_bodies=True)), time summed over its threads
+    kind: str
     depth: int  # 0: the entry's sequence; +1 inside each while, conditional or call
     calls: int  # executions in the run
     time_ms: float
@@ -62,7 +65,7 @@ class Profile:
     `.result`. str() is a table; chrome_trace() the trace-event JSON that
     Perfetto and chrome://tracing open, one track per worker thread."""
 
-    def __init__(self, name: str, result, events: list[dict], call_ns: int, roofline):
+    def __init__(self, name: str, result, events: list[dict], call_ns: int, roofline, bodies=None):
         self.name = name
         self.result = result
         self.events = events
@@ -101,6 +104,32 @@ class Profile:
         for row in self.rows:
             del row._first
         self.thunks_ms = sum(r.time_ms for r in self.rows if r.depth == 0)
+        if bodies:
+            self._add_loop_bodies(bodies)
+
+    def _add_loop_bodies(self, bodies: list[dict]) -> None:
+        """A "loop body" row per timed iGraph that ran, after its node's row
+        (one level deeper); those of nodes without a row of their own (run
+        inside a compiled while loop) go after the last row."""
+        after: dict[str, list[ProfileRow]] = {}
+        for b in bodies:
+            if b["bodies"] == 0:
+                continue
+            row = ProfileRow(
+                b["graph"], "loop body", 0, b["bodies"], b["ns"] / 1e6, 0, 0, 0.0, 0.0, None
+            )
+            after.setdefault(b["node"], []).append(row)
+        out: list[ProfileRow] = []
+        for r in self.rows:
+            out.append(r)
+            for body in after.pop(r.op, []):
+                body.depth = r.depth + 1
+                out.append(body)
+        for rest in after.values():
+            for body in rest:
+                body.depth = 1
+                out.append(body)
+        self.rows = out
 
     def table(self) -> str:
         head = f"{'op':<34}{'kind':<12}{'calls':>6}{'ms':>10}{'MB':>10}{'GB/s':>8}{'GFLOP/s':>9}{'roof':>7}"
