@@ -2,10 +2,12 @@
 // Graph's own runner for what has no thunk of its own yet.
 #include "codegen/thunk_emitter.h"
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <utility>
 
+#include "analysis/liveness.h"
 #include "runtime/async_thunk.h"
 #include "runtime/call_thunk.h"
 #include "runtime/conditional_thunk.h"
@@ -134,6 +136,22 @@ bool IsPlainCopy(const igraph::KernelNode& n) {
          !SliceOf(in).Overlaps(SliceOf(out));
 }
 
+// A copy-start's work as one memcpy, when it is one: the operand copied
+// into the destination element {0}, of the same shape and layout, with the
+// source element {1} the operand itself (dataflow aliases them) and no
+// other array but the context. Null otherwise (the node runs as it is).
+std::unique_ptr<runtime::Thunk> CopyStartWork(const igraph::KernelNode& n) {
+  if (n.inputs.size() != 1 || n.outputs.size() < 2) return nullptr;
+  const igraph::DramTensor& in = n.inputs[0];
+  const igraph::DramTensor& to = n.outputs[0];
+  const igraph::DramTensor& from = n.outputs[1];
+  if (to.shape != in.shape || to.bytes != in.bytes || SliceOf(to).Overlaps(SliceOf(in)) ||
+      from.allocation != in.allocation || from.offset != in.offset || from.bytes != in.bytes) {
+    return nullptr;
+  }
+  return runtime::CopyThunk::Create(n.name, SliceOf(in), SliceOf(to));
+}
+
 class Emitter {
  public:
   explicit Emitter(const ThunkEmitterInputs& in) : in_(in) {}
@@ -209,22 +227,38 @@ class Emitter {
           graph.RunNodeOn(n, p.allocations, code);
         },
         NodeUses(n), ordered);
-    // An async-start runs its computation on a thread of its own; its done
-    // waits for it (async_thunk.h).
+    // An async-start, copy-start or all-reduce-start (or another
+    // collective's start) runs its work on a thread of its own; its done
+    // waits for it (async_thunk.h). A copy-start's work is a memcpy where
+    // it can be.
     const hlo::HloInstruction* inst = n.instruction;
-    if (inst != nullptr && inst->opcode() == hlo::HloOpcode::kAsyncStart) {
-      auto start = runtime::AsyncStartThunk::Create(n.name, std::move(host));
+    if (inst != nullptr && analysis::IsAsyncStart(inst->opcode())) {
+      std::unique_ptr<runtime::Thunk> work =
+          inst->opcode() == hlo::HloOpcode::kCopyStart ? CopyStartWork(n) : nullptr;
+      auto start =
+          runtime::AsyncStartThunk::Create(n.name, work ? std::move(work) : std::move(host));
       async_starts_[inst] = start.get();
       out.push_back(std::move(start));
       return;
     }
-    if (inst != nullptr && (inst->opcode() == hlo::HloOpcode::kAsyncDone ||
-                            inst->opcode() == hlo::HloOpcode::kAsyncUpdate)) {
+    if (inst != nullptr &&
+        (analysis::IsAsyncDone(inst->opcode()) || inst->opcode() == hlo::HloOpcode::kAsyncUpdate)) {
       const hlo::HloInstruction* from = inst->operand(0);
       while (from->opcode() == hlo::HloOpcode::kAsyncUpdate) from = from->operand(0);
       auto it = async_starts_.find(from);
       if (it != async_starts_.end()) {
-        out.push_back(runtime::AsyncDoneThunk::Create(n.name, it->second, std::move(host)));
+        // A done whose results are the very leaves its start wrote (the
+        // dataflow forwards them) has nothing left to do but wait.
+        const bool in_place =
+            std::all_of(n.outputs.begin(), n.outputs.end(), [&](const igraph::DramTensor& o) {
+              return std::any_of(n.inputs.begin(), n.inputs.end(),
+                                 [&](const igraph::DramTensor& i) {
+                                   return i.allocation == o.allocation && i.offset == o.offset &&
+                                          i.bytes == o.bytes;
+                                 });
+            });
+        out.push_back(runtime::AsyncDoneThunk::Create(n.name, it->second,
+                                                      in_place ? nullptr : std::move(host)));
         return;
       }
     }

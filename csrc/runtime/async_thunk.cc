@@ -49,7 +49,9 @@ AsyncStartThunk::AsyncStartThunk(std::string name, std::unique_ptr<Thunk> work)
     : Thunk(Kind::kAsyncStart, std::move(name), work->buffer_uses(), work->ordered()),
       work_(std::move(work)) {}
 
-std::string AsyncStartThunk::Details() const { return "launches " + work_->name(); }
+std::string AsyncStartThunk::Details() const {
+  return "launches " + std::string(KindName(work_->kind())) + " " + work_->name();
+}
 
 void AsyncStartThunk::Execute(const ExecuteParams& params) const {
   if (params.async == nullptr) {
@@ -72,8 +74,9 @@ void AsyncStartThunk::Execute(const ExecuteParams& params) const {
 std::unique_ptr<AsyncDoneThunk> AsyncDoneThunk::Create(std::string name,
                                                        const AsyncStartThunk* start,
                                                        std::unique_ptr<Thunk> then) {
-  UIR_CHECK(start != nullptr && then != nullptr) << "async-done " << name << " without its start";
-  std::vector<BufferUse> uses = then->buffer_uses();
+  UIR_CHECK(start != nullptr) << "async-done " << name << " without its start";
+  std::vector<BufferUse> uses;
+  if (then != nullptr) uses = then->buffer_uses();
   for (const BufferUse& u : start->buffer_uses()) uses.push_back(u);
   return std::unique_ptr<AsyncDoneThunk>(
       new AsyncDoneThunk(std::move(name), start, std::move(then), std::move(uses)));
@@ -81,15 +84,18 @@ std::unique_ptr<AsyncDoneThunk> AsyncDoneThunk::Create(std::string name,
 
 AsyncDoneThunk::AsyncDoneThunk(std::string name, const AsyncStartThunk* start,
                                std::unique_ptr<Thunk> then, std::vector<BufferUse> uses)
-    : Thunk(Kind::kAsyncDone, std::move(name), std::move(uses), then->ordered()),
+    : Thunk(Kind::kAsyncDone, std::move(name), std::move(uses),
+            then != nullptr ? then->ordered() : start->ordered()),
       start_(start),
       then_(std::move(then)) {}
 
-std::string AsyncDoneThunk::Details() const { return "waits for " + start_->name(); }
+std::string AsyncDoneThunk::Details() const {
+  return "waits for " + start_->name() + (then_ == nullptr ? ", results in place" : "");
+}
 
 void AsyncDoneThunk::Execute(const ExecuteParams& params) const {
   if (params.async != nullptr) params.async->Wait(start_);
-  then_->Execute(params);
+  if (then_ != nullptr) then_->Execute(params);
 }
 
 }  // namespace uir::runtime

@@ -58,7 +58,8 @@ class AsyncStartThunk final : public Thunk {
 class AsyncDoneThunk final : public Thunk {
  public:
   // Waits for `start`'s work, then runs `then` (the done's own step, which
-  // places the results). Declares the work's uses as well as its own.
+  // places the results; null when the work left them where they belong).
+  // Declares the work's uses as well as its own.
   static std::unique_ptr<AsyncDoneThunk> Create(std::string name, const AsyncStartThunk* start,
                                                 std::unique_ptr<Thunk> then);
   void Execute(const ExecuteParams& params) const override;

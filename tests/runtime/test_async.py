@@ -210,3 +210,91 @@ def test_profiles_show_async_work_on_a_track_of_its_own(slow_double):
     trace = p.chrome_trace()["traceEvents"]
     names = {e["tid"]: e["args"]["name"] for e in trace if e["name"] == "thread_name"}
     assert names[-1] == "async work" and names[0] == "caller"
+
+
+def _copy_module(elements: int, with_compute: bool) -> str:
+    """copy-start of `elements` floats beside the dots and tanh of _module
+    (when `with_compute`), the copy's result and the compute's returned."""
+    lines = [
+        "HloModule copies",
+        "ENTRY e {",
+        f"  x = f32[{elements}] parameter(0)",
+        f"  a = f32[{M},{M}] parameter(1)",
+        f"  b = f32[{M},{M}] parameter(2)",
+        f"  s = (f32[{elements}], f32[{elements}], u32[]) copy-start(x)",
+    ]
+    prev = "a"
+    if with_compute:
+        for k in range(COMPUTE_STEPS):
+            lines.append(
+                f"  d{k} = f32[{M},{M}] dot({prev}, b), lhs_contracting_dims={{1}}, "
+                "rhs_contracting_dims={0}"
+            )
+            lines.append(f"  t{k} = f32[{M},{M}] tanh(d{k})")
+            prev = f"t{k}"
+    lines.append(f"  c = f32[{elements}] copy-done(s)")
+    lines.append(f"  ROOT out = (f32[{elements}], f32[{M},{M}]) tuple(c, {prev})")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def test_copy_start_copies_on_a_thread_of_its_own_while_compute_runs():
+    elements = 1 << 25  # 128 MiB: a copy of several milliseconds
+    m = uir.hlo.parse_module(_copy_module(elements, True))
+    exe = uir.compile(m, backend="cpu")
+    assert exe.thunk_kinds.get("async-start") == 1 and exe.thunk_kinds.get("async-done") == 1
+    text = exe.thunk_text
+    # The work is one memcpy, and the done finds the copy where it belongs.
+    assert "async-start s launches copy s" in text and "results in place" in text
+    assert exe.fallbacks == []
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal(elements).astype(np.float32)
+    _, a, b = _args()
+    p = exe.profile(x, a, b, roofline=(30.0, 400.0))
+    work = [e for e in p.events if e["thread"] == -1]
+    assert len(work) == 1 and work[0]["kind"] == "copy"
+    start, end = work[0]["start_ns"], work[0]["end_ns"]
+    gemms = [e for e in p.events if e["kind"] == "gemm"]
+    # The dots the schedule put between start and done ran while it copied.
+    assert any(g["start_ns"] < end and start < g["end_ns"] for g in gemms), (work, gemms[:3])
+    got = exe(x, a, b)
+    np.testing.assert_array_equal(got[0], x)
+    small = uir.hlo.parse_module(_copy_module(4096, True))
+    xs = x[:4096].copy()
+    for g, w in zip(
+        uir.compile(small, backend="cpu")(xs, a, b), uir.evaluate(small, xs, a, b), strict=True
+    ):
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)
+
+
+_ALL_REDUCE = """HloModule reduce_one_replica
+add {
+  l = f32[] parameter(0)
+  r = f32[] parameter(1)
+  ROOT s = f32[] add(l, r)
+}
+ENTRY e {
+  x = f32[4096] parameter(0)
+  y = f32[4096] parameter(1)
+  s = f32[4096] all-reduce-start(x), replica_groups={}, to_apply=add
+  t = f32[4096] tanh(y)
+  d = f32[4096] all-reduce-done(s)
+  ROOT out = (f32[4096], f32[4096]) tuple(d, t)
+}
+"""
+
+
+def test_all_reduce_start_runs_as_async_work_and_done_waits_for_it():
+    m = uir.hlo.parse_module(_ALL_REDUCE)
+    exe = uir.compile(m, backend="cpu")
+    assert exe.thunk_kinds.get("async-start") == 1 and exe.thunk_kinds.get("async-done") == 1
+    assert "async-start s launches host s" in exe.thunk_text
+    rng = np.random.default_rng(2)
+    x, y = (rng.standard_normal(4096).astype(np.float32) for _ in range(2))
+    got = exe(x, y)
+    # One participant: the sum over the group is the operand itself.
+    np.testing.assert_array_equal(got[0], x)
+    for g, w in zip(got, uir.evaluate(m, x, y), strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-6)
+    p = exe.profile(x, y, roofline=(30.0, 400.0))
+    assert [e["name"] for e in p.events if e["thread"] == -1] == ["s"]
