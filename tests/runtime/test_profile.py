@@ -208,3 +208,16 @@ def test_timed_kernels_read_the_cycle_counter_and_plain_ones_do_not(tmp_path):
     # A timed executable is for profiles: it does not serialize.
     with pytest.raises(uir.InternalError, match="loop-body timers"):
         kg.compile(time_loop_bodies=True).serialize()
+
+
+def test_a_library_epilogues_loop_body_follows_its_epilogue_kernel():
+    args = mlp_args()
+    p = uir.jit(mlp).lower(*args).compile().profile(*args, roofline=ROOFLINE, loop_bodies=True)
+    np.testing.assert_allclose(p.result, mlp(*args), rtol=2e-4, atol=2e-4)
+    rows = p.rows
+    bodies = [i for i, r in enumerate(rows) if r.kind == "loop body"]
+    assert bodies
+    for i in bodies:
+        kernel = rows[i - 1]
+        assert kernel.kind == "kernel" and rows[i].depth == kernel.depth + 1
+        assert kernel.op.removesuffix(".epilogue") == rows[i].op.split(".epilogue")[0]

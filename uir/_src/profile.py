@@ -119,10 +119,20 @@ class Profile:
                 b["graph"], "loop body", 0, b["bodies"], b["ns"] / 1e6, 0, 0, 0.0, 0.0, None
             )
             after.setdefault(b["node"], []).append(row)
+        # The row of the thunk that ran a node's iGraphs: its kernel (a
+        # library node's epilogue kernel is "<node>.epilogue"), else the
+        # row of its name (a host thunk running its parts).
+        kernels = {r.op.removesuffix(".epilogue") for r in self.rows if r.kind == "kernel"}
         out: list[ProfileRow] = []
         for r in self.rows:
             out.append(r)
-            for body in after.pop(r.op, []):
+            if r.kind == "kernel":
+                node = r.op.removesuffix(".epilogue")
+            elif r.op not in kernels:
+                node = r.op
+            else:
+                continue
+            for body in after.pop(node, []):
                 body.depth = r.depth + 1
                 out.append(body)
         for rest in after.values():
