@@ -10,10 +10,12 @@ from uir._src import config
 from uir._src.api import jit, make_hlo
 from uir._src.backend import Executable, compile, deserialize
 from uir._src.errors import (
+    ArgumentError,
     CustomCallError,
     Error,
     InternalError,
     MemoryLimitError,
+    OutOfMemoryError,
     ParseError,
     SerializationError,
     ShapeError,
@@ -28,11 +30,13 @@ from uir.custom_call import get_include
 __version__: str = _core.__version__
 
 __all__ = [
+    "ArgumentError",
     "CustomCallError",
     "Error",
     "Executable",
     "InternalError",
     "MemoryLimitError",
+    "OutOfMemoryError",
     "ParseError",
     "SerializationError",
     "ShapeError",

@@ -608,6 +608,34 @@ struct CpuExecutable::Memory {
 
 CpuExecutable::~CpuExecutable() = default;
 
+namespace {
+
+// Why a run's memory could not be had: the allocation's largest value
+// (its op and shape) and the bytes asked for.
+std::string AllocationFailure(const buffers::Allocation& a, size_t bytes) {
+  const analysis::HloValue* largest = nullptr;
+  size_t values = 0;
+  for (const analysis::HloBuffer* b : a.buffers) {
+    for (const analysis::HloValue* v : b->values()) {
+      ++values;
+      if (largest == nullptr || v->bytes() > largest->bytes()) largest = v;
+    }
+  }
+  std::string what = "allocation " + std::to_string(a.index);
+  if (largest != nullptr) {
+    what += ", which holds " + largest->ToShortString() + " (" +
+            std::string(hlo::OpcodeName(largest->instruction()->opcode())) + ", " +
+            largest->shape().ToString() + ")";
+    if (values > 1) {
+      what +=
+          " and " + std::to_string(values - 1) + (values == 2 ? " other value" : " other values");
+    }
+  }
+  return "cannot allocate " + DescribeBytes(bytes) + " for " + what;
+}
+
+}  // namespace
+
 std::unique_ptr<CpuExecutable::Memory> CpuExecutable::TakeMemory() const {
   {
     std::lock_guard<std::mutex> lock(pool_mutex_);
@@ -629,7 +657,7 @@ std::unique_ptr<CpuExecutable::Memory> CpuExecutable::TakeMemory() const {
     const size_t size =
         static_cast<size_t>((std::max<int64_t>(allocations[k].size, 1) + 63) / 64 * 64);
     auto* p = static_cast<uint8_t*>(std::aligned_alloc(64, size));
-    if (p == nullptr) throw std::bad_alloc();
+    if (p == nullptr) throw OutOfMemoryError(AllocationFailure(allocations[k], size));
     std::memset(p, 0, size);
     m->blocks.emplace_back(p);
   }

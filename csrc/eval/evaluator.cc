@@ -7,7 +7,9 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <optional>
+#include <stdexcept>
 #include <thread>
 #include <type_traits>
 #include <unordered_map>
@@ -31,6 +33,22 @@
 #include "hlo/verifier.h"
 
 namespace uir::eval {
+namespace {
+
+// Why evaluating `inst` ran out of memory: its op, shape and bytes.
+std::string AllocationFailure(const hlo::HloInstruction& inst) {
+  const hlo::Shape& shape = inst.shape();
+  const std::string bytes =
+      shape.IsArray()
+          ? DescribeBytes(static_cast<uint64_t>(shape.element_count()) *
+                          static_cast<uint64_t>(hlo::StorageBytes(shape.element_type())))
+          : "the memory";
+  return "cannot allocate " + bytes + " for %" + inst.name() + " (" +
+         std::string(hlo::OpcodeName(inst.opcode())) + ", " + shape.ToString() + ")";
+}
+
+}  // namespace
+
 namespace {
 
 using hlo::AttrKey;
@@ -184,7 +202,13 @@ class Evaluator final : public Context {
         for (int64_t i = 0; i < lift; ++i) SetElement(l, i, inst->literal());
         v = Value::Own(std::move(l));
       } else {
-        v = Eval(*inst, values, left);
+        try {
+          v = Eval(*inst, values, left);
+        } catch (const std::bad_alloc&) {
+          throw OutOfMemoryError(AllocationFailure(*inst));
+        } catch (const std::length_error&) {
+          throw OutOfMemoryError(AllocationFailure(*inst));
+        }
       }
       if (inst == want) return v;
       for (const HloInstruction* o : inst->operands()) {

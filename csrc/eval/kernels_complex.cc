@@ -50,6 +50,27 @@ bool UnaryKernel(HloOpcode op, const T* x, T* o, int64_t n) {
     case HloOpcode::kTanh:
       Map1(x, o, n, [](T v) { return std::tanh(v); });
       return true;
+    case HloOpcode::kSinh:
+      Map1(x, o, n, [](T v) { return std::sinh(v); });
+      return true;
+    case HloOpcode::kCosh:
+      Map1(x, o, n, [](T v) { return std::cosh(v); });
+      return true;
+    case HloOpcode::kAsin:
+      Map1(x, o, n, [](T v) { return std::asin(v); });
+      return true;
+    case HloOpcode::kAcos:
+      Map1(x, o, n, [](T v) { return std::acos(v); });
+      return true;
+    case HloOpcode::kAsinh:
+      Map1(x, o, n, [](T v) { return std::asinh(v); });
+      return true;
+    case HloOpcode::kAcosh:
+      Map1(x, o, n, [](T v) { return std::acosh(v); });
+      return true;
+    case HloOpcode::kAtanh:
+      Map1(x, o, n, [](T v) { return std::atanh(v); });
+      return true;
     case HloOpcode::kLogistic:
       Map1(x, o, n, [](T v) { return T(1) / (T(1) + std::exp(-v)); });
       return true;
@@ -85,6 +106,12 @@ struct ComplexOps {
         return true;
       case HloOpcode::kPower:
         fn([](T a, T b) { return std::pow(a, b); });
+        return true;
+      case HloOpcode::kAtan2:
+        // As JAX computes it: -i log((b + i a) / sqrt(b^2 + a^2)).
+        fn([](T a, T b) {
+          return T(0, -1) * std::log((b + T(0, 1) * a) / std::sqrt(b * b + a * a));
+        });
         return true;
       default:
         return false;

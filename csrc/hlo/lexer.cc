@@ -86,7 +86,10 @@ Lexer::Lexer(std::string_view text, std::string file) : text_(text), file_(std::
   Lex();
 }
 
-void Lexer::Next() { Lex(); }
+void Lexer::Next() {
+  previous_end_ = pos_;
+  Lex();
+}
 
 SourceLocation Lexer::LocationOf(size_t offset) const {
   auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(), offset);

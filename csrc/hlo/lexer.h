@@ -61,13 +61,18 @@ class Lexer {
   // Saving and restoring the position, for the parser's rare backtracking.
   struct State {
     size_t pos;
+    size_t previous_end;
     Token token;
   };
-  State Save() const { return {pos_, token_}; }
+  State Save() const { return {pos_, previous_end_, token_}; }
   void Restore(State s) {
     pos_ = s.pos;
+    previous_end_ = s.previous_end;
     token_ = std::move(s.token);
   }
+  // Where the token before the current one ended (0 before any): errors
+  // about something missing after it point there.
+  size_t previous_end() const { return previous_end_; }
 
   // The current token must be '{': returns the raw text of the brace-balanced
   // block it opens (braces included; strings inside are skipped over, not
@@ -98,6 +103,7 @@ class Lexer {
   std::string file_;
   std::vector<size_t> line_starts_;
   size_t pos_ = 0;
+  size_t previous_end_ = 0;
   Token token_;
 };
 

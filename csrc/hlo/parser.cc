@@ -2,6 +2,8 @@
 // attributes) are in parser_values.cc.
 #include "hlo/parser.h"
 
+#include <cctype>
+
 #include "hlo/opcode_attributes.h"
 #include "hlo/parser_impl.h"
 #include "hlo/shape_inference.h"
@@ -481,7 +483,22 @@ HloInstruction* Parser::ParseInstructionRest(Scope& scope, std::string name, siz
         }
       }
     }
-    if (!opcode) FailAt(op_offset, "unknown opcode '" + op_text + "'");
+    if (!opcode) {
+      // A word shaped like an element type ("f23", "s33", "bf61") with
+      // dimensions after it is a mistyped type, not an opcode.
+      const bool typeish = op_text.find_first_of("0123456789") != std::string::npos &&
+                           std::isalpha(static_cast<unsigned char>(op_text[0])) != 0;
+      const Lexer::State here = lexer_.Save();
+      lexer_.Next();
+      const bool dims_follow = At(Tok::kLsquare);
+      lexer_.Restore(here);
+      if (typeish && dims_follow) {
+        FailAt(op_offset, "unknown element type '" + op_text +
+                              "' (element types: pred, s8, s16, s32, s64, u8, u16, u32, u64, f16, "
+                              "bf16, f32, f64, c64, c128, the 2- and 4-bit and f8 types, token)");
+      }
+      FailAt(op_offset, "unknown opcode '" + op_text + "'");
+    }
   }
   lexer_.Next();
   Expect(Tok::kLparen, "'(' after the opcode");

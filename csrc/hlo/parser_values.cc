@@ -22,6 +22,14 @@ bool Parser::Accept(Tok kind) {
 void Parser::Expect(Tok kind, std::string_view what) {
   if (!At(kind)) {
     std::string got = At(Tok::kEof) ? "end of input" : "'" + tok().text + "'";
+    // What is missing belongs after the token before, when that ended on
+    // an earlier line: point at the line of the slip, not at the next one.
+    const size_t before = lexer_.previous_end();
+    const int64_t line = lexer_.LocationOf(tok().offset).line;
+    if (before > 0 && lexer_.LocationOf(before).line < line) {
+      FailAt(before, "expected " + std::string(what) + " at the end of this line, got " + got +
+                         " on line " + std::to_string(line));
+    }
     Fail("expected " + std::string(what) + ", got " + got);
   }
   lexer_.Next();

@@ -206,8 +206,17 @@ py::object RunExecutable(const PyCpuExecutable& e, const py::list& args,
     const hlo::Shape& s = results[i];
     std::vector<py::ssize_t> dims(s.dimensions().begin(), s.dimensions().end());
     const int64_t bytes = s.element_count() * e.result_dtypes[i].itemsize();
-    outs[i] = bytes >= runtime::kPooledBytes ? PooledArray(e.result_dtypes[i], dims, bytes)
-                                             : py::array(e.result_dtypes[i], dims);
+    try {
+      outs[i] = bytes >= runtime::kPooledBytes ? PooledArray(e.result_dtypes[i], dims, bytes)
+                                               : py::array(e.result_dtypes[i], dims);
+    } catch (const std::bad_alloc&) {
+      const hlo::HloInstruction& root = *entry.root();
+      throw OutOfMemoryError(
+          "cannot allocate " + DescribeBytes(static_cast<uint64_t>(bytes)) + " for " +
+          (results.size() > 1 ? "result " + std::to_string(i) + " of " : std::string()) + "%" +
+          root.name() + " (" + std::string(hlo::OpcodeName(root.opcode())) + ", " + s.ToString() +
+          "), the result of " + entry.name());
+    }
     out[i] = static_cast<uint8_t*>(outs[i].mutable_data());
   }
   {

@@ -29,6 +29,8 @@ const char* PythonClassName(ErrorKind kind) {
       return "MemoryLimitError";
     case ErrorKind::kSerialization:
       return "SerializationError";
+    case ErrorKind::kOutOfMemory:
+      return "OutOfMemoryError";
   }
   return "InternalError";
 }
@@ -87,7 +89,7 @@ void BindSupport(py::module_& m) {
         for (ErrorKind k :
              {ErrorKind::kParse, ErrorKind::kVerify, ErrorKind::kTrace, ErrorKind::kShape,
               ErrorKind::kCustomCall, ErrorKind::kInternal, ErrorKind::kUnimplemented,
-              ErrorKind::kMemoryLimit, ErrorKind::kSerialization}) {
+              ErrorKind::kMemoryLimit, ErrorKind::kSerialization, ErrorKind::kOutOfMemory}) {
           if (ErrorKindName(k) == kind) ThrowErrorForTesting(k, message);
         }
         throw py::value_error("unknown error kind '" + kind + "'");

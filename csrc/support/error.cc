@@ -1,6 +1,8 @@
 // Error messages: compiler-style formatting of locations and UIR_CHECK failures.
 #include "support/error.h"
 
+#include <cstdio>
+
 namespace uir {
 namespace {
 
@@ -42,8 +44,25 @@ std::string_view ErrorKindName(ErrorKind kind) {
       return "memory_limit";
     case ErrorKind::kSerialization:
       return "serialization";
+    case ErrorKind::kOutOfMemory:
+      return "out_of_memory";
   }
   return "unknown";
+}
+
+std::string DescribeBytes(uint64_t bytes) {
+  static constexpr const char* kUnits[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double value = static_cast<double>(bytes);
+  int unit = 0;
+  while (value >= 1024 && unit < 6) {
+    value /= 1024;
+    ++unit;
+  }
+  if (unit == 0) return std::to_string(bytes) + " bytes";
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.1f %s (%llu bytes)", value, kUnits[unit],
+                static_cast<unsigned long long>(bytes));
+  return buf;
 }
 
 ParseError::ParseError(SourceLocation loc, std::string_view message, std::string_view source_line)
@@ -79,6 +98,8 @@ void ThrowErrorForTesting(ErrorKind kind, const std::string& message) {
       throw MemoryLimitError(message);
     case ErrorKind::kSerialization:
       throw SerializationError(message);
+    case ErrorKind::kOutOfMemory:
+      throw OutOfMemoryError(message);
     case ErrorKind::kInternal:
       UIR_CHECK(false) << message;
   }

@@ -21,6 +21,7 @@ enum class ErrorKind {
   kUnimplemented,  // a valid program using something uir does not support yet
   kMemoryLimit,    // a program that cannot be fit into the memory it was given
   kSerialization,  // a serialized executable that cannot be loaded here
+  kOutOfMemory,    // memory a program needs that cannot be allocated
 };
 
 // Returns the stable lower-case name of `kind` ("parse", "verify", ...).
@@ -105,6 +106,17 @@ class MemoryLimitError : public UserError {
   explicit MemoryLimitError(const std::string& message)
       : UserError(ErrorKind::kMemoryLimit, message) {}
 };
+
+// Memory that could not be allocated, with what it was for (the op, its
+// shape and the bytes).
+class OutOfMemoryError : public UserError {
+ public:
+  explicit OutOfMemoryError(const std::string& message)
+      : UserError(ErrorKind::kOutOfMemory, message) {}
+};
+
+// A readable count of bytes: "4.0 PiB (4503599627370496 bytes)".
+std::string DescribeBytes(uint64_t bytes);
 
 // A serialized executable that is damaged, from another uir or LLVM, or
 // for a CPU this one is not.

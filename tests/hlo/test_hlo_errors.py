@@ -57,7 +57,7 @@ PARSE_ERRORS = [
         "ENTRY e {\n  p = f31[2] parameter(0)\n}",
         2,
         7,
-        "unknown opcode 'f31'",
+        "unknown element type 'f31'",
     ),
     (
         "negative_dimension",

@@ -226,14 +226,14 @@ class Compiled:
             return self.call_flat(args)
         leaves, tree = tree_util.tree_flatten((args, kwargs))
         if tree != self.lowered.in_tree:
-            raise TypeError(
+            raise errors.ArgumentError(
                 f"called with arguments of structure {tree}, compiled for {self.lowered.in_tree}"
             )
         arrays = []
         for leaf, aval in zip(leaves, self.lowered.in_avals, strict=True):
             got, array = _abstractify(leaf)
             if got.shape != aval.shape or got.dtype != aval.dtype:
-                raise TypeError(f"argument {got} does not match the compiled {aval}")
+                raise errors.ArgumentError(f"argument {got} does not match the compiled {aval}")
             arrays.append(array)
         return self.call_flat(arrays)
 

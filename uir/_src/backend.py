@@ -18,7 +18,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from uir._src.errors import ShapeError
+from uir._src.errors import ArgumentError, ShapeError
 from uir._src.evaluate import _check_argument, evaluate
 
 BACKENDS = ("cpu", "eval")
@@ -389,7 +389,9 @@ class Executable:
             )
         params = self.module.entry.parameters
         if len(arrays) != len(params):
-            raise TypeError(f"{self.module.name} takes {len(params)} arguments, got {len(arrays)}")
+            raise ArgumentError(
+                f"{self.module.name} takes {len(params)} arguments, got {len(arrays)}"
+            )
         checked = [_check_argument(p, a) for p, a in zip(params, arrays, strict=True)]
         exe = self._timed_exe() if loop_bodies else self._exe
         for _ in range(warmup):
@@ -422,7 +424,9 @@ class Executable:
                 pass
         params = self.module.entry.parameters
         if len(arrays) != len(params):
-            raise TypeError(f"{self.module.name} takes {len(params)} arguments, got {len(arrays)}")
+            raise ArgumentError(
+                f"{self.module.name} takes {len(params)} arguments, got {len(arrays)}"
+            )
         checked = [_check_argument(p, a) for p, a in zip(params, arrays, strict=True)]
         return self._exe.run(checked, donated)
 

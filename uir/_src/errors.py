@@ -61,6 +61,17 @@ class MemoryLimitError(Error, ValueError):
     says what stays live at the peak."""
 
 
+class ArgumentError(Error, TypeError, ValueError):
+    """Arguments that do not fit what a program takes: their number, a
+    dtype, a shape or a structure. Both a TypeError and a ValueError, as the
+    built-in errors the same mistakes raise elsewhere (NumPy, JAX) are."""
+
+
+class OutOfMemoryError(Error, MemoryError):
+    """Memory a program needs that cannot be allocated; the message names the
+    op, its shape and the bytes."""
+
+
 class SerializationError(Error, ValueError):
     """A serialized executable that cannot be loaded here: damaged or cut
     short, written by another version of uir or LLVM, or compiled for CPU
@@ -68,10 +79,12 @@ class SerializationError(Error, ValueError):
 
 
 __all__ = [
+    "ArgumentError",
     "CustomCallError",
     "Error",
     "InternalError",
     "MemoryLimitError",
+    "OutOfMemoryError",
     "ParseError",
     "SerializationError",
     "ShapeError",

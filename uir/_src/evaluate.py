@@ -6,27 +6,31 @@ import numpy as np
 
 from uir import _core
 from uir._src.dtypes import numpy_dtype
+from uir._src.errors import ArgumentError
 
 
 def _check_value(shape, value, where: str):
     """`value` as the arrays (nested tuples for tuple shapes) that `shape`
-    takes; TypeError/ValueError naming `where` otherwise."""
+    takes; ArgumentError (a TypeError and a ValueError) naming `where`
+    otherwise."""
     if shape.is_tuple:
         if not isinstance(value, (tuple, list)):
-            raise TypeError(f"{where} takes a tuple {shape}, got {type(value).__name__}")
+            raise ArgumentError(f"{where} takes a tuple {shape}, got {type(value).__name__}")
         elements = shape.tuple_shapes
         if len(value) != len(elements):
-            raise ValueError(f"{where} takes a tuple of {len(elements)}, got {len(value)} elements")
+            raise ArgumentError(
+                f"{where} takes a tuple of {len(elements)}, got {len(value)} elements"
+            )
         return tuple(
             _check_value(s, v, f"{where}, element {i}")
             for i, (s, v) in enumerate(zip(elements, value, strict=True))
         )
     if shape.element_type == "token":
-        raise TypeError(f"{where} takes a token, which uir.evaluate cannot pass")
+        raise ArgumentError(f"{where} takes a token, which uir.evaluate cannot pass")
     want = numpy_dtype(shape.element_type)
     array = np.asarray(value)
     if array.dtype.newbyteorder("=") != want:
-        raise TypeError(f"{where} takes {want}, got {array.dtype}")
+        raise ArgumentError(f"{where} takes {want}, got {array.dtype}")
     dynamic = shape.dynamic_dims
     fits = len(array.shape) == len(shape.dims) and all(
         got == bound or (dyn and got <= bound)
@@ -36,7 +40,7 @@ def _check_value(shape, value, where: str):
         wanted = ", ".join(
             f"<={b}" if d else str(b) for b, d in zip(shape.dims, dynamic, strict=True)
         )
-        raise ValueError(f"{where} takes shape ({wanted}), got {array.shape}")
+        raise ArgumentError(f"{where} takes shape ({wanted}), got {array.shape}")
     return array
 
 
@@ -63,7 +67,7 @@ def evaluate(module, *arrays, replicas: int = 1, seed: int = 0, per_replica: boo
     result is then always a list. rng ops draw deterministically from `seed`."""
     params = module.entry.parameters
     if len(arrays) != len(params):
-        raise TypeError(f"{module.name} takes {len(params)} arguments, got {len(arrays)}")
+        raise ArgumentError(f"{module.name} takes {len(params)} arguments, got {len(arrays)}")
     if not isinstance(replicas, int) or replicas < 1:
         raise ValueError(f"replicas must be a positive int, got {replicas!r}")
     if not isinstance(seed, int) or not 0 <= seed < 2**64:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from uir import _core
+from uir._src.errors import ParseError
 
 HloModule = _core.hlo.HloModule
 HloComputation = _core.hlo.HloComputation
@@ -19,7 +20,26 @@ def parse_module(text: str, *, file: str | None = None) -> HloModule:
     .column (and a message quoting the line with a caret) on bad text."""
     if not isinstance(text, str):
         raise TypeError(f"parse_module takes HLO text as str, got {type(text).__name__}")
-    return _core.hlo.parse_module(text, file or "")
+    try:
+        return _core.hlo.parse_module(text, file or "")
+    except ParseError as e:
+        if not _looks_like_path(text):
+            raise
+        raise ParseError(
+            f"{e}\nparse_module takes HLO text, and {text.strip()!r} looks like a file name: "
+            "uir.hlo.load(path) reads and parses a file",
+            line=e.line,
+            column=e.column,
+            file=e.file,
+        ) from None
+
+
+def _looks_like_path(text: str) -> bool:
+    """One line with no HLO in it that names a file, or is spelled like one."""
+    t = text.strip()
+    if not t or "\n" in t or any(c in t for c in "{}=()"):
+        return False
+    return os.path.exists(t) or "/" in t or os.sep in t or t.endswith((".hlo", ".txt", ".pbtxt"))
 
 
 def load(path: str | os.PathLike[str]) -> HloModule:

@@ -24,8 +24,19 @@ def _float_operand(x, op: str) -> Tracer:
     return x
 
 
-def _unary(opcode: str, name: str, floats: bool = True):
+def _no_complex(x, name: str, accepted: str = "subtypes of floating") -> Tracer:
+    """`x` as an array; a TypeError naming `name` and the dtype, as JAX's,
+    when it is complex (an op with no meaning on complex numbers)."""
+    x = asarray(x)
+    if dtypes.is_complex(x.dtype):
+        fail(name, f"{name} does not accept dtype {x.dtype}. Accepted dtypes are {accepted}.")
+    return x
+
+
+def _unary(opcode: str, name: str, floats: bool = True, complex_ok: bool = True):
     def f(x):
+        if not complex_ok:
+            x = _no_complex(x, name)
         return ops.unary(opcode, _float_operand(x, name) if floats else x, op_name=name)
 
     f.__name__ = name
@@ -38,7 +49,7 @@ log = _unary("log", "log")
 log1p = _unary("log-plus-one", "log1p")
 expm1 = _unary("exponential-minus-one", "expm1")
 sqrt = _unary("sqrt", "sqrt")
-cbrt = _unary("cbrt", "cbrt")
+cbrt = _unary("cbrt", "cbrt", complex_ok=False)
 sin = _unary("sine", "sin")
 cos = _unary("cosine", "cos")
 tan = _unary("tan", "tan")
@@ -50,8 +61,8 @@ arccos = _unary("acos", "arccos")
 arcsinh = _unary("asinh", "arcsinh")
 arccosh = _unary("acosh", "arccosh")
 arctanh = _unary("atanh", "arctanh")
-floor = _unary("floor", "floor")
-ceil = _unary("ceil", "ceil")
+floor = _unary("floor", "floor", complex_ok=False)
+ceil = _unary("ceil", "ceil", complex_ok=False)
 rint = _unary("round-nearest-even", "rint")
 erf = _unary("erf", "erf")
 
@@ -151,8 +162,29 @@ def _binary(opcode: str, name: str):
 add = _binary("add", "add")
 subtract = _binary("subtract", "sub")
 multiply = _binary("multiply", "mul")
-maximum = _binary("maximum", "max")
-minimum = _binary("minimum", "min")
+
+
+def _complex_extreme(opcode: str, name: str):
+    """maximum/minimum; on complex numbers JAX's lexicographic order: by
+    real part, then imaginary part."""
+    plain = _binary(opcode, name)
+
+    def f(x, y):
+        x, y = ops.promote(name, x, y)
+        if not dtypes.is_complex(x.dtype):
+            return plain(x, y)
+        xr, xi, yr, yi = real(x), imag(x), real(y), imag(y)
+        direction = greater if opcode == "maximum" else less
+        first = logical_or(direction(xr, yr), logical_and(equal(xr, yr), direction(xi, yi)))
+        return where(first, x, y)
+
+    f.__name__ = name
+    f.__doc__ = f"Elementwise {name}, as jax.numpy (complex numbers ordered lexicographically)."
+    return eager(f)
+
+
+maximum = _complex_extreme("maximum", "max")
+minimum = _complex_extreme("minimum", "min")
 arctan2 = _binary("atan2", "atan2")
 bitwise_and = _binary("and", "and")
 bitwise_or = _binary("or", "or")
@@ -183,6 +215,7 @@ true_divide = divide
 @eager
 def floor_divide(x, y):
     x, y = ops.promote("floor_divide", x, y)
+    _no_complex(x, "floor_divide", "integer or floating")
     if dtypes.is_float(x.dtype):
         return floor(ops.binary("divide", x, y, op_name="div"))
     if x.dtype.kind == "u" or dtypes.is_bool(x.dtype):
@@ -198,6 +231,7 @@ def floor_divide(x, y):
 def remainder(x, y):
     """Python's modulo: the result has the sign of the divisor."""
     x, y = ops.promote("rem", x, y)
+    _no_complex(x, "rem", "integer or floating")
     r = ops.binary("remainder", x, y, op_name="rem")
     if x.dtype.kind == "u" or dtypes.is_bool(x.dtype):
         return r
@@ -210,6 +244,8 @@ mod = remainder
 
 @eager
 def fmod(x, y):
+    x, y = ops.promote("fmod", x, y)
+    _no_complex(x, "fmod", "integer or floating")
     return ops.binary("remainder", x, y, op_name="fmod")
 
 
@@ -308,6 +344,13 @@ def where(condition, x=None, y=None):
 @eager
 def clip(a, a_min=None, a_max=None):
     out = asarray(a)
+    for v in (out, a_min, a_max):
+        if v is not None and dtypes.is_complex(asarray(v).dtype):
+            fail(
+                "clip",
+                f"clip does not accept dtype {asarray(v).dtype}: complex numbers have no order "
+                "to clip by (as in JAX)",
+            )
     if a_min is not None:
         out = maximum(out, a_min)
     if a_max is not None:
@@ -412,6 +455,13 @@ def public_asarray(a, dtype=None):
     if ops.tracing.current() is None:
         arr = np.asarray(a)
         return arr.astype(_dtype_or(dtype, dtypes.canonicalize(arr.dtype)))
+    if ops.holds_tracers(a):
+        # As jax.numpy.asarray: nested lists of traced and constant values
+        # become one array, their dtypes promoted.
+        from uir._src.numpy_shapes import stack
+
+        out = stack([public_asarray(v) for v in a])
+        return out if dtype is None else ops.convert(out, dtypes.canonicalize(dtype))
     return ops.asarray(a, dtype)
 
 
@@ -492,7 +542,7 @@ def std(a, axis=None, keepdims: bool = False, ddof: int = 0, dtype=None):
 
 def _arg_reduce(name: str, take_greater: bool):
     def f(a, axis=None, keepdims: bool = False):
-        x = asarray(a)
+        x = _no_complex(a, name, "integer, boolean or floating (complex numbers have no order)")
         if axis is None:
             x = ravel(x)
             axis = 0

@@ -12,9 +12,11 @@ from uir._src import dtypes, ops
 from uir._src.eager import eager
 from uir._src.numpy_impl import (
     add,
+    imag,
     less,
     multiply,
     ravel,
+    real,
     sum,
     where,
 )
@@ -576,7 +578,40 @@ def _sort(operands, axis: int, num_keys: int = 1, name: str = "sort"):
     ax = ops.normalize_axis(axis, xs[0].ndim, name)
 
     def less(*params):
-        a, b = _sort_key(params[0]), _sort_key(params[1])
+        a, b = params[0], params[1]
+        if dtypes.is_complex(a.dtype):
+            # JAX's order of complex numbers: by real part, then imaginary,
+            # each in the total order of its floats.
+            ar, ai, br, bi = (_sort_key(v) for v in (real(a), imag(a), real(b), imag(b)))
+            lt_real = ops._comp().emit(
+                "compare",
+                ar,
+                br,
+                direction="LT",
+                type="TOTALORDER",
+                shape=((), np.bool_),
+                op_name="lt",
+            )
+            eq_real = ops._comp().emit(
+                "compare",
+                ar,
+                br,
+                direction="EQ",
+                type="TOTALORDER",
+                shape=((), np.bool_),
+                op_name="eq",
+            )
+            lt_imag = ops._comp().emit(
+                "compare",
+                ai,
+                bi,
+                direction="LT",
+                type="TOTALORDER",
+                shape=((), np.bool_),
+                op_name="lt",
+            )
+            return ops.binary("or", lt_real, ops.binary("and", eq_real, lt_imag))
+        a, b = _sort_key(a), _sort_key(b)
         if dtypes.is_float(a.dtype):
             return ops._comp().emit(
                 "compare",

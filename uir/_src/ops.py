@@ -51,11 +51,27 @@ def weak_dtype_of(x) -> tuple[np.dtype, bool]:
     return dtypes.canonicalize(a.dtype), False
 
 
+def holds_tracers(x) -> bool:
+    """Whether `x` is a list or tuple with a traced value somewhere inside."""
+    if isinstance(x, (list, tuple)):
+        return any(isinstance(v, Tracer) or holds_tracers(v) for v in x)
+    return False
+
+
 def asarray(x, dtype=None) -> Tracer:
-    """`x` as a Tracer of the current computation (constants are embedded)."""
+    """`x` as a Tracer of the current computation (constants are embedded).
+    A list or tuple holding traced values is refused as JAX refuses it in
+    its array functions (uir.numpy.asarray stacks one)."""
     if isinstance(x, Tracer):
         x = _comp().resolve(x)
         return x if dtype is None else convert(x, dtype)
+    if holds_tracers(x):
+        raise errors.TraceError(
+            f"a {type(x).__name__} of traced values where an array is expected (at "
+            f"{tracing.where()}): a list or tuple passed to a jitted function is traced as "
+            "that many separate values, as in JAX; make it one array with "
+            "uir.numpy.asarray(...) or uir.numpy.stack(...), or pass a NumPy array"
+        )
     d, weak = weak_dtype_of(x)
     if dtype is not None:
         d, weak = dtypes.canonicalize(dtype), False
