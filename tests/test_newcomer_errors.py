@@ -96,6 +96,7 @@ def test_bad_hlo_text_gets_no_file_hint():
 
 # --- complex numbers -----------------------------------------------------------
 
+
 @pytest.fixture
 def x64():
     """64-bit types on for the test (complex128 stays complex128)."""
