@@ -4,7 +4,19 @@ The public names are re-exported here; the implementation lives in uir._src
 and the C++ core in uir._core.
 """
 
-from uir import _core, buffers, custom_call, hlo, lax, nn, numpy, passes, schedule, tree_util
+from uir import (
+    _core,
+    buffers,
+    custom_call,
+    hlo,
+    lax,
+    nn,
+    numpy,
+    passes,
+    random,
+    schedule,
+    tree_util,
+)
 from uir._src import array_methods as _array_methods  # noqa: F401  (Tracer's operators)
 from uir._src import config
 from uir._src.api import jit, make_hlo
@@ -59,6 +71,7 @@ __all__ = [
     "nn",
     "numpy",
     "passes",
+    "random",
     "schedule",
     "tree_util",
 ]

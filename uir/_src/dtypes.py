@@ -160,3 +160,14 @@ def shape_text(shape: tuple[int, ...], dtype) -> str:
     """HLO text of an array shape, for messages and reprs (never handed to C++,
     which takes shapes as (dims, dtype))."""
     return f"{hlo_type(dtype)}[{','.join(map(str, shape))}]"
+
+
+def finfo(dtype):
+    """Machine limits of a float dtype, ml_dtypes' types (bfloat16, the f8
+    types) included."""
+    d = np.dtype(dtype)
+    if d.kind == "f" and d.name in ("float16", "float32", "float64"):
+        return np.finfo(d)
+    import ml_dtypes
+
+    return ml_dtypes.finfo(d)

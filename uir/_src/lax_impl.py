@@ -169,3 +169,84 @@ def max(x, y):
 
 def min(x, y):
     return ops.binary("minimum", x, y)
+
+
+# Giles' single-precision erf^-1 ("Approximating the erfinv function", GPU
+# Computing Gems, 2011), in the form XLA computes it: w = -log1p(-x^2), one
+# polynomial in w - 2.5 below 5 and one in sqrt(w) - 3 above; +-1 go to
+# +-inf.
+_ERF_INV_SMALL = (
+    2.81022636e-08,
+    3.43273939e-07,
+    -3.5233877e-06,
+    -4.39150654e-06,
+    0.00021858087,
+    -0.00125372503,
+    -0.00417768164,
+    0.246640727,
+    1.50140941,
+)
+_ERF_INV_LARGE = (
+    -0.000200214257,
+    0.000100950558,
+    0.00134934322,
+    -0.00367342844,
+    0.00573950773,
+    -0.0076224613,
+    0.00943887047,
+    1.00167406,
+    2.83297682,
+)
+
+
+def _erf_inv_f32(x):
+    from uir._src import numpy_impl as unp
+
+    f = np.float32
+    w = unp.negative(unp.log1p(ops.binary("multiply", x, unp.negative(x))))
+    small = ops.compare(w, asarray(f(5)), "LT", "lt")
+    w = ops.select(
+        small,
+        ops.binary("add", w, asarray(f(-2.5))),
+        ops.binary("add", unp.sqrt(w), asarray(f(-3))),
+    )
+
+    def coefficient(i):
+        return ops.select(
+            small,
+            ops.broadcast_to(asarray(f(_ERF_INV_SMALL[i])), x.shape),
+            ops.broadcast_to(asarray(f(_ERF_INV_LARGE[i])), x.shape),
+        )
+
+    p = coefficient(0)
+    for i in range(1, len(_ERF_INV_SMALL)):
+        p = ops.binary("add", coefficient(i), ops.binary("multiply", p, w))
+    result = ops.binary("multiply", p, x)
+    edge = ops.compare(unp.abs(x), asarray(f(1)), "EQ", "eq")
+    return ops.select(edge, ops.binary("multiply", x, asarray(f(np.inf))), result)
+
+
+@eager
+def erf_inv(x):
+    """The inverse of erf, elementwise: as XLA computes it for f32 (narrower
+    floats in f32); f64 refines that estimate with two Newton steps on
+    erf(y) = x (accurate to about an ulp, not XLA's f64 polynomial bits)."""
+    from uir._src import numpy_impl as unp
+
+    x = asarray(x)
+    if not dtypes.is_float(x.dtype):
+        x = ops.convert(x, dtypes.default_float())
+    if x.dtype == np.float32:
+        return _erf_inv_f32(x)
+    if x.dtype != np.float64:
+        return ops.convert(_erf_inv_f32(ops.convert(x, np.float32)), x.dtype)
+    y = ops.convert(_erf_inv_f32(ops.convert(x, np.float32)), np.float64)
+    two_over_sqrt_pi = asarray(np.float64(2 / np.sqrt(np.pi)))
+    for _ in range(2):
+        slope = ops.binary(
+            "multiply", two_over_sqrt_pi, unp.exp(unp.negative(ops.binary("multiply", y, y)))
+        )
+        step = ops.binary("divide", ops.binary("subtract", unp.erf(y), x), slope)
+        finite = unp.isfinite(y)
+        y = ops.select(finite, ops.binary("subtract", y, step), y)
+    return y

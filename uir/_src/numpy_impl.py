@@ -95,6 +95,38 @@ def log10(x):
 
 
 @eager
+def nextafter(x1, x2):
+    """The next float after x1 toward x2, elementwise (NaN when either is
+    NaN; x2 when they are equal)."""
+    x, y = ops.promote("nextafter", x1, x2)
+    if not dtypes.is_float(x.dtype):
+        x, y = ops.convert(x, dtypes.default_float()), ops.convert(y, dtypes.default_float())
+    x, y = ops.broadcast_all("nextafter", x, y)
+    from uir._src.lax_impl import bitcast_convert_type
+
+    uint = np.dtype(f"uint{x.dtype.itemsize * 8}")
+    bits = bitcast_convert_type(x, uint)
+    one = asarray(np.ones((), uint))
+    # Away from zero adds one to the magnitude's bits, toward zero takes one.
+    away = ops.binary(
+        "xor",
+        ops.compare(x, y, "LT", "lt"),
+        ops.compare(x, asarray(np.zeros((), x.dtype)), "LT", "lt"),
+    )
+    stepped = ops.select(away, ops.binary("add", bits, one), ops.binary("subtract", bits, one))
+    out = bitcast_convert_type(stepped, x.dtype)
+    # From zero: the smallest subnormal with y's sign.
+    tiny = bitcast_convert_type(one, x.dtype)
+    from_zero = ops.select(
+        ops.compare(y, asarray(np.zeros((), x.dtype)), "LT", "lt"), negative(tiny), tiny
+    )
+    out = ops.select(ops.compare(x, asarray(np.zeros((), x.dtype)), "EQ", "eq"), from_zero, out)
+    out = ops.select(ops.compare(x, y, "EQ", "eq"), y, out)
+    nan = ops.binary("or", ops.compare(x, x, "NE", "ne"), ops.compare(y, y, "NE", "ne"))
+    return ops.select(nan, asarray(np.full((), np.nan, x.dtype)), out)
+
+
+@eager
 def negative(x):
     return ops.unary("negate", x, op_name="neg")
 

@@ -84,6 +84,7 @@ from uir._src.numpy_impl import (  # noqa: F401
     nan,
     negative,
     newaxis,
+    nextafter,
     not_equal,
     ones,
     ones_like,

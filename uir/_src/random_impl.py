@@ -1,0 +1,571 @@
+"""uir.random: JAX's random numbers, bit for bit, on Threefry-2x32.
+
+A key is a uint32[2] array (what jax.random.PRNGKey returns; `key` returns
+the same raw form, not JAX's typed key arrays). Bits come from Threefry-2x32
+as JAX computes them with its default, partitionable, scheme: element i of a
+draw of shape S is Threefry of the key and the 64-bit counter i (row-major
+over S), its two output words XORed for 32 bits; `split` and `fold_in`
+encrypt counters the same way. Floats come from the bits as JAX makes them
+(mantissa bits under the exponent of 1.0, minus 1), normals through erf_inv.
+
+Every function runs traced (inside uir.jit) and eagerly on NumPy arrays.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from uir._src import dtypes, ops
+from uir._src.eager import eager
+from uir._src.ops import asarray, fail
+
+_U32 = np.uint32
+# Threefry-2x32's rotations (Salmon et al., 2011), and the key-schedule parity.
+_ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
+_PARITY = _U32(0x1BD11BDA)
+
+
+def _xor(a, b):
+    return ops.binary("xor", a, b, op_name="xor")
+
+
+def _add(a, b):
+    return ops.binary("add", a, b, op_name="add")
+
+
+def _rotate_left(x, r: int):
+    left = ops.binary("shift-left", x, asarray(_U32(r)), op_name="shift_left")
+    right = ops.binary("shift-right-logical", x, asarray(_U32(32 - r)), op_name="shift_right")
+    return ops.binary("or", left, right, op_name="or")
+
+
+def threefry_2x32(k1, k2, x0, x1):
+    """Threefry-2x32 with 20 rounds of key words (k1, k2) over counter words
+    (x0, x1), all uint32 arrays of one shape (keys broadcast): two uint32
+    arrays."""
+    k1, k2, x0, x1 = ops.broadcast_all("threefry2x32", k1, k2, x0, x1)
+    ks = (k1, k2, _xor(_xor(k1, k2), asarray(_PARITY)))
+    x0, x1 = _add(x0, ks[0]), _add(x1, ks[1])
+    for i in range(5):
+        for r in _ROTATIONS[i % 2]:
+            x0 = _add(x0, x1)
+            x1 = _xor(_rotate_left(x1, r), x0)
+        x0 = _add(x0, ks[(i + 1) % 3])
+        x1 = _add(x1, _add(ks[(i + 2) % 3], asarray(_U32(i + 1))))
+    return x0, x1
+
+
+def _check_key(key, op: str):
+    k = asarray(key)
+    if k.dtype != np.uint32 or k.shape[-1:] != (2,):
+        fail(op, f"a PRNG key is a uint32[2] array (from uir.random.key), got {ops.describe(k)}")
+    return k
+
+
+def _words(key, op: str):
+    k = _check_key(key, op)
+    if k.ndim != 1:
+        fail(op, f"takes one key, got an array of keys {ops.describe(k)}; split or vmap over them")
+    return (
+        ops.reshape(_slice1(k, 0), ()),
+        ops.reshape(_slice1(k, 1), ()),
+    )
+
+
+def _slice1(k, i: int):
+    from uir._src.numpy_shapes import slice_static
+
+    return slice_static(k, [i], [i + 1], [1])
+
+
+def _counters(shape: tuple[int, ...]):
+    """The row-major index of every element of `shape` as a 64-bit counter:
+    (high words, low words), uint32 arrays of `shape`."""
+    size = math.prod(shape)
+    if size > 2**64:
+        fail("random_bits", f"a draw of {size} elements exceeds the 2**64 counters")
+    if not shape:
+        zero = asarray(np.zeros((), _U32))
+        return zero, zero
+    # Low words: the flat index mod 2**32 (an iota of uint32 over the whole
+    # shape wraps exactly so); high words: the index's upper half.
+    strides = [math.prod(shape[d + 1 :]) for d in range(len(shape))]
+    index = None
+    for d, stride in enumerate(strides):
+        term = ops.iota(np.dtype(np.uint64), shape, d)
+        if stride != 1:
+            term = ops.binary("multiply", term, asarray(np.uint64(stride)), op_name="mul")
+        index = term if index is None else _add(index, term)
+    low = ops.convert(
+        ops.binary("and", index, asarray(np.uint64(0xFFFFFFFF)), op_name="and"), np.uint32
+    )
+    high = ops.convert(
+        ops.binary("shift-right-logical", index, asarray(np.uint64(32)), op_name="shift_right"),
+        np.uint32,
+    )
+    return high, low
+
+
+def _bits(key, bit_width: int, shape, op: str = "bits"):
+    k1, k2 = _words(key, op)
+    high, low = _counters(tuple(shape))
+    b1, b2 = threefry_2x32(k1, k2, high, low)
+    if bit_width == 64:
+        hi = ops.convert(b1, np.uint64)
+        lo = ops.convert(b2, np.uint64)
+        shifted = ops.binary("shift-left", hi, asarray(np.uint64(32)), op_name="shift_left")
+        return ops.binary("or", shifted, lo, op_name="or")
+    bits = _xor(b1, b2)
+    if bit_width == 32:
+        return bits
+    return ops.convert(bits, np.dtype(f"uint{bit_width}"))
+
+
+def _shape(shape, op: str) -> tuple[int, ...]:
+    if shape is None:
+        return ()
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    try:
+        return tuple(int(d) for d in shape)
+    except TypeError:
+        fail(op, f"shape must be a sequence of ints, got {shape!r}")
+        raise
+
+
+# --- keys ---------------------------------------------------------------------------
+
+
+def _seed_words(seed) -> np.ndarray:
+    """The key of an integer seed as JAX makes it: (seed >> 32, seed & 0xFFFFFFFF),
+    the high word 0 for 32-bit seeds (x64 off)."""
+    from uir._src import config
+
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        a = np.asarray(seed)
+        if a.shape or not np.issubdtype(a.dtype, np.integer):
+            raise TypeError(f"PRNG key seed must be an integer scalar; got {seed!r}")
+        seed = int(a)
+    seed = int(seed)
+    if config.read("enable_x64"):
+        if not -(2**63) <= seed < 2**64:
+            raise OverflowError(f"seed {seed} does not fit in 64 bits")
+        value = seed % 2**64
+        return np.array([value >> 32, value & 0xFFFFFFFF], np.uint32)
+    if not -(2**31) <= seed < 2**32:
+        raise OverflowError(
+            f"seed {seed} does not fit in 32 bits (uir.config.update('enable_x64', True) "
+            "takes 64-bit seeds)"
+        )
+    return np.array([0, seed % 2**32], np.uint32)
+
+
+def PRNGKey(seed) -> np.ndarray:
+    """The key of an integer seed: a uint32[2] array."""
+    from uir._src import tracing
+
+    if tracing.current() is not None and hasattr(seed, "shape"):
+        return _traced_seed(seed)
+    return _seed_words(seed)
+
+
+def key(seed, *, impl=None) -> np.ndarray:
+    """The key of an integer seed. JAX returns a typed key array; uir returns
+    the raw uint32[2] key (the same bits as jax.random.key_data(key(seed)))."""
+    if impl not in (None, "threefry2x32"):
+        raise ValueError(f"uir.random implements threefry2x32 only, not {impl!r}")
+    return PRNGKey(seed)
+
+
+def key_data(keys):
+    """The raw uint32 words of keys (uir's keys are raw already)."""
+    return keys
+
+
+def wrap_key_data(key_bits, *, impl=None):
+    """Keys from raw uint32 words (uir's keys are raw already)."""
+    if impl not in (None, "threefry2x32"):
+        raise ValueError(f"uir.random implements threefry2x32 only, not {impl!r}")
+    return key_bits
+
+
+@eager
+def _traced_seed(seed):
+    s = asarray(seed)
+    if not dtypes.is_int(s.dtype) or s.shape:
+        fail("PRNGKey", f"a seed is an integer scalar, got {ops.describe(s)}")
+    if s.dtype.itemsize == 8:
+        high = ops.convert(
+            ops.binary("shift-right-logical", ops.convert(s, np.uint64), asarray(np.uint64(32))),
+            np.uint32,
+        )
+    else:
+        high = asarray(np.zeros((), np.uint32))
+    low = (
+        ops.convert(s, np.uint32)
+        if s.dtype.itemsize <= 4
+        else ops.convert(
+            ops.binary("and", ops.convert(s, np.uint64), asarray(np.uint64(0xFFFFFFFF))), np.uint32
+        )
+    )
+    return _stack2(high, low)
+
+
+def _stack2(a, b):
+    from uir._src.numpy_shapes import stack
+
+    return stack([a, b], axis=-1)
+
+
+@eager
+def split(key, num: int = 2):
+    """`num` new keys from `key`: a uint32[num, 2] array."""
+    k1, k2 = _words(key, "split")
+    shape = _shape(num, "split")
+    high, low = _counters(shape)
+    b1, b2 = threefry_2x32(k1, k2, high, low)
+    return _stack2(b1, b2)
+
+
+@eager
+def fold_in(key, data):
+    """A new key from `key` and an integer `data` (fold_in(key, i) for a
+    loop's step i)."""
+    k1, k2 = _words(key, "fold_in")
+    d = asarray(data)
+    if not dtypes.is_int(d.dtype) or d.shape:
+        fail("fold_in", f"data is an integer scalar, got {ops.describe(d)}")
+    if d.dtype.itemsize == 8:
+        wide = ops.convert(d, np.uint64)
+        high = ops.convert(ops.binary("shift-right-logical", wide, asarray(np.uint64(32))), _U32)
+        low = ops.convert(ops.binary("and", wide, asarray(np.uint64(0xFFFFFFFF))), _U32)
+    else:
+        high, low = asarray(np.zeros((), _U32)), ops.convert(d, _U32)
+    b1, b2 = threefry_2x32(k1, k2, high, low)
+    return _stack2(b1, b2)
+
+
+@eager
+def bits(key, shape: Sequence[int] = (), dtype=np.uint32):
+    """Random unsigned integers of `dtype` (uint8 to uint64) and `shape`."""
+    dtype = dtypes.canonicalize(dtype)
+    if dtype.kind != "u":
+        fail("bits", f"dtype must be an unsigned integer type, got {dtype}")
+    return _bits(key, dtype.itemsize * 8, _shape(shape, "bits"))
+
+
+# --- floats -------------------------------------------------------------------------
+
+
+def _float_dtype(dtype, op: str) -> np.dtype:
+    d = dtypes.canonicalize(dtypes.default_float() if dtype is None else dtype)
+    if not dtypes.is_float(d):
+        fail(op, f"dtype must be a float type, got {d}")
+    return d
+
+
+def _uniform(key, shape, dtype, minval, maxval, op: str):
+    finfo = dtypes.finfo(dtype)
+    nbits, nmant = finfo.bits, finfo.nmant
+    # Types with fewer than 8 mantissa bits draw 8 bits (JAX's rule).
+    rng_bits = 8 if nmant < 8 else nbits
+    uint = np.dtype(f"uint{nbits}")
+    raw = _bits(key, rng_bits, shape, op)
+    if rng_bits != nbits:
+        raw = ops.convert(raw, uint)
+    one_bits = np.array(1.0, dtype).view(uint)
+    mantissa = ops.binary(
+        "shift-right-logical", raw, asarray(np.array(rng_bits - nmant, uint)), op_name="shift_right"
+    )
+    float_bits = ops.binary("or", mantissa, asarray(one_bits), op_name="or")
+    from uir._src.lax_impl import bitcast_convert_type
+
+    floats = ops.binary(
+        "subtract", bitcast_convert_type(float_bits, dtype), asarray(np.array(1.0, dtype))
+    )
+    lo = ops.convert(asarray(minval), dtype)
+    hi = ops.convert(asarray(maxval), dtype)
+    scaled = _add(ops.binary("multiply", floats, ops.binary("subtract", hi, lo)), lo)
+    scaled = ops.broadcast_to(scaled, shape) if scaled.shape != tuple(shape) else scaled
+    return ops.binary("maximum", lo, scaled, op_name="max")
+
+
+@eager
+def uniform(key, shape: Sequence[int] = (), dtype=None, minval=0.0, maxval=1.0):
+    """Floats uniform in [minval, maxval)."""
+    d = _float_dtype(dtype, "uniform")
+    return _uniform(key, _shape(shape, "uniform"), d, minval, maxval, "uniform")
+
+
+def _erf_inv(x):
+    from uir._src.lax_impl import erf_inv
+
+    return erf_inv(x)
+
+
+@eager
+def normal(key, shape: Sequence[int] = (), dtype=None):
+    """Standard normal floats."""
+    d = _float_dtype(dtype, "normal")
+    lo = np.nextafter(np.array(-1.0, d), np.array(0.0, d))
+    u = _uniform(key, _shape(shape, "normal"), d, lo, np.array(1.0, d), "normal")
+    return ops.binary("multiply", asarray(np.array(np.sqrt(2), d)), _erf_inv(u))
+
+
+@eager
+def truncated_normal(key, lower, upper, shape=None, dtype=None):
+    """Standard normal floats truncated to (lower, upper)."""
+    from uir._src import numpy_impl as unp
+
+    d = _float_dtype(dtype, "truncated_normal")
+    lower, upper = ops.convert(asarray(lower), d), ops.convert(asarray(upper), d)
+    out_shape = (
+        ops.broadcast_shapes("truncated_normal", lower.shape, upper.shape)
+        if shape is None
+        else _shape(shape, "truncated_normal")
+    )
+    sqrt2 = asarray(np.array(np.sqrt(2), d))
+    a = unp.erf(ops.binary("divide", lower, sqrt2))
+    b = unp.erf(ops.binary("divide", upper, sqrt2))
+    u = _uniform(key, out_shape, d, a, b, "truncated_normal")
+    out = ops.binary("multiply", sqrt2, _erf_inv(u))
+    return unp.clip(
+        out,
+        unp.nextafter(lower, asarray(np.array(np.inf, d))),
+        unp.nextafter(upper, asarray(np.array(-np.inf, d))),
+    )
+
+
+@eager
+def bernoulli(key, p=0.5, shape=None):
+    """Booleans, True with probability p."""
+    from uir._src import numpy_impl as unp
+
+    p = asarray(p)
+    if not dtypes.is_float(p.dtype):
+        p = ops.convert(p, dtypes.default_float())
+    out_shape = p.shape if shape is None else _shape(shape, "bernoulli")
+    return unp.less(_uniform(key, out_shape, p.dtype, 0.0, 1.0, "bernoulli"), p)
+
+
+@eager
+def exponential(key, shape: Sequence[int] = (), dtype=None):
+    """Exponential floats of rate 1: -log1p(-u)."""
+    from uir._src import numpy_impl as unp
+
+    d = _float_dtype(dtype, "exponential")
+    u = _uniform(key, _shape(shape, "exponential"), d, 0.0, 1.0, "exponential")
+    return unp.negative(unp.log1p(unp.negative(u)))
+
+
+@eager
+def gumbel(key, shape: Sequence[int] = (), dtype=None):
+    """Standard Gumbel floats: -log(-log(u)), u uniform in [tiny, 1)."""
+    from uir._src import numpy_impl as unp
+
+    d = _float_dtype(dtype, "gumbel")
+    tiny = np.array(dtypes.finfo(d).tiny, d)
+    u = _uniform(key, _shape(shape, "gumbel"), d, tiny, np.array(1.0, d), "gumbel")
+    return unp.negative(unp.log(unp.negative(unp.log(u))))
+
+
+@eager
+def categorical(key, logits, axis: int = -1, shape=None):
+    """Indices drawn with probabilities softmax(logits) along `axis`: the
+    argmax of logits plus Gumbel noise, as JAX draws them."""
+    from uir._src import numpy_impl as unp
+
+    logits = asarray(logits)
+    ax = ops.normalize_axis(axis, logits.ndim, "categorical")
+    batch = tuple(s for i, s in enumerate(logits.shape) if i != ax)
+    if shape is None:
+        shape = batch
+    else:
+        shape = _shape(shape, "categorical")
+        if shape[len(shape) - len(batch) :] != batch:
+            fail("categorical", f"shape {shape} must end with the batch shape {batch}")
+    prefix = shape[: len(shape) - len(batch)]
+    full = [*shape[len(shape) - len(batch) :]]
+    full.insert(ax, logits.shape[ax])
+    noise = gumbel(key, (*prefix, *full), logits.dtype)
+    expanded = ops.reshape(logits, (1,) * len(prefix) + logits.shape)
+    return unp.argmax(_add(noise, expanded), axis=ax - logits.ndim if ax >= 0 else ax)
+
+
+# --- integers -----------------------------------------------------------------------
+
+
+def _clip_to(x, dtype):
+    """`x` converted to integer `dtype`, clipped to its range first."""
+    from uir._src import numpy_impl as unp
+
+    info = np.iinfo(dtype)
+    if (
+        dtypes.is_int(x.dtype)
+        and np.iinfo(x.dtype).min >= info.min
+        and np.iinfo(x.dtype).max <= info.max
+    ):
+        return ops.convert(x, dtype)
+    lo = asarray(
+        np.array(
+            max(info.min, np.iinfo(x.dtype).min if dtypes.is_int(x.dtype) else info.min), x.dtype
+        )
+    )
+    hi = asarray(
+        np.array(
+            min(info.max, np.iinfo(x.dtype).max if dtypes.is_int(x.dtype) else info.max), x.dtype
+        )
+    )
+    return ops.convert(unp.clip(x, lo, hi), dtype)
+
+
+@eager
+def randint(key, shape, minval, maxval, dtype=None):
+    """Integers uniform in [minval, maxval), as JAX draws them: two draws of
+    bits combined modulo the span, so small biases stay small."""
+    from uir._src import numpy_impl as unp
+
+    dtype = dtypes.canonicalize(dtypes.default_int() if dtype is None else dtype)
+    if not dtypes.is_int(dtype):
+        fail("randint", f"dtype must be an integer type, got {dtype}")
+    shape = _shape(shape, "randint")
+    minval, maxval = asarray(minval), asarray(maxval)
+    if not dtypes.is_int(minval.dtype):
+        minval = ops.convert(minval, dtype)
+    if not dtypes.is_int(maxval.dtype):
+        maxval = ops.convert(maxval, dtype)
+    info = np.iinfo(dtype)
+    top = (
+        asarray(np.array(info.max, maxval.dtype))
+        if np.iinfo(maxval.dtype).max >= info.max
+        else None
+    )
+    out_of_range = unp.greater(maxval, top) if top is not None else None
+    minval, maxval = _clip_to(minval, dtype), _clip_to(maxval, dtype)
+    minval = ops.broadcast_to(minval, shape)
+    maxval = ops.broadcast_to(maxval, shape)
+    nbits = info.bits
+    keys = split(key)
+    higher = _bits(ops.reshape(_slice_row(keys, 0), (2,)), nbits, shape, "randint")
+    lower = _bits(ops.reshape(_slice_row(keys, 1), (2,)), nbits, shape, "randint")
+    unsigned = np.dtype(f"uint{nbits}")
+    span = ops.convert(ops.binary("subtract", maxval, minval), unsigned)
+    one = asarray(np.ones((), unsigned))
+    span = ops.select(unp.less_equal(maxval, minval), ops.broadcast_to(one, shape), span)
+    if out_of_range is not None:
+        grow = unp.logical_and(ops.broadcast_to(out_of_range, shape), unp.greater(maxval, minval))
+        span = ops.select(grow, _add(span, ops.broadcast_to(one, shape)), span)
+    half = asarray(np.array(2 ** (nbits // 2), unsigned))
+    multiplier = ops.binary("remainder", ops.broadcast_to(half, shape), span)
+    multiplier = ops.binary("remainder", ops.binary("multiply", multiplier, multiplier), span)
+    offset = _add(
+        ops.binary("multiply", ops.binary("remainder", higher, span), multiplier),
+        ops.binary("remainder", lower, span),
+    )
+    offset = ops.binary("remainder", offset, span)
+    return _add(minval, ops.convert(offset, dtype))
+
+
+def _slice_row(keys, i: int):
+    from uir._src.numpy_shapes import slice_static
+
+    return slice_static(keys, [i, 0], [i + 1, 2], [1, 1])
+
+
+def _shuffle(key, x, axis: int):
+    """JAX's shuffle: rounds of sorting by fresh 32-bit keys, enough rounds
+    that ties are unlikely (3 log(n) / log(2**32 - 1))."""
+    from uir._src.numpy_shapes import _sort
+
+    size = math.prod(x.shape)
+    rounds = int(np.ceil(3 * np.log(max(1, size)) / np.log(np.iinfo(np.uint32).max)))
+    for _ in range(rounds):
+        keys = split(key)
+        key = ops.reshape(_slice_row(keys, 0), (2,))
+        subkey = ops.reshape(_slice_row(keys, 1), (2,))
+        sort_keys = _bits(subkey, 32, x.shape, "permutation")
+        _, x = _sort([sort_keys, x], axis, num_keys=1, name="permutation")
+    return x
+
+
+@eager
+def permutation(key, x, axis: int = 0, independent: bool = False):
+    """A random permutation of range(x) for an int x, else of x along `axis`
+    (each slice on its own with `independent`)."""
+    from uir._src import numpy_impl as unp
+    from uir._src.numpy_shapes import take
+
+    if isinstance(x, (int, np.integer)):
+        return _shuffle(key, ops.iota(dtypes.default_int(), (int(x),), 0), 0)
+    x = asarray(x)
+    if not x.ndim:
+        fail("permutation", "x must be an int or an array of at least one dimension")
+    ax = ops.normalize_axis(axis, x.ndim, "permutation")
+    if independent or x.ndim == 1:
+        return _shuffle(key, x, ax)
+    order = _shuffle(key, ops.iota(dtypes.default_int(), (x.shape[ax],), 0), 0)
+    del unp
+    return take(x, order, axis=ax)
+
+
+@eager
+def choice(key, a, shape: Sequence[int] = (), replace: bool = True, p=None, axis: int = 0):
+    """Draws from a (an int n: range(n); an array: its slices along axis),
+    with or without replacement."""
+    from uir._src.numpy_shapes import slice_static, take
+
+    shape = _shape(shape, "choice")
+    if isinstance(a, (int, np.integer)):
+        n = int(a)
+        arr = None
+    else:
+        arr = asarray(a)
+        if not arr.ndim:
+            fail("choice", "a must be an int or an array of at least one dimension")
+        n = arr.shape[ops.normalize_axis(axis, arr.ndim, "choice")]
+    draws = math.prod(shape)
+    if n <= 0 and draws:
+        fail("choice", "a must be positive or a non-empty array")
+    if p is not None:
+        fail("choice", "choice with probabilities p is not supported yet; use categorical")
+    if replace:
+        index = randint(key, shape, 0, n)
+    else:
+        if draws > n:
+            fail(
+                "choice",
+                f"cannot take a larger sample ({draws}) than the population ({n}) without replacement",
+            )
+        perm = permutation(key, n)
+        index = ops.reshape(
+            slice_static(perm, [0], [draws], [1]),
+            shape,
+        )
+    if arr is None:
+        return index
+    return take(arr, index, axis=axis)
+
+
+__all__ = [
+    "PRNGKey",
+    "bernoulli",
+    "bits",
+    "categorical",
+    "choice",
+    "exponential",
+    "fold_in",
+    "gumbel",
+    "key",
+    "key_data",
+    "normal",
+    "permutation",
+    "randint",
+    "split",
+    "threefry_2x32",
+    "truncated_normal",
+    "uniform",
+    "wrap_key_data",
+]
