@@ -68,13 +68,20 @@ std::vector<HloInstruction*> Readers(HloInstruction* value, std::vector<int64_t>
 
 // The value a view chain starts from: through bitcasts, and through
 // get-tuple-element of a tuple to the element.
+// An opt-barrier passes its operand on unchanged (the same buffers).
+const HloInstruction* ThroughBarriers(const HloInstruction* x) {
+  while (x->opcode() == HloOpcode::kOptimizationBarrier) x = x->operand(0);
+  return x;
+}
+
 const HloInstruction* Base(const HloInstruction* x) {
   for (;;) {
+    x = ThroughBarriers(x);
     if (x->opcode() == HloOpcode::kBitcast) {
       x = x->operand(0);
     } else if (x->opcode() == HloOpcode::kGetTupleElement &&
-               x->operand(0)->opcode() == HloOpcode::kTuple) {
-      x = x->operand(0)->operand(x->attributes().Get<int64_t>(AttrKey::kIndex));
+               ThroughBarriers(x->operand(0))->opcode() == HloOpcode::kTuple) {
+      x = ThroughBarriers(x->operand(0))->operand(x->attributes().Get<int64_t>(AttrKey::kIndex));
     } else {
       return x;
     }
@@ -84,10 +91,12 @@ const HloInstruction* Base(const HloInstruction* x) {
 // Where a value comes from: through bitcasts, get-tuple-elements and the
 // tuples they take apart, the instruction that defines it and the index
 // (`at`) of the value in its result.
-const HloInstruction* Origin(const HloInstruction* x, std::vector<int64_t>& at) {
-  at.clear();
+// From element `at` of x (`at` is updated along the way).
+const HloInstruction* OriginFrom(const HloInstruction* x, std::vector<int64_t>& at) {
   for (;;) {
-    if (x->opcode() == HloOpcode::kBitcast) {
+    if (x->opcode() == HloOpcode::kOptimizationBarrier) {
+      x = x->operand(0);
+    } else if (x->opcode() == HloOpcode::kBitcast) {
       x = x->operand(0);
     } else if (x->opcode() == HloOpcode::kGetTupleElement) {
       at.insert(at.begin(), x->attributes().Get<int64_t>(AttrKey::kIndex));
@@ -99,6 +108,11 @@ const HloInstruction* Origin(const HloInstruction* x, std::vector<int64_t>& at) 
       return x;
     }
   }
+}
+
+const HloInstruction* Origin(const HloInstruction* x, std::vector<int64_t>& at) {
+  at.clear();
+  return OriginFrom(x, at);
 }
 
 // Never written in place: constants and the entry's parameters (and views
@@ -354,6 +368,19 @@ class Inserter {
   bool EntryOutputs(const hlo::ModuleConfig& config) {
     bool changed = false;
     HloInstruction* root = c_.root();
+    if (root->opcode() != HloOpcode::kTuple && root->shape().IsTuple() && NeedsSpelling(root)) {
+      // A tuple-shaped root that is not a tuple (an opt-barrier passing on
+      // a constant, say) whose elements need copies: spell it out element
+      // by element so each can get its own.
+      hlo::ComputationBuilder b(&c_);
+      std::vector<HloInstruction*> elements;
+      for (int64_t k = 0; k < static_cast<int64_t>(root->shape().tuple_shapes().size()); ++k) {
+        elements.push_back(b.GetTupleElement(root, k));
+      }
+      root = b.Tuple(elements);
+      c_.set_root(root);
+      changed = true;
+    }
     if (root->opcode() != HloOpcode::kTuple) {
       if (root->shape().IsArray() && ReadOnly(root, entry_)) {
         c_.set_root(AddCopy(root));
@@ -388,6 +415,24 @@ class Inserter {
   }
 
  private:
+  // Whether a tuple-shaped root's array elements include a read-only value
+  // (a constant, a parameter) or one value twice.
+  bool NeedsSpelling(const HloInstruction* root) const {
+    std::vector<std::pair<const HloInstruction*, std::vector<int64_t>>> seen;
+    for (int64_t k = 0; k < static_cast<int64_t>(root->shape().tuple_shapes().size()); ++k) {
+      if (!root->shape().tuple_shapes(k).IsArray()) continue;
+      std::vector<int64_t> at = {k};
+      const HloInstruction* origin = OriginFrom(root, at);
+      if (at.empty() && (origin->opcode() == HloOpcode::kConstant ||
+                         (origin->opcode() == HloOpcode::kParameter && origin->parent() == entry_)))
+        return true;
+      auto key = std::make_pair(origin, at);
+      if (std::find(seen.begin(), seen.end(), key) != seen.end()) return true;
+      seen.push_back(std::move(key));
+    }
+    return false;
+  }
+
   // The entry's one array result is written over parameter `a.parameter`:
   // safe if every other reader of it comes first and the result reads it
   // element by element (or updates it in place); else a copy computes

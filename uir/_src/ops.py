@@ -223,8 +223,11 @@ def reduction_identity(opcode: str, dtype):
         return np.zeros((), dtype)
     if opcode == "multiply":
         return np.ones((), dtype)
-    if opcode in ("and", "or"):
-        return np.array(opcode == "and", dtype)
+    if opcode in ("or", "xor"):
+        return np.zeros((), dtype)
+    if opcode == "and":
+        # All bits set: True for bool, -1 (or the largest unsigned) for ints.
+        return np.array(True) if dtype == np.bool_ else np.array(-1).astype(dtype)
     if dtypes.is_float(dtype):
         v = -np.inf if opcode == "maximum" else np.inf
         return np.array(v).astype(dtype)

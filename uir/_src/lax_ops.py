@@ -1,0 +1,779 @@
+"""jax.lax's elementwise, structural and reduction operations, with lax's
+rules: no type promotion (operands of one dtype; Python scalars take it),
+no implicit broadcasting of arrays, each op's accepted dtypes checked at
+trace time. Every function runs traced and eagerly."""
+
+from __future__ import annotations
+
+import builtins
+import enum
+import math
+
+import numpy as np
+
+from uir._src import dtypes, ops
+from uir._src.eager import eager
+from uir._src.ops import asarray, fail
+from uir._src.tracing import Tracer
+
+_FLOAT = "floating"
+_INEXACT = "floating or complex"
+_INT = "integer"
+_INT_BOOL = "integer or boolean"
+_NUMBER = "numeric"
+_ANY = "any"
+
+
+def _accepts(dtype: np.dtype, kinds: str) -> bool:
+    if kinds == _ANY:
+        return True
+    f, c, i, b = (
+        dtypes.is_float(dtype),
+        dtypes.is_complex(dtype),
+        dtypes.is_int(dtype),
+        dtype == np.bool_,
+    )
+    return {
+        _FLOAT: f,
+        _INEXACT: f or c,
+        _INT: i,
+        _INT_BOOL: i or b,
+        _NUMBER: f or c or i,
+    }[kinds]
+
+
+def _check(name: str, x: Tracer, kinds: str) -> Tracer:
+    if not _accepts(x.dtype, kinds):
+        fail(f"lax.{name}", f"{name} does not accept dtype {x.dtype}; it takes {kinds} types")
+    return x
+
+
+def _is_array(x) -> bool:
+    return isinstance(x, (Tracer, np.ndarray, np.generic))
+
+
+def _same(name: str, *xs) -> list[Tracer]:
+    """lax's operands: arrays of one dtype and shape; Python scalars take
+    the arrays' dtype."""
+    arrays = [asarray(x) for x in xs if _is_array(x)]
+    if not arrays:
+        arrays = [asarray(xs[0])]
+    dtype = arrays[0].dtype
+    for a in arrays[1:]:
+        if a.dtype != dtype:
+            fail(
+                f"lax.{name}",
+                f"lax.{name} requires arguments to have the same dtypes, got "
+                + ", ".join(str(b.dtype) for b in arrays),
+            )
+    shapes = {a.shape for a in arrays}
+    if len(shapes) > 1:
+        fail(
+            f"lax.{name}",
+            f"{name} got incompatible shapes for broadcasting: "
+            + ", ".join(str(a.shape) for a in arrays),
+        )
+    return [asarray(x) if _is_array(x) else asarray(np.asarray(x, dtype)) for x in xs]
+
+
+def _unary(opcode: str, name: str, kinds: str):
+    def f(x):
+        return ops.unary(opcode, _check(name, _same(name, x)[0], kinds), op_name=name)
+
+    f.__name__ = name
+    f.__doc__ = f"Elementwise {name} ({opcode}), as jax.lax.{name}."
+    return eager(f)
+
+
+def _binary(opcode: str, name: str, kinds: str):
+    def f(x, y):
+        a, b = _same(name, x, y)
+        return ops.binary(opcode, _check(name, a, kinds), b, op_name=name)
+
+    f.__name__ = name
+    f.__doc__ = f"Elementwise {name} ({opcode}), as jax.lax.{name}."
+    return eager(f)
+
+
+def _comparison(direction: str, name: str):
+    def f(x, y):
+        a, b = _same(name, x, y)
+        return ops.compare(a, b, direction, name)
+
+    f.__name__ = name
+    f.__doc__ = f"Elementwise x {direction} y, as jax.lax.{name}."
+    return eager(f)
+
+
+abs = _unary("abs", "abs", _NUMBER)
+acos = _unary("acos", "acos", _INEXACT)
+acosh = _unary("acosh", "acosh", _INEXACT)
+asin = _unary("asin", "asin", _INEXACT)
+asinh = _unary("asinh", "asinh", _INEXACT)
+atanh = _unary("atanh", "atanh", _INEXACT)
+cbrt = _unary("cbrt", "cbrt", _FLOAT)
+ceil = _unary("ceil", "ceil", _FLOAT)
+clz = _unary("count-leading-zeros", "clz", _INT)
+cos = _unary("cosine", "cos", _INEXACT)
+cosh = _unary("cosh", "cosh", _INEXACT)
+erf = _unary("erf", "erf", _FLOAT)
+exp = _unary("exponential", "exp", _INEXACT)
+expm1 = _unary("exponential-minus-one", "expm1", _INEXACT)
+floor = _unary("floor", "floor", _FLOAT)
+is_finite = _unary("is-finite", "is_finite", _FLOAT)
+log = _unary("log", "log", _INEXACT)
+log1p = _unary("log-plus-one", "log1p", _INEXACT)
+logistic = _unary("logistic", "logistic", _INEXACT)
+neg = _unary("negate", "neg", _NUMBER)
+bitwise_not = _unary("not", "bitwise_not", _INT_BOOL)
+population_count = _unary("popcnt", "population_count", _INT)
+rsqrt = _unary("rsqrt", "rsqrt", _INEXACT)
+sign = _unary("sign", "sign", _NUMBER)
+sin = _unary("sine", "sin", _INEXACT)
+sinh = _unary("sinh", "sinh", _INEXACT)
+sqrt = _unary("sqrt", "sqrt", _INEXACT)
+tan = _unary("tan", "tan", _INEXACT)
+tanh = _unary("tanh", "tanh", _INEXACT)
+
+sub = _binary("subtract", "sub", _NUMBER)
+div = _binary("divide", "div", _NUMBER)
+rem = _binary("remainder", "rem", _NUMBER)
+pow = _binary("power", "pow", _INEXACT)
+atan2 = _binary("atan2", "atan2", _INEXACT)
+bitwise_and = _binary("and", "bitwise_and", _INT_BOOL)
+bitwise_or = _binary("or", "bitwise_or", _INT_BOOL)
+bitwise_xor = _binary("xor", "bitwise_xor", _INT_BOOL)
+shift_left = _binary("shift-left", "shift_left", _INT)
+shift_right_arithmetic = _binary("shift-right-arithmetic", "shift_right_arithmetic", _INT)
+shift_right_logical = _binary("shift-right-logical", "shift_right_logical", _INT)
+
+eq = _comparison("EQ", "eq")
+ne = _comparison("NE", "ne")
+lt = _comparison("LT", "lt")
+le = _comparison("LE", "le")
+gt = _comparison("GT", "gt")
+ge = _comparison("GE", "ge")
+
+
+@eager
+def atan(x):
+    """Elementwise arctangent, as jax.lax.atan (atan2(x, 1))."""
+    (a,) = _same("atan", x)
+    _check("atan", a, _INEXACT)
+    return ops.binary("atan2", a, asarray(np.ones((), a.dtype)), op_name="atan")
+
+
+@eager
+def exp2(x):
+    """Elementwise 2**x, as jax.lax.exp2."""
+    (a,) = _same("exp2", x)
+    _check("exp2", a, _INEXACT)
+    return ops.unary(
+        "exponential", ops.binary("multiply", a, asarray(np.array(np.log(2), a.dtype)))
+    )
+
+
+@eager
+def erfc(x):
+    """Elementwise 1 - erf(x), as jax.lax.erfc."""
+    (a,) = _same("erfc", x)
+    _check("erfc", a, _FLOAT)
+    return ops.binary("subtract", asarray(np.ones((), a.dtype)), ops.unary("erf", a))
+
+
+@eager
+def square(x):
+    """Elementwise x * x, as jax.lax.square."""
+    (a,) = _same("square", x)
+    return ops.binary("multiply", a, a, op_name="square")
+
+
+@eager
+def reciprocal(x):
+    """Elementwise 1 / x, as jax.lax.reciprocal."""
+    (a,) = _same("reciprocal", x)
+    _check("reciprocal", a, _INEXACT)
+    return ops.binary("divide", asarray(np.ones((), a.dtype)), a, op_name="reciprocal")
+
+
+@eager
+def integer_pow(x, y: int):
+    """x to a fixed integer power, by repeated multiplication, as jax.lax.integer_pow."""
+    if not isinstance(y, (int, np.integer)):
+        fail("lax.integer_pow", f"the exponent must be a Python int, got {y!r}")
+    (a,) = _same("integer_pow", x)
+    if y == 0:
+        return ops.broadcast_to(asarray(np.ones((), a.dtype)), a.shape)
+    base, n, acc = a, builtins.abs(int(y)), None
+    while n:
+        if n & 1:
+            acc = base if acc is None else ops.binary("multiply", acc, base)
+        n >>= 1
+        if n:
+            base = ops.binary("multiply", base, base)
+    if y < 0:
+        acc = ops.binary("divide", asarray(np.ones((), a.dtype)), acc)
+    return acc
+
+
+@eager
+def nextafter(x1, x2):
+    """The next float after x1 toward x2, as jax.lax.nextafter."""
+    from uir._src.numpy_impl import nextafter as np_nextafter
+
+    a, b = _same("nextafter", x1, x2)
+    return np_nextafter(_check("nextafter", a, _FLOAT), b)
+
+
+class RoundingMethod(enum.IntEnum):
+    """How lax.round breaks ties."""
+
+    AWAY_FROM_ZERO = 0
+    TO_NEAREST_EVEN = 1
+
+
+@eager
+def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):
+    """Rounds to the nearest integer, ties away from zero or to even."""
+    (a,) = _same("round", x)
+    _check("round", a, _FLOAT)
+    opcode = (
+        "round-nearest-even"
+        if int(rounding_method) == RoundingMethod.TO_NEAREST_EVEN
+        else "round-nearest-afz"
+    )
+    return ops.unary(opcode, a, op_name="round")
+
+
+@eager
+def clamp(min, x, max):
+    """x clamped to [min, max] elementwise (bounds may be scalars)."""
+    x = asarray(x)
+    lo = asarray(min) if _is_array(min) else asarray(np.asarray(min, x.dtype))
+    hi = asarray(max) if _is_array(max) else asarray(np.asarray(max, x.dtype))
+    for bound in (lo, hi):
+        if bound.dtype != x.dtype:
+            fail("lax.clamp", f"clamp requires one dtype, got {lo.dtype}, {x.dtype}, {hi.dtype}")
+        if bound.shape not in ((), x.shape):
+            fail(
+                "lax.clamp",
+                f"clamp's bounds must be scalars or of x's shape {x.shape}, got {bound.shape}",
+            )
+    return ops._comp().emit("clamp", lo, x, hi, shape=(x.shape, x.dtype), op_name="clamp")
+
+
+@eager
+def complex(x, y):
+    """x + 1j * y elementwise, as jax.lax.complex."""
+    a, b = _same("complex", x, y)
+    _check("complex", a, _FLOAT)
+    out = np.complex64 if a.dtype == np.float32 else np.complex128
+    return ops._comp().emit("complex", a, b, shape=(a.shape, out), op_name="complex")
+
+
+@eager
+def real(x):
+    """The real part, as jax.lax.real."""
+    from uir._src.numpy_impl import real as np_real
+
+    return np_real(_check("real", asarray(x), "floating or complex"))
+
+
+@eager
+def imag(x):
+    """The imaginary part, as jax.lax.imag."""
+    from uir._src.numpy_impl import imag as np_imag
+
+    return np_imag(asarray(x))
+
+
+@eager
+def conj(x):
+    """The complex conjugate, as jax.lax.conj."""
+    from uir._src.numpy_impl import conj as np_conj
+
+    return np_conj(asarray(x))
+
+
+def stop_gradient(x):
+    """x itself: uir does not differentiate, so there is no gradient to stop."""
+    return x
+
+
+@eager
+def optimization_barrier(operand):
+    """The operands unchanged, through an opt-barrier no pass moves work across."""
+    from uir._src import tree_util
+
+    leaves, tree = tree_util.tree_flatten(operand)
+    xs = [asarray(x) for x in leaves]
+    if not xs:
+        return operand
+    comp = ops._comp()
+    metadata = comp.metadata("optimization_barrier")
+    together = comp.builder.op("tuple", *[comp.resolve(x).inst for x in xs], metadata=metadata)
+    out = comp.wrap(comp.builder.op("opt-barrier", together, metadata=metadata))
+    return tree_util.tree_unflatten(tree, list(out))
+
+
+@eager
+def reduce_precision(operand, exponent_bits: int, mantissa_bits: int):
+    """Rounds floats to a narrower format's exponent and mantissa, keeping the type."""
+    x = _check("reduce_precision", asarray(operand), _FLOAT)
+    return ops._comp().emit(
+        "reduce-precision",
+        x,
+        exponent_bits=int(exponent_bits),
+        mantissa_bits=int(mantissa_bits),
+        shape=(x.shape, x.dtype),
+        op_name="reduce_precision",
+    )
+
+
+# --- shapes ---------------------------------------------------------------------------
+
+
+def _shape_tuple(shape, name: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(d) for d in shape)
+    except TypeError:
+        fail(f"lax.{name}", f"a shape is a sequence of ints, got {shape!r}")
+        raise
+
+
+@eager
+def reshape(operand, new_sizes, dimensions=None):
+    """operand reshaped to new_sizes (after transposing by `dimensions`)."""
+    x = asarray(operand)
+    new = _shape_tuple(new_sizes, "reshape")
+    if dimensions is not None:
+        x = ops.transpose(x, list(dimensions))
+    if math.prod(new) != math.prod(x.shape):
+        fail("lax.reshape", f"cannot reshape {ops.describe(x)} to {new}")
+    return ops.reshape(x, new)
+
+
+@eager
+def transpose(operand, permutation):
+    """operand with its dimensions in the order `permutation`."""
+    x = asarray(operand)
+    perm = [int(p) for p in permutation]
+    if sorted(perm) != list(range(x.ndim)):
+        fail("lax.transpose", f"permutation {perm} is not one of {x.ndim} dimensions")
+    return ops.transpose(x, perm)
+
+
+@eager
+def rev(operand, dimensions):
+    """operand reversed along `dimensions`."""
+    x = asarray(operand)
+    dims = [ops.normalize_axis(d, x.ndim, "rev") for d in dimensions]
+    return ops._comp().emit("reverse", x, dimensions=dims, shape=(x.shape, x.dtype), op_name="rev")
+
+
+@eager
+def concatenate(operands, dimension: int):
+    """operands (one dtype) joined along `dimension`."""
+    from uir._src.numpy_shapes import concatenate as np_concatenate
+
+    xs = _same_dtype("concatenate", operands)
+    return np_concatenate(xs, axis=dimension)
+
+
+def _same_dtype(name: str, operands) -> list[Tracer]:
+    xs = [asarray(x) for x in operands]
+    if not xs:
+        fail(f"lax.{name}", f"{name} needs at least one operand")
+    if len({x.dtype for x in xs}) > 1:
+        fail(
+            f"lax.{name}",
+            f"lax.{name} requires arguments to have the same dtypes, got "
+            + ", ".join(str(x.dtype) for x in xs),
+        )
+    return xs
+
+
+@eager
+def pad(operand, padding_value, padding_config):
+    """operand padded with `padding_value`: (low, high, interior) per dimension."""
+    x = asarray(operand)
+    value = (
+        asarray(padding_value)
+        if _is_array(padding_value)
+        else asarray(np.asarray(padding_value, x.dtype))
+    )
+    if value.dtype != x.dtype or value.shape:
+        fail(
+            "lax.pad", f"the padding value must be a scalar of {x.dtype}, got {ops.describe(value)}"
+        )
+    config = [tuple(int(v) for v in c) for c in padding_config]
+    if len(config) != x.ndim or any(len(c) != 3 or c[2] < 0 for c in config):
+        fail(
+            "lax.pad",
+            f"padding_config needs (low, high, interior >= 0) for each of {x.ndim} dimensions",
+        )
+    shape = tuple(
+        lo + hi + s + builtins.max(0, s - 1) * interior
+        for s, (lo, hi, interior) in zip(x.shape, config, strict=True)
+    )
+    if builtins.min(shape, default=0) < 0:
+        fail("lax.pad", f"padding {config} leaves a negative size")
+    return ops._comp().emit("pad", x, value, padding=config, shape=(shape, x.dtype), op_name="pad")
+
+
+@eager
+def broadcast(operand, sizes):
+    """operand with new leading dimensions `sizes`."""
+    x = asarray(operand)
+    return ops.broadcast_to(x, (*_shape_tuple(sizes, "broadcast"), *x.shape))
+
+
+@eager
+def broadcast_to_rank(x, rank: int):
+    """x with leading unit dimensions up to `rank`."""
+    a = asarray(x)
+    if a.ndim >= rank:
+        return a
+    return ops.reshape(a, (1,) * (rank - a.ndim) + a.shape)
+
+
+@eager
+def expand_dims(array, dimensions):
+    """array with unit dimensions inserted at `dimensions`."""
+    from uir._src.numpy_shapes import expand_dims as np_expand
+
+    return np_expand(asarray(array), tuple(dimensions))
+
+
+@eager
+def squeeze(array, dimensions):
+    """array without the unit dimensions `dimensions`."""
+    x = asarray(array)
+    dims = {ops.normalize_axis(d, x.ndim, "squeeze") for d in dimensions}
+    for d in dims:
+        if x.shape[d] != 1:
+            fail("lax.squeeze", f"dimension {d} of {ops.describe(x)} is not of size 1")
+    return ops.reshape(x, tuple(s for i, s in enumerate(x.shape) if i not in dims))
+
+
+@eager
+def collapse(operand, start_dimension: int, stop_dimension: int | None = None):
+    """operand with dimensions [start, stop) merged into one."""
+    x = asarray(operand)
+    stop = x.ndim if stop_dimension is None else stop_dimension
+    shape = (*x.shape[:start_dimension], math.prod(x.shape[start_dimension:stop]), *x.shape[stop:])
+    return ops.reshape(x, shape)
+
+
+@eager
+def select_n(which, *cases):
+    """cases[which] elementwise: which is a bool (two cases) or an int32 index."""
+    if not cases:
+        fail("lax.select_n", "select_n needs at least one case")
+    xs = _same("select_n", *cases)
+    w = asarray(which)
+    if w.shape not in ((), xs[0].shape):
+        fail(
+            "lax.select_n",
+            f"which must be a scalar or of the cases' shape {xs[0].shape}, got {w.shape}",
+        )
+    if w.dtype == np.bool_:
+        if len(xs) > 2:
+            fail("lax.select_n", "a boolean which selects between two cases")
+        return xs[0] if len(xs) == 1 else ops.select(w, xs[1], xs[0])
+    if not dtypes.is_int(w.dtype):
+        fail("lax.select_n", f"which must be bool or int32, got {w.dtype}")
+    out = xs[-1]
+    for i in range(len(xs) - 2, -1, -1):
+        pick = ops.compare(w, asarray(np.array(i, w.dtype)), "EQ", "eq")
+        out = ops.select(pick, xs[i], out)
+    return out
+
+
+@eager
+def full(shape, fill_value, dtype=None):
+    """An array of `shape` filled with fill_value."""
+    from uir._src.numpy_impl import full as np_full
+
+    return np_full(_shape_tuple(shape, "full"), fill_value, dtype)
+
+
+@eager
+def full_like(x, fill_value, dtype=None, shape=None):
+    """An array like x (or of `shape`) filled with fill_value."""
+    a = asarray(x)
+    from uir._src.numpy_impl import full as np_full
+
+    return np_full(
+        a.shape if shape is None else _shape_tuple(shape, "full_like"), fill_value, dtype or a.dtype
+    )
+
+
+@eager
+def broadcasted_iota(dtype, shape, dimension: int):
+    """Counts along `dimension` of an array of `shape`."""
+    return ops.iota(
+        dtypes.canonicalize(dtype), _shape_tuple(shape, "broadcasted_iota"), int(dimension)
+    )
+
+
+def dtype(x, *, canonicalize: bool = False):
+    """The dtype of x (canonical for this x64 setting when asked)."""
+    d = x.dtype if hasattr(x, "dtype") else ops.weak_dtype_of(x)[0]
+    return dtypes.canonicalize(d) if canonicalize else np.dtype(d)
+
+
+# --- slicing ----------------------------------------------------------------------------
+
+
+@eager
+def slice_in_dim(operand, start_index, limit_index, stride: int = 1, axis: int = 0):
+    """operand[start:limit:stride] along `axis`."""
+    from uir._src.numpy_shapes import slice_static
+
+    x = asarray(operand)
+    ax = ops.normalize_axis(axis, x.ndim, "slice_in_dim")
+    n = x.shape[ax]
+    start = 0 if start_index is None else int(start_index)
+    limit = n if limit_index is None else int(limit_index)
+    start, limit = start + n if start < 0 else start, limit + n if limit < 0 else limit
+    starts, limits, strides = [0] * x.ndim, list(x.shape), [1] * x.ndim
+    starts[ax], limits[ax], strides[ax] = start, limit, int(stride)
+    return slice_static(x, starts, limits, strides)
+
+
+@eager
+def index_in_dim(operand, index: int, axis: int = 0, keepdims: bool = True):
+    """The slice at `index` along `axis` (the axis kept with keepdims)."""
+    x = asarray(operand)
+    ax = ops.normalize_axis(axis, x.ndim, "index_in_dim")
+    i = int(index) + (x.shape[ax] if int(index) < 0 else 0)
+    out = slice_in_dim(x, i, i + 1, 1, ax)
+    return out if keepdims else ops.reshape(out, x.shape[:ax] + x.shape[ax + 1 :])
+
+
+@eager
+def dynamic_slice_in_dim(operand, start_index, slice_size: int, axis: int = 0):
+    """A window of slice_size at a traced start along `axis`."""
+    from uir._src.lax_slicing import dynamic_slice
+
+    x = asarray(operand)
+    ax = ops.normalize_axis(axis, x.ndim, "dynamic_slice_in_dim")
+    starts = [np.int32(0)] * x.ndim
+    starts[ax] = start_index
+    sizes = list(x.shape)
+    sizes[ax] = int(slice_size)
+    return dynamic_slice(x, starts, sizes)
+
+
+@eager
+def dynamic_index_in_dim(operand, index, axis: int = 0, keepdims: bool = True):
+    """The slice at a traced index along `axis`."""
+    x = asarray(operand)
+    ax = ops.normalize_axis(axis, x.ndim, "dynamic_index_in_dim")
+    out = dynamic_slice_in_dim(x, index, 1, ax)
+    return out if keepdims else ops.reshape(out, x.shape[:ax] + x.shape[ax + 1 :])
+
+
+@eager
+def dynamic_update_slice_in_dim(operand, update, start_index, axis: int):
+    """operand with `update` written at a traced start along `axis`."""
+    from uir._src.lax_slicing import dynamic_update_slice
+
+    x = asarray(operand)
+    ax = ops.normalize_axis(axis, x.ndim, "dynamic_update_slice_in_dim")
+    starts = [np.int32(0)] * x.ndim
+    starts[ax] = start_index
+    return dynamic_update_slice(x, update, starts)
+
+
+@eager
+def dynamic_update_index_in_dim(operand, update, index, axis: int):
+    """operand with one slice along `axis` replaced at a traced index."""
+    x, u = asarray(operand), asarray(update)
+    ax = ops.normalize_axis(axis, x.ndim, "dynamic_update_index_in_dim")
+    if u.ndim == x.ndim - 1:
+        u = ops.reshape(u, (*u.shape[:ax], 1, *u.shape[ax:]))
+    return dynamic_update_slice_in_dim(x, u, index, ax)
+
+
+# --- reductions -----------------------------------------------------------------------
+
+
+def _reduction(opcode: str, name: str, kinds: str):
+    def f(operand, axes):
+        x = _check(name, asarray(operand), kinds)
+        dims = sorted({ops.normalize_axis(a, x.ndim, name) for a in axes})
+        return ops.reduce(x, opcode, dims, name)
+
+    f.__name__ = name
+    f.__doc__ = f"Reduces operand over `axes` with {opcode}, as jax.lax.{name}."
+    return eager(f)
+
+
+reduce_sum = _reduction("add", "reduce_sum", _NUMBER)
+reduce_prod = _reduction("multiply", "reduce_prod", _NUMBER)
+reduce_max = _reduction("maximum", "reduce_max", _ANY)
+reduce_min = _reduction("minimum", "reduce_min", _ANY)
+reduce_and = _reduction("and", "reduce_and", _INT_BOOL)
+reduce_or = _reduction("or", "reduce_or", _INT_BOOL)
+reduce_xor = _reduction("xor", "reduce_xor", _INT_BOOL)
+
+
+@eager
+def argmax(operand, axis: int, index_dtype):
+    """The index of the largest element along `axis` (the first among equals)."""
+    from uir._src.numpy_impl import argmax as np_argmax
+
+    return ops.convert(np_argmax(asarray(operand), axis=axis), dtypes.canonicalize(index_dtype))
+
+
+@eager
+def argmin(operand, axis: int, index_dtype):
+    """The index of the smallest element along `axis` (the first among equals)."""
+    from uir._src.numpy_impl import argmin as np_argmin
+
+    return ops.convert(np_argmin(asarray(operand), axis=axis), dtypes.canonicalize(index_dtype))
+
+
+def _cumulative(name: str, opcode: str):
+    from uir._src import numpy_shapes
+
+    running = numpy_shapes._cumulative(opcode, name)
+
+    def f(operand, axis: int = 0, reverse: bool = False):
+        x = asarray(operand)
+        ax = ops.normalize_axis(axis, x.ndim, name)
+        if reverse:
+            x = rev(x, [ax])
+        out = running(x, axis=ax, dtype=x.dtype)  # lax keeps the dtype
+        return rev(out, [ax]) if reverse else out
+
+    f.__name__ = name
+    f.__doc__ = f"The running {opcode} along `axis` (from the end with reverse), as jax.lax.{name}."
+    return eager(f)
+
+
+cumsum = _cumulative("cumsum", "add")
+cumprod = _cumulative("cumprod", "multiply")
+cummax = _cumulative("cummax", "maximum")
+cummin = _cumulative("cummin", "minimum")
+
+
+@eager
+def sort(operand, dimension: int = -1, is_stable: bool = True, num_keys: int = 1):
+    """operand (or a tuple of operands, ordered by the first num_keys)
+    sorted along `dimension`."""
+    from uir._src.numpy_shapes import _sort
+
+    xs = [asarray(o) for o in operand] if isinstance(operand, (tuple, list)) else [asarray(operand)]
+    out = _sort(xs, dimension, num_keys=num_keys)
+    return tuple(out) if isinstance(operand, (tuple, list)) else out[0]
+
+
+@eager
+def sort_key_val(keys, values, dimension: int = -1, is_stable: bool = True):
+    """keys sorted along `dimension`, values permuted alike."""
+    from uir._src.numpy_shapes import _sort
+
+    k, v = _sort([asarray(keys), asarray(values)], dimension, num_keys=1)
+    return k, v
+
+
+@eager
+def top_k(operand, k: int):
+    """The k largest entries of the last dimension and their indices, largest first."""
+    from uir._src.numpy_impl import negative
+    from uir._src.numpy_shapes import _sort, slice_static
+
+    x = asarray(operand)
+    n = x.shape[-1]
+    if not 0 <= int(k) <= n:
+        fail("lax.top_k", f"k={k} must be in [0, {n}]")
+    idx = ops.iota(np.dtype(np.int32), x.shape, x.ndim - 1)
+    keys = negative(x) if not dtypes.is_int(x.dtype) or x.dtype.kind == "i" else None
+    if keys is None:  # unsigned: sort descending through the bitwise complement
+        keys = ops.unary("not", x)
+    _, vals, ids = _sort([keys, x, idx], x.ndim - 1, num_keys=1)
+    starts, limits, strides = [0] * x.ndim, list(x.shape), [1] * x.ndim
+    limits[-1] = int(k)
+    return slice_static(vals, starts, limits, strides), slice_static(ids, starts, limits, strides)
+
+
+# --- products ---------------------------------------------------------------------------
+
+
+class Precision(enum.Enum):
+    """Matrix-product precision (uir computes f32 products in f32 at every setting)."""
+
+    DEFAULT = 0
+    HIGH = 1
+    HIGHEST = 2
+
+
+@eager
+def dot(lhs, rhs, precision=None, preferred_element_type=None):
+    """Vector/matrix products of rank-1 and rank-2 operands, as jax.lax.dot."""
+    from uir._src.lax_impl import dot_general
+
+    a, b = asarray(lhs), asarray(rhs)
+    if a.ndim not in (1, 2) or b.ndim not in (1, 2):
+        fail(
+            "lax.dot",
+            f"dot takes rank-1 or rank-2 operands, got {ops.describe(a)} and {ops.describe(b)}",
+        )
+    return dot_general(
+        a, b, (([a.ndim - 1], [0]), ([], [])), preferred_element_type=preferred_element_type
+    )
+
+
+@eager
+def batch_matmul(lhs, rhs, precision=None):
+    """Matrix products over leading batch dimensions."""
+    from uir._src.lax_impl import dot_general
+
+    a, b = asarray(lhs), asarray(rhs)
+    if a.ndim < 2 or a.ndim != b.ndim or a.shape[:-2] != b.shape[:-2]:
+        fail(
+            "lax.batch_matmul",
+            f"needs equal batch dimensions, got {ops.describe(a)} and {ops.describe(b)}",
+        )
+    batch = list(range(a.ndim - 2))
+    return dot_general(a, b, (([a.ndim - 1], [b.ndim - 2]), (batch, batch)))
+
+
+@eager
+def split(operand, sizes, axis: int = 0):
+    """operand cut along `axis` into pieces of `sizes`."""
+    x = asarray(operand)
+    ax = ops.normalize_axis(axis, x.ndim, "split")
+    sizes = [int(s) for s in sizes]
+    if sum(sizes) != x.shape[ax]:
+        fail("lax.split", f"sizes {sizes} do not add up to dimension {ax} of {ops.describe(x)}")
+    out, start = [], 0
+    for s in sizes:
+        out.append(slice_in_dim(x, start, start + s, 1, ax))
+        start += s
+    return out
+
+
+__all__ = [
+    name
+    for name, value in list(globals().items())
+    if not name.startswith("_")
+    and (callable(value) or isinstance(value, type))
+    and name
+    not in (
+        "annotations",
+        "builtins",
+        "enum",
+        "math",
+        "np",
+        "dtypes",
+        "ops",
+        "eager",
+        "asarray",
+        "fail",
+        "Tracer",
+    )
+]
