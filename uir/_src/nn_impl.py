@@ -97,16 +97,264 @@ def layer_norm(x, scale=None, offset=None, axis=-1, epsilon: float = 1e-5):
     return y
 
 
+@eager
+def relu6(x):
+    """min(max(x, 0), 6)."""
+    return jnp.minimum(jnp.maximum(x, 0), 6.0)
+
+
+@eager
+def leaky_relu(x, negative_slope: float = 0.01):
+    """x where positive, negative_slope * x elsewhere."""
+    x = jnp.asarray(x)
+    return jnp.where(x >= 0, x, negative_slope * x)
+
+
+@eager
+def elu(x, alpha: float = 1.0):
+    """x where positive, alpha * (exp(x) - 1) elsewhere."""
+    x = jnp.asarray(x)
+    safe = jnp.where(x > 0, 0.0, x)
+    return jnp.where(x > 0, x, alpha * jnp.expm1(safe))
+
+
+@eager
+def celu(x, alpha: float = 1.0):
+    """max(x, 0) + alpha * min(exp(x / alpha) - 1, 0)."""
+    x = jnp.asarray(x)
+    return jnp.maximum(x, 0.0) + alpha * jnp.expm1(jnp.minimum(x, 0.0) / alpha)
+
+
+@eager
+def selu(x):
+    """scale * elu(x, alpha) with the self-normalizing constants."""
+    alpha = 1.6732632423543772848170429916717
+    scale = 1.0507009873554804934193349852946
+    return scale * elu(x, alpha)
+
+
+@eager
+def softplus(x):
+    """log(1 + exp(x)), computed as logaddexp(x, 0)."""
+    x = jnp.asarray(x)
+    if not dtypes.is_float(x.dtype):
+        x = x.astype(dtypes.default_float())
+    return jnp.maximum(x, 0.0) + jnp.log1p(jnp.exp(-jnp.abs(x)))
+
+
+@eager
+def sparse_plus(x):
+    """0 below -1, (x + 1)^2 / 4 on [-1, 1], x above."""
+    x = jnp.asarray(x)
+    return jnp.where(x <= -1.0, 0.0, jnp.where(x >= 1.0, x, (x + 1.0) ** 2 / 4))
+
+
+@eager
+def sparse_sigmoid(x):
+    """0 below -1, (x + 1) / 2 on [-1, 1], 1 above."""
+    return 0.5 * jnp.clip(jnp.asarray(x) + 1.0, 0.0, 2.0)
+
+
+@eager
+def soft_sign(x):
+    """x / (|x| + 1)."""
+    x = jnp.asarray(x)
+    return x / (jnp.abs(x) + 1)
+
+
+@eager
+def log_sigmoid(x):
+    """log(sigmoid(x)) = -softplus(-x)."""
+    return -softplus(-jnp.asarray(x))
+
+
+@eager
+def hard_sigmoid(x):
+    """relu6(x + 3) / 6."""
+    return relu6(jnp.asarray(x) + 3.0) / 6.0
+
+
+@eager
+def hard_silu(x):
+    """x * hard_sigmoid(x)."""
+    x = jnp.asarray(x)
+    return x * hard_sigmoid(x)
+
+
+hard_swish = hard_silu
+
+
+@eager
+def hard_tanh(x):
+    """x clipped to [-1, 1]."""
+    x = jnp.asarray(x)
+    return jnp.where(x > 1, 1, jnp.where(x < -1, -1, x)).astype(x.dtype)
+
+
+@eager
+def mish(x):
+    """x * tanh(softplus(x))."""
+    x = jnp.asarray(x)
+    return x * jnp.tanh(softplus(x))
+
+
+@eager
+def squareplus(x, b: float = 4):
+    """(x + sqrt(x^2 + b)) / 2."""
+    x = jnp.asarray(x)
+    return (x + jnp.sqrt(x * x + b)) / 2
+
+
+@eager
+def tanh(x):
+    """The hyperbolic tangent (jax.nn.tanh is jax.numpy.tanh)."""
+    return jnp.tanh(x)
+
+
+def identity(x):
+    """x itself."""
+    return x
+
+
+@eager
+def glu(x, axis: int = -1):
+    """The first half of x along `axis` gated by the sigmoid of the second."""
+    x = jnp.asarray(x)
+    ax = ops.normalize_axis(axis, x.ndim, "glu")
+    if x.shape[ax] % 2:
+        ops.fail("glu", f"axis {ax} of {ops.describe(x)} must have an even size")
+    a, b = jnp.split(x, 2, axis=ax)
+    return a * sigmoid(b)
+
+
+@eager
+def log1mexp(x):
+    """log(1 - exp(-x)) for x > 0, accurate on both sides of log(2)."""
+    x = jnp.asarray(x)
+    return jnp.where(x > math.log(2), jnp.log1p(-jnp.exp(-x)), jnp.log(-jnp.expm1(-x)))
+
+
+@eager
+def logmeanexp(x, axis=None, where=None, keepdims: bool = False):
+    """log(mean(exp(x))) over `axis`, stably."""
+    x = jnp.asarray(x)
+    if where is not None:
+        ops.fail("logmeanexp", "where= is not supported yet")
+    axes = ops.normalize_axes(axis, x.ndim, "logmeanexp")
+    count = 1
+    for a in axes:
+        count *= x.shape[a]
+    return logsumexp(x, axis=axis, keepdims=keepdims) - math.log(count)
+
+
+@eager
+def standardize(x, axis=-1, mean=None, variance=None, epsilon: float = 1e-5, where=None):
+    """(x - mean) / sqrt(variance + epsilon) over `axis` (mean and variance
+    computed when not given)."""
+    x = jnp.asarray(x)
+    if where is not None:
+        ops.fail("standardize", "where= is not supported yet")
+    if mean is None:
+        mean = jnp.mean(x, axis=axis, keepdims=True)
+    if variance is None:
+        variance = jnp.mean(jnp.square(x), axis=axis, keepdims=True) - jnp.square(mean)
+    return (x - mean) * jnp.rsqrt(variance + epsilon)
+
+
+@eager
+def dot_product_attention(
+    query,
+    key,
+    value,
+    bias=None,
+    mask=None,
+    *,
+    scale=None,
+    is_causal: bool = False,
+    query_seq_lengths=None,
+    key_value_seq_lengths=None,
+    local_window_size=None,
+    implementation=None,
+):
+    """softmax(Q K^T * scale + bias, masked) V over [batch, seq, heads, dim]
+    (or without the batch), as jax.nn.dot_product_attention's XLA path;
+    grouped queries share key/value heads."""
+    q, k, v = jnp.asarray(query), jnp.asarray(key), jnp.asarray(value)
+    if implementation not in (None, "xla"):
+        ops.fail(
+            "dot_product_attention", f"implementation {implementation!r}: uir has the xla path only"
+        )
+    if (
+        query_seq_lengths is not None
+        or key_value_seq_lengths is not None
+        or local_window_size is not None
+    ):
+        ops.fail(
+            "dot_product_attention", "sequence lengths and local windows are not supported yet"
+        )
+    unbatched = q.ndim == 3
+    if unbatched:
+        q, k, v = q[None], k[None], v[None]
+    if q.ndim != 4 or k.ndim != 4 or v.ndim != 4:
+        ops.fail(
+            "dot_product_attention", "query, key and value are [batch, seq, heads, dim] arrays"
+        )
+    heads, kv_heads = q.shape[2], k.shape[2]
+    if heads % kv_heads:
+        ops.fail(
+            "dot_product_attention", f"{heads} query heads do not group over {kv_heads} key heads"
+        )
+    if kv_heads != heads:
+        k = jnp.repeat(k, heads // kv_heads, axis=2)
+        v = jnp.repeat(v, heads // kv_heads, axis=2)
+    scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
+    logits = jnp.einsum("bqhd,bkhd->bhqk", q, k) * scale
+    if bias is not None:
+        logits = logits + jnp.asarray(bias)
+    big_negative = jnp.asarray(np.finfo(np.float32).min / 2).astype(logits.dtype)
+    if mask is not None:
+        logits = jnp.where(jnp.asarray(mask), logits, big_negative)
+    if is_causal:
+        t, s = logits.shape[-2], logits.shape[-1]
+        causal = jnp.arange(t)[:, None] >= jnp.arange(s)[None, :]
+        logits = jnp.where(causal, logits, big_negative)
+    probs = softmax(logits, axis=-1)
+    out = jnp.einsum("bhqk,bkhd->bqhd", probs, v)
+    return out[0] if unbatched else out
+
+
 __all__ = [
+    "celu",
+    "dot_product_attention",
+    "elu",
     "gelu",
+    "glu",
+    "hard_sigmoid",
+    "hard_silu",
+    "hard_swish",
+    "hard_tanh",
+    "identity",
     "layer_norm",
+    "leaky_relu",
+    "log1mexp",
+    "log_sigmoid",
     "log_softmax",
+    "logmeanexp",
     "logsumexp",
+    "mish",
     "one_hot",
     "relu",
+    "relu6",
+    "selu",
     "sigmoid",
     "silu",
+    "soft_sign",
     "softmax",
+    "softplus",
+    "sparse_plus",
+    "sparse_sigmoid",
+    "squareplus",
+    "standardize",
     "swish",
+    "tanh",
 ]
-del np
