@@ -7,8 +7,6 @@ call traced and evaluated). Types promote as in JAX, with 64-bit types off
 unless uir.config.update("enable_x64", True).
 """
 
-from __future__ import annotations
-
 import numpy as _np
 
 from uir._src.numpy_impl import (  # noqa: F401
@@ -161,3 +159,53 @@ import ml_dtypes as _ml_dtypes  # noqa: E402
 bfloat16 = _ml_dtypes.bfloat16
 dtype = _np.dtype
 ndarray = _Tracer
+
+from uir._src.numpy_more import *  # noqa: E402, F403
+
+# NumPy's scalar types and type hierarchy, ml_dtypes' narrow types, NumPy's
+# index helpers and print options: the objects jax.numpy re-exports.
+bool = _np.bool_
+complex_ = _np.complex128
+float_ = _np.float64
+int_ = _np.int64
+uint = _np.uint64
+double = _np.float64
+single = _np.float32
+cdouble = _np.complex128
+csingle = _np.complex64
+floating = _np.floating
+integer = _np.integer
+number = _np.number
+inexact = _np.inexact
+signedinteger = _np.signedinteger
+unsignedinteger = _np.unsignedinteger
+complexfloating = _np.complexfloating
+generic = _np.generic
+character = _np.character
+flexible = _np.flexible
+object_ = _np.object_
+ComplexWarning = _np.exceptions.ComplexWarning
+float8_e3m4 = _ml_dtypes.float8_e3m4
+float8_e4m3 = _ml_dtypes.float8_e4m3
+float8_e4m3b11fnuz = _ml_dtypes.float8_e4m3b11fnuz
+float8_e4m3fn = _ml_dtypes.float8_e4m3fn
+float8_e4m3fnuz = _ml_dtypes.float8_e4m3fnuz
+float8_e5m2 = _ml_dtypes.float8_e5m2
+float8_e5m2fnuz = _ml_dtypes.float8_e5m2fnuz
+float8_e8m0fnu = _ml_dtypes.float8_e8m0fnu
+float4_e2m1fn = _ml_dtypes.float4_e2m1fn
+float6_e2m3fn = _ml_dtypes.float6_e2m3fn
+float6_e3m2fn = _ml_dtypes.float6_e3m2fn
+int2 = _ml_dtypes.int2
+int4 = _ml_dtypes.int4
+uint2 = _ml_dtypes.uint2
+uint4 = _ml_dtypes.uint4
+index_exp = _np.index_exp
+s_ = _np.s_
+c_ = _np.c_
+r_ = _np.r_
+mgrid = _np.mgrid
+ogrid = _np.ogrid
+printoptions = _np.printoptions
+get_printoptions = _np.get_printoptions
+set_printoptions = _np.set_printoptions

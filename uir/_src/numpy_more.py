@@ -1,0 +1,1423 @@
+"""More of jax.numpy: array creation and manipulation, elementwise
+functions, NaN-aware and order statistics, comparisons of whole arrays,
+built from uir.numpy's core (numpy_impl, numpy_shapes). Results have shapes
+known from the arguments' shapes; functions whose result shape depends on
+the data (nonzero, unique, ...) are left out."""
+
+from __future__ import annotations
+
+import builtins
+import itertools
+import math
+
+import numpy as np
+
+import uir.numpy as jnp
+from uir._src import dtypes, ops
+from uir._src.eager import eager
+from uir._src.ops import asarray, fail
+
+# --- aliases (NumPy 2 / array-API spellings) -----------------------------------------
+
+
+def _alias(name: str, target: str):
+    def f(*args, **kwargs):
+        return getattr(jnp, target)(*args, **kwargs)
+
+    f.__name__ = name
+    f.__doc__ = f"jax.numpy.{name}: the same as uir.numpy.{target}."
+    return f
+
+
+acos = _alias("acos", "arccos")
+acosh = _alias("acosh", "arccosh")
+asin = _alias("asin", "arcsin")
+asinh = _alias("asinh", "arcsinh")
+atan = _alias("atan", "arctan")
+atanh = _alias("atanh", "arctanh")
+atan2 = _alias("atan2", "arctan2")
+bitwise_invert = _alias("bitwise_invert", "invert")
+bitwise_left_shift = _alias("bitwise_left_shift", "left_shift")
+bitwise_right_shift = _alias("bitwise_right_shift", "right_shift")
+pow = _alias("pow", "power")
+concat = _alias("concat", "concatenate")
+permute_dims = _alias("permute_dims", "transpose")
+
+
+@eager
+def astype(x, dtype, copy: bool = False):
+    """x converted to dtype."""
+    return ops.convert(asarray(x), dtypes.canonicalize(dtype))
+
+
+@eager
+def copy(a, order=None):
+    """a (arrays are values: a copy is the array itself)."""
+    return asarray(a)
+
+
+@eager
+def positive(x):
+    """+x."""
+    return asarray(x)
+
+
+@eager
+def fabs(x):
+    """|x| for real x, in floats."""
+    x = asarray(x)
+    if dtypes.is_complex(x.dtype):
+        fail("fabs", f"fabs does not accept dtype {x.dtype}")
+    return jnp.abs(x if dtypes.is_float(x.dtype) else x.astype(dtypes.default_float()))
+
+
+@eager
+def deg2rad(x):
+    """Degrees to radians."""
+    return jnp.multiply(_floats(x), np.pi / 180)
+
+
+radians = deg2rad
+
+
+@eager
+def rad2deg(x):
+    """Radians to degrees."""
+    return jnp.multiply(_floats(x), 180 / np.pi)
+
+
+degrees = rad2deg
+
+
+def _floats(x):
+    x = asarray(x)
+    return (
+        x
+        if dtypes.is_float(x.dtype) or dtypes.is_complex(x.dtype)
+        else x.astype(dtypes.default_float())
+    )
+
+
+@eager
+def signbit(x):
+    """Whether the sign bit is set (-0.0 and negative NaNs included)."""
+    x = asarray(x)
+    if dtypes.is_int(x.dtype):
+        return jnp.less(x, 0) if x.dtype.kind == "i" else jnp.zeros_like(x, dtype=np.bool_)
+    if x.dtype == np.bool_:
+        return jnp.zeros_like(x, dtype=np.bool_)
+    from uir._src.lax_impl import bitcast_convert_type
+
+    signed = np.dtype(f"int{x.dtype.itemsize * 8}")
+    return jnp.less(bitcast_convert_type(x, signed), 0)
+
+
+@eager
+def copysign(x1, x2):
+    """|x1| with the sign of x2."""
+    x1, x2 = ops.promote("copysign", _floats(x1), _floats(x2))
+    return jnp.where(signbit(x2), jnp.negative(jnp.abs(x1)), jnp.abs(x1))
+
+
+@eager
+def fmax(x1, x2):
+    """The larger, ignoring NaNs (NaN only when both are)."""
+    x1, x2 = ops.promote("fmax", x1, x2)
+    return jnp.where(jnp.isnan(x2), x1, jnp.where(jnp.isnan(x1), x2, jnp.maximum(x1, x2)))
+
+
+@eager
+def fmin(x1, x2):
+    """The smaller, ignoring NaNs (NaN only when both are)."""
+    x1, x2 = ops.promote("fmin", x1, x2)
+    return jnp.where(jnp.isnan(x2), x1, jnp.where(jnp.isnan(x1), x2, jnp.minimum(x1, x2)))
+
+
+@eager
+def hypot(x1, x2):
+    """sqrt(x1^2 + x2^2) without overflow in the squares."""
+    x1, x2 = ops.promote("hypot", _floats(x1), _floats(x2))
+    a, b = jnp.abs(x1), jnp.abs(x2)
+    big, small = jnp.maximum(a, b), jnp.minimum(a, b)
+    safe = jnp.where(big == 0, 1, big)
+    ratio = small / safe
+    out = big * jnp.sqrt(1 + ratio * ratio)
+    return jnp.where(jnp.isinf(a) | jnp.isinf(b), np.inf, jnp.where(big == 0, 0, out))
+
+
+@eager
+def logaddexp(x1, x2):
+    """log(exp(x1) + exp(x2)), stably."""
+    x1, x2 = ops.promote("logaddexp", _floats(x1), _floats(x2))
+    m = jnp.maximum(x1, x2)
+    d = jnp.where(x1 == x2, 0, -jnp.abs(x1 - x2))
+    return jnp.where(jnp.isnan(d), x1 + x2, m + jnp.log1p(jnp.exp(d)))
+
+
+@eager
+def logaddexp2(x1, x2):
+    """log2(2**x1 + 2**x2), stably."""
+    x1, x2 = ops.promote("logaddexp2", _floats(x1), _floats(x2))
+    m = jnp.maximum(x1, x2)
+    d = jnp.where(x1 == x2, 0, -jnp.abs(x1 - x2))
+    return jnp.where(jnp.isnan(d), x1 + x2, m + jnp.log1p(jnp.exp2(d)) / np.log(2))
+
+
+@eager
+def float_power(x1, x2):
+    """x1 ** x2 in the widest float type."""
+    f = dtypes.canonicalize(np.float64)
+    return jnp.power(asarray(x1).astype(f), asarray(x2).astype(f))
+
+
+@eager
+def heaviside(x1, x2):
+    """0 where x1 < 0, x2 where x1 == 0, 1 where x1 > 0."""
+    x1, x2 = ops.promote("heaviside", _floats(x1), x2)
+    return jnp.where(x1 < 0, 0, jnp.where(x1 > 0, 1, x2)).astype(x1.dtype)
+
+
+@eager
+def sinc(x):
+    """sin(pi x) / (pi x), 1 at 0."""
+    x = _floats(x)
+    safe = jnp.where(x == 0, 1, x)
+    return jnp.where(x == 0, 1, jnp.sin(np.pi * safe) / (np.pi * safe)).astype(x.dtype)
+
+
+@eager
+def ldexp(x1, x2):
+    """x1 * 2**x2."""
+    x1 = _floats(x1)
+    return jnp.multiply(x1, jnp.exp2(asarray(x2).astype(x1.dtype)))
+
+
+@eager
+def modf(x):
+    """(fractional part, integral part), each with x's sign."""
+    x = _floats(x)
+    whole = jnp.trunc(x)
+    return x - whole, whole
+
+
+@eager
+def divmod(x1, x2):
+    """(floor_divide, remainder)."""
+    return jnp.floor_divide(x1, x2), jnp.remainder(x1, x2)
+
+
+@eager
+def isneginf(x):
+    """x == -inf."""
+    return jnp.equal(asarray(x), -np.inf)
+
+
+@eager
+def isposinf(x):
+    """x == +inf."""
+    return jnp.equal(asarray(x), np.inf)
+
+
+@eager
+def isreal(x):
+    """Whether each element has no imaginary part."""
+    x = asarray(x)
+    return (
+        jnp.equal(jnp.imag(x), 0)
+        if dtypes.is_complex(x.dtype)
+        else jnp.ones_like(x, dtype=np.bool_)
+    )
+
+
+@eager
+def iscomplex(x):
+    """Whether each element has an imaginary part."""
+    return jnp.logical_not(isreal(x))
+
+
+def iscomplexobj(x) -> bool:
+    """Whether x has a complex dtype."""
+    return dtypes.is_complex(x.dtype if hasattr(x, "dtype") else np.asarray(x).dtype)
+
+
+def isrealobj(x) -> bool:
+    """Whether x does not have a complex dtype."""
+    return not iscomplexobj(x)
+
+
+@eager
+def angle(z, deg: bool = False):
+    """The argument of complex z (0 or pi for reals)."""
+    z = asarray(z)
+    out = jnp.arctan2(jnp.imag(z).astype(_real_of(z.dtype)), jnp.real(z).astype(_real_of(z.dtype)))
+    return out * (180 / np.pi) if deg else out
+
+
+def _real_of(dtype):
+    d = np.dtype(dtype)
+    if d == np.complex64:
+        return np.dtype(np.float32)
+    if d == np.complex128:
+        return dtypes.canonicalize(np.float64)
+    return d if dtypes.is_float(d) else dtypes.default_float()
+
+
+@eager
+def isclose(a, b, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False):
+    """|a - b| <= atol + rtol * |b| elementwise (infinities equal only to themselves)."""
+    a, b = ops.promote("isclose", a, b)
+    if not (dtypes.is_float(a.dtype) or dtypes.is_complex(a.dtype)):
+        return jnp.equal(a, b)
+    close = jnp.less_equal(jnp.abs(a - b), atol + rtol * jnp.abs(b))
+    finite = jnp.isfinite(a) & jnp.isfinite(b)
+    out = jnp.where(finite, close, jnp.equal(a, b))
+    if equal_nan:
+        out = out | (jnp.isnan(a) & jnp.isnan(b))
+    return out
+
+
+@eager
+def allclose(a, b, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False):
+    """Whether every element isclose."""
+    return jnp.all(isclose(a, b, rtol, atol, equal_nan))
+
+
+@eager
+def array_equal(a1, a2, equal_nan: bool = False):
+    """Whether the arrays have one shape and equal elements."""
+    a, b = asarray(a1), asarray(a2)
+    if a.shape != b.shape:
+        return asarray(np.bool_(False))
+    eq = jnp.equal(a, b)
+    if equal_nan and (dtypes.is_float(a.dtype) or dtypes.is_complex(a.dtype)):
+        eq = eq | (jnp.isnan(a) & jnp.isnan(b))
+    return jnp.all(eq)
+
+
+@eager
+def array_equiv(a1, a2):
+    """Whether the arrays broadcast to one shape with equal elements."""
+    a, b = asarray(a1), asarray(a2)
+    try:
+        np.broadcast_shapes(a.shape, b.shape)
+    except ValueError:
+        return asarray(np.bool_(False))
+    return jnp.all(jnp.equal(a, b))
+
+
+@eager
+def nan_to_num(x, copy: bool = True, nan=0.0, posinf=None, neginf=None):
+    """NaN to `nan`, infinities to the largest finite values (or posinf/neginf)."""
+    x = asarray(x)
+    if not (dtypes.is_float(x.dtype) or dtypes.is_complex(x.dtype)):
+        return x
+    if dtypes.is_complex(x.dtype):
+        re = nan_to_num(jnp.real(x), nan=nan, posinf=posinf, neginf=neginf)
+        im = nan_to_num(jnp.imag(x), nan=nan, posinf=posinf, neginf=neginf)
+        return re + 1j * im
+    info = dtypes.finfo(x.dtype)
+    hi = info.max if posinf is None else posinf
+    lo = info.min if neginf is None else neginf
+    out = jnp.where(jnp.isnan(x), nan, x)
+    out = jnp.where(isposinf(x), hi, out)
+    return jnp.where(isneginf(x), lo, out).astype(x.dtype)
+
+
+# --- creation ----------------------------------------------------------------------------
+
+
+@eager
+def empty(shape, dtype=None):
+    """An array of `shape` (zeros: uir has no uninitialized memory)."""
+    return jnp.zeros(shape, dtype)
+
+
+@eager
+def empty_like(prototype, dtype=None, shape=None):
+    """An array like prototype (zeros)."""
+    p = asarray(prototype)
+    return jnp.zeros(p.shape if shape is None else shape, dtype or p.dtype)
+
+
+@eager
+def identity(n: int, dtype=None):
+    """The n x n identity matrix."""
+    return jnp.eye(n, dtype=dtype)
+
+
+@eager
+def tri(N: int, M: int | None = None, k: int = 0, dtype=None):
+    """Ones on and below diagonal k of an N x M matrix."""
+    M = N if M is None else M
+    rows = ops.iota(np.dtype(np.int32), (N, M), 0)
+    cols = ops.iota(np.dtype(np.int32), (N, M), 1)
+    return jnp.less_equal(cols, rows + k).astype(dtype or dtypes.default_float())
+
+
+@eager
+def tril(m, k: int = 0):
+    """m with the elements above diagonal k zeroed (over the last two axes)."""
+    m = asarray(m)
+    if m.ndim < 2:
+        fail("tril", f"needs at least two dimensions, got {ops.describe(m)}")
+    mask = tri(m.shape[-2], m.shape[-1], k, np.bool_)
+    return jnp.where(mask, m, jnp.zeros((), m.dtype))
+
+
+@eager
+def triu(m, k: int = 0):
+    """m with the elements below diagonal k zeroed (over the last two axes)."""
+    m = asarray(m)
+    if m.ndim < 2:
+        fail("triu", f"needs at least two dimensions, got {ops.describe(m)}")
+    mask = tri(m.shape[-2], m.shape[-1], k - 1, np.bool_)
+    return jnp.where(mask, jnp.zeros((), m.dtype), m)
+
+
+@eager
+def diagonal(a, offset: int = 0, axis1: int = 0, axis2: int = 1):
+    """The diagonal `offset` of the plane (axis1, axis2), as the last axis."""
+    a = asarray(a)
+    ax1, ax2 = (
+        ops.normalize_axis(axis1, a.ndim, "diagonal"),
+        ops.normalize_axis(axis2, a.ndim, "diagonal"),
+    )
+    rest = [d for d in range(a.ndim) if d not in (ax1, ax2)]
+    a = jnp.transpose(a, (*rest, ax1, ax2))
+    n, m = a.shape[-2], a.shape[-1]
+    size = builtins.max(
+        0, builtins.min(n, m - offset) if offset >= 0 else builtins.min(n + offset, m)
+    )
+    if size == 0:
+        return jnp.zeros((*a.shape[:-2], 0), a.dtype)
+    rows = np.arange(size) + builtins.max(0, -offset)
+    cols = np.arange(size) + builtins.max(0, offset)
+    flat = jnp.reshape(a, (*a.shape[:-2], n * m))
+    return jnp.take(flat, asarray((rows * m + cols).astype(np.int32)), axis=-1)
+
+
+@eager
+def diag(v, k: int = 0):
+    """The diagonal k of a matrix, or a matrix with vector v on diagonal k."""
+    v = asarray(v)
+    if v.ndim == 2:
+        return diagonal(v, k)
+    if v.ndim != 1:
+        fail("diag", f"takes a vector or a matrix, got {ops.describe(v)}")
+    n = v.shape[0] + builtins.abs(k)
+    rows = ops.iota(np.dtype(np.int32), (n, n), 0)
+    cols = ops.iota(np.dtype(np.int32), (n, n), 1)
+    on = jnp.equal(cols - rows, k)
+    index = jnp.clip(jnp.minimum(rows, cols), 0, v.shape[0] - 1)
+    return jnp.where(on, jnp.take(v, index), jnp.zeros((), v.dtype))
+
+
+@eager
+def diagflat(v, k: int = 0):
+    """diag of v flattened."""
+    return diag(jnp.ravel(asarray(v)), k)
+
+
+@eager
+def trace(a, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None):
+    """The sum of diagonal `offset`."""
+    return jnp.sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
+
+
+@eager
+def vander(x, N: int | None = None, increasing: bool = False):
+    """Columns x**(N-1), ..., x**0 (or increasing)."""
+    x = asarray(x)
+    n = x.shape[0] if N is None else N
+    powers = np.arange(n) if increasing else np.arange(n)[::-1]
+    return jnp.power(
+        jnp.expand_dims(x, 1),
+        asarray(powers.astype(x.dtype if dtypes.is_int(x.dtype) else np.int32)),
+    )
+
+
+@eager
+def logspace(
+    start, stop, num: int = 50, endpoint: bool = True, base=10.0, dtype=None, axis: int = 0
+):
+    """base ** linspace(start, stop, num)."""
+    if axis != 0:
+        fail("logspace", "axis other than 0 is not supported yet")
+    exps = jnp.linspace(start, stop, num, endpoint=endpoint)
+    out = jnp.power(asarray(base).astype(exps.dtype), exps)
+    return out if dtype is None else out.astype(dtype)
+
+
+def geomspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None, axis: int = 0):
+    """Numbers spaced evenly on a log scale from start to stop (static ends)."""
+    if not isinstance(start, (int, float, np.number)) or not isinstance(
+        stop, (int, float, np.number)
+    ):
+        raise TypeError("geomspace takes Python or NumPy numbers for start and stop")
+    if start == 0 or stop == 0 or (start < 0) != (stop < 0):
+        raise ValueError("geomspace needs start and stop of one sign, neither 0")
+    sign = -1.0 if start < 0 else 1.0
+    out = logspace(
+        math.log10(builtins.abs(start)),
+        math.log10(builtins.abs(stop)),
+        num,
+        endpoint,
+        10.0,
+        None,
+        axis,
+    )
+    out = jnp.multiply(out, sign)
+    return out if dtype is None else jnp.asarray(out).astype(dtype)
+
+
+def meshgrid(*xi, copy: bool = True, sparse: bool = False, indexing: str = "xy"):
+    """Coordinate arrays from 1-D coordinate vectors."""
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"indexing must be 'xy' or 'ij', got {indexing!r}")
+    xs = [jnp.ravel(jnp.asarray(x)) for x in xi]
+    n = len(xs)
+    out = []
+    for i, x in enumerate(xs):
+        shape = [1] * n
+        shape[i] = x.shape[0]
+        out.append(jnp.reshape(x, shape))
+    if indexing == "xy" and n >= 2:
+        out = [jnp.swapaxes(o, 0, 1) for o in out]
+    if not sparse:
+        full = np.broadcast_shapes(*[o.shape for o in out])
+        out = [jnp.broadcast_to(o, full) for o in out]
+    return out
+
+
+def indices(dimensions, dtype=None, sparse: bool = False):
+    """The index arrays of a grid of shape `dimensions`."""
+    dims = tuple(int(d) for d in dimensions)
+    grids = meshgrid(
+        *[jnp.arange(d, dtype=dtype or dtypes.default_int()) for d in dims],
+        indexing="ij",
+        sparse=sparse,
+    )
+    return tuple(grids) if sparse else jnp.stack(grids)
+
+
+def tril_indices(n: int, k: int = 0, m: int | None = None):
+    """The (row, column) indices of tril(ones(n, m), k)."""
+    r, c = np.tril_indices(n, k, m)
+    return jnp.asarray(r.astype(np.int64)), jnp.asarray(c.astype(np.int64))
+
+
+def triu_indices(n: int, k: int = 0, m: int | None = None):
+    """The (row, column) indices of triu(ones(n, m), k)."""
+    r, c = np.triu_indices(n, k, m)
+    return jnp.asarray(r.astype(np.int64)), jnp.asarray(c.astype(np.int64))
+
+
+def tril_indices_from(arr, k: int = 0):
+    """tril_indices for arr's last two dimensions."""
+    return tril_indices(arr.shape[-2], k, arr.shape[-1])
+
+
+def triu_indices_from(arr, k: int = 0):
+    """triu_indices for arr's last two dimensions."""
+    return triu_indices(arr.shape[-2], k, arr.shape[-1])
+
+
+def diag_indices(n: int, ndim: int = 2):
+    """The indices of the main diagonal of an n x ... x n array."""
+    i = jnp.arange(n)
+    return (i,) * ndim
+
+
+def diag_indices_from(arr):
+    """diag_indices for a square array."""
+    return diag_indices(arr.shape[0], arr.ndim)
+
+
+# --- manipulation ----------------------------------------------------------------------
+
+
+@eager
+def atleast_1d(*arys):
+    """Each array with at least one dimension."""
+    out = [jnp.reshape(a, (1,)) if asarray(a).ndim == 0 else asarray(a) for a in arys]
+    return out[0] if len(out) == 1 else out
+
+
+@eager
+def atleast_2d(*arys):
+    """Each array with at least two dimensions (new ones in front)."""
+    out = []
+    for a in arys:
+        a = asarray(a)
+        out.append(jnp.reshape(a, (1,) * (2 - a.ndim) + a.shape) if a.ndim < 2 else a)
+    return out[0] if len(out) == 1 else out
+
+
+@eager
+def atleast_3d(*arys):
+    """Each array with at least three dimensions, as NumPy adds them."""
+    out = []
+    for a in arys:
+        a = asarray(a)
+        if a.ndim == 0:
+            a = jnp.reshape(a, (1, 1, 1))
+        elif a.ndim == 1:
+            a = jnp.reshape(a, (1, a.shape[0], 1))
+        elif a.ndim == 2:
+            a = jnp.reshape(a, (*a.shape, 1))
+        out.append(a)
+    return out[0] if len(out) == 1 else out
+
+
+@eager
+def hstack(tup, dtype=None):
+    """Arrays joined along their second axis (the first for 1-D ones)."""
+    xs = [atleast_1d(a) for a in tup]
+    out = jnp.concatenate(xs, axis=0 if xs[0].ndim == 1 else 1)
+    return out if dtype is None else out.astype(dtype)
+
+
+@eager
+def vstack(tup, dtype=None):
+    """Arrays joined along a first axis (1-D ones as rows)."""
+    out = jnp.concatenate([atleast_2d(a) for a in tup], axis=0)
+    return out if dtype is None else out.astype(dtype)
+
+
+row_stack = vstack
+
+
+@eager
+def dstack(tup, dtype=None):
+    """Arrays joined along a third axis."""
+    out = jnp.concatenate([atleast_3d(a) for a in tup], axis=2)
+    return out if dtype is None else out.astype(dtype)
+
+
+@eager
+def column_stack(tup):
+    """1-D arrays as columns, 2-D ones as they are, side by side."""
+    xs = [asarray(a) for a in tup]
+    return jnp.concatenate(
+        [jnp.reshape(a, (a.shape[0], 1)) if a.ndim < 2 else a for a in xs], axis=1
+    )
+
+
+@eager
+def array_split(ary, indices_or_sections, axis: int = 0):
+    """Pieces along `axis`; with a count, the first ones one element larger
+    when it does not divide."""
+    a = asarray(ary)
+    ax = ops.normalize_axis(axis, a.ndim, "array_split")
+    n = a.shape[ax]
+    if isinstance(indices_or_sections, (int, np.integer)):
+        sections = int(indices_or_sections)
+        if sections <= 0:
+            fail("array_split", "the number of sections must be positive")
+        size, extra = builtins.divmod(n, sections)
+        bounds = np.cumsum([0] + [size + 1] * extra + [size] * (sections - extra))
+    else:
+        bounds = [0, *[int(i) for i in indices_or_sections], n]
+    from uir._src.numpy_shapes import slice_static
+
+    out = []
+    for lo, hi in itertools.pairwise(bounds):
+        lo, hi = builtins.min(int(lo), n), builtins.min(builtins.max(int(hi), int(lo)), n)
+        starts, limits = [0] * a.ndim, list(a.shape)
+        starts[ax], limits[ax] = lo, builtins.max(hi, lo)
+        out.append(slice_static(a, starts, limits, [1] * a.ndim))
+    return out
+
+
+def hsplit(ary, indices_or_sections):
+    """split along the second axis (the first for 1-D arrays)."""
+    a = jnp.asarray(ary)
+    return jnp.split(a, indices_or_sections, axis=1 if a.ndim > 1 else 0)
+
+
+def vsplit(ary, indices_or_sections):
+    """split along the first axis."""
+    return jnp.split(ary, indices_or_sections, axis=0)
+
+
+def dsplit(ary, indices_or_sections):
+    """split along the third axis."""
+    return jnp.split(ary, indices_or_sections, axis=2)
+
+
+@eager
+def fliplr(m):
+    """m reversed along its second axis."""
+    return jnp.flip(m, axis=1)
+
+
+@eager
+def flipud(m):
+    """m reversed along its first axis."""
+    return jnp.flip(m, axis=0)
+
+
+@eager
+def rot90(m, k: int = 1, axes=(0, 1)):
+    """m rotated by 90 degrees k times in the plane `axes`."""
+    m = asarray(m)
+    a0, a1 = (ops.normalize_axis(a, m.ndim, "rot90") for a in axes)
+    k %= 4
+    if k == 0:
+        return m
+    if k == 2:
+        return jnp.flip(jnp.flip(m, a0), a1)
+    perm = list(range(m.ndim))
+    perm[a0], perm[a1] = perm[a1], perm[a0]
+    if k == 1:
+        return jnp.transpose(jnp.flip(m, a1), perm)
+    return jnp.flip(jnp.transpose(m, perm), a1)
+
+
+@eager
+def roll(a, shift, axis=None):
+    """Elements shifted by `shift` along `axis`, wrapping around."""
+    a = asarray(a)
+    if axis is None:
+        return jnp.reshape(roll(jnp.ravel(a), shift, 0), a.shape)
+    shifts = (shift,) if isinstance(shift, (int, np.integer)) else tuple(shift)
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    if len(shifts) == 1 and len(axes) > 1:
+        shifts = shifts * len(axes)
+    for s, ax in zip(shifts, axes, strict=True):
+        ax = ops.normalize_axis(ax, a.ndim, "roll")
+        n = a.shape[ax]
+        if n == 0:
+            continue
+        s = int(s) % n
+        if s:
+            a = jnp.concatenate(
+                [
+                    jnp.take(a, jnp.arange(n - s, n), axis=ax),
+                    jnp.take(a, jnp.arange(0, n - s), axis=ax),
+                ],
+                axis=ax,
+            )
+    return a
+
+
+@eager
+def rollaxis(a, axis: int, start: int = 0):
+    """`axis` moved to before `start` (NumPy's older moveaxis)."""
+    a = asarray(a)
+    axis = ops.normalize_axis(axis, a.ndim, "rollaxis")
+    start = start + a.ndim if start < 0 else start
+    if axis < start:
+        start -= 1
+    return jnp.moveaxis(a, axis, start)
+
+
+@eager
+def matrix_transpose(x):
+    """x with its last two axes swapped."""
+    x = asarray(x)
+    if x.ndim < 2:
+        fail("matrix_transpose", f"needs at least two dimensions, got {ops.describe(x)}")
+    return jnp.swapaxes(x, -1, -2)
+
+
+@eager
+def append(arr, values, axis=None):
+    """values after arr (both flattened without an axis)."""
+    arr, values = asarray(arr), asarray(values)
+    if axis is None:
+        return jnp.concatenate([jnp.ravel(arr), jnp.ravel(values)])
+    return jnp.concatenate([arr, values], axis=axis)
+
+
+def broadcast_shapes(*shapes):
+    """The shape the given shapes broadcast to."""
+    return tuple(np.broadcast_shapes(*shapes))
+
+
+def broadcast_arrays(*args):
+    """The arrays broadcast to one shape."""
+    xs = [jnp.asarray(a) for a in args]
+    shape = broadcast_shapes(*[x.shape for x in xs])
+    return [jnp.broadcast_to(x, shape) for x in xs]
+
+
+@eager
+def unstack(x, /, *, axis: int = 0):
+    """The slices of x along `axis`."""
+    x = asarray(x)
+    ax = ops.normalize_axis(axis, x.ndim, "unstack")
+    return tuple(jnp.take(x, i, axis=ax) for i in range(x.shape[ax]))
+
+
+def ndim(a) -> int:
+    """The number of dimensions."""
+    return len(np.shape(a)) if not hasattr(a, "ndim") else a.ndim
+
+
+def shape(a) -> tuple[int, ...]:
+    """The shape."""
+    return tuple(a.shape) if hasattr(a, "shape") else np.shape(a)
+
+
+def size(a, axis: int | None = None) -> int:
+    """The number of elements (along `axis`)."""
+    s = shape(a)
+    return math.prod(s) if axis is None else s[axis]
+
+
+@eager
+def resize(a, new_shape):
+    """a repeated or cut to `new_shape`."""
+    a = jnp.ravel(asarray(a))
+    new_shape = (new_shape,) if isinstance(new_shape, (int, np.integer)) else tuple(new_shape)
+    total = math.prod(new_shape)
+    reps = -(-total // builtins.max(1, a.shape[0]))
+    return jnp.reshape(jnp.tile(a, reps)[:total], new_shape)
+
+
+@eager
+def kron(a, b):
+    """The Kronecker product."""
+    a, b = asarray(a), asarray(b)
+    nd = builtins.max(a.ndim, b.ndim)
+    a = jnp.reshape(a, (1,) * (nd - a.ndim) + a.shape)
+    b = jnp.reshape(b, (1,) * (nd - b.ndim) + b.shape)
+    shape_a = [d for s in a.shape for d in (s, 1)]
+    shape_b = [d for s in b.shape for d in (1, s)]
+    out = jnp.reshape(a, shape_a) * jnp.reshape(b, shape_b)
+    return jnp.reshape(out, tuple(x * y for x, y in zip(a.shape, b.shape, strict=True)))
+
+
+@eager
+def inner(a, b):
+    """Sums over the last axes of a and b."""
+    a, b = asarray(a), asarray(b)
+    if a.ndim == 0 or b.ndim == 0:
+        return a * b
+    return jnp.tensordot(a, b, axes=([a.ndim - 1], [b.ndim - 1]))
+
+
+@eager
+def cross(a, b, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis=None):
+    """The cross product of 3-vectors (2-vectors get a zero third component)."""
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a = jnp.moveaxis(asarray(a), axisa, -1)
+    b = jnp.moveaxis(asarray(b), axisb, -1)
+    if a.shape[-1] not in (2, 3) or b.shape[-1] not in (2, 3):
+        fail("cross", "vectors must have 2 or 3 components")
+
+    def parts(v):
+        comps = [v[..., i] for i in range(v.shape[-1])]
+        return comps + [jnp.zeros_like(comps[0])] * (3 - len(comps))
+
+    (a0, a1, a2), (b0, b1, b2) = parts(a), parts(b)
+    if a.shape[-1] == 2 and b.shape[-1] == 2:
+        return a0 * b1 - a1 * b0
+    out = jnp.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+    return jnp.moveaxis(out, -1, axisc)
+
+
+@eager
+def matvec(x1, x2):
+    """Matrix-vector products over broadcast batch dimensions."""
+    return jnp.matmul(x1, jnp.expand_dims(asarray(x2), -1))[..., 0]
+
+
+@eager
+def vecmat(x1, x2):
+    """Vector-matrix products (conjugating the vector)."""
+    return jnp.matmul(jnp.expand_dims(jnp.conj(asarray(x1)), -2), x2)[..., 0, :]
+
+
+@eager
+def vecdot(x1, x2, axis: int = -1):
+    """Dot products along `axis` (conjugating x1)."""
+    a, b = asarray(x1), asarray(x2)
+    return jnp.sum(jnp.conj(a) * b, axis=axis)
+
+
+# --- statistics ---------------------------------------------------------------------------
+
+
+@eager
+def ptp(a, axis=None, keepdims: bool = False):
+    """max - min."""
+    return jnp.max(a, axis=axis, keepdims=keepdims) - jnp.min(a, axis=axis, keepdims=keepdims)
+
+
+@eager
+def count_nonzero(a, axis=None, keepdims: bool = False):
+    """The number of nonzero elements."""
+    return jnp.sum(jnp.not_equal(asarray(a), 0), axis=axis, keepdims=keepdims).astype(
+        dtypes.default_int()
+    )
+
+
+@eager
+def average(a, axis=None, weights=None, returned: bool = False, keepdims: bool = False):
+    """The (weighted) mean."""
+    a = asarray(a)
+    if weights is None:
+        avg = jnp.mean(a, axis=axis, keepdims=keepdims)
+        count = jnp.full_like(
+            avg,
+            a.size
+            if axis is None
+            else size(a, axis)
+            if isinstance(axis, int)
+            else math.prod(a.shape[i] for i in axis),
+        )
+        return (avg, count) if returned else avg
+    w = asarray(weights)
+    if w.shape != a.shape:
+        if axis is None or w.ndim != 1:
+            fail("average", "weights of another shape need a single axis and one dimension")
+        ax = ops.normalize_axis(axis, a.ndim, "average")
+        w = jnp.reshape(w, [a.shape[ax] if i == ax else 1 for i in range(a.ndim)])
+    total = jnp.sum(w * jnp.ones_like(a), axis=axis, keepdims=keepdims)
+    avg = jnp.sum(a * w, axis=axis, keepdims=keepdims) / total
+    return (avg, total) if returned else avg
+
+
+def _nan_reduce(name, fn, fill):
+    def f(a, axis=None, keepdims: bool = False, **kwargs):
+        a = asarray(a)
+        if not (dtypes.is_float(a.dtype) or dtypes.is_complex(a.dtype)):
+            return getattr(jnp, fn)(a, axis=axis, keepdims=keepdims, **kwargs)
+        return getattr(jnp, fn)(
+            jnp.where(jnp.isnan(a), fill(a.dtype), a), axis=axis, keepdims=keepdims, **kwargs
+        )
+
+    f.__name__ = name
+    f.__doc__ = f"{fn}, NaNs ignored."
+    return eager(f)
+
+
+nansum = _nan_reduce("nansum", "sum", lambda d: 0)
+nanprod = _nan_reduce("nanprod", "prod", lambda d: 1)
+
+
+@eager
+def nanmax(a, axis=None, keepdims: bool = False):
+    """max, NaNs ignored (NaN where all are)."""
+    a = asarray(a)
+    if not dtypes.is_float(a.dtype):
+        return jnp.max(a, axis=axis, keepdims=keepdims)
+    out = jnp.max(jnp.where(jnp.isnan(a), -np.inf, a), axis=axis, keepdims=keepdims)
+    all_nan = jnp.all(jnp.isnan(a), axis=axis, keepdims=keepdims)
+    return jnp.where(all_nan, np.nan, out).astype(a.dtype)
+
+
+@eager
+def nanmin(a, axis=None, keepdims: bool = False):
+    """min, NaNs ignored (NaN where all are)."""
+    a = asarray(a)
+    if not dtypes.is_float(a.dtype):
+        return jnp.min(a, axis=axis, keepdims=keepdims)
+    out = jnp.min(jnp.where(jnp.isnan(a), np.inf, a), axis=axis, keepdims=keepdims)
+    all_nan = jnp.all(jnp.isnan(a), axis=axis, keepdims=keepdims)
+    return jnp.where(all_nan, np.nan, out).astype(a.dtype)
+
+
+@eager
+def nanmean(a, axis=None, keepdims: bool = False):
+    """mean, NaNs ignored."""
+    a = asarray(a)
+    if not dtypes.is_float(a.dtype):
+        return jnp.mean(a, axis=axis, keepdims=keepdims)
+    valid = jnp.logical_not(jnp.isnan(a))
+    count = jnp.sum(valid, axis=axis, keepdims=keepdims).astype(a.dtype)
+    return nansum(a, axis=axis, keepdims=keepdims) / count
+
+
+@eager
+def nanvar(a, axis=None, keepdims: bool = False, ddof: int = 0):
+    """var, NaNs ignored."""
+    a = asarray(a)
+    mean = nanmean(a, axis=axis, keepdims=True)
+    valid = jnp.logical_not(jnp.isnan(a))
+    count = jnp.sum(valid, axis=axis, keepdims=keepdims).astype(a.dtype)
+    sq = jnp.where(valid, jnp.square(a - mean), 0)
+    return jnp.sum(sq, axis=axis, keepdims=keepdims) / (count - ddof)
+
+
+@eager
+def nanstd(a, axis=None, keepdims: bool = False, ddof: int = 0):
+    """std, NaNs ignored."""
+    return jnp.sqrt(nanvar(a, axis=axis, keepdims=keepdims, ddof=ddof))
+
+
+@eager
+def nanargmax(a, axis=None, keepdims: bool = False):
+    """argmax, NaNs ignored."""
+    a = asarray(a)
+    out = jnp.argmax(
+        jnp.where(jnp.isnan(a), -np.inf, a) if dtypes.is_float(a.dtype) else a, axis=axis
+    )
+    return jnp.expand_dims(out, axis) if keepdims and axis is not None else out
+
+
+@eager
+def nanargmin(a, axis=None, keepdims: bool = False):
+    """argmin, NaNs ignored."""
+    a = asarray(a)
+    out = jnp.argmin(
+        jnp.where(jnp.isnan(a), np.inf, a) if dtypes.is_float(a.dtype) else a, axis=axis
+    )
+    return jnp.expand_dims(out, axis) if keepdims and axis is not None else out
+
+
+@eager
+def nancumsum(a, axis=None, dtype=None):
+    """cumsum with NaNs as 0."""
+    a = asarray(a)
+    return jnp.cumsum(
+        jnp.where(jnp.isnan(a), 0, a) if dtypes.is_float(a.dtype) else a, axis=axis, dtype=dtype
+    )
+
+
+@eager
+def nancumprod(a, axis=None, dtype=None):
+    """cumprod with NaNs as 1."""
+    a = asarray(a)
+    return jnp.cumprod(
+        jnp.where(jnp.isnan(a), 1, a) if dtypes.is_float(a.dtype) else a, axis=axis, dtype=dtype
+    )
+
+
+@eager
+def cumulative_sum(x, axis=None, dtype=None, include_initial: bool = False):
+    """cumsum, with a leading 0 when include_initial."""
+    x = asarray(x)
+    if axis is None:
+        if x.ndim > 1:
+            fail("cumulative_sum", "an axis is needed for arrays of more than one dimension")
+        axis = 0
+    out = jnp.cumsum(x, axis=axis, dtype=dtype)
+    if include_initial:
+        zero_shape = list(out.shape)
+        zero_shape[ops.normalize_axis(axis, out.ndim, "cumulative_sum")] = 1
+        out = jnp.concatenate([jnp.zeros(zero_shape, out.dtype), out], axis=axis)
+    return out
+
+
+@eager
+def cumulative_prod(x, axis=None, dtype=None, include_initial: bool = False):
+    """cumprod, with a leading 1 when include_initial."""
+    x = asarray(x)
+    if axis is None:
+        if x.ndim > 1:
+            fail("cumulative_prod", "an axis is needed for arrays of more than one dimension")
+        axis = 0
+    out = jnp.cumprod(x, axis=axis, dtype=dtype)
+    if include_initial:
+        one_shape = list(out.shape)
+        one_shape[ops.normalize_axis(axis, out.ndim, "cumulative_prod")] = 1
+        out = jnp.concatenate([jnp.ones(one_shape, out.dtype), out], axis=axis)
+    return out
+
+
+@eager
+def diff(a, n: int = 1, axis: int = -1, prepend=None, append=None):
+    """The n-th differences along `axis` (after prepending and appending
+    values, scalars broadcast across the other axes)."""
+    a = asarray(a)
+    ax = ops.normalize_axis(axis, a.ndim, "diff")
+
+    def along(extra):
+        e = asarray(extra)
+        if e.ndim == 0:
+            shp = list(a.shape)
+            shp[ax] = 1
+            e = jnp.broadcast_to(e, shp)
+        return e
+
+    pieces = [a]
+    if prepend is not None:
+        pieces.insert(0, along(prepend))
+    if append is not None:
+        pieces.append(along(append))
+    if len(pieces) > 1:
+        a = jnp.concatenate(pieces, axis=ax)
+    for _ in range(n):
+        m = a.shape[ax]
+        a = jnp.take(a, jnp.arange(1, m), axis=ax) - jnp.take(a, jnp.arange(0, m - 1), axis=ax)
+    return a
+
+
+@eager
+def ediff1d(ary, to_end=None, to_begin=None):
+    """Differences of the flattened array, with values before and after."""
+    d = diff(jnp.ravel(asarray(ary)))
+    parts = []
+    if to_begin is not None:
+        parts.append(jnp.ravel(asarray(to_begin)).astype(d.dtype))
+    parts.append(d)
+    if to_end is not None:
+        parts.append(jnp.ravel(asarray(to_end)).astype(d.dtype))
+    return jnp.concatenate(parts) if len(parts) > 1 else d
+
+
+@eager
+def trapezoid(y, x=None, dx: float = 1.0, axis: int = -1):
+    """The trapezoidal integral along `axis`."""
+    y = _floats(y)
+    ax = ops.normalize_axis(axis, y.ndim, "trapezoid")
+    n = y.shape[ax]
+    mid = (jnp.take(y, jnp.arange(1, n), axis=ax) + jnp.take(y, jnp.arange(0, n - 1), axis=ax)) / 2
+    if x is None:
+        return jnp.sum(mid, axis=ax) * dx
+    d = diff(asarray(x), axis=-1 if asarray(x).ndim == 1 else ax)
+    if d.ndim == 1:
+        d = jnp.reshape(d, [d.shape[0] if i == ax else 1 for i in range(y.ndim)])
+    return jnp.sum(mid * d, axis=ax)
+
+
+def _quantiles(a, q, axis, method: str, keepdims: bool, nan: bool):
+    a = _floats(a)
+    q = asarray(q).astype(a.dtype)
+    if axis is None:
+        a, axis = jnp.ravel(a), 0
+    ax = ops.normalize_axis(axis, a.ndim, "quantile")
+    a = jnp.moveaxis(a, ax, -1)
+    n = a.shape[-1]
+    if nan:
+        valid = jnp.logical_not(jnp.isnan(a))
+        count = jnp.sum(valid, axis=-1, keepdims=True).astype(a.dtype)
+        s = jnp.sort(jnp.where(valid, a, np.inf), axis=-1)
+    else:
+        count = asarray(np.array(n, a.dtype))
+        s = jnp.sort(a, axis=-1)
+    qs = jnp.reshape(q, q.shape + (1,) * (a.ndim - 1) + (1,))  # q dims, batch dims, 1
+    pos = qs * (count - 1)
+    lo = jnp.floor(pos)
+    hi = jnp.ceil(pos)
+    if method == "linear":
+        pass
+    elif method == "lower":
+        hi = lo
+    elif method == "higher":
+        lo = hi
+    elif method == "nearest":
+        lo = hi = jnp.round(pos)
+    elif method == "midpoint":
+        pass
+    else:
+        fail(
+            "quantile",
+            f"method {method!r} is not supported (linear, lower, higher, nearest, midpoint)",
+        )
+    li = jnp.clip(lo, 0, n - 1).astype(np.int32)
+    hi_i = jnp.clip(hi, 0, n - 1).astype(np.int32)
+    sb = jnp.broadcast_to(s, q.shape + s.shape)
+    vlo = jnp.take_along_axis(sb, jnp.broadcast_to(li, q.shape + s.shape[:-1] + (1,)), axis=-1)[
+        ..., 0
+    ]
+    vhi = jnp.take_along_axis(sb, jnp.broadcast_to(hi_i, q.shape + s.shape[:-1] + (1,)), axis=-1)[
+        ..., 0
+    ]
+    frac = (pos - lo)[..., 0]
+    out = (vlo + vhi) / 2 if method == "midpoint" else vlo + (vhi - vlo) * frac
+    if nan:
+        out = jnp.where(count[..., 0] == 0, np.nan, out)
+    if keepdims:
+        out = jnp.expand_dims(out, q.ndim + ax)
+    return out
+
+
+@eager
+def quantile(
+    a,
+    q,
+    axis=None,
+    out=None,
+    overwrite_input: bool = False,
+    method: str = "linear",
+    keepdims: bool = False,
+):
+    """The q-th quantiles along `axis` (NumPy's methods linear, lower, higher, nearest, midpoint)."""
+    return _quantiles(a, q, axis, method, keepdims, nan=False)
+
+
+@eager
+def nanquantile(
+    a,
+    q,
+    axis=None,
+    out=None,
+    overwrite_input: bool = False,
+    method: str = "linear",
+    keepdims: bool = False,
+):
+    """quantile, NaNs ignored."""
+    return _quantiles(a, q, axis, method, keepdims, nan=True)
+
+
+@eager
+def percentile(
+    a,
+    q,
+    axis=None,
+    out=None,
+    overwrite_input: bool = False,
+    method: str = "linear",
+    keepdims: bool = False,
+):
+    """quantile with q in percent."""
+    return _quantiles(a, asarray(q) / 100, axis, method, keepdims, nan=False)
+
+
+@eager
+def nanpercentile(
+    a,
+    q,
+    axis=None,
+    out=None,
+    overwrite_input: bool = False,
+    method: str = "linear",
+    keepdims: bool = False,
+):
+    """nanquantile with q in percent."""
+    return _quantiles(a, asarray(q) / 100, axis, method, keepdims, nan=True)
+
+
+@eager
+def median(a, axis=None, out=None, overwrite_input: bool = False, keepdims: bool = False):
+    """The median along `axis`."""
+    return _quantiles(a, 0.5, axis, "linear", keepdims, nan=False)
+
+
+@eager
+def nanmedian(a, axis=None, out=None, overwrite_input: bool = False, keepdims: bool = False):
+    """median, NaNs ignored."""
+    return _quantiles(a, 0.5, axis, "linear", keepdims, nan=True)
+
+
+# --- search and selection -----------------------------------------------------------------
+
+
+@eager
+def searchsorted(a, v, side: str = "left", sorter=None, *, method: str = "scan"):
+    """Indices where v's elements would go into sorted a (by counting)."""
+    a, v = asarray(a), asarray(v)
+    if a.ndim != 1:
+        fail("searchsorted", f"a must be one-dimensional, got {ops.describe(a)}")
+    if sorter is not None:
+        a = jnp.take(a, sorter)
+    if side not in ("left", "right"):
+        fail("searchsorted", f"side must be 'left' or 'right', got {side!r}")
+    a, v = ops.promote("searchsorted", a, v)
+    cmp = jnp.less if side == "left" else jnp.less_equal
+    before = cmp(a, jnp.expand_dims(v, -1))
+    return jnp.sum(before, axis=-1).astype(
+        dtypes.default_int() if dtypes.default_int() == np.int64 else np.int32
+    )
+
+
+@eager
+def digitize(x, bins, right: bool = False):
+    """The bin of each element (bins increasing or decreasing)."""
+    bins = asarray(bins)
+    side = "left" if right else "right"
+    increasing = searchsorted(bins, x, side=side)
+    decreasing = bins.shape[0] - searchsorted(jnp.flip(bins), x, side="right" if right else "left")
+    first, last = bins[0], bins[-1]
+    return jnp.where(first <= last, increasing, decreasing)
+
+
+@eager
+def select(condlist, choicelist, default=0):
+    """The choice of the first true condition, elementwise."""
+    if len(condlist) != len(choicelist):
+        fail("select", "condlist and choicelist must have the same length")
+    out = asarray(default)
+    for cond, choice in reversed(list(zip(condlist, choicelist, strict=True))):
+        out = jnp.where(cond, choice, out)
+    return out
+
+
+@eager
+def choose(a, choices, mode: str = "raise"):
+    """choices[a] elementwise (indices clipped or wrapped; 'raise' clips, as JAX)."""
+    a = asarray(a)
+    xs = [asarray(c) for c in choices]
+    n = len(xs)
+    idx = jnp.remainder(a, n) if mode == "wrap" else jnp.clip(a, 0, n - 1)
+    out = xs[-1]
+    for i in range(n - 2, -1, -1):
+        out = jnp.where(jnp.equal(idx, i), xs[i], out)
+    return out
+
+
+@eager
+def bincount(x, weights=None, minlength: int = 0, *, length: int | None = None):
+    """Counts of each value of non-negative ints x (length must be given
+    inside jit, where the largest value is not known)."""
+    x = asarray(x)
+    if length is None:
+        fail(
+            "bincount",
+            "needs length= (the number of bins): the largest value is not known while tracing",
+        )
+    n = builtins.max(int(length), int(minlength))
+    bins = ops.iota(x.dtype, (n,), 0)
+    hits = jnp.equal(jnp.expand_dims(jnp.ravel(x), 0), jnp.expand_dims(bins, 1))
+    if weights is None:
+        return jnp.sum(hits, axis=1).astype(dtypes.default_int())
+    w = jnp.ravel(asarray(weights))
+    return jnp.sum(jnp.where(hits, w, 0), axis=1)
+
+
+@eager
+def interp(x, xp, fp, left=None, right=None, period=None):
+    """Linear interpolation of (xp, fp) at x (xp increasing)."""
+    if period is not None:
+        fail("interp", "period= is not supported yet")
+    x, xp, fp = _floats(x), _floats(xp), _floats(fp)
+    i = jnp.clip(searchsorted(xp, x, side="right"), 1, xp.shape[0] - 1)
+    x0, x1 = jnp.take(xp, i - 1), jnp.take(xp, i)
+    y0, y1 = jnp.take(fp, i - 1), jnp.take(fp, i)
+    dx = x1 - x0
+    t = jnp.where(dx == 0, 0, (x - x0) / jnp.where(dx == 0, 1, dx))
+    out = y0 + t * (y1 - y0)
+    out = jnp.where(x < xp[0], fp[0] if left is None else left, out)
+    return jnp.where(x > xp[-1], fp[-1] if right is None else right, out)
+
+
+@eager
+def polyval(p, x, *, unroll: int = 16):
+    """The polynomial with coefficients p (highest first) at x, by Horner's rule."""
+    p, x = asarray(p), asarray(x)
+    out = jnp.zeros_like(x * p[0])
+    for i in range(p.shape[0]):
+        out = out * x + p[i]
+    return out
+
+
+@eager
+def convolve(a, v, mode: str = "full", *, precision=None, preferred_element_type=None):
+    """The discrete 1-D convolution."""
+    return _correlate(asarray(a), jnp.flip(asarray(v)), mode, "convolve")
+
+
+@eager
+def correlate(a, v, mode: str = "valid", *, precision=None, preferred_element_type=None):
+    """The 1-D cross-correlation."""
+    return _correlate(asarray(a), jnp.conj(asarray(v)), mode, "correlate")
+
+
+def _correlate(a, v, mode: str, name: str):
+    if a.ndim != 1 or v.ndim != 1:
+        fail(name, "takes one-dimensional arrays")
+    n, m = a.shape[0], v.shape[0]
+    if m > n:
+        a, v = v, a
+        n, m = m, n
+        if name == "correlate":
+            v = jnp.flip(v)
+            a = jnp.flip(a)
+    if mode == "full":
+        pad = (m - 1, m - 1)
+    elif mode == "same":
+        pad = (
+            ((m - 1) // 2, m - 1 - (m - 1) // 2) if name == "convolve" else (m // 2, m - 1 - m // 2)
+        )
+    elif mode == "valid":
+        pad = (0, 0)
+    else:
+        fail(name, f"mode must be 'full', 'same' or 'valid', got {mode!r}")
+    padded = jnp.pad(a, [pad])
+    k = padded.shape[0] - m + 1
+    windows = jnp.stack([padded[i : i + k] for i in range(m)])
+    return jnp.sum(windows * jnp.expand_dims(v, 1), axis=0)
+
+
+# --- types and constants -------------------------------------------------------------------
+
+euler_gamma = np.euler_gamma
+
+
+def finfo(dtype):
+    """Machine limits of a float type."""
+    return dtypes.finfo(dtypes.canonicalize(dtype) if not isinstance(dtype, np.dtype) else dtype)
+
+
+def iinfo(int_type):
+    """Machine limits of an integer type."""
+    return np.iinfo(np.dtype(int_type) if not hasattr(int_type, "dtype") else int_type.dtype)
+
+
+def can_cast(from_, to, casting: str = "safe") -> bool:
+    """Whether NumPy's casting rule allows from_ to become `to`."""
+    return bool(np.can_cast(from_.dtype if hasattr(from_, "dtype") else from_, to, casting))
+
+
+def issubdtype(arg1, arg2) -> bool:
+    """NumPy's subtype relation (bfloat16 and the f8 types are floating)."""
+    try:
+        d = np.dtype(arg1)
+    except TypeError:
+        return bool(np.issubdtype(arg1, arg2))
+    if arg2 in (np.floating, np.inexact, np.number, np.generic) and dtypes.is_float(d):
+        return True
+    return bool(np.issubdtype(d, arg2))
+
+
+def isdtype(dtype, kind) -> bool:
+    """The array API's dtype kinds ('bool', 'integral', 'real floating', ...)."""
+    d = np.dtype(dtype)
+    kinds = (kind,) if not isinstance(kind, tuple) else kind
+    for k in kinds:
+        if not isinstance(k, str):
+            if d == np.dtype(k):
+                return True
+            continue
+        if (
+            (k == "bool" and d == np.bool_)
+            or (k == "signed integer" and d.kind == "i")
+            or (k == "unsigned integer" and d.kind == "u")
+            or (k == "integral" and d.kind in "iu")
+            or (k == "real floating" and dtypes.is_float(d))
+            or (k == "complex floating" and d.kind == "c")
+            or (k == "numeric" and (d.kind in "iuc" or dtypes.is_float(d)))
+        ):
+            return True
+    return False
+
+
+def isscalar(element) -> bool:
+    """Whether element is a Python or NumPy scalar or a 0-d array."""
+    if hasattr(element, "shape"):
+        return element.shape == ()
+    return isinstance(element, (int, float, complex, bool, np.generic))
+
+
+def iterable(y) -> bool:
+    """Whether iter(y) works."""
+    try:
+        iter(y)
+    except TypeError:
+        return False
+    return True
+
+
+__all__ = [
+    n
+    for n in list(globals())
+    if not n.startswith("_")
+    and n
+    not in (
+        "annotations",
+        "builtins",
+        "math",
+        "np",
+        "jnp",
+        "dtypes",
+        "ops",
+        "eager",
+        "asarray",
+        "fail",
+    )
+]
