@@ -1411,6 +1411,7 @@ __all__ = [
     not in (
         "annotations",
         "builtins",
+        "itertools",
         "math",
         "np",
         "jnp",

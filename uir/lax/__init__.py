@@ -1,7 +1,5 @@
 """uir.lax: XLA's operations, and structured control flow, as jax.lax."""
 
-from __future__ import annotations
-
 from uir._src.lax_control import (
     cond,
     fori_loop,

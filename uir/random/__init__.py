@@ -1,8 +1,6 @@
 """uir.random: jax.random's keys and distributions on Threefry-2x32, giving
 the bits JAX gives for the same key."""
 
-from __future__ import annotations
-
 from uir._src.random_impl import (
     PRNGKey,
     bernoulli,
