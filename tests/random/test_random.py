@@ -287,3 +287,75 @@ def test_every_draw_matches_the_installed_jax(seed):
     for draw in [lambda r, k: r.normal(k, (1000,)), lambda r, k: r.gumbel(k, (100,))]:
         got, want = np.asarray(draw(ur, uk)), np.asarray(draw(jr, jk))
         assert np.all(_ulps(got, want) <= 4)
+
+
+# --- more distributions ---------------------------------------------------------------
+
+N = 100_000
+
+
+def _draw(fn, *args, **kwargs):
+    return np.asarray(fn(ur.PRNGKey(21), *args, **kwargs), np.float64)
+
+
+@pytest.mark.parametrize(
+    "name, draw, median, mean",
+    [
+        ("cauchy", lambda: _draw(ur.cauchy, (N,)), 0.0, None),
+        ("laplace", lambda: _draw(ur.laplace, (N,)), 0.0, 0.0),
+        ("logistic", lambda: _draw(ur.logistic, (N,)), 0.0, 0.0),
+        ("lognormal", lambda: _draw(ur.lognormal, 0.5, (N,)), 1.0, float(np.exp(0.125))),
+        ("pareto", lambda: _draw(ur.pareto, 3.0, (N,)), 2 ** (1 / 3), 1.5),
+        ("maxwell", lambda: _draw(ur.maxwell, (N,)), None, 2 * np.sqrt(2 / np.pi)),
+        (
+            "weibull_min",
+            lambda: _draw(ur.weibull_min, 2.0, 1.5, (N,)),
+            2 * np.log(2) ** (1 / 1.5),
+            None,
+        ),
+        (
+            "rayleigh",
+            lambda: _draw(ur.rayleigh, 2.0, (N,)),
+            2 * np.sqrt(2 * np.log(2)),
+            2 * np.sqrt(np.pi / 2),
+        ),
+        ("wald", lambda: _draw(ur.wald, 1.5, (N,)), None, 1.5),
+        ("geometric", lambda: _draw(ur.geometric, 0.3, (N,)), None, 1 / 0.3),
+        ("triangular", lambda: _draw(ur.triangular, 0.0, 0.3, 1.0, (N,)), None, 1.3 / 3),
+        ("double_sided_maxwell", lambda: _draw(ur.double_sided_maxwell, 1.0, 2.0, (N,)), None, 1.0),
+    ],
+)
+def test_distributions_have_their_medians_and_means(name, draw, median, mean):
+    x = draw()
+    assert x.shape == (N,) and np.all(np.isfinite(x))
+    if median is not None:
+        assert abs(np.median(x) - median) < 0.02 * max(1.0, abs(median)), np.median(x)
+    if mean is not None:
+        assert abs(x.mean() - mean) < 0.03 * max(1.0, abs(mean)), x.mean()
+
+
+def test_rademacher_is_plus_or_minus_one():
+    r = np.asarray(ur.rademacher(ur.PRNGKey(22), (1000,)))
+    assert set(np.unique(r).tolist()) == {-1, 1} and abs(r.mean()) < 0.1
+
+
+@pytest.mark.xla
+@pytest.mark.parametrize(
+    "draw",
+    [
+        lambda r, k: r.cauchy(k, (50,)),
+        lambda r, k: r.laplace(k, (50,)),
+        lambda r, k: r.rademacher(k, (50,)),
+        lambda r, k: r.weibull_min(k, 2.0, 1.5, (50,)),
+        lambda r, k: r.geometric(k, 0.3, (50,)),
+        lambda r, k: r.triangular(k, 0.0, 0.3, 1.0, (50,)),
+    ],
+)
+def test_uniform_transforms_give_jaxs_bits(draw):
+    jax = pytest.importorskip("jax")
+    got, want = (
+        np.asarray(draw(ur, ur.PRNGKey(3))),
+        np.asarray(draw(jax.random, jax.random.PRNGKey(3))),
+    )
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)

@@ -395,6 +395,185 @@ def categorical(key, logits, axis: int = -1, shape=None):
     return unp.argmax(_add(noise, expanded), axis=ax - logits.ndim if ax >= 0 else ax)
 
 
+def _param_shape(shape, *params, op: str):
+    """`shape`, or the parameters' broadcast shape when it is None."""
+    if shape is not None:
+        return _shape(shape, op)
+    return ops.broadcast_shapes(op, *[asarray(p).shape for p in params])
+
+
+@eager
+def cauchy(key, shape: Sequence[int] = (), dtype=None):
+    """Standard Cauchy floats: tan(pi (u - 1/2)), u uniform in [eps, 1)."""
+    from uir._src import numpy_impl as unp
+
+    d = _float_dtype(dtype, "cauchy")
+    u = _uniform(key, _shape(shape, "cauchy"), d, dtypes.finfo(d).eps, 1.0, "cauchy")
+    return unp.tan(
+        ops.binary(
+            "multiply",
+            asarray(np.array(np.pi, d)),
+            ops.binary("subtract", u, asarray(np.array(0.5, d))),
+        )
+    )
+
+
+@eager
+def laplace(key, shape: Sequence[int] = (), dtype=None):
+    """Standard Laplace floats: sign(u) log1p(-|u|), u uniform in (-1, 1)."""
+    from uir._src import numpy_impl as unp
+
+    d = _float_dtype(dtype, "laplace")
+    u = _uniform(key, _shape(shape, "laplace"), d, -1.0 + dtypes.finfo(d).epsneg, 1.0, "laplace")
+    return ops.binary("multiply", unp.sign(u), unp.log1p(unp.negative(unp.abs(u))))
+
+
+@eager
+def logistic(key, shape: Sequence[int] = (), dtype=None):
+    """Standard logistic floats: log(u) - log1p(-u)."""
+    from uir._src import numpy_impl as unp
+
+    d = _float_dtype(dtype, "logistic")
+    u = _uniform(key, _shape(shape, "logistic"), d, dtypes.finfo(d).tiny, 1.0, "logistic")
+    return ops.binary("subtract", unp.log(u), unp.log1p(unp.negative(u)))
+
+
+@eager
+def lognormal(key, sigma=1.0, shape=None, dtype=None):
+    """exp(sigma * a standard normal)."""
+    from uir._src import numpy_impl as unp
+
+    d = _float_dtype(dtype, "lognormal")
+    out_shape = _param_shape(shape, sigma, op="lognormal")
+    return unp.exp(
+        ops.binary("multiply", normal(key, out_shape, d), ops.convert(asarray(sigma), d))
+    )
+
+
+@eager
+def pareto(key, b, shape=None, dtype=None):
+    """Pareto floats of index b: exp(exponential / b)."""
+    from uir._src import numpy_impl as unp
+
+    d = _float_dtype(dtype, "pareto")
+    out_shape = _param_shape(shape, b, op="pareto")
+    return unp.exp(ops.binary("divide", exponential(key, out_shape, d), ops.convert(asarray(b), d)))
+
+
+@eager
+def rademacher(key, shape: Sequence[int] = (), dtype=None):
+    """-1 or 1, each with probability 1/2."""
+    d = dtypes.canonicalize(dtypes.default_int() if dtype is None else dtype)
+    b = ops.convert(bernoulli(key, 0.5, _shape(shape, "rademacher")), d)
+    return ops.convert(
+        ops.binary(
+            "subtract", ops.binary("multiply", asarray(np.array(2, d)), b), asarray(np.array(1, d))
+        ),
+        d,
+    )
+
+
+@eager
+def maxwell(key, shape: Sequence[int] = (), dtype=None):
+    """One-sided Maxwell floats: the norm of three standard normals."""
+    from uir._src import numpy_impl as unp
+
+    d = _float_dtype(dtype, "maxwell")
+    n = normal(key, (*_shape(shape, "maxwell"), 3), d)
+    return unp.sqrt(unp.sum(ops.binary("multiply", n, n), axis=-1))
+
+
+@eager
+def double_sided_maxwell(key, loc, scale, shape: Sequence[int] = (), dtype=None):
+    """Maxwell floats with a random sign, scaled and shifted."""
+    d = _float_dtype(dtype, "double_sided_maxwell")
+    params = ops.broadcast_shapes("double_sided_maxwell", asarray(loc).shape, asarray(scale).shape)
+    out_shape = (*_shape(shape, "double_sided_maxwell"), *params) if shape else params
+    keys = split(key)
+    m = maxwell(ops.reshape(_slice_row(keys, 0), (2,)), out_shape, d)
+    sign = rademacher(ops.reshape(_slice_row(keys, 1), (2,)), out_shape, d)
+    scaled = ops.binary("multiply", ops.binary("multiply", sign, m), ops.convert(asarray(scale), d))
+    return ops.binary("add", scaled, ops.convert(asarray(loc), d))
+
+
+@eager
+def weibull_min(key, scale, concentration, shape: Sequence[int] = (), dtype=None):
+    """Weibull floats: (-log1p(-u)) ** (1 / concentration) * scale."""
+    from uir._src import numpy_impl as unp
+
+    d = _float_dtype(dtype, "weibull_min")
+    u = _uniform(key, _shape(shape, "weibull_min"), d, 0.0, 1.0, "weibull_min")
+    base = unp.negative(unp.log1p(unp.negative(u)))
+    return unp.multiply(
+        unp.power(base, unp.divide(1.0, ops.convert(asarray(concentration), d))),
+        ops.convert(asarray(scale), d),
+    )
+
+
+@eager
+def rayleigh(key, scale=1.0, shape=None, dtype=None):
+    """Rayleigh floats: scale * sqrt(-2 log u)."""
+    from uir._src import numpy_impl as unp
+
+    d = _float_dtype(dtype, "rayleigh")
+    out_shape = _param_shape(shape, scale, op="rayleigh")
+    u = _uniform(key, out_shape, d, 0.0, 1.0, "rayleigh")
+    root = unp.sqrt(ops.binary("multiply", unp.log(u), asarray(np.array(-2, d))))
+    return ops.binary("multiply", ops.broadcast_to(ops.convert(asarray(scale), d), out_shape), root)
+
+
+@eager
+def wald(key, mean, shape=None, dtype=None):
+    """Wald (inverse Gaussian) floats of the given mean, by Michael, Schucany and Haas."""
+    from uir._src import numpy_impl as unp
+
+    d = _float_dtype(dtype, "wald")
+    out_shape = _param_shape(shape, mean, op="wald")
+    keys = split(key)
+    mu = ops.broadcast_to(ops.convert(asarray(mean), d), out_shape)
+    v = normal(ops.reshape(_slice_row(keys, 0), (2,)), out_shape, d)
+    z = _uniform(ops.reshape(_slice_row(keys, 1), (2,)), out_shape, d, 0.0, 1.0, "wald")
+    y = v * v
+    mu2 = mu * mu
+    x = mu + mu2 * y / 2 - mu / 2 * unp.sqrt(4 * mu * y + mu2 * (y * y))
+    return unp.where(z <= mu / (mu + x), x, mu2 / x)
+
+
+@eager
+def geometric(key, p, shape=None, dtype=None):
+    """The number of Bernoulli(p) trials up to the first success (>= 1)."""
+    from uir._src import numpy_impl as unp
+
+    p = asarray(p)
+    if not dtypes.is_float(p.dtype):
+        p = ops.convert(p, dtypes.default_float())
+    out_shape = _param_shape(shape, p, op="geometric")
+    u = _uniform(key, out_shape, p.dtype, 0.0, 1.0, "geometric")
+    u = unp.where(unp.equal(u, 0), 1, u)
+    g = (
+        unp.floor(unp.divide(unp.log(u), ops.broadcast_to(unp.log1p(unp.negative(p)), out_shape)))
+        + 1
+    )
+    return ops.convert(g, dtypes.canonicalize(dtypes.default_int() if dtype is None else dtype))
+
+
+@eager
+def triangular(key, left, mode, right, shape=None, dtype=None):
+    """Triangular floats on [left, right] peaking at mode, by inverting the CDF."""
+    from uir._src import numpy_impl as unp
+
+    d = _float_dtype(dtype, "triangular")
+    out_shape = _param_shape(shape, left, mode, right, op="triangular")
+    lo, mo, hi = (
+        ops.broadcast_to(ops.convert(asarray(v), d), out_shape) for v in (left, mode, right)
+    )
+    fc = (mo - lo) / (hi - lo)
+    u = _uniform(key, out_shape, d, 0.0, 1.0, "triangular")
+    below = lo + unp.sqrt(u * (hi - lo) * (mo - lo))
+    above = hi - unp.sqrt((1 - u) * (hi - lo) * (hi - mo))
+    return unp.where(u < fc, below, above)
+
+
 # --- integers -----------------------------------------------------------------------
 
 
@@ -554,18 +733,31 @@ __all__ = [
     "bernoulli",
     "bits",
     "categorical",
+    "cauchy",
     "choice",
+    "double_sided_maxwell",
     "exponential",
     "fold_in",
+    "geometric",
     "gumbel",
     "key",
     "key_data",
+    "laplace",
+    "logistic",
+    "lognormal",
+    "maxwell",
     "normal",
+    "pareto",
     "permutation",
+    "rademacher",
     "randint",
+    "rayleigh",
     "split",
     "threefry_2x32",
+    "triangular",
     "truncated_normal",
     "uniform",
+    "wald",
+    "weibull_min",
     "wrap_key_data",
 ]
