@@ -334,3 +334,159 @@ def test_structural_ops_match_jax_lax(name, op, want):
     got, expected = np.asarray(op(lax)), np.asarray(op(jax.lax))
     assert got.shape == expected.shape and got.dtype == expected.dtype
     np.testing.assert_allclose(got, expected, rtol=2e-6, atol=1e-6)
+
+
+# --- convolutions, FFTs, scans and shape helpers ---------------------------------------
+
+
+def _conv_nchw(x, w, stride, pads, lhs_dilation=(1, 1), rhs_dilation=(1, 1)):
+    """A direct NCHW x OIHW convolution in float64, for reference."""
+    x = x.astype(np.float64)
+    w = w.astype(np.float64)
+    if lhs_dilation != (1, 1):
+        d = np.zeros(
+            (
+                *x.shape[:2],
+                (x.shape[2] - 1) * lhs_dilation[0] + 1,
+                (x.shape[3] - 1) * lhs_dilation[1] + 1,
+            )
+        )
+        d[:, :, :: lhs_dilation[0], :: lhs_dilation[1]] = x
+        x = d
+    if rhs_dilation != (1, 1):
+        d = np.zeros(
+            (
+                *w.shape[:2],
+                (w.shape[2] - 1) * rhs_dilation[0] + 1,
+                (w.shape[3] - 1) * rhs_dilation[1] + 1,
+            )
+        )
+        d[:, :, :: rhs_dilation[0], :: rhs_dilation[1]] = w
+        w = d
+    x = np.pad(x, [(0, 0), (0, 0), *pads])
+    kh, kw = w.shape[2:]
+    oh = (x.shape[2] - kh) // stride[0] + 1
+    ow = (x.shape[3] - kw) // stride[1] + 1
+    out = np.zeros((x.shape[0], w.shape[0], oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            patch = x[:, :, i * stride[0] : i * stride[0] + kh, j * stride[1] : j * stride[1] + kw]
+            out[:, :, i, j] = np.einsum("nchw,ochw->no", patch, w)
+    return out
+
+
+IMG = RNG.standard_normal((2, 3, 8, 8)).astype(np.float32)
+KER = RNG.standard_normal((4, 3, 3, 3)).astype(np.float32)
+CPLX = (RNG.standard_normal((4, 8)) + 1j * RNG.standard_normal((4, 8))).astype(np.complex64)
+V = RNG.standard_normal((6, 5)).astype(np.float32)
+
+MORE = [
+    (
+        "conv same",
+        lambda m: m.conv(IMG, KER, (1, 1), "SAME"),
+        lambda: _conv_nchw(IMG, KER, (1, 1), [(1, 1), (1, 1)]),
+    ),
+    (
+        "conv strided",
+        lambda m: m.conv(IMG, KER, (2, 2), "VALID"),
+        lambda: _conv_nchw(IMG, KER, (2, 2), [(0, 0), (0, 0)]),
+    ),
+    (
+        "conv_with_general_padding",
+        lambda m: m.conv_with_general_padding(IMG, KER, (2, 1), [(1, 1), (0, 2)], (1, 1), (2, 1)),
+        lambda: _conv_nchw(IMG, KER, (2, 1), [(1, 1), (0, 2)], rhs_dilation=(2, 1)),
+    ),
+    (
+        "conv_transpose",
+        lambda m: m.conv_transpose(
+            IMG,
+            KER.transpose(2, 3, 1, 0),
+            (2, 2),
+            "VALID",
+            dimension_numbers=("NCHW", "HWIO", "NCHW"),
+        ),
+        lambda: _conv_nchw(IMG, KER, (1, 1), [(2, 2), (2, 2)], lhs_dilation=(2, 2)),
+    ),
+    ("tile", lambda m: m.tile(V, (2, 1)), lambda: np.tile(V, (2, 1))),
+    ("stack", lambda m: m.stack([V, V * 2], 1), lambda: np.stack([V, V * 2], 1)),
+    ("unstack", lambda m: m.unstack(V, 1)[3], lambda: V[:, 3]),
+    (
+        "cumlogsumexp",
+        lambda m: m.cumlogsumexp(V, 1),
+        lambda: np.logaddexp.accumulate(V.astype(np.float64), 1),
+    ),
+    (
+        "cumlogsumexp reverse",
+        lambda m: m.cumlogsumexp(V, 0, True),
+        lambda: np.logaddexp.accumulate(V[::-1].astype(np.float64), 0)[::-1],
+    ),
+    (
+        "mulhi",
+        lambda m: m.mulhi(
+            np.array([2**30, -5, 123456789], np.int32),
+            np.array([7, 2**31 - 1, 987654321], np.int32),
+        ),
+        lambda: (
+            (
+                np.array([2**30, -5, 123456789], np.int64)
+                * np.array([7, 2**31 - 1, 987654321], np.int64)
+            )
+            >> 32
+        ).astype(np.int32),
+    ),
+    ("approx_max_k", lambda m: m.approx_max_k(V, 2)[0], lambda: -np.sort(-V, 1)[:, :2]),
+    ("approx_min_k", lambda m: m.approx_min_k(V, 3)[0], lambda: np.sort(V, 1)[:, :3]),
+    (
+        "associative_scan",
+        lambda m: m.associative_scan(lambda a, b: a + b, V, axis=1),
+        lambda: np.cumsum(V, 1),
+    ),
+    (
+        "associative_scan reverse",
+        lambda m: m.associative_scan(lambda a, b: a * b, V, reverse=True),
+        lambda: np.cumprod(V[::-1], 0)[::-1],
+    ),
+    (
+        "index_take",
+        lambda m: m.index_take(V, (np.array([0, 2], np.int32), np.array([1, 4], np.int32)), (0, 1)),
+        lambda: V[[0, 2], [1, 4]],
+    ),
+    ("fft", lambda m: m.fft(CPLX, m.FftType.FFT, (8,)), lambda: np.fft.fft(CPLX)),
+    ("ifft", lambda m: m.fft(CPLX, m.FftType.IFFT, (8,)), lambda: np.fft.ifft(CPLX)),
+    ("rfft", lambda m: m.fft(V, m.FftType.RFFT, (5,)), lambda: np.fft.rfft(V)),
+    (
+        "irfft",
+        lambda m: m.fft(CPLX[:, :5], m.FftType.IRFFT, (8,)),
+        lambda: np.fft.irfft(CPLX[:, :5], 8),
+    ),
+    ("empty", lambda m: m.empty((2, 3), np.float32).shape, lambda: (2, 3)),
+]
+
+
+@pytest.mark.parametrize("name, op, want", MORE, ids=[m[0] for m in MORE])
+def test_more_ops_match_numpy(name, op, want):
+    got, expected = np.asarray(op(lax)), np.asarray(want())
+    assert got.shape == expected.shape
+    np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4)
+
+
+def test_shape_helpers_compute_lax_shapes():
+    assert lax.broadcast_shapes((3, 1), (1, 4)) == (3, 4)
+    assert lax.padtype_to_pads((8, 7), (3, 2), (2, 2), "SAME") == [(0, 1), (0, 1)]
+    assert lax.padtype_to_pads((8, 7), (3, 2), (2, 2), "VALID") == [(0, 0), (0, 0)]
+    assert lax.conv_shape_tuple(IMG.shape, KER.shape, (2, 2), "SAME") == (2, 4, 4, 4)
+    assert lax.conv_general_shape_tuple(
+        (2, 8, 8, 3), (3, 3, 3, 4), (1, 1), [(1, 1), (1, 1)], ("NHWC", "HWIO", "NHWC")
+    ) == (2, 8, 8, 4)
+    assert lax.reduce_window_shape_tuple((8, 7), (3, 2), (2, 1), [(1, 1), (0, 0)]) == (4, 6)
+    dn = lax.conv_dimension_numbers((2, 8, 8, 3), (3, 3, 3, 4), ("NHWC", "HWIO", "NHWC"))
+    assert (dn.lhs_spec, dn.rhs_spec, dn.out_spec) == ((0, 3, 1, 2), (3, 2, 0, 1), (0, 3, 1, 2))
+
+
+@pytest.mark.xla
+@pytest.mark.parametrize("name, op, want", MORE, ids=[m[0] for m in MORE])
+def test_more_ops_match_jax_lax(name, op, want):
+    jax = pytest.importorskip("jax")
+    got, expected = np.asarray(op(lax)), np.asarray(op(jax.lax))
+    assert got.shape == expected.shape and got.dtype == expected.dtype
+    np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4)

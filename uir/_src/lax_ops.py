@@ -757,6 +757,566 @@ def split(operand, sizes, axis: int = 0):
     return out
 
 
+# --- types of lax's parameters ----------------------------------------------------------
+
+
+class FftType(enum.IntEnum):
+    """The kind of lax.fft."""
+
+    FFT = 0
+    IFFT = 1
+    RFFT = 2
+    IRFFT = 3
+
+
+class GatherScatterMode(enum.Enum):
+    """How out-of-bounds gather and scatter indices are treated."""
+
+    CLIP = 0
+    FILL_OR_DROP = 1
+    PROMISE_IN_BOUNDS = 2
+    ONE_HOT = 3
+
+    @staticmethod
+    def from_any(s):
+        if isinstance(s, GatherScatterMode):
+            return s
+        if s is None or s == "clip":
+            return GatherScatterMode.CLIP
+        if s == "fill" or s == "drop":
+            return GatherScatterMode.FILL_OR_DROP
+        if s == "promise_in_bounds":
+            return GatherScatterMode.PROMISE_IN_BOUNDS
+        raise ValueError(f"unknown gather mode {s!r}")
+
+
+class RandomAlgorithm(enum.IntEnum):
+    """rng_bit_generator's algorithm."""
+
+    RNG_DEFAULT = 0
+    RNG_THREE_FRY = 1
+    RNG_PHILOX = 2
+
+
+class DotAlgorithmPreset(enum.Enum):
+    """Named dot algorithms; uir computes every dot in its operands' type
+    (f32 products in f32), whichever is named."""
+
+    DEFAULT = enum.auto()
+    ANY_F8_ANY_F8_F32 = enum.auto()
+    ANY_F8_ANY_F8_F32_FAST_ACCUM = enum.auto()
+    ANY_F8_ANY_F8_ANY = enum.auto()
+    ANY_F8_ANY_F8_ANY_FAST_ACCUM = enum.auto()
+    F16_F16_F16 = enum.auto()
+    F16_F16_F32 = enum.auto()
+    BF16_BF16_BF16 = enum.auto()
+    BF16_BF16_F32 = enum.auto()
+    BF16_BF16_F32_X3 = enum.auto()
+    BF16_BF16_F32_X6 = enum.auto()
+    BF16_BF16_F32_X9 = enum.auto()
+    TF32_TF32_F32 = enum.auto()
+    TF32_TF32_F32_X3 = enum.auto()
+    F32_F32_F32 = enum.auto()
+    F64_F64_F64 = enum.auto()
+
+
+class DotAlgorithm:
+    """A dot algorithm by its operand, accumulation and result types (accepted
+    for compatibility; uir computes in the operands' type)."""
+
+    def __init__(
+        self,
+        lhs_precision_type,
+        rhs_precision_type,
+        accumulation_type,
+        lhs_component_count=1,
+        rhs_component_count=1,
+        num_primitive_operations=1,
+        allow_imprecise_accumulation=False,
+    ):
+        self.lhs_precision_type = lhs_precision_type
+        self.rhs_precision_type = rhs_precision_type
+        self.accumulation_type = accumulation_type
+        self.lhs_component_count = lhs_component_count
+        self.rhs_component_count = rhs_component_count
+        self.num_primitive_operations = num_primitive_operations
+        self.allow_imprecise_accumulation = allow_imprecise_accumulation
+
+
+class AccuracyMode(enum.Enum):
+    """The accuracy a transcendental op is asked for (uir's are as accurate
+    as their kernels, whichever is named)."""
+
+    HIGHEST = 0
+    DEFAULT = 1
+
+
+class Tolerance:
+    """An accuracy tolerance (atol, rtol, ulps) for transcendental ops."""
+
+    def __init__(self, atol: float = 0.0, rtol: float = 0.0, ulps: int = 0):
+        self.atol, self.rtol, self.ulps = atol, rtol, ulps
+
+
+PrecisionLike = Precision | str | tuple | None
+DotDimensionNumbers = tuple
+
+
+class ConvDimensionNumbers(tuple):
+    """(lhs_spec, rhs_spec, out_spec): each dimension's position, batch or
+    output feature first, then feature, then spatial ones."""
+
+    def __new__(cls, lhs_spec, rhs_spec, out_spec):
+        return super().__new__(cls, (tuple(lhs_spec), tuple(rhs_spec), tuple(out_spec)))
+
+    lhs_spec = property(lambda self: self[0])
+    rhs_spec = property(lambda self: self[1])
+    out_spec = property(lambda self: self[2])
+
+
+ConvGeneralDilatedDimensionNumbers = tuple
+
+
+class RaggedDotDimensionNumbers:
+    """The dimension numbers of a ragged dot (accepted for compatibility;
+    uir has no ragged dot yet)."""
+
+    def __init__(self, dot_dimension_numbers, lhs_ragged_dimensions, rhs_group_dimensions):
+        self.dot_dimension_numbers = dot_dimension_numbers
+        self.lhs_ragged_dimensions = lhs_ragged_dimensions
+        self.rhs_group_dimensions = rhs_group_dimensions
+
+
+# --- shape helpers -----------------------------------------------------------------------
+
+
+def broadcast_shapes(*shapes):
+    """The shape the given shapes broadcast to (NumPy's rule)."""
+    return tuple(np.broadcast_shapes(*shapes))
+
+
+def conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers) -> ConvDimensionNumbers:
+    """ConvDimensionNumbers from ("NCHW", "OIHW", "NCHW")-style strings, a
+    ConvDimensionNumbers, or None (NCHW / OIHW / NCHW)."""
+    n = len(lhs_shape)
+    if isinstance(dimension_numbers, ConvDimensionNumbers):
+        return dimension_numbers
+    if dimension_numbers is None:
+        spec = tuple(range(n))
+        return ConvDimensionNumbers(spec, spec, spec)
+    lhs, rhs, out = dimension_numbers
+
+    def positions(text, first, second):
+        spatial = [i for i, c in enumerate(text) if c not in (first, second)]
+        spatial.sort(key=lambda i: text[i])
+        return (text.index(first), text.index(second), *spatial)
+
+    return ConvDimensionNumbers(
+        positions(lhs, "N", "C"), positions(rhs, "O", "I"), positions(out, "N", "C")
+    )
+
+
+def conv_general_permutations(dimension_numbers):
+    """The permutations that bring each operand to N C spatial... order."""
+    lhs, rhs, out = dimension_numbers
+    return tuple(lhs), tuple(rhs), tuple(out)
+
+
+def padtype_to_pads(in_shape, window_shape, window_strides, padding: str):
+    """The (low, high) padding of each spatial dimension for 'SAME',
+    'SAME_LOWER' or 'VALID'."""
+    p = padding.upper()
+    if p == "VALID":
+        return [(0, 0)] * len(in_shape)
+    if p not in ("SAME", "SAME_LOWER"):
+        raise ValueError(f"unknown padding {padding!r}: 'SAME', 'SAME_LOWER' or 'VALID'")
+    out = []
+    for n, k, s in zip(in_shape, window_shape, window_strides, strict=True):
+        total = builtins.max((-(-n // s) - 1) * s + k - n, 0)
+        lo, hi = (
+            (total // 2, total - total // 2) if p == "SAME" else (total - total // 2, total // 2)
+        )
+        out.append((lo, hi))
+    return out
+
+
+def conv_shape_tuple(lhs_shape, rhs_shape, strides, pads, batch_group_count: int = 1):
+    """The NCHW output shape of a convolution of NCHW by OIHW."""
+    if isinstance(pads, str):
+        pads = padtype_to_pads(lhs_shape[2:], rhs_shape[2:], strides, pads)
+    spatial = [
+        builtins.max(0, (n + lo + hi - k) // s + 1)
+        for n, k, s, (lo, hi) in zip(lhs_shape[2:], rhs_shape[2:], strides, pads, strict=True)
+    ]
+    return (lhs_shape[0] // batch_group_count, rhs_shape[0], *spatial)
+
+
+def conv_general_shape_tuple(lhs_shape, rhs_shape, window_strides, padding, dimension_numbers):
+    """The output shape of conv_general_dilated without dilation."""
+    dn = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers)
+    lhs = tuple(lhs_shape[i] for i in dn.lhs_spec)
+    rhs = tuple(rhs_shape[i] for i in dn.rhs_spec)
+    out_nchw = conv_shape_tuple(lhs, rhs, window_strides, padding)
+    out = [0] * len(out_nchw)
+    for pos, size in zip(dn.out_spec, out_nchw, strict=True):
+        out[pos] = size
+    return tuple(out)
+
+
+def conv_transpose_shape_tuple(lhs_shape, rhs_shape, window_strides, padding, dimension_numbers):
+    """The output shape of conv_transpose."""
+    dn = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers)
+    lhs = tuple(lhs_shape[i] for i in dn.lhs_spec)
+    rhs = tuple(rhs_shape[i] for i in dn.rhs_spec)
+    if isinstance(padding, str):
+        pads = _conv_transpose_padding(rhs[2:], window_strides, padding)
+    else:
+        pads = padding
+    spatial = [
+        builtins.max(0, (n - 1) * s + 1 + lo + hi - k + 1)
+        for n, k, s, (lo, hi) in zip(lhs[2:], rhs[2:], window_strides, pads, strict=True)
+    ]
+    out_nchw = (lhs[0], rhs[0], *spatial)
+    out = [0] * len(out_nchw)
+    for pos, size in zip(dn.out_spec, out_nchw, strict=True):
+        out[pos] = size
+    return tuple(out)
+
+
+def reduce_window_shape_tuple(
+    operand_shape,
+    window_dimensions,
+    window_strides,
+    padding,
+    base_dilation=None,
+    window_dilation=None,
+):
+    """The output shape of a reduce-window."""
+    n = len(operand_shape)
+    base = base_dilation or (1,) * n
+    wdil = window_dilation or (1,) * n
+    out = []
+    for size, k, s, (lo, hi), bd, wd in zip(
+        operand_shape, window_dimensions, window_strides, padding, base, wdil, strict=True
+    ):
+        padded = (size - 1) * bd + 1 + lo + hi if size else lo + hi
+        out.append(builtins.max(0, (padded - ((k - 1) * wd + 1)) // s + 1))
+    return tuple(out)
+
+
+def _conv_transpose_padding(kernel_spatial, strides, padding: str):
+    p = padding.upper()
+    out = []
+    for k, s in zip(kernel_spatial, strides, strict=True):
+        if p == "SAME":
+            pad_len = k + s - 2
+            lo = k - 1 if s > k - 1 else -(-pad_len // 2)
+        elif p == "VALID":
+            pad_len = k + s - 2 + builtins.max(k - s, 0)
+            lo = k - 1
+        else:
+            raise ValueError(f"unknown padding {padding!r}: 'SAME' or 'VALID'")
+        out.append((lo, pad_len - lo))
+    return out
+
+
+# --- more operations ----------------------------------------------------------------------
+
+
+@eager
+def conv(lhs, rhs, window_strides, padding, precision=None, preferred_element_type=None):
+    """An NCHW by OIHW convolution without dilation."""
+    from uir._src.lax_window import conv_general_dilated
+
+    return conv_general_dilated(
+        lhs, rhs, window_strides, padding, preferred_element_type=preferred_element_type
+    )
+
+
+@eager
+def conv_with_general_padding(
+    lhs,
+    rhs,
+    window_strides,
+    padding,
+    lhs_dilation,
+    rhs_dilation,
+    precision=None,
+    preferred_element_type=None,
+):
+    """An NCHW by OIHW convolution with explicit padding and dilations."""
+    from uir._src.lax_window import conv_general_dilated
+
+    return conv_general_dilated(
+        lhs,
+        rhs,
+        window_strides,
+        padding,
+        lhs_dilation,
+        rhs_dilation,
+        preferred_element_type=preferred_element_type,
+    )
+
+
+@eager
+def conv_transpose(
+    lhs,
+    rhs,
+    strides,
+    padding,
+    rhs_dilation=None,
+    dimension_numbers=None,
+    transpose_kernel: bool = False,
+    precision=None,
+    preferred_element_type=None,
+):
+    """The transposed convolution (gradient of a strided convolution): the
+    input dilated by `strides`, convolved with the kernel (flipped and with
+    its feature dimensions swapped when transpose_kernel)."""
+    from uir._src.lax_window import conv_general_dilated
+
+    x, w = asarray(lhs), asarray(rhs)
+    n = x.ndim - 2
+    if dimension_numbers is None:
+        dimension_numbers = (
+            ("NC" + "HWD"[:n], "IO" + "HWD"[:n], "NC" + "HWD"[:n]) if n <= 3 else None
+        )
+    dn = conv_dimension_numbers(x.shape, w.shape, dimension_numbers)
+    kernel_spatial = [w.shape[i] for i in dn.rhs_spec[2:]]
+    dil = list(rhs_dilation or [1] * n)
+    effective = [(k - 1) * d + 1 for k, d in zip(kernel_spatial, dil, strict=True)]
+    pads = (
+        _conv_transpose_padding(effective, strides, padding)
+        if isinstance(padding, str)
+        else padding
+    )
+    if transpose_kernel:
+        w = rev(w, list(dn.rhs_spec[2:]))
+        perm = list(range(w.ndim))
+        perm[dn.rhs_spec[0]], perm[dn.rhs_spec[1]] = perm[dn.rhs_spec[1]], perm[dn.rhs_spec[0]]
+        w = ops.transpose(w, perm)
+    return conv_general_dilated(
+        x,
+        w,
+        [1] * n,
+        list(pads),
+        list(strides),
+        dil,
+        dimension_numbers,
+        preferred_element_type=preferred_element_type,
+    )
+
+
+@eager
+def empty(shape, dtype, *, out_sharding=None):
+    """An array of `shape` and dtype whose contents are unspecified (zeros:
+    uir has no uninitialized memory)."""
+    return ops.broadcast_to(
+        asarray(np.zeros((), dtypes.canonicalize(dtype))), _shape_tuple(shape, "empty")
+    )
+
+
+@eager
+def tile(operand, reps):
+    """operand repeated reps times along each dimension."""
+    from uir._src.numpy_shapes import tile as np_tile
+
+    return np_tile(asarray(operand), tuple(reps))
+
+
+@eager
+def stack(operands, axis: int = 0):
+    """operands (one dtype and shape) stacked along a new `axis`."""
+    from uir._src.numpy_shapes import stack as np_stack
+
+    return np_stack(_same_dtype("stack", operands), axis=axis)
+
+
+@eager
+def unstack(operand, axis: int = 0):
+    """The slices of operand along `axis`."""
+    x = asarray(operand)
+    ax = ops.normalize_axis(axis, x.ndim, "unstack")
+    return [index_in_dim(x, i, ax, keepdims=False) for i in range(x.shape[ax])]
+
+
+@eager
+def cumlogsumexp(operand, axis: int = 0, reverse: bool = False):
+    """The running log(sum(exp)) along `axis`, stably."""
+    from uir._src import numpy_impl as unp
+
+    x = _check("cumlogsumexp", asarray(operand), _INEXACT)
+    ax = ops.normalize_axis(axis, x.ndim, "cumlogsumexp")
+    m = reduce_max(x, (ax,))
+    m = unp.where(unp.isfinite(m), m, 0)
+    m = ops.reshape(m, tuple(1 if i == ax else s for i, s in enumerate(x.shape)))
+    return unp.log(cumsum(unp.exp(x - m), ax, reverse)) + m
+
+
+@eager
+def mulhi(x, y):
+    """The high half of the double-width product of integers."""
+    a, b = _same("mulhi", x, y)
+    _check("mulhi", a, _INT)
+    return ops.binary("mulhi", a, b, op_name="mulhi")
+
+
+@eager
+def approx_max_k(
+    operand,
+    k: int,
+    reduction_dimension: int = -1,
+    recall_target: float = 0.95,
+    reduction_input_size_override: int = -1,
+    aggregate_to_topk: bool = True,
+):
+    """The k largest entries and their indices along the last dimension (exactly: recall 1)."""
+    x = asarray(operand)
+    if ops.normalize_axis(reduction_dimension, x.ndim, "approx_max_k") != x.ndim - 1:
+        x = _moveaxis(x, reduction_dimension, -1)
+    return top_k(x, k)
+
+
+@eager
+def approx_min_k(
+    operand,
+    k: int,
+    reduction_dimension: int = -1,
+    recall_target: float = 0.95,
+    reduction_input_size_override: int = -1,
+    aggregate_to_topk: bool = True,
+):
+    """The k smallest entries and their indices along the last dimension (exactly)."""
+    from uir._src import numpy_impl as unp
+
+    x = asarray(operand)
+    if ops.normalize_axis(reduction_dimension, x.ndim, "approx_min_k") != x.ndim - 1:
+        x = _moveaxis(x, reduction_dimension, -1)
+    values, idx = top_k(unp.negative(x), k)
+    return unp.negative(values), idx
+
+
+def _moveaxis(x, source, destination):
+    from uir._src.numpy_shapes import moveaxis
+
+    return moveaxis(x, source, destination)
+
+
+@eager
+def associative_scan(fn, elems, reverse: bool = False, axis: int = 0):
+    """The running combination of elems along `axis` by an associative fn,
+    in log2(n) rounds of fn over whole arrays (Ladner-Fischer style)."""
+    from uir._src import tree_util
+    from uir._src.numpy_shapes import concatenate as np_concatenate
+
+    leaves, tree = tree_util.tree_flatten(elems)
+    xs = [asarray(x) for x in leaves]
+    if not xs:
+        return elems
+    ax = ops.normalize_axis(axis, xs[0].ndim, "associative_scan")
+    if reverse:
+        xs = [rev(x, [ax]) for x in xs]
+    n = xs[0].shape[ax]
+
+    def combine(a, b):
+        out = fn(tree_util.tree_unflatten(tree, a), tree_util.tree_unflatten(tree, b))
+        return [asarray(v) for v in tree_util.tree_leaves(out)]
+
+    shift = 1
+    while shift < n:
+        head = [slice_in_dim(x, 0, shift, 1, ax) for x in xs]
+        tail = combine(
+            [slice_in_dim(x, 0, n - shift, 1, ax) for x in xs],
+            [slice_in_dim(x, shift, n, 1, ax) for x in xs],
+        )
+        xs = [np_concatenate([h, t], axis=ax) for h, t in zip(head, tail, strict=True)]
+        shift *= 2
+    if reverse:
+        xs = [rev(x, [ax]) for x in xs]
+    return tree_util.tree_unflatten(tree, xs)
+
+
+@eager
+def index_take(src, idxs, axes):
+    """src at the integer arrays idxs along `axes` (one index per axis)."""
+    from uir._src.numpy_shapes import take
+
+    x = asarray(src)
+    if len(idxs) != len(axes):
+        fail("lax.index_take", "needs one index array per axis")
+    flat = None
+    strides = 1
+    for idx, ax in reversed(list(zip(idxs, axes, strict=True))):
+        term = ops.binary(
+            "multiply", ops.convert(asarray(idx), np.dtype(np.int32)), asarray(np.int32(strides))
+        )
+        flat = term if flat is None else ops.binary("add", flat, term)
+        strides *= x.shape[ax]
+    moved = [ax for ax in axes]
+    rest = [d for d in range(x.ndim) if d not in moved]
+    y = ops.transpose(x, [*moved, *rest])
+    y = ops.reshape(y, (strides, *[x.shape[d] for d in rest]))
+    return take(y, flat, axis=0)
+
+
+@eager
+def fft(x, fft_type, fft_lengths):
+    """XLA's FFT over the last len(fft_lengths) dimensions: FFT, IFFT
+    (complex to complex), RFFT (real to complex) or IRFFT (complex to real)."""
+    x = asarray(x)
+    kind = FftType[fft_type] if isinstance(fft_type, str) else FftType(int(fft_type))
+    lengths = [int(n) for n in fft_lengths]
+    if kind == FftType.RFFT:
+        out = (*x.shape[: x.ndim - len(lengths)], *lengths[:-1], lengths[-1] // 2 + 1)
+        dtype = np.complex64 if x.dtype == np.float32 else np.complex128
+    elif kind == FftType.IRFFT:
+        out = (*x.shape[: x.ndim - len(lengths)], *lengths)
+        dtype = np.float32 if x.dtype == np.complex64 else np.float64
+    else:
+        out, dtype = x.shape, x.dtype
+    return ops._comp().emit(
+        "fft",
+        x,
+        fft_type=kind.name,
+        fft_length=lengths,
+        shape=(out, np.dtype(dtype)),
+        op_name="fft",
+    )
+
+
+@eager
+def create_token(*operands):
+    """A token (for ordering side effects)."""
+    comp = ops._comp()
+    return comp.wrap(comp.builder.op("after-all", metadata=comp.metadata("create_token")))
+
+
+@eager
+def after_all(*operands):
+    """A token ordered after the given tokens."""
+    comp = ops._comp()
+    insts = [comp.resolve(o).inst for o in operands]
+    return comp.wrap(comp.builder.op("after-all", *insts, metadata=comp.metadata("after_all")))
+
+
+@eager
+def scatter_sub(
+    operand,
+    scatter_indices,
+    updates,
+    dimension_numbers,
+    *,
+    indices_are_sorted=False,
+    unique_indices=False,
+    mode=None,
+):
+    """operand with updates subtracted at the indices (scatter_add of -updates)."""
+    from uir._src.lax_slicing import scatter_add
+    from uir._src.numpy_impl import negative
+
+    return scatter_add(operand, scatter_indices, negative(updates), dimension_numbers)
+
+
 __all__ = [
     name
     for name, value in list(globals().items())
