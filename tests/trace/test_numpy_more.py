@@ -138,6 +138,46 @@ CASES = {
     "correlate same": lambda m: m.correlate(v, w, "same"),
 }
 
+ii2 = r.integers(-50, 50, 8).astype(np.int32)
+jj2 = r.integers(1, 40, 8).astype(np.int32)
+pp = np.array([1.0, -2.0, 3.0], np.float32)
+qq = np.array([4.0, 5.0], np.float32)
+PHASE = (np.cumsum(r.uniform(0, 2, 20)) % (2 * np.pi)).astype(np.float32)
+MORE_CASES = {
+    "bartlett": lambda m: m.bartlett(7),
+    "hanning": lambda m: m.hanning(8),
+    "hamming": lambda m: m.hamming(5),
+    "blackman": lambda m: m.blackman(6),
+    "bitwise_count": lambda m: m.bitwise_count(ii2),
+    "frexp": lambda m: m.frexp(np.array([0.0, 1.0, 8.0, -3.5, 0.3, 1e-30, np.inf], np.float32)),
+    "sort_complex": lambda m: m.sort_complex(np.array([1 + 2j, 1 - 1j, -3 + 0j], np.complex64)),
+    "polyadd": lambda m: m.polyadd(pp, qq),
+    "polysub": lambda m: m.polysub(qq, pp),
+    "polymul": lambda m: m.polymul(pp, qq),
+    "polyder": lambda m: m.polyder(pp),
+    "polyder2": lambda m: m.polyder(pp, 2),
+    "polyint": lambda m: m.polyint(pp),
+    "isin": lambda m: m.isin(ii2, jj2),
+    "isin inv": lambda m: m.isin(ii2, jj2, invert=True),
+    "ix_": lambda m: m.ix_(np.array([0, 2]), np.array([1, 3, 5])),
+    "fill_diagonal": lambda m: (
+        m.fill_diagonal(x, 9.0, inplace=False) if m is not np else _filled(x, 9.0)
+    ),
+    "cov": lambda m: m.cov(x[:3]),
+    "cov cols": lambda m: m.cov(x[:3], rowvar=False),
+    "corrcoef": lambda m: m.corrcoef(x[:3]),
+    "unwrap": lambda m: m.unwrap(PHASE),
+    "gcd": lambda m: m.gcd(ii2, jj2),
+    "lcm": lambda m: m.lcm(ii2, jj2),
+}
+CASES.update(MORE_CASES)
+
+
+def _filled(a, value):
+    out = a.copy()
+    np.fill_diagonal(out, value)
+    return out
+
 
 def _leaves(x):
     if isinstance(x, (list, tuple)):

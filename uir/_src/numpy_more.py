@@ -1334,6 +1334,235 @@ def _correlate(a, v, mode: str, name: str):
     return jnp.sum(windows * jnp.expand_dims(v, 1), axis=0)
 
 
+# --- windows, polynomials, sets --------------------------------------------------------
+
+
+def _window(name, fn):
+    def f(M: int):
+        if M < 1:
+            return jnp.zeros((0,), dtypes.default_float())
+        if M == 1:
+            return jnp.ones((1,), dtypes.default_float())
+        n = np.arange(M)
+        return jnp.asarray(fn(n, M).astype(dtypes.default_float()))
+
+    f.__name__ = name
+    f.__doc__ = f"The {name} window of M points (as NumPy's)."
+    return f
+
+
+bartlett = _window("bartlett", lambda n, M: 1 - np.abs(2 * n / (M - 1) - 1))
+hanning = _window("hanning", lambda n, M: 0.5 - 0.5 * np.cos(2 * np.pi * n / (M - 1)))
+hamming = _window("hamming", lambda n, M: 0.54 - 0.46 * np.cos(2 * np.pi * n / (M - 1)))
+blackman = _window(
+    "blackman",
+    lambda n, M: (
+        0.42 - 0.5 * np.cos(2 * np.pi * n / (M - 1)) + 0.08 * np.cos(4 * np.pi * n / (M - 1))
+    ),
+)
+
+
+@eager
+def bitwise_count(x):
+    """The number of set bits of |x| (integers)."""
+    x = asarray(x)
+    if not dtypes.is_int(x.dtype):
+        fail("bitwise_count", f"takes integers, got {x.dtype}")
+    magnitude = jnp.abs(x) if x.dtype.kind == "i" else x
+    return ops.convert(ops.unary("popcnt", magnitude), np.dtype(np.uint8))
+
+
+@eager
+def frexp(x):
+    """(mantissa in [0.5, 1), exponent) with x = mantissa * 2**exponent."""
+    x = _floats(x)
+    finite_nonzero = jnp.isfinite(x) & (x != 0)
+    safe = jnp.where(finite_nonzero, jnp.abs(x), 1)
+    e = jnp.floor(jnp.log2(safe)) + 1
+    m = jnp.abs(x) / jnp.exp2(e)
+    # log2 may land a hair off at powers of two: correct by one step.
+    e = jnp.where(m >= 1, e + 1, jnp.where(m < 0.5, e - 1, e))
+    m = jnp.abs(x) / jnp.exp2(e)
+    m = jnp.where(finite_nonzero, jnp.where(x < 0, -m, m), x)
+    return m, jnp.where(finite_nonzero, e, 0).astype(np.int32)
+
+
+@eager
+def sort_complex(a):
+    """a sorted by real part, then imaginary part, as complex numbers."""
+    a = asarray(a)
+    if not dtypes.is_complex(a.dtype):
+        a = a.astype(np.complex64 if a.dtype.itemsize <= 4 else dtypes.canonicalize(np.complex128))
+    return jnp.sort(a)
+
+
+def _poly_pad(a, b):
+    a, b = jnp.atleast_1d(asarray(a)), jnp.atleast_1d(asarray(b))
+    n = builtins.max(a.shape[0], b.shape[0])
+    return jnp.pad(a, [(n - a.shape[0], 0)]), jnp.pad(b, [(n - b.shape[0], 0)])
+
+
+@eager
+def polyadd(a1, a2):
+    """The sum of two polynomials (coefficients highest first)."""
+    a, b = _poly_pad(a1, a2)
+    return a + b
+
+
+@eager
+def polysub(a1, a2):
+    """The difference of two polynomials."""
+    a, b = _poly_pad(a1, a2)
+    return a - b
+
+
+@eager
+def polymul(a1, a2, *, trim_leading_zeros: bool = False):
+    """The product of two polynomials."""
+    return convolve(jnp.atleast_1d(asarray(a1)), jnp.atleast_1d(asarray(a2)))
+
+
+@eager
+def polyder(p, m: int = 1):
+    """The m-th derivative of polynomial p."""
+    p = asarray(p)
+    for _ in range(m):
+        n = p.shape[0]
+        if n <= 1:
+            return jnp.zeros((0,), p.dtype)
+        p = p[:-1] * jnp.arange(n - 1, 0, -1).astype(p.dtype)
+    return p
+
+
+@eager
+def polyint(p, m: int = 1, k=None):
+    """The m-th antiderivative of polynomial p (integration constants k, 0 by default)."""
+    p = _floats(p)
+    ks = [0.0] * m if k is None else list(np.atleast_1d(k))
+    for i in range(m):
+        n = p.shape[0]
+        p = jnp.concatenate(
+            [p / jnp.arange(n, 0, -1).astype(p.dtype), jnp.asarray([ks[i]]).astype(p.dtype)]
+        )
+    return p
+
+
+@eager
+def isin(element, test_elements, assume_unique: bool = False, invert: bool = False):
+    """Whether each element occurs in test_elements."""
+    e, t = asarray(element), jnp.ravel(asarray(test_elements))
+    hit = jnp.any(jnp.equal(jnp.expand_dims(e, -1), t), axis=-1)
+    return jnp.logical_not(hit) if invert else hit
+
+
+def ix_(*args):
+    """Open-mesh index arrays from 1-D sequences (for indexing a cross product)."""
+    n = len(args)
+    out = []
+    for i, a in enumerate(args):
+        a = jnp.asarray(a)
+        if a.ndim != 1:
+            raise ValueError("ix_ takes one-dimensional sequences")
+        out.append(jnp.reshape(a, [a.shape[0] if j == i else 1 for j in range(n)]))
+    return tuple(out)
+
+
+@eager
+def fill_diagonal(a, val, wrap: bool = False, *, inplace: bool = True):
+    """a with its main diagonal set to val (a new array: pass inplace=False, as JAX asks)."""
+    if inplace:
+        fail(
+            "fill_diagonal", "uir arrays are immutable: pass inplace=False to get the filled array"
+        )
+    a = asarray(a)
+    rows = ops.iota(np.dtype(np.int32), a.shape, 0)
+    on = None
+    for d in range(1, a.ndim):
+        eq = jnp.equal(ops.iota(np.dtype(np.int32), a.shape, d), rows)
+        on = eq if on is None else on & eq
+    v = jnp.broadcast_to(asarray(val).astype(a.dtype), a.shape) if asarray(val).ndim == 0 else None
+    if v is None:
+        flat_index = (
+            jnp.minimum(rows, asarray(val).shape[0] - 1) if asarray(val).ndim == 1 else rows
+        )
+        v = jnp.take(jnp.ravel(asarray(val)).astype(a.dtype), flat_index)
+    return jnp.where(on, v, a)
+
+
+@eager
+def cov(
+    m, y=None, rowvar: bool = True, bias: bool = False, ddof=None, fweights=None, aweights=None
+):
+    """The covariance matrix of the rows (variables) of m."""
+    if fweights is not None or aweights is not None:
+        fail("cov", "weights are not supported yet")
+    x = _floats(jnp.atleast_2d(asarray(m)))
+    if not rowvar and x.shape[0] != 1:
+        x = x.T
+    if y is not None:
+        yy = _floats(jnp.atleast_2d(asarray(y)))
+        if not rowvar and yy.shape[0] != 1:
+            yy = yy.T
+        x = jnp.concatenate([x, yy], axis=0)
+    n = x.shape[1]
+    ddof = (0 if bias else 1) if ddof is None else ddof
+    centered = x - jnp.mean(x, axis=1, keepdims=True)
+    out = jnp.matmul(centered, jnp.conj(centered).T) / (n - ddof)
+    return jnp.squeeze(out) if out.shape == (1, 1) else out
+
+
+@eager
+def corrcoef(x, y=None, rowvar: bool = True):
+    """Pearson correlation coefficients of the rows of x."""
+    c = cov(x, y, rowvar)
+    if c.ndim == 0:
+        return c / c
+    d = jnp.sqrt(diagonal(c))
+    return jnp.clip(c / d[:, None] / d[None, :], -1, 1)
+
+
+@eager
+def unwrap(p, discont=None, axis: int = -1, period: float = 2 * np.pi):
+    """p with jumps larger than discont (period / 2) unwrapped by periods."""
+    p = _floats(p)
+    ax = ops.normalize_axis(axis, p.ndim, "unwrap")
+    half = period / 2
+    discont = half if discont is None else builtins.max(discont, half)
+    dd = diff(p, axis=ax)
+    ddmod = jnp.remainder(dd + half, period) - half
+    ddmod = jnp.where((ddmod == -half) & (dd > 0), half, ddmod)
+    correction = jnp.where(jnp.abs(dd) < discont, 0, ddmod - dd)
+    first = jnp.take(p, jnp.arange(0, 1), axis=ax)
+    rest = jnp.take(p, jnp.arange(1, p.shape[ax]), axis=ax) + jnp.cumsum(correction, axis=ax)
+    return jnp.concatenate([first, rest], axis=ax)
+
+
+@eager
+def gcd(x1, x2):
+    """The greatest common divisor, elementwise (Euclid's loop, 64 rounds at most)."""
+    from uir import lax
+
+    a, b = ops.promote("gcd", x1, x2)
+    if not dtypes.is_int(a.dtype):
+        fail("gcd", f"takes integers, got {a.dtype}")
+    a, b = jnp.broadcast_arrays(jnp.abs(a), jnp.abs(b))
+
+    def body(_, ab):
+        x, y = ab
+        safe = jnp.where(y == 0, 1, y)
+        return jnp.where(y == 0, x, y), jnp.where(y == 0, 0, jnp.remainder(x, safe))
+
+    return lax.fori_loop(0, 8 * a.dtype.itemsize * 2, body, (a, b))[0]
+
+
+@eager
+def lcm(x1, x2):
+    """The least common multiple, elementwise."""
+    a, b = ops.promote("lcm", x1, x2)
+    g = gcd(a, b)
+    return jnp.where(g == 0, 0, jnp.abs(a // jnp.where(g == 0, 1, g) * b))
+
+
 # --- types and constants -------------------------------------------------------------------
 
 euler_gamma = np.euler_gamma
