@@ -209,3 +209,5 @@ ogrid = _np.ogrid
 printoptions = _np.printoptions
 get_printoptions = _np.get_printoptions
 set_printoptions = _np.set_printoptions
+
+from uir.numpy import linalg as linalg  # noqa: E402  (jnp.linalg.solve, ...)
