@@ -82,7 +82,7 @@ def test_vector_norms_match_numpy(ord):
     )
 
 
-@pytest.mark.parametrize("ord", [None, "fro", 1, -1, np.inf, -np.inf])
+@pytest.mark.parametrize("ord", [None, "fro", 1, -1, np.inf, -np.inf, 2, -2, "nuc"])
 def test_matrix_norms_match_numpy(ord):
     a = np.random.default_rng(7).standard_normal((3, 5)).astype(np.float32)
     np.testing.assert_allclose(
@@ -120,5 +120,51 @@ def test_linalg_traces_inside_jit_and_in_f64():
 def test_non_square_matrices_are_refused_naming_the_function():
     with pytest.raises(uir.TraceError, match=r"linalg\.solve.*square"):
         la.solve(np.ones((3, 4), np.float32), np.ones(3, np.float32))
-    with pytest.raises(uir.TraceError, match="needs an SVD"):
-        la.norm(np.ones((3, 3), np.float32), 2)
+    with pytest.raises(uir.TraceError, match="not supported"):
+        la.norm(np.ones((2, 3, 3), np.float32), "nuc", axis=(1, 2))
+
+
+def _symmetric(n: int, seed: int):
+    m = np.random.default_rng(seed).standard_normal((n, n))
+    return ((m + m.T) / 2).astype(np.float32)
+
+
+@given(n=st.integers(1, 9), seed=st.integers(0, 2**31 - 1))
+@settings(max_examples=15, deadline=None)
+def test_eigh_diagonalizes_symmetric_matrices(n, seed):
+    s = _symmetric(n, seed)
+    w, v = la.eigh(s)
+    np.testing.assert_allclose(w, np.linalg.eigvalsh(s.astype(np.float64)), atol=2e-5 * n)
+    np.testing.assert_allclose(v @ np.diag(w) @ v.T, s, atol=2e-5 * n)
+    np.testing.assert_allclose(v.T @ v, np.eye(n), atol=2e-5 * n)
+    assert np.all(np.diff(w) >= 0)
+    np.testing.assert_allclose(la.eigvalsh(s), w)
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (5, 5), (7, 4), (4, 7), (12, 3)])
+def test_svd_reconstructs_and_matches_numpys_singular_values(shape):
+    a = np.random.default_rng(9).standard_normal(shape).astype(np.float32)
+    u, s, vh = la.svd(a, full_matrices=False)
+    k = min(shape)
+    assert u.shape == (shape[0], k) and s.shape == (k,) and vh.shape == (k, shape[1])
+    np.testing.assert_allclose(s, np.linalg.svd(a.astype(np.float64), compute_uv=False), atol=1e-5)
+    np.testing.assert_allclose(u @ np.diag(s) @ vh, a, atol=1e-5)
+    np.testing.assert_allclose(u.T @ u, np.eye(k), atol=1e-5)
+    np.testing.assert_allclose(la.svd(a, compute_uv=False), s)
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (5, 5), (7, 4), (4, 7)])
+@pytest.mark.parametrize("mode", ["reduced", "complete", "r"])
+def test_qr_factors_into_orthonormal_and_upper_triangular(shape, mode):
+    a = np.random.default_rng(10).standard_normal(shape).astype(np.float32)
+    out = la.qr(a, mode=mode)
+    want_r = np.linalg.qr(a.astype(np.float64), mode=mode if mode != "r" else "r")
+    r = out if mode == "r" else out[1]
+    want_r = want_r if mode == "r" else want_r[1]
+    assert r.shape == want_r.shape
+    np.testing.assert_allclose(np.abs(r), np.abs(want_r), atol=1e-5)  # rows' signs may differ
+    np.testing.assert_array_equal(np.tril(r, -1), 0)
+    if mode != "r":
+        q = out[0]
+        np.testing.assert_allclose(q @ r, a, atol=1e-5)
+        np.testing.assert_allclose(q.T @ q, np.eye(q.shape[1]), atol=1e-5)

@@ -151,11 +151,186 @@ def det(a):
     return parity * jnp.prod(jnp.diagonal(lu, axis1=-2, axis2=-1), axis=-1)
 
 
+def _pairs(n: int):
+    """The (p, q) pairs p < q of a cyclic Jacobi sweep, as two int32 tables."""
+    ps, qs = np.triu_indices(n, 1)
+    return jnp.asarray(ps.astype(np.int32)), jnp.asarray(qs.astype(np.int32))
+
+
+def _pick(table, k):
+    """table[k] for a traced k, as a one-hot sum."""
+    return jnp.sum(jnp.where(jnp.arange(table.shape[0], dtype=np.int32) == k, table, 0))
+
+
+def _rotate_columns(m, p, q, c, s, cols):
+    """m with columns p and q replaced by c*m_p - s*m_q and s*m_p + c*m_q."""
+    mp = jnp.sum(jnp.where(cols == p, m, 0), axis=-1, keepdims=True)
+    mq = jnp.sum(jnp.where(cols == q, m, 0), axis=-1, keepdims=True)
+    return jnp.where(cols == p, c * mp - s * mq, jnp.where(cols == q, s * mp + c * mq, m))
+
+
+_SWEEPS = 12  # cyclic Jacobi converges quadratically: a dozen sweeps reach f64 accuracy
+
+
+@eager
+def eigh(a, UPLO: str | None = None, symmetrize_input: bool = True):
+    """(eigenvalues ascending, eigenvectors as columns) of a real symmetric
+    matrix, by cyclic Jacobi rotations (a fixed number of sweeps, traced as
+    loops)."""
+    from uir import lax
+
+    a = _square(a, "eigh")
+    if dtypes.is_complex(a.dtype):
+        fail("linalg.eigh", "complex Hermitian matrices are not supported yet")
+    if a.ndim != 2:
+        fail("linalg.eigh", "batched matrices are not supported yet")
+    if UPLO == "L" or (UPLO is None and not symmetrize_input):
+        a = jnp.tril(a) + jnp.swapaxes(jnp.tril(a, -1), -1, -2)
+    elif UPLO == "U":
+        a = jnp.triu(a) + jnp.swapaxes(jnp.triu(a, 1), -1, -2)
+    elif symmetrize_input:
+        a = (a + jnp.swapaxes(a, -1, -2)) / 2
+    n = a.shape[-1]
+    if n == 1:
+        return jnp.reshape(a, (1,)), jnp.ones((1, 1), a.dtype)
+    ps, qs = _pairs(n)
+    rows = ops.iota(np.dtype(np.int32), a.shape, 0)
+    cols = ops.iota(np.dtype(np.int32), a.shape, 1)
+
+    def rotation(k, state):
+        m, v = state
+        p, q = _pick(ps, k), _pick(qs, k)
+        app = jnp.sum(jnp.where((rows == p) & (cols == p), m, 0))
+        aqq = jnp.sum(jnp.where((rows == q) & (cols == q), m, 0))
+        apq = jnp.sum(jnp.where((rows == p) & (cols == q), m, 0))
+        # The rotation that zeroes m[p, q] (Golub & Van Loan's sym.schur2).
+        small = jnp.abs(apq) <= jnp.finfo(a.dtype).tiny
+        tau = (aqq - app) / (2 * jnp.where(small, 1, apq))
+        t = jnp.sign(tau) / (jnp.abs(tau) + jnp.sqrt(1 + tau * tau))
+        t = jnp.where(tau == 0, 1, t)
+        c = jnp.where(small, 1, 1 / jnp.sqrt(1 + t * t))
+        s = jnp.where(small, 0, t * c)
+        m = _rotate_columns(m, p, q, c, s, cols)
+        m = jnp.swapaxes(_rotate_columns(jnp.swapaxes(m, -1, -2), p, q, c, s, cols), -1, -2)
+        v = _rotate_columns(v, p, q, c, s, cols)
+        return m, v
+
+    def sweep(_, state):
+        return lax.fori_loop(0, ps.shape[0], rotation, state)
+
+    m, v = lax.fori_loop(0, _SWEEPS, sweep, (a, jnp.eye(n, dtype=a.dtype)))
+    w = jnp.diagonal(m)
+    order = jnp.argsort(w)
+    return jnp.take(w, order), jnp.take(v, order, axis=1)
+
+
+@eager
+def eigvalsh(a, UPLO: str | None = None):
+    """The eigenvalues of a real symmetric matrix, ascending."""
+    return eigh(a, UPLO)[0]
+
+
+@eager
+def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False):
+    """(u, s, vh) with a = u diag(s) vh, s descending, by one-sided Jacobi
+    (Hestenes) rotations of a's columns; full_matrices=False (the reduced
+    factors) only."""
+    from uir import lax
+
+    a = asarray(a)
+    if not dtypes.is_float(a.dtype):
+        a = a.astype(dtypes.default_float())
+    if a.ndim != 2:
+        fail("linalg.svd", "batched matrices are not supported yet")
+    m_, n_ = a.shape
+    if full_matrices and m_ != n_ and compute_uv:
+        fail("linalg.svd", "full_matrices=True for non-square matrices is not supported yet")
+    transposed = m_ < n_
+    x = jnp.swapaxes(a, 0, 1) if transposed else a
+    n = x.shape[1]
+    cols_x = ops.iota(np.dtype(np.int32), x.shape, 1)
+    cols_v = ops.iota(np.dtype(np.int32), (n, n), 1)
+    if n > 1:
+        ps, qs = _pairs(n)
+
+        def rotation(k, state):
+            u, v = state
+            p, q = _pick(ps, k), _pick(qs, k)
+            up = jnp.sum(jnp.where(cols_x == p, u, 0), axis=-1)
+            uq = jnp.sum(jnp.where(cols_x == q, u, 0), axis=-1)
+            alpha, beta, gamma = jnp.sum(up * up), jnp.sum(uq * uq), jnp.sum(up * uq)
+            small = jnp.abs(gamma) <= jnp.finfo(a.dtype).tiny
+            zeta = (beta - alpha) / (2 * jnp.where(small, 1, gamma))
+            t = jnp.sign(zeta) / (jnp.abs(zeta) + jnp.sqrt(1 + zeta * zeta))
+            t = jnp.where(zeta == 0, 1, t)
+            c = jnp.where(small, 1, 1 / jnp.sqrt(1 + t * t))
+            s = jnp.where(small, 0, t * c)
+            return _rotate_columns(u, p, q, c, s, cols_x), _rotate_columns(v, p, q, c, s, cols_v)
+
+        def sweep(_, state):
+            return lax.fori_loop(0, ps.shape[0], rotation, state)
+
+        x, v = lax.fori_loop(0, _SWEEPS, sweep, (x, jnp.eye(n, dtype=a.dtype)))
+    else:
+        v = jnp.eye(1, dtype=a.dtype)
+    sv = jnp.sqrt(jnp.sum(x * x, axis=0))
+    order = jnp.argsort(-sv)
+    sv = jnp.take(sv, order)
+    if not compute_uv:
+        return sv
+    u = jnp.take(x, order, axis=1) / jnp.where(sv == 0, 1, sv)
+    v = jnp.take(v, order, axis=1)
+    if transposed:
+        return v, sv, jnp.swapaxes(u, 0, 1)
+    return u, sv, jnp.swapaxes(v, 0, 1)
+
+
+@eager
+def qr(a, mode: str = "reduced"):
+    """(q, r) with a = q r, q orthonormal, r upper triangular, by Householder
+    reflections (a loop over columns); mode 'reduced', 'complete' or 'r'."""
+    from uir import lax
+
+    a = asarray(a)
+    if not dtypes.is_float(a.dtype):
+        a = a.astype(dtypes.default_float())
+    if a.ndim != 2:
+        fail("linalg.qr", "batched matrices are not supported yet")
+    if mode not in ("reduced", "complete", "r"):
+        fail("linalg.qr", f"mode must be 'reduced', 'complete' or 'r', got {mode!r}")
+    m, n = a.shape
+    k = min(m, n)
+    rows = jnp.arange(m, dtype=np.int32)
+    cols_r = ops.iota(np.dtype(np.int32), (m, n), 1)
+
+    def reflect(j, state):
+        r, q = state
+        col = jnp.sum(jnp.where(cols_r == j, r, 0), axis=1)
+        x = jnp.where(rows >= j, col, 0)
+        norm_x = jnp.sqrt(jnp.sum(x * x))
+        xj = jnp.sum(jnp.where(rows == j, x, 0))
+        alpha = jnp.where(xj > 0, -norm_x, norm_x)
+        v = x - jnp.where(rows == j, alpha, 0)
+        vnorm2 = jnp.sum(v * v)
+        beta = jnp.where(vnorm2 == 0, 0, 2 / jnp.where(vnorm2 == 0, 1, vnorm2))
+        # H = I - beta v v^T applied to r from the left and to q from the right.
+        r = r - beta * jnp.outer(v, v @ r)
+        q = q - beta * jnp.outer(q @ v, v)
+        return r, q
+
+    r, q = lax.fori_loop(0, k, reflect, (a, jnp.eye(m, dtype=a.dtype)))
+    r = jnp.triu(r)
+    if mode == "r":
+        return r[:k]
+    if mode == "reduced":
+        return q[:, :k], r[:k]
+    return q, r
+
+
 @eager
 def norm(x, ord=None, axis=None, keepdims: bool = False):
     """Vector norms (ord None/2, 1, inf, -inf, 0, p) and matrix norms
-    ('fro', 1, -1, inf, -inf); the spectral and nuclear norms need an SVD,
-    which uir.numpy.linalg does not have yet."""
+    ('fro', 1, -1, inf, -inf, and through the SVD 2, -2, 'nuc')."""
     x = asarray(x)
     if not (dtypes.is_float(x.dtype) or dtypes.is_complex(x.dtype)):
         x = x.astype(dtypes.default_float())
@@ -196,9 +371,28 @@ def norm(x, ord=None, axis=None, keepdims: bool = False):
         sums = jnp.sum(mag, axis=c, keepdims=True)
         out = (jnp.max if ord == np.inf else jnp.min)(sums, axis=r, keepdims=True)
         out = out if keepdims else jnp.squeeze(out, axis=(r, c))
+    elif ord in (2, -2, "nuc") and x.ndim == 2:
+        sv = svd(jnp.transpose(x, (r, c)), compute_uv=False)
+        out = jnp.sum(sv) if ord == "nuc" else (jnp.max(sv) if ord == 2 else jnp.min(sv))
+        out = jnp.reshape(out, (1, 1)) if keepdims else out
     else:
-        fail("linalg.norm", f"matrix norm ord={ord!r} needs an SVD, which is not supported yet")
+        fail(
+            "linalg.norm",
+            f"matrix norm ord={ord!r} is not supported (2, -2 and 'nuc' for 2-D only)",
+        )
     return out
 
 
-__all__ = ["cholesky", "det", "inv", "lu_factor", "norm", "slogdet", "solve"]
+__all__ = [
+    "cholesky",
+    "det",
+    "eigh",
+    "eigvalsh",
+    "inv",
+    "lu_factor",
+    "norm",
+    "qr",
+    "slogdet",
+    "solve",
+    "svd",
+]
