@@ -359,3 +359,68 @@ def test_uniform_transforms_give_jaxs_bits(draw):
     )
     assert got.dtype == want.dtype
     np.testing.assert_array_equal(got, want)
+
+
+# --- the gamma family -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("a", [0.3, 1.0, 2.5, 9.0])
+def test_gamma_has_mean_and_variance_a(a):
+    g = _draw(ur.gamma, a, (N,))
+    assert g.min() > 0
+    assert abs(g.mean() - a) < 0.03 * a + 0.01 and abs(g.var() - a) < 0.06 * a + 0.02
+
+
+def test_loggamma_stays_finite_for_tiny_shapes():
+    lg = _draw(ur.loggamma, 0.01, (20_000,))
+    # E[log X] for X ~ Gamma(a) is digamma(a); digamma(0.01) = -100.56...
+    assert np.all(np.isfinite(lg)) and abs(lg.mean() + 100.56) < 1.0
+
+
+@pytest.mark.parametrize(
+    "name, draw, mean, var",
+    [
+        ("beta", lambda: _draw(ur.beta, 2.0, 5.0, (N,)), 2 / 7, 10 / (49 * 8)),
+        ("chisquare", lambda: _draw(ur.chisquare, 4.0, (N,)), 4.0, 8.0),
+        ("f", lambda: _draw(ur.f, 5.0, 10.0, (N,)), 10 / 8, None),
+        ("t", lambda: _draw(ur.t, 6.0, (N,)), 0.0, 1.5),
+        ("generalized_normal", lambda: _draw(ur.generalized_normal, 2.0, (N,)), 0.0, 0.5),
+    ],
+)
+def test_gamma_based_distributions_have_their_moments(name, draw, mean, var):
+    x = draw()
+    assert np.all(np.isfinite(x))
+    assert abs(x.mean() - mean) < 0.03 * max(1.0, abs(mean))
+    if var is not None:
+        assert abs(x.var() - var) < 0.06 * max(1.0, var)
+
+
+def test_dirichlet_rows_sum_to_one_with_the_right_means():
+    alpha = np.array([1.0, 2.0, 3.0], np.float32)
+    d = _draw(ur.dirichlet, alpha, (N,))
+    np.testing.assert_allclose(d.sum(1), 1, atol=1e-5)
+    np.testing.assert_allclose(d.mean(0), alpha / alpha.sum(), atol=0.01)
+
+
+def test_ball_points_lie_inside_the_unit_ball_spread_as_r_cubed():
+    b = _draw(ur.ball, 3, 2, (N,))
+    radius = np.linalg.norm(b, axis=1)
+    assert radius.max() <= 1 and abs(radius.mean() - 0.75) < 0.01  # E[r] = d / (d + 1)
+
+
+@pytest.mark.parametrize("method", ["cholesky", "eigh", "svd"])
+def test_multivariate_normal_has_its_mean_and_covariance(method):
+    mean = np.array([1.0, -1.0], np.float32)
+    cov = np.array([[2.0, 0.5], [0.5, 1.0]], np.float32)
+    x = _draw(ur.multivariate_normal, mean, cov, (N,), method=method)
+    np.testing.assert_allclose(x.mean(0), mean, atol=0.03)
+    np.testing.assert_allclose(np.cov(x.T), cov, atol=0.05)
+
+
+@pytest.mark.parametrize("n, m", [(4, None), (5, 3), (3, 5)])
+def test_orthogonal_matrices_are_orthonormal(n, m):
+    o = np.asarray(ur.orthogonal(ur.PRNGKey(30), n, m=m), np.float64)
+    assert o.shape == (n, n if m is None else m)
+    small = min(o.shape)
+    gram = o.T @ o if o.shape[0] >= o.shape[1] else o @ o.T
+    np.testing.assert_allclose(gram, np.eye(small), atol=1e-5)

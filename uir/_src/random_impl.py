@@ -574,6 +574,225 @@ def triangular(key, left, mode, right, shape=None, dtype=None):
     return unp.where(u < fc, below, above)
 
 
+# --- the gamma family -------------------------------------------------------------
+
+
+def _gamma_one_plus(key, alpha, shape, d):
+    """Gamma(alpha) draws for alpha >= 1 by Marsaglia and Tsang's squeeze
+    (2000): every element draws (normal, uniform) pairs from keys folded
+    with a round counter until it is accepted; the loop runs until all are."""
+    from uir import lax
+    from uir._src import numpy_impl as unp
+
+    one_third = np.array(1 / 3, d)
+    dd = alpha - one_third
+    c = one_third / unp.sqrt(dd)
+
+    def body(state):
+        i, out, done = state
+        k = fold_in(key, i)
+        keys = split(k)
+        x = normal(ops.reshape(_slice_row(keys, 0), (2,)), shape, d)
+        u = _uniform(ops.reshape(_slice_row(keys, 1), (2,)), shape, d, 0.0, 1.0, "gamma")
+        v = (1 + c * x) ** 3
+        ok = (v > 0) & (
+            unp.log(unp.where(u > 0, u, 1))
+            < 0.5 * x * x + dd - dd * v + dd * unp.log(unp.where(v > 0, v, 1))
+        )
+        take = ok & unp.logical_not(done)
+        return i + 1, unp.where(take, dd * v, out), done | ok
+
+    def cond(state):
+        return unp.logical_not(unp.all(state[2]))
+
+    zero = ops.broadcast_to(asarray(np.zeros((), d)), shape)
+    none = ops.broadcast_to(asarray(np.zeros((), np.bool_)), shape)
+    _, out, _ = lax.while_loop(cond, body, (asarray(np.int32(0)), zero, none))
+    return out
+
+
+def _log_gamma_draw(key, a, shape, d):
+    """log of Gamma(a) draws, accurate for small a: Gamma(a) = Gamma(a + 1) U^(1/a)."""
+    from uir._src import numpy_impl as unp
+
+    keys = split(key)
+    boosted = unp.where(a < 1, a + 1, a)
+    g = _gamma_one_plus(ops.reshape(_slice_row(keys, 0), (2,)), boosted, shape, d)
+    u = _uniform(
+        ops.reshape(_slice_row(keys, 1), (2,)), shape, d, dtypes.finfo(d).tiny, 1.0, "gamma"
+    )
+    return unp.log(g) + unp.where(a < 1, unp.log(u) / a, 0)
+
+
+def _alpha(a, shape, op: str, d):
+    a = ops.convert(asarray(a), d)
+    return ops.broadcast_to(a, shape)
+
+
+@eager
+def gamma(key, a, shape=None, dtype=None):
+    """Gamma(a, 1) floats (Marsaglia and Tsang; a < 1 boosted)."""
+    from uir._src import numpy_impl as unp
+
+    d = _float_dtype(dtype, "gamma")
+    out_shape = _param_shape(shape, a, op="gamma")
+    return unp.exp(_log_gamma_draw(key, _alpha(a, out_shape, "gamma", d), out_shape, d))
+
+
+@eager
+def loggamma(key, a, shape=None, dtype=None):
+    """log of Gamma(a, 1) floats, accurate where a is small."""
+    d = _float_dtype(dtype, "loggamma")
+    out_shape = _param_shape(shape, a, op="loggamma")
+    return _log_gamma_draw(key, _alpha(a, out_shape, "loggamma", d), out_shape, d)
+
+
+@eager
+def chisquare(key, df, shape=None, dtype=None):
+    """Chi-square floats with df degrees of freedom: 2 Gamma(df / 2)."""
+    d = _float_dtype(dtype, "chisquare")
+    out_shape = _param_shape(shape, df, op="chisquare")
+    return 2 * gamma(
+        key, ops.broadcast_to(ops.convert(asarray(df), d) / 2, out_shape), out_shape, d
+    )
+
+
+@eager
+def f(key, dfnum, dfden, shape=None, dtype=None):
+    """F floats: (chisquare(dfnum) / dfnum) / (chisquare(dfden) / dfden)."""
+    d = _float_dtype(dtype, "f")
+    out_shape = _param_shape(shape, dfnum, dfden, op="f")
+    keys = split(key)
+    num = chisquare(ops.reshape(_slice_row(keys, 0), (2,)), dfnum, out_shape, d)
+    den = chisquare(ops.reshape(_slice_row(keys, 1), (2,)), dfden, out_shape, d)
+    return (num / ops.convert(asarray(dfnum), d)) / (den / ops.convert(asarray(dfden), d))
+
+
+@eager
+def t(key, df, shape=(), dtype=None):
+    """Student's t floats: normal / sqrt(chisquare(df) / df)."""
+    from uir._src import numpy_impl as unp
+
+    d = _float_dtype(dtype, "t")
+    out_shape = _param_shape(shape, df, op="t") if shape is not None else asarray(df).shape
+    keys = split(key)
+    z = normal(ops.reshape(_slice_row(keys, 0), (2,)), out_shape, d)
+    c = chisquare(ops.reshape(_slice_row(keys, 1), (2,)), df, out_shape, d)
+    return z / unp.sqrt(c / ops.convert(asarray(df), d))
+
+
+@eager
+def beta(key, a, b, shape=None, dtype=None):
+    """Beta(a, b) floats: X / (X + Y) for X ~ Gamma(a), Y ~ Gamma(b), in logs."""
+    from uir._src import numpy_impl as unp
+
+    d = _float_dtype(dtype, "beta")
+    out_shape = _param_shape(shape, a, b, op="beta")
+    keys = split(key)
+    la = loggamma(ops.reshape(_slice_row(keys, 0), (2,)), a, out_shape, d)
+    lb = loggamma(ops.reshape(_slice_row(keys, 1), (2,)), b, out_shape, d)
+    m = unp.maximum(la, lb)
+    return unp.exp(la - m) / (unp.exp(la - m) + unp.exp(lb - m))
+
+
+@eager
+def dirichlet(key, alpha, shape=None, dtype=None):
+    """Dirichlet(alpha) floats: normalized Gamma(alpha_i) draws over the last axis."""
+    from uir._src import numpy_impl as unp
+
+    d = _float_dtype(dtype, "dirichlet")
+    alpha = ops.convert(asarray(alpha), d)
+    if alpha.ndim < 1:
+        fail("dirichlet", "alpha needs at least one dimension")
+    batch = alpha.shape[:-1] if shape is None else _shape(shape, "dirichlet")
+    out_shape = (*batch, alpha.shape[-1])
+    lg = loggamma(key, ops.broadcast_to(alpha, out_shape), out_shape, d)
+    lg = lg - unp.max(lg, axis=-1, keepdims=True)
+    g = unp.exp(lg)
+    return g / unp.sum(g, axis=-1, keepdims=True)
+
+
+@eager
+def generalized_normal(key, p, shape=(), dtype=None):
+    """Generalized normal floats of shape parameter p: sign * Gamma(1/p)^(1/p)."""
+
+    d = _float_dtype(dtype, "generalized_normal")
+    out_shape = _shape(shape, "generalized_normal")
+    pp = ops.convert(asarray(p), d)
+    keys = split(key)
+    g = gamma(
+        ops.reshape(_slice_row(keys, 0), (2,)), ops.broadcast_to(1 / pp, out_shape), out_shape, d
+    )
+    sign = rademacher(ops.reshape(_slice_row(keys, 1), (2,)), out_shape, d)
+    return sign * g ** (1 / pp)
+
+
+@eager
+def ball(key, d: int, p: float = 2, shape=(), dtype=None):
+    """Points uniform in the unit p-ball of dimension d."""
+    from uir._src import numpy_impl as unp
+
+    dt = _float_dtype(dtype, "ball")
+    out_shape = _shape(shape, "ball")
+    keys = split(key)
+    g = generalized_normal(ops.reshape(_slice_row(keys, 0), (2,)), p, (*out_shape, d), dt)
+    e = exponential(ops.reshape(_slice_row(keys, 1), (2,)), out_shape, dt)
+    return g / (
+        unp.sum(unp.abs(g) ** p, axis=-1, keepdims=True) + ops.reshape(e, (*e.shape, 1))
+    ) ** (1 / p)
+
+
+@eager
+def multivariate_normal(key, mean, cov, shape=None, dtype=None, method: str = "cholesky"):
+    """Normal vectors of `mean` and covariance `cov` (factored by cholesky, eigh or svd)."""
+    import uir.numpy as unp
+    from uir._src import linalg_impl
+
+    d = _float_dtype(dtype, "multivariate_normal")
+    mean, cov = ops.convert(asarray(mean), d), ops.convert(asarray(cov), d)
+    n = mean.shape[-1]
+    batch = ops.broadcast_shapes("multivariate_normal", mean.shape[:-1], cov.shape[:-2])
+    out_shape = (*batch, n) if shape is None else (*_shape(shape, "multivariate_normal"), n)
+    if method == "cholesky":
+        factor = linalg_impl.cholesky(cov)
+    elif method == "eigh":
+        w, v = linalg_impl.eigh(cov)
+        factor = v * unp.sqrt(unp.maximum(w, 0))
+    elif method == "svd":
+        u, s, _ = linalg_impl.svd(cov)
+        factor = u * unp.sqrt(s)
+    else:
+        fail("multivariate_normal", f"method must be 'cholesky', 'eigh' or 'svd', got {method!r}")
+    z = normal(key, out_shape, d)
+    return mean + unp.matmul(z, unp.swapaxes(factor, -1, -2))
+
+
+@eager
+def orthogonal(key, n: int, shape=(), dtype=None, m: int | None = None):
+    """Matrices uniform on the orthogonal group O(n) (semi-orthogonal n x m):
+    the QR of a normal matrix with r's diagonal signs moved into q."""
+    import uir.numpy as unp
+    from uir._src import linalg_impl
+
+    d = _float_dtype(dtype, "orthogonal")
+    if _shape(shape, "orthogonal"):
+        fail("orthogonal", "batches of matrices are not supported yet")
+    cols = n if m is None else m
+    z = normal(key, (_max(n, cols), _min(n, cols)), d)
+    q, r = linalg_impl.qr(z)
+    signs = unp.sign(unp.diagonal(r))
+    q = q * unp.where(signs == 0, 1, signs)
+    return q if n >= cols else unp.swapaxes(q, 0, 1)
+
+
+def _max(a, b):
+    return a if a >= b else b
+
+
+def _min(a, b):
+    return a if a <= b else b
+
+
 # --- integers -----------------------------------------------------------------------
 
 
@@ -730,29 +949,40 @@ def choice(key, a, shape: Sequence[int] = (), replace: bool = True, p=None, axis
 
 __all__ = [
     "PRNGKey",
+    "ball",
     "bernoulli",
+    "beta",
     "bits",
     "categorical",
     "cauchy",
+    "chisquare",
     "choice",
+    "dirichlet",
     "double_sided_maxwell",
     "exponential",
+    "f",
     "fold_in",
+    "gamma",
+    "generalized_normal",
     "geometric",
     "gumbel",
     "key",
     "key_data",
     "laplace",
+    "loggamma",
     "logistic",
     "lognormal",
     "maxwell",
+    "multivariate_normal",
     "normal",
+    "orthogonal",
     "pareto",
     "permutation",
     "rademacher",
     "randint",
     "rayleigh",
     "split",
+    "t",
     "threefry_2x32",
     "triangular",
     "truncated_normal",
