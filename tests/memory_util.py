@@ -26,3 +26,10 @@ skip_under_asan = pytest.mark.skipif(
     "libasan" in os.environ.get("LD_PRELOAD", ""),
     reason="AddressSanitizer keeps freed memory in quarantine, so resident memory grows",
 )
+
+# AddressSanitizer reports an allocation no machine could satisfy as an
+# error (and aborts) instead of failing it as the real allocator does.
+skip_impossible_allocations_under_asan = pytest.mark.skipif(
+    "libasan" in os.environ.get("LD_PRELOAD", ""),
+    reason="AddressSanitizer aborts on allocations beyond its maximum size instead of failing them",
+)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from memory_util import skip_impossible_allocations_under_asan
 
 import uir
 import uir.numpy as unp
@@ -193,6 +194,7 @@ def test_a_list_where_an_array_is_expected_is_a_clear_type_error(fn):
 # --- memory ------------------------------------------------------------------------
 
 
+@skip_impossible_allocations_under_asan
 def test_an_impossible_result_is_a_memory_error_naming_op_shape_and_bytes():
     f = uir.jit(lambda x: unp.zeros((1_000_000, 1_000_000, 1000), np.float32) + x)
     with pytest.raises(MemoryError) as e:
@@ -226,6 +228,7 @@ ENTRY e {
 """
 
 
+@skip_impossible_allocations_under_asan
 def test_an_impossible_temporary_on_the_compiled_path_names_its_op():
     # The sorted copy and its input are temporaries in the executable's own
     # memory: 8e15 bytes the allocator refuses at once.
@@ -240,6 +243,7 @@ def test_an_impossible_temporary_on_the_compiled_path_names_its_op():
     )
 
 
+@skip_impossible_allocations_under_asan
 def test_the_evaluator_names_the_op_it_could_not_allocate():
     m = uir.hlo.parse_module(
         "HloModule m\nENTRY e {\n  p = f32[] parameter(0)\n"
