@@ -42,3 +42,15 @@ def smoke_kernel():
     from uir import _core
 
     return _core.codegen.SmokeAddKernel(3)
+
+
+@pytest.fixture
+def jax_x32():
+    """The installed jax (the test is skipped without it) with 64-bit types
+    off for the test, as uir's are by default: an earlier test in the run may
+    have turned JAX's on."""
+    jax = pytest.importorskip("jax")
+    before = jax.config.jax_enable_x64
+    jax.config.update("jax_enable_x64", False)
+    yield jax
+    jax.config.update("jax_enable_x64", before)

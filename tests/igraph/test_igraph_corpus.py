@@ -43,6 +43,12 @@ ALLOWED = (
     "conditional",
     "call ",
     "fft",
+    "imag (",  # complex values, in the words of a fusion's reason
+    "mulhi (",  # no iGraph form for the high half of a product yet
+    "negative padding with interior padding",
+    # A fusion reading one concatenate at two offsets (jnp.roll's slices):
+    # the iGraph lowering indexes a concatenate along one dimension only.
+    "%concatenate",
 )
 
 

@@ -267,8 +267,8 @@ def test_a_malformed_key_is_refused_naming_the_function():
 
 @pytest.mark.xla
 @pytest.mark.parametrize("seed", [0, 1, 2024])
-def test_every_draw_matches_the_installed_jax(seed):
-    jax = pytest.importorskip("jax")
+def test_every_draw_matches_the_installed_jax(seed, jax_x32):
+    jax = jax_x32
     jr = jax.random
     jk, uk = jr.PRNGKey(seed), ur.PRNGKey(seed)
     np.testing.assert_array_equal(uk, np.asarray(jk))
@@ -351,8 +351,8 @@ def test_rademacher_is_plus_or_minus_one():
         lambda r, k: r.triangular(k, 0.0, 0.3, 1.0, (50,)),
     ],
 )
-def test_uniform_transforms_give_jaxs_bits(draw):
-    jax = pytest.importorskip("jax")
+def test_uniform_transforms_give_jaxs_bits(draw, jax_x32):
+    jax = jax_x32
     got, want = (
         np.asarray(draw(ur, ur.PRNGKey(3))),
         np.asarray(draw(jax.random, jax.random.PRNGKey(3))),

@@ -101,8 +101,8 @@ def test_dot_product_attention_matches_the_formula(causal, kv_heads):
 
 @pytest.mark.xla
 @pytest.mark.parametrize("name", sorted(REFERENCES))
-def test_activations_match_jax_nn(name):
-    jax = pytest.importorskip("jax")
+def test_activations_match_jax_nn(name, jax_x32):
+    jax = jax_x32
     np.testing.assert_allclose(
         getattr(nn, name)(X), np.asarray(getattr(jax.nn, name)(X)), rtol=2e-6, atol=2e-6
     )

@@ -185,21 +185,14 @@ character = _np.character
 flexible = _np.flexible
 object_ = _np.object_
 ComplexWarning = _np.exceptions.ComplexWarning
-float8_e3m4 = _ml_dtypes.float8_e3m4
-float8_e4m3 = _ml_dtypes.float8_e4m3
-float8_e4m3b11fnuz = _ml_dtypes.float8_e4m3b11fnuz
-float8_e4m3fn = _ml_dtypes.float8_e4m3fn
-float8_e4m3fnuz = _ml_dtypes.float8_e4m3fnuz
-float8_e5m2 = _ml_dtypes.float8_e5m2
-float8_e5m2fnuz = _ml_dtypes.float8_e5m2fnuz
-float8_e8m0fnu = _ml_dtypes.float8_e8m0fnu
-float4_e2m1fn = _ml_dtypes.float4_e2m1fn
-float6_e2m3fn = _ml_dtypes.float6_e2m3fn
-float6_e3m2fn = _ml_dtypes.float6_e3m2fn
-int2 = _ml_dtypes.int2
-int4 = _ml_dtypes.int4
-uint2 = _ml_dtypes.uint2
-uint4 = _ml_dtypes.uint4
+# ml_dtypes' narrow types (float8_*, float4_e2m1fn, int4, ...) under their
+# names, from the one table of element types (uir._src.dtypes).
+from uir._src.dtypes import NUMPY_DTYPES as _TYPES  # noqa: E402
+
+for _dtype in _TYPES.values():
+    if hasattr(_ml_dtypes, _dtype.name):
+        globals().setdefault(_dtype.name, getattr(_ml_dtypes, _dtype.name))
+del _dtype, _TYPES
 index_exp = _np.index_exp
 s_ = _np.s_
 c_ = _np.c_
