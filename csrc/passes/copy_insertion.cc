@@ -332,13 +332,7 @@ class Inserter {
     if (root->opcode() != HloOpcode::kTuple && root->shape().IsTuple()) {
       // A tuple-shaped root that is not a tuple (the branch's parameter,
       // say): spell it out element by element so each can get its copy.
-      hlo::ComputationBuilder b(&c_);
-      std::vector<HloInstruction*> elements;
-      for (int64_t k = 0; k < static_cast<int64_t>(root->shape().tuple_shapes().size()); ++k) {
-        elements.push_back(b.GetTupleElement(root, k));
-      }
-      root = b.Tuple(elements);
-      c_.set_root(root);
+      root = SpellOutRoot();
       changed = true;
     }
     if (root->opcode() != HloOpcode::kTuple) {
@@ -372,13 +366,7 @@ class Inserter {
       // A tuple-shaped root that is not a tuple (an opt-barrier passing on
       // a constant, say) whose elements need copies: spell it out element
       // by element so each can get its own.
-      hlo::ComputationBuilder b(&c_);
-      std::vector<HloInstruction*> elements;
-      for (int64_t k = 0; k < static_cast<int64_t>(root->shape().tuple_shapes().size()); ++k) {
-        elements.push_back(b.GetTupleElement(root, k));
-      }
-      root = b.Tuple(elements);
-      c_.set_root(root);
+      root = SpellOutRoot();
       changed = true;
     }
     if (root->opcode() != HloOpcode::kTuple) {
@@ -415,6 +403,21 @@ class Inserter {
   }
 
  private:
+  // Replaces the tuple-shaped root by a tuple of its elements (each a
+  // get-tuple-element of it), so each element can get a copy of its own;
+  // returns the new root.
+  HloInstruction* SpellOutRoot() {
+    HloInstruction* root = c_.root();
+    hlo::ComputationBuilder b(&c_);
+    std::vector<HloInstruction*> elements;
+    for (int64_t k = 0; k < static_cast<int64_t>(root->shape().tuple_shapes().size()); ++k) {
+      elements.push_back(b.GetTupleElement(root, k));
+    }
+    HloInstruction* spelled = b.Tuple(elements);
+    c_.set_root(spelled);
+    return spelled;
+  }
+
   // Whether a tuple-shaped root's array elements include a read-only value
   // (a constant, a parameter) or one value twice.
   bool NeedsSpelling(const HloInstruction* root) const {

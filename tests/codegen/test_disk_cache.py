@@ -16,10 +16,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from loop_modules import constant_loop
 
 _PROGRAM = textwrap.dedent(
-    '''
-    import json, sys
+    """
+    import json, os, sys
     import numpy as np
     import uir, uir.lax as lax, uir.numpy as unp
 
@@ -28,37 +29,9 @@ _PROGRAM = textwrap.dedent(
         h = 0.5 * h * (1 + unp.tanh(0.7978845608 * (h + 0.044715 * h * h * h)))
         return lax.fori_loop(0, 3, lambda i, v: v * 0.5 + 1.0, h @ w2)
 
-    # A loop whose body fuses a constant array: the compiled loop calls its
-    # kernel on memory of the process, which it finds in the table of
-    # constants it is passed (its code holds no address).
-    LOOP = """HloModule loopc
-    fc {
-      a = f32[64] parameter(0)
-      c = f32[64] constant({%s})
-      ROOT m = f32[64] multiply(a, c)
-    }
-    body {
-      t = (s32[], f32[64]) parameter(0)
-      i = s32[] get-tuple-element(t), index=0
-      v = f32[64] get-tuple-element(t), index=1
-      one = s32[] constant(1)
-      j = s32[] add(i, one)
-      w = f32[64] fusion(v), kind=kLoop, calls=fc
-      ROOT r = (s32[], f32[64]) tuple(j, w)
-    }
-    cond {
-      t = (s32[], f32[64]) parameter(0)
-      i = s32[] get-tuple-element(t), index=0
-      four = s32[] constant(4)
-      ROOT lt = pred[] compare(i, four), direction=LT
-    }
-    ENTRY e {
-      x = f32[64] parameter(0)
-      zero = s32[] constant(0)
-      t = (s32[], f32[64]) tuple(zero, x)
-      w = (s32[], f32[64]) while(t), condition=cond, body=body
-      ROOT v = f32[64] get-tuple-element(w), index=1
-    }""" % ", ".join(str(v) for v in np.linspace(0.5, 1.5, 64, dtype=np.float32))
+    # A loop whose body fuses a constant array (tests/loop_modules.py): the
+    # compiled loop reads it through the table of constants it is passed.
+    LOOP = os.environ["LOOP_HLO"]
 
     which = sys.argv[1]
     r = np.random.default_rng(0)
@@ -76,13 +49,14 @@ _PROGRAM = textwrap.dedent(
         "optimize": e.compile_seconds["llvm_optimize"],
         "result": np.asarray(compiled(*args)).ravel().tolist(),
     }))
-    '''
+    """
 )
 
 
 def _run(tmp_path: Path, which: str = "mlp", flags: str = "") -> dict:
     env = dict(os.environ)
     env["UIR_FLAGS"] = f"--cpu_cache_dir={tmp_path / 'cache'} {flags}".strip()
+    env["LOOP_HLO"] = constant_loop(64, 4)[0]
     done = subprocess.run(
         [sys.executable, "-c", _PROGRAM, which],
         env=env,
@@ -140,9 +114,7 @@ def test_a_loop_calling_kernels_on_constants_is_cached_and_runs_in_a_later_proce
     second = _run(tmp_path, "loop")
     assert second["hit"]
     x = np.random.default_rng(0).standard_normal(64).astype(np.float32)
-    np.testing.assert_allclose(
-        second["result"], x * np.linspace(0.5, 1.5, 64, dtype=np.float32) ** 4, rtol=1e-5
-    )
+    np.testing.assert_allclose(second["result"], x * constant_loop(64, 4)[1] ** 4, rtol=1e-5)
     assert first["result"] == second["result"]
 
 

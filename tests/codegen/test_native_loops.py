@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from loop_modules import constant_loop
 
 import uir
 import uir.numpy as unp
@@ -127,35 +128,7 @@ def test_a_loop_reads_the_constants_of_its_kernels_from_the_table_it_is_passed(t
     kernel reads comes from the `constants` table."""
     from golden_util import filecheck_text
 
-    table = np.linspace(0.5, 1.5, 16, dtype=np.float32)
-    text = """HloModule loop_with_constant
-fc {
-  a = f32[16] parameter(0)
-  c = f32[16] constant({TABLE})
-  ROOT m = f32[16] multiply(a, c)
-}
-body {
-  t = (s32[], f32[16]) parameter(0)
-  i = s32[] get-tuple-element(t), index=0
-  v = f32[16] get-tuple-element(t), index=1
-  one = s32[] constant(1)
-  j = s32[] add(i, one)
-  w = f32[16] fusion(v), kind=kLoop, calls=fc
-  ROOT r = (s32[], f32[16]) tuple(j, w)
-}
-cond {
-  t = (s32[], f32[16]) parameter(0)
-  i = s32[] get-tuple-element(t), index=0
-  three = s32[] constant(3)
-  ROOT lt = pred[] compare(i, three), direction=LT
-}
-ENTRY e {
-  x = f32[16] parameter(0)
-  zero = s32[] constant(0)
-  t = (s32[], f32[16]) tuple(zero, x)
-  w = (s32[], f32[16]) while(t), condition=cond, body=body
-  ROOT v = f32[16] get-tuple-element(w), index=1
-}""".replace("TABLE", ", ".join(str(v) for v in table))
+    text, table = constant_loop(16, 3)
     exe = uir.compile(uir.hlo.parse_module(text), backend="cpu")
     assert exe.native_loops == 1
     ir = exe.llvm_ir_unoptimized

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from loop_modules import constant_loop
 
 import uir
 import uir.numpy as unp
@@ -44,36 +45,7 @@ def _mlp_reference(x, w1, w2):
     return v
 
 
-# A while loop whose body fuses a constant array (the compiled loop reads it
-# through the executable's table of constants) and a dot outside it.
-_LOOP = """HloModule loop_with_constant
-fc {
-  a = f32[64] parameter(0)
-  c = f32[64] constant({CONSTANTS})
-  ROOT m = f32[64] multiply(a, c)
-}
-body {
-  t = (s32[], f32[64]) parameter(0)
-  i = s32[] get-tuple-element(t), index=0
-  v = f32[64] get-tuple-element(t), index=1
-  one = s32[] constant(1)
-  j = s32[] add(i, one)
-  w = f32[64] fusion(v), kind=kLoop, calls=fc
-  ROOT r = (s32[], f32[64]) tuple(j, w)
-}
-cond {
-  t = (s32[], f32[64]) parameter(0)
-  i = s32[] get-tuple-element(t), index=0
-  four = s32[] constant(4)
-  ROOT lt = pred[] compare(i, four), direction=LT
-}
-ENTRY e {
-  x = f32[64] parameter(0)
-  zero = s32[] constant(0)
-  t = (s32[], f32[64]) tuple(zero, x)
-  w = (s32[], f32[64]) while(t), condition=cond, body=body
-  ROOT v = f32[64] get-tuple-element(w), index=1
-}""".replace("CONSTANTS", ", ".join(str(v) for v in np.linspace(0.5, 1.5, 64, dtype=np.float32)))
+_LOOP, _TABLE = constant_loop(64, 4)
 
 
 @pytest.fixture(scope="module")
@@ -170,7 +142,7 @@ def test_a_loop_over_constants_serialized_here_runs_in_another_process(tmp_path)
     x = np.random.default_rng(3).standard_normal(64).astype(np.float32)
     _, got = _load_elsewhere(tmp_path, exe.serialize(), [x])
     assert got.tobytes() == exe(x).tobytes()
-    np.testing.assert_allclose(got, x * np.linspace(0.5, 1.5, 64, dtype=np.float32) ** 4, rtol=1e-5)
+    np.testing.assert_allclose(got, x * _TABLE**4, rtol=1e-5)
 
 
 def test_a_loaded_executable_is_the_compiled_one(mlp, blob):

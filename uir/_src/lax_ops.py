@@ -1161,39 +1161,35 @@ def mulhi(x, y):
     return ops.binary("mulhi", a, b, op_name="mulhi")
 
 
-@eager
-def approx_max_k(
-    operand,
-    k: int,
-    reduction_dimension: int = -1,
-    recall_target: float = 0.95,
-    reduction_input_size_override: int = -1,
-    aggregate_to_topk: bool = True,
-):
-    """The k largest entries and their indices along the last dimension (exactly: recall 1)."""
-    x = asarray(operand)
-    if ops.normalize_axis(reduction_dimension, x.ndim, "approx_max_k") != x.ndim - 1:
-        x = _moveaxis(x, reduction_dimension, -1)
-    return top_k(x, k)
+def _approx_k(name: str, largest: bool):
+    def f(
+        operand,
+        k: int,
+        reduction_dimension: int = -1,
+        recall_target: float = 0.95,
+        reduction_input_size_override: int = -1,
+        aggregate_to_topk: bool = True,
+    ):
+        from uir._src import numpy_impl as unp
+
+        x = asarray(operand)
+        if ops.normalize_axis(reduction_dimension, x.ndim, name) != x.ndim - 1:
+            x = _moveaxis(x, reduction_dimension, -1)
+        if largest:
+            return top_k(x, k)
+        values, idx = top_k(unp.negative(x), k)
+        return unp.negative(values), idx
+
+    f.__name__ = name
+    f.__doc__ = (
+        f"The k {'largest' if largest else 'smallest'} entries and their indices along "
+        "reduction_dimension, exactly (recall 1), as jax.lax." + name + "."
+    )
+    return eager(f)
 
 
-@eager
-def approx_min_k(
-    operand,
-    k: int,
-    reduction_dimension: int = -1,
-    recall_target: float = 0.95,
-    reduction_input_size_override: int = -1,
-    aggregate_to_topk: bool = True,
-):
-    """The k smallest entries and their indices along the last dimension (exactly)."""
-    from uir._src import numpy_impl as unp
-
-    x = asarray(operand)
-    if ops.normalize_axis(reduction_dimension, x.ndim, "approx_min_k") != x.ndim - 1:
-        x = _moveaxis(x, reduction_dimension, -1)
-    values, idx = top_k(unp.negative(x), k)
-    return unp.negative(values), idx
+approx_max_k = _approx_k("approx_max_k", True)
+approx_min_k = _approx_k("approx_min_k", False)
 
 
 def _moveaxis(x, source, destination):

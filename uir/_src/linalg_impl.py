@@ -169,6 +169,18 @@ def _rotate_columns(m, p, q, c, s, cols):
     return jnp.where(cols == p, c * mp - s * mq, jnp.where(cols == q, s * mp + c * mq, m))
 
 
+def _jacobi_rotation(app, aqq, apq):
+    """(c, s) of the rotation that zeroes apq of the symmetric 2x2 block
+    [[app, apq], [apq, aqq]] (Golub and Van Loan's sym.schur2): for eigh the
+    block itself, for the one-sided SVD the Gram block of two columns."""
+    small = jnp.abs(apq) <= jnp.finfo(apq.dtype).tiny
+    tau = (aqq - app) / (2 * jnp.where(small, 1, apq))
+    t = jnp.sign(tau) / (jnp.abs(tau) + jnp.sqrt(1 + tau * tau))
+    t = jnp.where(tau == 0, 1, t)
+    c = jnp.where(small, 1, 1 / jnp.sqrt(1 + t * t))
+    return c, jnp.where(small, 0, t * c)
+
+
 _SWEEPS = 12  # cyclic Jacobi converges quadratically: a dozen sweeps reach f64 accuracy
 
 
@@ -203,13 +215,7 @@ def eigh(a, UPLO: str | None = None, symmetrize_input: bool = True):
         app = jnp.sum(jnp.where((rows == p) & (cols == p), m, 0))
         aqq = jnp.sum(jnp.where((rows == q) & (cols == q), m, 0))
         apq = jnp.sum(jnp.where((rows == p) & (cols == q), m, 0))
-        # The rotation that zeroes m[p, q] (Golub & Van Loan's sym.schur2).
-        small = jnp.abs(apq) <= jnp.finfo(a.dtype).tiny
-        tau = (aqq - app) / (2 * jnp.where(small, 1, apq))
-        t = jnp.sign(tau) / (jnp.abs(tau) + jnp.sqrt(1 + tau * tau))
-        t = jnp.where(tau == 0, 1, t)
-        c = jnp.where(small, 1, 1 / jnp.sqrt(1 + t * t))
-        s = jnp.where(small, 0, t * c)
+        c, s = _jacobi_rotation(app, aqq, apq)
         m = _rotate_columns(m, p, q, c, s, cols)
         m = jnp.swapaxes(_rotate_columns(jnp.swapaxes(m, -1, -2), p, q, c, s, cols), -1, -2)
         v = _rotate_columns(v, p, q, c, s, cols)
@@ -259,12 +265,7 @@ def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool 
             up = jnp.sum(jnp.where(cols_x == p, u, 0), axis=-1)
             uq = jnp.sum(jnp.where(cols_x == q, u, 0), axis=-1)
             alpha, beta, gamma = jnp.sum(up * up), jnp.sum(uq * uq), jnp.sum(up * uq)
-            small = jnp.abs(gamma) <= jnp.finfo(a.dtype).tiny
-            zeta = (beta - alpha) / (2 * jnp.where(small, 1, gamma))
-            t = jnp.sign(zeta) / (jnp.abs(zeta) + jnp.sqrt(1 + zeta * zeta))
-            t = jnp.where(zeta == 0, 1, t)
-            c = jnp.where(small, 1, 1 / jnp.sqrt(1 + t * t))
-            s = jnp.where(small, 0, t * c)
+            c, s = _jacobi_rotation(alpha, beta, gamma)
             return _rotate_columns(u, p, q, c, s, cols_x), _rotate_columns(v, p, q, c, s, cols_v)
 
         def sweep(_, state):

@@ -577,51 +577,28 @@ def _sort(operands, axis: int, num_keys: int = 1, name: str = "sort"):
     xs = [asarray(o) for o in operands]
     ax = ops.normalize_axis(axis, xs[0].ndim, name)
 
+    def total(a, b, direction: str):
+        return ops._comp().emit(
+            "compare",
+            a,
+            b,
+            direction=direction,
+            type="TOTALORDER",
+            shape=((), np.bool_),
+            op_name=direction.lower(),
+        )
+
     def less(*params):
         a, b = params[0], params[1]
         if dtypes.is_complex(a.dtype):
             # JAX's order of complex numbers: by real part, then imaginary,
             # each in the total order of its floats.
             ar, ai, br, bi = (_sort_key(v) for v in (real(a), imag(a), real(b), imag(b)))
-            lt_real = ops._comp().emit(
-                "compare",
-                ar,
-                br,
-                direction="LT",
-                type="TOTALORDER",
-                shape=((), np.bool_),
-                op_name="lt",
-            )
-            eq_real = ops._comp().emit(
-                "compare",
-                ar,
-                br,
-                direction="EQ",
-                type="TOTALORDER",
-                shape=((), np.bool_),
-                op_name="eq",
-            )
-            lt_imag = ops._comp().emit(
-                "compare",
-                ai,
-                bi,
-                direction="LT",
-                type="TOTALORDER",
-                shape=((), np.bool_),
-                op_name="lt",
-            )
-            return ops.binary("or", lt_real, ops.binary("and", eq_real, lt_imag))
+            tie = ops.binary("and", total(ar, br, "EQ"), total(ai, bi, "LT"))
+            return ops.binary("or", total(ar, br, "LT"), tie)
         a, b = _sort_key(a), _sort_key(b)
         if dtypes.is_float(a.dtype):
-            return ops._comp().emit(
-                "compare",
-                a,
-                b,
-                direction="LT",
-                type="TOTALORDER",
-                shape=((), np.bool_),
-                op_name="lt",
-            )
+            return total(a, b, "LT")
         return ops.compare(a, b, "LT", "lt")
 
     comparator = ops.scalar_computation(
