@@ -173,6 +173,47 @@ MORE_CASES = {
 CASES.update(MORE_CASES)
 
 
+def _polydiv_padded(m, u_, v_):
+    """polydiv, with NumPy's remainder padded back to u's length (JAX keeps
+    it whole; NumPy drops its leading zeros, a shape that depends on the data)."""
+    q, rem = m.polydiv(u_, v_)
+    rem = np.asarray(rem)
+    return q, np.concatenate([np.zeros(len(u_) - len(rem), rem.dtype), rem])
+
+
+CASES.update(
+    {
+        "spacing": lambda m: m.spacing(np.array([1.0, -2.0, 1e-3], np.float32)),
+        "i0": lambda m: m.i0(np.array([0.0, 0.5, 2.0, -3.0, 10.0], np.float32)),
+        "kaiser": lambda m: m.kaiser(7, 5.0),
+        "lexsort": lambda m: m.lexsort((np.array([1, 1, 0, 0]), np.array([2, 1, 2, 1]))),
+        "ravel_multi_index": lambda m: m.ravel_multi_index(
+            (np.array([0, 2, 1]), np.array([1, 3, 0])), (3, 4)
+        ),
+        "unravel_index": lambda m: m.unravel_index(np.array([5, 11, 0]), (3, 4)),
+        "delete": lambda m: m.delete(x, np.array([0, 2]), axis=1),
+        "delete flat": lambda m: m.delete(x, 3),
+        "insert": lambda m: m.insert(x, 2, np.float32(9.0), axis=1),
+        "insert flat": lambda m: m.insert(np.arange(5.0, dtype=np.float32), 1, np.float32(7.0)),
+        "fromfunction": lambda m: m.fromfunction(lambda i, j: i + 2 * j, (3, 4), dtype=np.float32),
+        "gradient": lambda m: m.gradient(x, axis=1),
+        "gradient all": lambda m: m.gradient(x),
+        "block": lambda m: m.block(
+            [
+                [np.ones((2, 2), np.float32), np.zeros((2, 3), np.float32)],
+                [np.zeros((1, 2), np.float32), np.ones((1, 3), np.float32)],
+            ]
+        ),
+        "poly": lambda m: m.poly(np.array([1.0, 2.0, -3.0], np.float32)),
+        "polydiv": lambda m: _polydiv_padded(
+            m, np.array([1.0, -3.0, 0.0, 4.0], np.float32), np.array([1.0, 2.0], np.float32)
+        ),
+        "convolve shorter first": lambda m: m.convolve(w[:4], v[:6], "same"),
+        "correlate shorter first": lambda m: m.correlate(w[:4], v[:6], "full"),
+    }
+)
+
+
 def _filled(a, value):
     out = a.copy()
     np.fill_diagonal(out, value)

@@ -1298,31 +1298,34 @@ def polyval(p, x, *, unroll: int = 16):
 
 @eager
 def convolve(a, v, mode: str = "full", *, precision=None, preferred_element_type=None):
-    """The discrete 1-D convolution."""
-    return _correlate(asarray(a), jnp.flip(asarray(v)), mode, "convolve")
+    """The discrete 1-D convolution (commutative: the longer input slides)."""
+    a, v = asarray(a), asarray(v)
+    if a.ndim == 1 and v.ndim == 1 and v.shape[0] > a.shape[0]:
+        a, v = v, a
+    return _correlate(a, jnp.flip(v), mode, "convolve")
 
 
 @eager
 def correlate(a, v, mode: str = "valid", *, precision=None, preferred_element_type=None):
     """The 1-D cross-correlation."""
-    return _correlate(asarray(a), jnp.conj(asarray(v)), mode, "correlate")
+    a, v = asarray(a), asarray(v)
+    if a.ndim == 1 and v.ndim == 1 and v.shape[0] > a.shape[0]:
+        # correlate(a, v) is the reversed conjugate of correlate(v, a).
+        return jnp.conj(jnp.flip(_correlate(v, jnp.conj(a), mode, "correlate")))
+    return _correlate(a, jnp.conj(v), mode, "correlate")
 
 
 def _correlate(a, v, mode: str, name: str):
     if a.ndim != 1 or v.ndim != 1:
         fail(name, "takes one-dimensional arrays")
-    n, m = a.shape[0], v.shape[0]
-    if m > n:
-        a, v = v, a
-        n, m = m, n
-        if name == "correlate":
-            v = jnp.flip(v)
-            a = jnp.flip(a)
+    m = v.shape[0]
     if mode == "full":
         pad = (m - 1, m - 1)
     elif mode == "same":
+        # NumPy's centering: the middle of the full result, starting at
+        # (m - 1) // 2 for a convolution and at m - 1 - m // 2 for a correlation.
         pad = (
-            ((m - 1) // 2, m - 1 - (m - 1) // 2) if name == "convolve" else (m // 2, m - 1 - m // 2)
+            (m - 1 - (m - 1) // 2, (m - 1) // 2) if name == "convolve" else (m // 2, m - 1 - m // 2)
         )
     elif mode == "valid":
         pad = (0, 0)
@@ -1561,6 +1564,229 @@ def lcm(x1, x2):
     a, b = ops.promote("lcm", x1, x2)
     g = gcd(a, b)
     return jnp.where(g == 0, 0, jnp.abs(a // jnp.where(g == 0, 1, g) * b))
+
+
+# --- more ----------------------------------------------------------------------------
+
+
+@eager
+def spacing(x):
+    """The distance from |x| to the next larger float, with x's sign."""
+    x = _floats(x)
+    ax = jnp.abs(x)
+    step = jnp.nextafter(ax, jnp.asarray(np.inf).astype(x.dtype)) - ax
+    return jnp.where(x < 0, -step, step)
+
+
+@eager
+def i0(x):
+    """The modified Bessel function of the first kind, order 0 (its power
+    series, summed until the terms vanish: 60 terms reach double precision
+    for |x| up to about 30)."""
+    x = _floats(x)
+    half_sq = (x / 2) ** 2
+    term = jnp.ones_like(x)
+    total = jnp.ones_like(x)
+    for k in range(1, 60):
+        term = term * half_sq / (k * k)
+        total = total + term
+    return total
+
+
+def kaiser(M: int, beta: float):
+    """The Kaiser window of M points."""
+    if M < 1:
+        return jnp.zeros((0,), dtypes.default_float())
+    if M == 1:
+        return jnp.ones((1,), dtypes.default_float())
+    n = np.arange(M)
+    alpha = (M - 1) / 2.0
+    w = np.i0(beta * np.sqrt(1 - ((n - alpha) / alpha) ** 2)) / np.i0(float(beta))
+    return jnp.asarray(w.astype(dtypes.default_float()))
+
+
+@eager
+def lexsort(keys, axis: int = -1):
+    """The indices that sort by the last key, then the one before, ..."""
+    from uir._src.numpy_shapes import _sort
+
+    ks = [asarray(k) for k in keys]
+    if not ks:
+        fail("lexsort", "needs at least one key")
+    ax = ops.normalize_axis(axis, ks[0].ndim, "lexsort")
+    # Stable sorts from the least significant key (the first) to the most
+    # (the last), each carrying the order so far.
+    order = ops.iota(dtypes.default_int(), ks[0].shape, ax)
+    for k in ks:
+        _, order = _sort([jnp.take_along_axis(k, order, axis=ax), order], ax, name="lexsort")
+    return order
+
+
+@eager
+def ravel_multi_index(multi_index, dims, mode: str = "raise", order: str = "C"):
+    """Flat indices of index tuples into an array of shape dims (clipped)."""
+    if order != "C":
+        fail("ravel_multi_index", "only order='C' is supported")
+    dims = tuple(int(d) for d in dims)
+    out = None
+    stride = 1
+    for idx, d in reversed(list(zip(multi_index, dims, strict=True))):
+        i = asarray(idx)
+        i = jnp.remainder(i, d) if mode == "wrap" else jnp.clip(i, 0, d - 1)
+        term = i * stride
+        out = term if out is None else out + term
+        stride *= d
+    return out
+
+
+@eager
+def unravel_index(indices, shape):
+    """The index tuples of flat indices into an array of `shape` (clipped)."""
+    shape = tuple(int(d) for d in shape)
+    i = jnp.clip(asarray(indices), 0, math.prod(shape) - 1)
+    out = []
+    for d in reversed(shape):
+        out.append(jnp.remainder(i, d))
+        i = i // d
+    return tuple(reversed(out))
+
+
+def delete(arr, obj, axis=None, *, assume_unique_indices: bool = False):
+    """arr without the entries at the static indices obj along `axis`."""
+    a = jnp.asarray(arr)
+    if axis is None:
+        a, axis = jnp.ravel(a), 0
+    ax = ops.normalize_axis(axis, a.ndim, "delete")
+    n = a.shape[ax]
+    if isinstance(obj, slice):
+        drop = set(range(n)[obj])
+    else:
+        drop = {int(i) % n for i in np.atleast_1d(np.asarray(obj))}
+    keep = [i for i in range(n) if i not in drop]
+    return jnp.take(a, jnp.asarray(np.array(keep, np.int32)), axis=ax)
+
+
+def insert(arr, obj, values, axis=None):
+    """arr with values inserted before the static index obj along `axis`."""
+    a = jnp.asarray(arr)
+    if axis is None:
+        a, axis = jnp.ravel(a), 0
+    ax = ops.normalize_axis(axis, a.ndim, "insert")
+    if not isinstance(obj, (int, np.integer)):
+        raise TypeError("insert takes one static int index")
+    n = a.shape[ax]
+    at = int(obj) % (n + 1) if obj < 0 else int(obj)
+    v = jnp.asarray(values).astype(a.dtype)
+    piece_shape = list(a.shape)
+    piece_shape[ax] = 1 if v.ndim < a.ndim else v.shape[ax]
+    v = jnp.broadcast_to(
+        v
+        if v.ndim == a.ndim
+        else jnp.reshape(
+            v,
+            [
+                s if i != ax else 1
+                for i, s in enumerate(
+                    jnp.broadcast_to(v, [d for i, d in enumerate(a.shape) if i != ax]).shape[:ax]
+                )
+            ]
+            + [1]
+            + list(jnp.broadcast_to(v, [d for i, d in enumerate(a.shape) if i != ax]).shape[ax:]),
+        )
+        if v.ndim
+        else v,
+        piece_shape,
+    )
+    before = jnp.take(a, jnp.arange(0, at), axis=ax)
+    after = jnp.take(a, jnp.arange(at, n), axis=ax)
+    return jnp.concatenate([before, v, after], axis=ax)
+
+
+def fromfunction(function, shape, *, dtype=float, **kwargs):
+    """function called on the index grids of `shape`."""
+    grids = indices(shape, dtype=dtypes.canonicalize(dtype))
+    return function(*[grids[i] for i in range(len(shape))], **kwargs)
+
+
+@eager
+def gradient(f, *varargs, axis=None, edge_order: int = 1):
+    """Central differences inside, one-sided at the edges (unit spacing or
+    scalar spacings per axis)."""
+    f = _floats(f)
+    axes = (
+        list(range(f.ndim)) if axis is None else ([axis] if isinstance(axis, int) else list(axis))
+    )
+    spacings = list(varargs) if varargs else [1.0] * len(axes)
+    if len(spacings) == 1 and len(axes) > 1:
+        spacings = spacings * len(axes)
+    if edge_order != 1:
+        fail("gradient", "edge_order=1 only")
+    out = []
+    for ax, h in zip(axes, spacings, strict=True):
+        ax = ops.normalize_axis(ax, f.ndim, "gradient")
+        n = f.shape[ax]
+        if n < 2:
+            fail("gradient", "each axis needs at least two points")
+
+        def take(lo, hi, ax=ax):
+            return jnp.take(f, jnp.arange(lo, hi), axis=ax)
+
+        first = (take(1, 2) - take(0, 1)) / h
+        last = (take(n - 1, n) - take(n - 2, n - 1)) / h
+        inner = (take(2, n) - take(0, n - 2)) / (2 * h)
+        out.append(jnp.concatenate([first, inner, last], axis=ax))
+    return out[0] if len(out) == 1 else out
+
+
+def block(arrays):
+    """An array assembled from nested lists of blocks (the innermost lists
+    joined along the last axis, the outer ones along earlier axes)."""
+
+    def depth(x):
+        return 1 + depth(x[0]) if isinstance(x, list) and x else 0
+
+    d = depth(arrays)
+
+    def assemble(x, level):
+        if not isinstance(x, list):
+            a = jnp.asarray(x)
+            return jnp.reshape(a, (1,) * builtins.max(0, d - a.ndim) + a.shape)
+        parts = [assemble(item, level + 1) for item in x]
+        ndim = builtins.max(p.ndim for p in parts)
+        parts = [jnp.reshape(p, (1,) * (ndim - p.ndim) + p.shape) for p in parts]
+        return jnp.concatenate(parts, axis=ndim - (d - level))
+
+    return assemble(arrays, 0)
+
+
+@eager
+def poly(seq_of_zeros):
+    """The coefficients of the monic polynomial with the given roots (or a
+    square matrix's characteristic polynomial from its eigenvalues: not
+    supported)."""
+    z = asarray(seq_of_zeros)
+    if z.ndim != 1:
+        fail("poly", "takes a 1-D sequence of roots")
+    out = jnp.ones((1,), _floats(z).dtype if not dtypes.is_complex(z.dtype) else z.dtype)
+    for i in range(z.shape[0]):
+        out = convolve(out, jnp.stack([jnp.ones((), out.dtype), -z[i].astype(out.dtype)]))
+    return out
+
+
+@eager
+def polydiv(u, v, *, trim_leading_zeros: bool = False):
+    """(quotient, remainder) of polynomial u by v (v's leading coefficient nonzero)."""
+    u, v = _floats(u), _floats(v)
+    n, m = u.shape[0], v.shape[0]
+    if m > n:
+        return jnp.zeros((1,), u.dtype), u
+    rem = u
+    q = []
+    for k in range(n - m + 1):
+        c = rem[k] / v[0]
+        q.append(c)
+        rem = rem - jnp.pad(c * v, [(k, n - m - k)])
+    return jnp.stack(q), rem
 
 
 # --- types and constants -------------------------------------------------------------------
