@@ -130,7 +130,16 @@ def _stage_main(size: int) -> bool:
         print("  jax    not installed (make bench installs it)")
     print("\nper-op profile of one call (compiled.profile(*args)):")
     print(compiled.profile(*args))
-    return ok
+    blob = compiled.serialize()
+    start = time.perf_counter()
+    loaded = uir.deserialize(blob)
+    load_ms = (time.perf_counter() - start) * 1e3
+    same = np.array_equal(loaded(*args), compiled(*args))
+    print(
+        f"\nserialized: {len(blob) / 1024:.0f} KiB; uir.deserialize loads it in "
+        f"{load_ms:.1f} ms (no LLVM), same result: {same}"
+    )
+    return ok and same
 
 
 def _stage_passes() -> bool:

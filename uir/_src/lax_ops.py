@@ -1,7 +1,12 @@
 """jax.lax's elementwise, structural and reduction operations, with lax's
 rules: no type promotion (operands of one dtype; Python scalars take it),
 no implicit broadcasting of arrays, each op's accepted dtypes checked at
-trace time. Every function runs traced and eagerly."""
+trace time. Every function runs traced and eagerly.
+
+Over 1,000 lines, kept in one file on purpose: a flat catalogue of
+independent, short definitions (most one line from a table-driven helper)
+that share the operand rules above (_same, _check); splitting it by
+letter or theme would only scatter those helpers' callers."""
 
 from __future__ import annotations
 
@@ -1171,10 +1176,11 @@ def _approx_k(name: str, largest: bool):
         aggregate_to_topk: bool = True,
     ):
         from uir._src import numpy_impl as unp
+        from uir._src.numpy_shapes import moveaxis
 
         x = asarray(operand)
         if ops.normalize_axis(reduction_dimension, x.ndim, name) != x.ndim - 1:
-            x = _moveaxis(x, reduction_dimension, -1)
+            x = moveaxis(x, reduction_dimension, -1)
         if largest:
             return top_k(x, k)
         values, idx = top_k(unp.negative(x), k)
@@ -1190,12 +1196,6 @@ def _approx_k(name: str, largest: bool):
 
 approx_max_k = _approx_k("approx_max_k", True)
 approx_min_k = _approx_k("approx_min_k", False)
-
-
-def _moveaxis(x, source, destination):
-    from uir._src.numpy_shapes import moveaxis
-
-    return moveaxis(x, source, destination)
 
 
 @eager

@@ -2,7 +2,13 @@
 functions, NaN-aware and order statistics, comparisons of whole arrays,
 built from uir.numpy's core (numpy_impl, numpy_shapes). Results have shapes
 known from the arguments' shapes; functions whose result shape depends on
-the data (nonzero, unique, ...) are left out."""
+the data (nonzero, unique, ...) are left out.
+
+Over 1,000 lines, kept in one file on purpose: a flat catalogue of
+independent jax.numpy functions, each a short composition of uir.numpy's
+core, sharing a few private helpers (_floats, _quantiles, _correlate, the
+window and NaN-reduction factories); no function reads another's state, so
+a split would only move definitions apart."""
 
 from __future__ import annotations
 

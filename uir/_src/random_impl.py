@@ -778,19 +778,11 @@ def orthogonal(key, n: int, shape=(), dtype=None, m: int | None = None):
     if _shape(shape, "orthogonal"):
         fail("orthogonal", "batches of matrices are not supported yet")
     cols = n if m is None else m
-    z = normal(key, (_max(n, cols), _min(n, cols)), d)
+    z = normal(key, (max(n, cols), min(n, cols)), d)
     q, r = linalg_impl.qr(z)
     signs = unp.sign(unp.diagonal(r))
     q = q * unp.where(signs == 0, 1, signs)
     return q if n >= cols else unp.swapaxes(q, 0, 1)
-
-
-def _max(a, b):
-    return a if a >= b else b
-
-
-def _min(a, b):
-    return a if a <= b else b
 
 
 # --- integers -----------------------------------------------------------------------
