@@ -68,7 +68,6 @@ std::vector<int64_t> InPlaceOperands(const HloInstruction& i) {
   std::vector<int64_t> out;
   for (const InPlacePair& p : InPlacePairs(i)) {
     if (!p.operand_index.empty()) continue;
-    if (i.opcode() == HloOpcode::kCustomCall) continue;  // declared by its author, not ours
     out.push_back(p.operand);
   }
   return out;

@@ -244,10 +244,31 @@ class Inserter {
                                            const std::vector<HloInstruction*>& old) {
     std::vector<int64_t> at;
     const HloInstruction* producer = Origin(out, at);
+    // A producer updating a value in place (a scatter into a scatter into
+    // a copy) shares that value's buffer: the buffer is written from the
+    // chain's first op on, so the old value's readers must come before it.
+    std::vector<const HloInstruction*> chain;
+    for (const HloInstruction* x = producer; at.empty();) {
+      const std::vector<int64_t> updated = InPlaceOperands(*x);
+      if (updated.empty()) break;
+      const HloInstruction* next = Base(x->operand(updated.front()));
+      const bool is_old = std::any_of(old.begin(), old.end(),
+                                      [&](const HloInstruction* v) { return Base(v) == next; });
+      if (is_old) break;
+      chain.push_back(next);
+      x = next;
+    }
+    const HloInstruction* first_writer = chain.empty() ? nullptr : chain.back();
     std::vector<HloInstruction*> late;
     for (HloInstruction* view : old) {
       for (HloInstruction* r : Readers(view)) {
         if (std::find(late.begin(), late.end(), r) != late.end()) continue;
+        if (std::find(chain.begin(), chain.end(), r) != chain.end()) continue;
+        if (first_writer != nullptr && r != producer && r != c_.root() &&
+            !order_.After(first_writer, r)) {
+          late.push_back(r);
+          continue;
+        }
         if (r == producer) {
           bool in_step = (at.empty() && hlo::IsElementwise(r->opcode())) || WritesInPlace(*r, old);
           if (!in_step && at.empty()) {

@@ -10,6 +10,7 @@
 #include <numeric>
 
 #include "hlo/float_format.h"
+#include "runtime/lapack_targets.h"
 #include "support/error.h"
 
 namespace uir::runtime {
@@ -254,6 +255,7 @@ struct Registry {
     builtin("SliceToDynamic", SliceToDynamic);
     builtin("PadToStatic", PadToStatic);
     builtin("TopK", TopK);
+    for (auto& [name, fn] : LapackTargets()) builtin(name, std::move(fn));
   }
 };
 
