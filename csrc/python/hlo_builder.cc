@@ -133,8 +133,14 @@ AttrValue PyToAttr(AttrKey key, const py::handle& v) {
         }
         return md;
       }
-      case AttrKind::kBackendConfig:
-        return hlo::BackendConfig{v.cast<std::string>(), false};
+      case AttrKind::kBackendConfig: {
+        // Text in braces is a raw block, as XLA prints a dictionary or
+        // JSON config (`backend_config={uplo = 76 : ui8}`); other text
+        // is a quoted string.
+        const std::string text = v.cast<std::string>();
+        const bool block = text.size() >= 2 && text.front() == '{' && text.back() == '}';
+        return hlo::BackendConfig{text, block};
+      }
       default:
         break;
     }

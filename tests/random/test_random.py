@@ -424,3 +424,12 @@ def test_orthogonal_matrices_are_orthonormal(n, m):
     small = min(o.shape)
     gram = o.T @ o if o.shape[0] >= o.shape[1] else o @ o.T
     np.testing.assert_allclose(gram, np.eye(small), atol=1e-5)
+
+
+def test_orthogonal_matrices_come_in_batches():
+    o = np.asarray(ur.orthogonal(ur.PRNGKey(31), 4, shape=(2, 3)), np.float64)
+    assert o.shape == (2, 3, 4, 4)
+    np.testing.assert_allclose(
+        o @ np.swapaxes(o, -1, -2), np.broadcast_to(np.eye(4), o.shape), atol=1e-5
+    )
+    assert not np.allclose(o[0, 0], o[1, 2])

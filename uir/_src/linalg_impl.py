@@ -1,7 +1,18 @@
-"""uir.numpy.linalg: cholesky through XLA's cholesky op; solve, inv, det and
-slogdet through an LU factorization with partial pivoting traced as a loop
-over columns (row swaps and eliminations on whole arrays, leading batch
-dimensions included) and XLA's triangular-solve; vector and matrix norms."""
+"""uir.numpy.linalg and uir.lax.linalg, lowered as JAX lowers them on CPU.
+
+The factorizations are the LAPACK custom calls of JAX's CPU lowering
+(`lapack_sgetrf_ffi`, `lapack_spotrf_ffi`, `lapack_sgeqrf_ffi` and
+`_sorgqr_ffi`, `lapack_ssyevd_ffi`, `lapack_sgesdd_ffi`, `lapack_sgeev_ffi`,
+`lapack_strsm_ffi`, `lapack_sgtsv_ffi`, and their d/c/z forms), which uir
+runs as built-in targets (csrc/runtime/lapack_targets.h): a traced
+jnp.linalg.solve reads like JAX's own dump of it. One difference: JAX asks
+for column-major operands (operand_layout_constraints), which LAPACK wants;
+uir's targets lay each matrix out for LAPACK themselves, so uir's calls
+leave the layouts to layout assignment. As in JAX, a failed factorization
+(LAPACK's info) turns its results into NaNs, and everything else (pivots to
+permutations, the solves, determinants, norms, pseudo-inverses) is ordinary
+HLO around the calls.
+"""
 
 from __future__ import annotations
 
@@ -12,326 +23,748 @@ from uir._src import dtypes, ops
 from uir._src.eager import eager
 from uir._src.ops import asarray, fail
 
+_PREFIX = {"float32": "s", "float64": "d", "complex64": "c", "complex128": "z"}
+_INT = np.dtype(np.int32)
 
-def _square(a, name: str):
+
+def _real_dtype(dtype) -> np.dtype:
+    return np.finfo(np.dtype(dtype)).dtype
+
+
+def _matrix(a, name: str, square: bool = False):
+    """a as a floating or complex array of matrices (integers become the
+    default float, as in JAX)."""
     a = asarray(a)
-    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
-        fail(
-            f"linalg.{name}",
-            f"needs square matrices in the last two dimensions, got {ops.describe(a)}",
-        )
+    if a.ndim < 2 or (square and a.shape[-1] != a.shape[-2]):
+        what = "square matrices" if square else "matrices"
+        fail(f"linalg.{name}", f"needs {what} in the last two dimensions, got {ops.describe(a)}")
     if not (dtypes.is_float(a.dtype) or dtypes.is_complex(a.dtype)):
         a = a.astype(dtypes.default_float())
+    if np.dtype(a.dtype).name not in _PREFIX:
+        # LAPACK has no half precision: JAX computes those in float32.
+        a = a.astype(np.float32)
     return a
 
 
+def _config_text(config: dict) -> str:
+    """backend_config as JAX writes it: `{mode = 86 : ui8, uplo = 76 : ui8}`
+    (LAPACK characters as ui8 codes, flags as booleans, ints as i32)."""
+    parts = []
+    for key in sorted(config):
+        v = config[key]
+        if isinstance(v, bool):
+            parts.append(f"{key} = {str(v).lower()}")
+        elif isinstance(v, str):
+            parts.append(f"{key} = {ord(v)} : ui8")
+        else:
+            parts.append(f"{key} = {int(v)} : i32")
+    return "{" + ", ".join(parts) + "}"
+
+
+def _lapack(routine: str, operands, results, *, aliases=None, config=None, name: str):
+    """Emits `lapack_<s|d|c|z><routine>_ffi` on `operands` (the type of the
+    first picks the prefix), results [(shape, dtype)], `aliases` {result:
+    operand} written in place as JAX declares them."""
+    dtype = np.dtype(operands[0].dtype)
+    attrs = {
+        "custom_call_target": f"lapack_{_PREFIX[dtype.name]}{routine}_ffi",
+        "api_version": "API_VERSION_TYPED_FFI",
+        "backend_config": _config_text(config or {}),
+        "frontend_attributes": {"num_batch_dims": str(max(operands[0].ndim - 2, 0))},
+    }
+    if aliases:
+        tuple_result = len(results) > 1
+        pairs = [
+            f"{{{r if tuple_result else ''}}}: ({o}, {{}})" for r, o in sorted(aliases.items())
+        ]
+        attrs["output_to_operand_aliasing"] = "{" + ", ".join(pairs) + "}"
+    shape = [(tuple(s), np.dtype(d)) for s, d in results]
+    out = ops._comp().emit(
+        "custom-call", *operands, shape=shape if len(shape) > 1 else shape[0], op_name=name, **attrs
+    )
+    return out if len(shape) > 1 else (out,)
+
+
+def _nan_unless(ok, x):
+    """x where `ok` (one flag per matrix or vector of the batch), NaN
+    elsewhere: JAX's answer to a failed factorization."""
+    extra = x.ndim - ok.ndim
+    flag = jnp.reshape(ok, ok.shape + (1,) * extra)
+    return jnp.where(flag, x, jnp.asarray(np.nan, dtype=x.dtype))
+
+
+def _swap_last(x):
+    return jnp.swapaxes(x, -1, -2)
+
+
+def _h(x):
+    return jnp.conj(_swap_last(x)) if dtypes.is_complex(x.dtype) else _swap_last(x)
+
+
+def _symmetrize(a):
+    return (a + _h(a)) / 2
+
+
+# --- jax.lax.linalg ------------------------------------------------------------------
+
+
 @eager
-def cholesky(a, *, upper: bool = False, symmetrize_input: bool = True):
-    """L with a = L L^H (U with a = U^H U when upper), for Hermitian
-    positive-definite a; NaNs where a is not positive-definite."""
-    a = _square(a, "cholesky")
+def triangular_solve(
+    a,
+    b,
+    *,
+    left_side: bool = False,
+    lower: bool = False,
+    transpose_a: bool = False,
+    conjugate_a: bool = False,
+    unit_diagonal: bool = False,
+):
+    """x with op(a) x = b (left_side) or x op(a) = b, a triangular, op
+    transposing and/or conjugating as asked; LAPACK's trsm."""
+    a = _matrix(a, "triangular_solve", square=True)
+    b = asarray(b)
+    a, b = ops.promote("triangular_solve", a, b)
+    a, b = _matrix(a, "triangular_solve"), _matrix(b, "triangular_solve")
+    k = b.shape[-2] if left_side else b.shape[-1]
+    if a.shape[-1] != k or a.shape[:-2] != b.shape[:-2]:
+        fail(
+            "lax.linalg.triangular_solve",
+            f"a {ops.describe(a)} does not fit b {ops.describe(b)} "
+            f"(left_side={left_side}: a is [..., {k}, {k}] with b's batch dimensions)",
+        )
+    if conjugate_a and not transpose_a and dtypes.is_complex(a.dtype):
+        a = jnp.conj(a)
+    trans = ("C" if conjugate_a and dtypes.is_complex(a.dtype) else "T") if transpose_a else "N"
+    (x,) = _lapack(
+        "trsm",
+        [a, b],
+        [(b.shape, b.dtype)],
+        aliases={0: 1},
+        config={
+            "side": "L" if left_side else "R",
+            "uplo": "L" if lower else "U",
+            "trans_x": trans,
+            "diag": "U" if unit_diagonal else "N",
+        },
+        name="triangular_solve",
+    )
+    return x
+
+
+def lu_pivots_to_permutation(pivots, permutation_size: int):
+    """The permutation of [0, permutation_size) that applying the row swaps
+    `pivots` (i <-> pivots[i], in order; 0-based) makes, as a traced loop."""
+    from uir import lax
+
+    pivots = asarray(pivots).astype(_INT)
+    batch, k = pivots.shape[:-1], pivots.shape[-1]
+    m = int(permutation_size)
+    perm = ops.iota(_INT, (*batch, m), len(batch))
+    if m == 0 or k == 0:
+        return perm
+    index = jnp.arange(m, dtype=_INT)
+    swaps_index = jnp.arange(k, dtype=_INT)
+
+    def swap(i, perm):
+        j = jnp.sum(jnp.where(swaps_index == i, pivots, 0), axis=-1, keepdims=True)
+        x = jnp.sum(jnp.where(index == i, perm, 0), axis=-1, keepdims=True)
+        y = jnp.sum(jnp.where(index == j, perm, 0), axis=-1, keepdims=True)
+        return jnp.where(index == i, y, jnp.where(index == j, x, perm))
+
+    return lax.fori_loop(0, k, swap, perm)
+
+
+@eager
+def lu(a):
+    """(lu, pivots, permutation) of a = P L U with partial pivoting (LAPACK's
+    getrf): L below the diagonal with its unit diagonal implied, U on and
+    above; pivots are the 0-based row swaps, permutation the rows of a that
+    P applies."""
+    a = _matrix(a, "lu")
+    *batch, m, n = a.shape
+    k = min(m, n)
+    out, ipiv, info = _lapack(
+        "getrf",
+        [a],
+        [(a.shape, a.dtype), ((*batch, k), _INT), (tuple(batch), _INT)],
+        aliases={0: 0},
+        name="lu",
+    )
+    pivots = ipiv - 1
+    out = _nan_unless(info >= 0, out)
+    return out, pivots, lu_pivots_to_permutation(pivots, m)
+
+
+@eager
+def cholesky(x, *, symmetrize_input: bool = True):
+    """L with x = L L^H (LAPACK's potrf), lower triangular; NaNs where x is
+    not positive definite."""
+    x = _matrix(x, "cholesky", square=True)
     if symmetrize_input:
-        a = (a + jnp.conj(jnp.swapaxes(a, -1, -2))) / 2
-    low = ops._comp().emit("cholesky", a, lower=True, shape=(a.shape, a.dtype), op_name="cholesky")
-    return jnp.conj(jnp.swapaxes(low, -1, -2)) if upper else low
+        x = _symmetrize(x)
+    factor, info = _lapack(
+        "potrf",
+        [x],
+        [(x.shape, x.dtype), (x.shape[:-2], _INT)],
+        aliases={0: 0},
+        config={"uplo": "L"},
+        name="cholesky",
+    )
+    return jnp.tril(_nan_unless(info == 0, factor))
 
 
-def _triangular_solve(a, b, *, lower: bool, unit_diagonal: bool):
-    """x with a x = b for triangular a (b: [..., n, k])."""
-    return ops._comp().emit(
-        "triangular-solve",
-        a,
-        b,
-        left_side=True,
-        lower=lower,
-        unit_diagonal=unit_diagonal,
-        transpose_a="NO_TRANSPOSE",
-        shape=(b.shape, b.dtype),
-        op_name="triangular_solve",
+@eager
+def householder_product(a, taus):
+    """The first n columns of the product of the Householder reflectors
+    below a's diagonal with scales taus (LAPACK's orgqr/ungqr)."""
+    a = _matrix(a, "householder_product")
+    taus = asarray(taus).astype(a.dtype)
+    m, n = a.shape[-2:]
+    if not m >= n >= taus.shape[-1] or taus.shape[:-1] != a.shape[:-2]:
+        fail(
+            "lax.linalg.householder_product",
+            f"needs a [..., m, n] and taus [..., k] with m >= n >= k, got {ops.describe(a)} "
+            f"and {ops.describe(taus)}",
+        )
+    routine = "ungqr" if dtypes.is_complex(a.dtype) else "orgqr"
+    (q,) = _lapack(
+        routine, [a, taus], [(a.shape, a.dtype)], aliases={0: 0}, name="householder_product"
+    )
+    return q
+
+
+@eager
+def ormqr(a, taus, c, *, left: bool = True, transpose: bool = False):
+    """Q c, Q^H c (transpose), c Q or c Q^H (left=False) with Q the product
+    of the Householder reflectors below a's diagonal, without forming Q;
+    LAPACK's ormqr/unmqr."""
+    a = _matrix(a, "ormqr")
+    taus = asarray(taus).astype(a.dtype)
+    c = asarray(c).astype(a.dtype)
+    rows = a.shape[-2]
+    if c.ndim != a.ndim or (c.shape[-2] if left else c.shape[-1]) != rows:
+        side = "rows" if left else "columns"
+        fail(
+            "lax.linalg.ormqr",
+            f"c needs as many {side} as a has rows (left={left}), got a {ops.describe(a)} "
+            f"and c {ops.describe(c)}",
+        )
+    routine = "unmqr" if dtypes.is_complex(a.dtype) else "ormqr"
+    (out,) = _lapack(
+        routine,
+        [a, taus, c],
+        [(c.shape, c.dtype)],
+        aliases={0: 2},
+        config={"left": bool(left), "transpose": bool(transpose)},
+        name="ormqr",
+    )
+    return out
+
+
+def _geqrf(a):
+    *batch, m, n = a.shape
+    return _lapack(
+        "geqrf",
+        [a],
+        [(a.shape, a.dtype), ((*batch, min(m, n)), a.dtype)],
+        aliases={0: 0},
+        name="geqrf",
     )
 
 
-def _lu(a):
-    """(lu, permutation, swaps): L below the diagonal (unit diagonal
-    implied) and U on and above it with P a = L U, as LAPACK's getrf; the
-    permutation as row indices, swaps the number of row exchanges."""
-    from uir import lax
-
-    n = a.shape[-1]
-    batch = a.shape[:-2]
-    rows = ops.iota(np.dtype(np.int32), a.shape, a.ndim - 2)
-    cols = ops.iota(np.dtype(np.int32), a.shape, a.ndim - 1)
-    perm0 = jnp.broadcast_to(jnp.arange(n, dtype=np.int32), (*batch, n))
-    swaps0 = jnp.zeros(batch, np.int32)
-
-    def step(k, state):
-        lu, perm, swaps = state
-        column = jnp.sum(jnp.where(cols == k, lu, 0), axis=-1)  # [..., n]
-        index = jnp.arange(n, dtype=np.int32)
-        magnitude = jnp.where(index >= k, jnp.abs(column), -1)
-        p = jnp.argmax(magnitude, axis=-1).astype(np.int32)  # [...]
-        p_ = jnp.expand_dims(jnp.expand_dims(p, -1), -1)
-        row_k = jnp.sum(jnp.where(rows == k, lu, 0), axis=-2, keepdims=True)
-        row_p = jnp.sum(jnp.where(rows == p_, lu, 0), axis=-2, keepdims=True)
-        lu = jnp.where(rows == k, row_p, jnp.where(rows == p_, row_k, lu))
-        pk = jnp.sum(jnp.where(index == k, perm, 0), axis=-1, keepdims=True)
-        pp = jnp.sum(jnp.where(index == jnp.expand_dims(p, -1), perm, 0), axis=-1, keepdims=True)
-        perm = jnp.where(index == k, pp, jnp.where(index == jnp.expand_dims(p, -1), pk, perm))
-        swaps = swaps + (p != k).astype(np.int32)
-        pivot_row = jnp.sum(jnp.where(rows == k, lu, 0), axis=-2, keepdims=True)  # [..., 1, n]
-        pivot = jnp.sum(jnp.where(cols == k, pivot_row, 0), axis=-1, keepdims=True)  # [..., 1, 1]
-        column = jnp.sum(jnp.where(cols == k, lu, 0), axis=-1, keepdims=True)  # [..., n, 1]
-        safe = jnp.where(pivot == 0, 1, pivot)
-        factors = jnp.where(rows > k, column / safe, 0)  # [..., n, 1] broadcast over columns
-        lu = lu - jnp.where(cols > k, factors * pivot_row, 0)
-        lu = jnp.where((cols == k) & (rows > k), factors, lu)
-        return lu, perm, swaps
-
-    return lax.fori_loop(0, n, step, (a, perm0, swaps0))
+@eager
+def qr(x, *, pivoting: bool = False, full_matrices: bool = True):
+    """(q, r) with x = q r (x P = q r with pivoting, then (q, r, p)), by
+    Householder reflections: LAPACK's geqrf (geqp3) and orgqr."""
+    a = _matrix(x, "qr")
+    *batch, m, n = a.shape
+    p = None
+    if pivoting:
+        jpvt = jnp.zeros((*batch, n), _INT)
+        r, p, taus = _lapack(
+            "geqp3",
+            [a, jpvt],
+            [(a.shape, a.dtype), ((*batch, n), _INT), ((*batch, min(m, n)), a.dtype)],
+            aliases={0: 0, 1: 1},
+            name="geqp3",
+        )
+        p = p - 1
+    else:
+        r, taus = _geqrf(a)
+    if m < n:
+        q = householder_product(r[..., :m, :m], taus)
+    elif full_matrices:
+        zero = jnp.zeros((*batch, m, m - n), a.dtype)
+        q = householder_product(jnp.concatenate([r, zero], axis=-1), taus)
+    else:
+        q = householder_product(r, taus)
+        r = r[..., :n, :n]
+    r = jnp.triu(r)
+    return (q, r, p) if pivoting else (q, r)
 
 
 @eager
-def lu_factor(a):
-    """(lu, pivots-as-permutation) of P a = L U with partial pivoting."""
-    lu, perm, _ = _lu(_square(a, "lu_factor"))
-    return lu, perm
+def eigh(x, *, lower: bool = True, symmetrize_input: bool = True, sort_eigenvalues: bool = True):
+    """(v, w): eigenvectors (columns) and ascending eigenvalues of the
+    Hermitian x, reading its lower (or upper) triangle; LAPACK's syevd/heevd.
+    NaNs where LAPACK does not converge."""
+    del sort_eigenvalues  # LAPACK's are ascending
+    a = _matrix(x, "eigh", square=True)
+    if symmetrize_input:
+        a = _symmetrize(a)
+    routine = "heevd" if dtypes.is_complex(a.dtype) else "syevd"
+    v, w, info = _lapack(
+        routine,
+        [a],
+        [(a.shape, a.dtype), (a.shape[:-1], _real_dtype(a.dtype)), (a.shape[:-2], _INT)],
+        aliases={0: 0},
+        config={"uplo": "L" if lower else "U", "mode": "V"},
+        name="eigh",
+    )
+    ok = info == 0
+    return _nan_unless(ok, v), _nan_unless(ok, w)
+
+
+def _empty_svd(a, full_matrices: bool, compute_uv: bool):
+    *batch, m, n = a.shape
+    s = jnp.zeros((*batch, 0), _real_dtype(a.dtype))
+    if not compute_uv:
+        return (s,)
+
+    def eye(k, cols):
+        return jnp.broadcast_to(jnp.eye(k, cols, dtype=a.dtype), (*batch, k, cols))
+
+    u = eye(m, m if full_matrices else 0)
+    vh = eye(n if full_matrices else 0, n)
+    return s, u, vh
+
+
+@eager
+def svd(x, *, full_matrices: bool = True, compute_uv: bool = True, algorithm=None):
+    """(u, s, vh) with x = u diag(s) vh, s descending (s alone without
+    compute_uv): LAPACK's gesdd (divide and conquer), or gesvd with
+    algorithm='qr'. NaNs where LAPACK does not converge."""
+    a = _matrix(x, "svd")
+    *batch, m, n = a.shape
+    if m == 0 or n == 0:
+        out = _empty_svd(a, full_matrices, compute_uv)
+        return (out[1], out[0], out[2]) if compute_uv else out[0]
+    name = str(getattr(algorithm, "name", algorithm) or "default").lower()
+    if name not in ("default", "divide_and_conquer", "qr"):
+        fail("lax.linalg.svd", f"algorithm {algorithm!r} is not available on CPU (default or 'qr')")
+    k = min(m, n)
+    mode = ("A" if full_matrices else "S") if compute_uv else "N"
+    u_cols = m if full_matrices else k
+    vt_rows = n if full_matrices else k
+    _, s, u, vh, info = _lapack(
+        "gesvd" if name == "qr" else "gesdd",
+        [a],
+        [
+            (a.shape, a.dtype),
+            ((*batch, k), _real_dtype(a.dtype)),
+            ((*batch, m, u_cols), a.dtype),
+            ((*batch, vt_rows, n), a.dtype),
+            (tuple(batch), _INT),
+        ],
+        aliases={0: 0},
+        config={"mode": mode},
+        name="svd",
+    )
+    ok = info == 0
+    s = _nan_unless(ok, s)
+    if not compute_uv:
+        return s
+    return _nan_unless(ok, u), s, _nan_unless(ok, vh)
+
+
+@eager
+def eig(x, *, compute_left_eigenvectors: bool = True, compute_right_eigenvectors: bool = True):
+    """[w, vl, vr]: the (complex) eigenvalues of the square x and its left
+    and right eigenvectors as asked; LAPACK's geev. NaNs where LAPACK does
+    not converge (or x holds an infinity or NaN)."""
+    a = _matrix(x, "eig", square=True)
+    complex_dtype = np.result_type(a.dtype, np.complex64)
+    values = (a.shape[:-1], a.dtype)
+    vectors = (a.shape, complex_dtype)
+    info = (a.shape[:-2], _INT)
+    config = {
+        "compute_left": "V" if compute_left_eigenvectors else "N",
+        "compute_right": "V" if compute_right_eigenvectors else "N",
+    }
+    if dtypes.is_complex(a.dtype):
+        w, vl, vr, status = _lapack(
+            "geev", [a], [values, vectors, vectors, info], config=config, name="eig"
+        )
+    else:
+        wr, wi, vl, vr, status = _lapack(
+            "geev", [a], [values, values, vectors, vectors, info], config=config, name="eig"
+        )
+        w = ops._comp().emit("complex", wr, wi, op_name="eig")
+    ok = status == 0
+    out = [_nan_unless(ok, w)]
+    if compute_left_eigenvectors:
+        out.append(_nan_unless(ok, vl))
+    if compute_right_eigenvectors:
+        out.append(_nan_unless(ok, vr))
+    return out
+
+
+@eager
+def tridiagonal_solve(dl, d, du, b):
+    """x with T x = b for the tridiagonal T with sub-diagonal dl (dl[0]
+    unused), diagonal d and super-diagonal du (du[-1] unused); LAPACK's
+    gtsv."""
+    b = _matrix(b, "tridiagonal_solve")
+    diagonals = [asarray(v).astype(b.dtype) for v in (dl, d, du)]
+    want = b.shape[:-1]
+    for v in diagonals:
+        if v.shape != want:
+            fail(
+                "lax.linalg.tridiagonal_solve",
+                f"dl, d and du must be {dtypes.shape_text(want, b.dtype)} for b "
+                f"{ops.describe(b)}, got {ops.describe(v)}",
+            )
+    *_, x, _ = _lapack(
+        "gtsv",
+        [*diagonals, b],
+        [(want, b.dtype)] * 3 + [(b.shape, b.dtype), (b.shape[:-2], _INT)],
+        aliases={0: 0, 1: 1, 2: 2, 3: 3},
+        name="tridiagonal_solve",
+    )
+    return x
+
+
+# --- jax.numpy.linalg -----------------------------------------------------------------
+
+
+def _solve_with_lu(lu_, permutation, b):
+    """x with a x = b from a's LU (b: [..., n, k])."""
+    rows = jnp.broadcast_to(jnp.expand_dims(permutation, -1), b.shape)
+    x = jnp.take_along_axis(b, rows, axis=-2)
+    x = triangular_solve(lu_, x, left_side=True, lower=True, unit_diagonal=True)
+    return triangular_solve(lu_, x, left_side=True, lower=False)
 
 
 @eager
 def solve(a, b):
-    """x with a x = b; b is a vector (a's last dimension) or a matrix."""
-    a = _square(a, "solve")
+    """x with a x = b; b is a vector (one dimension fewer than a) or
+    matrices, batch dimensions broadcast."""
+    a = _matrix(a, "solve", square=True)
     b = asarray(b)
+    a, b = ops.promote("linalg.solve", a, b)
     vector = b.ndim == a.ndim - 1
     if vector:
         b = jnp.expand_dims(b, -1)
-    a, b = ops.promote("solve", a, b)
-    if b.shape[-2] != a.shape[-1]:
+    if b.ndim < 2 or b.shape[-2] != a.shape[-1]:
         fail("linalg.solve", f"{ops.describe(a)} and {ops.describe(b)} do not fit")
     batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     a = jnp.broadcast_to(a, (*batch, *a.shape[-2:]))
     b = jnp.broadcast_to(b, (*batch, *b.shape[-2:]))
-    lu, perm, _ = _lu(a)
-    pb = jnp.take_along_axis(b, jnp.broadcast_to(jnp.expand_dims(perm, -1), b.shape), axis=-2)
-    y = _triangular_solve(lu, pb, lower=True, unit_diagonal=True)
-    x = _triangular_solve(lu, y, lower=False, unit_diagonal=False)
+    lu_, _, permutation = lu(a)
+    x = _solve_with_lu(lu_, permutation, b)
     return x[..., 0] if vector else x
 
 
 @eager
 def inv(a):
-    """The inverse of a."""
-    a = _square(a, "inv")
-    eye = jnp.broadcast_to(jnp.eye(a.shape[-1], dtype=a.dtype), a.shape)
-    return solve(a, eye)
+    """The inverse of each matrix of a."""
+    a = _matrix(a, "inv", square=True)
+    return solve(a, jnp.broadcast_to(jnp.eye(a.shape[-1], dtype=a.dtype), a.shape))
+
+
+def _parity_sign(pivots, dtype):
+    swaps = jnp.sum((pivots != jnp.arange(pivots.shape[-1], dtype=_INT)).astype(_INT), axis=-1)
+    return jnp.where(swaps % 2 == 1, -1, 1).astype(dtype)
 
 
 @eager
 def slogdet(a):
-    """(sign, log|det a|)."""
-    a = _square(a, "slogdet")
-    lu, _, swaps = _lu(a)
-    diag = jnp.diagonal(lu, axis1=-2, axis2=-1)
-    parity = jnp.where(swaps % 2 == 1, -1, 1).astype(a.dtype)
+    """(sign, log|det a|) from the LU: sign 0 and -inf for a singular
+    matrix."""
+    a = _matrix(a, "slogdet", square=True)
+    lu_, pivots, _ = lu(a)
+    diag = jnp.diagonal(lu_, axis1=-2, axis2=-1)
+    magnitude = jnp.abs(diag)
+    singular = jnp.any(diag == 0, axis=-1)
     if dtypes.is_complex(a.dtype):
-        mag = jnp.abs(diag)
-        sign = parity * jnp.prod(diag / jnp.where(mag == 0, 1, mag), axis=-1)
+        units = diag / jnp.where(magnitude == 0, 1, magnitude).astype(a.dtype)
     else:
-        sign = parity * jnp.prod(jnp.sign(diag), axis=-1)
-    logdet = jnp.sum(jnp.log(jnp.abs(diag)), axis=-1)
-    return sign, logdet
+        units = jnp.sign(diag)
+    sign = _parity_sign(pivots, a.dtype) * jnp.prod(units, axis=-1)
+    logdet = jnp.sum(jnp.log(magnitude), axis=-1)
+    zero = jnp.zeros((), a.dtype)
+    return (
+        jnp.where(singular, zero, sign),
+        jnp.where(singular, jnp.asarray(-np.inf, logdet.dtype), logdet),
+    )
 
 
 @eager
 def det(a):
-    """The determinant of a."""
-    a = _square(a, "det")
-    lu, _, swaps = _lu(a)
-    parity = jnp.where(swaps % 2 == 1, -1, 1).astype(a.dtype)
-    return parity * jnp.prod(jnp.diagonal(lu, axis1=-2, axis2=-1), axis=-1)
-
-
-def _pairs(n: int):
-    """The (p, q) pairs p < q of a cyclic Jacobi sweep, as two int32 tables."""
-    ps, qs = np.triu_indices(n, 1)
-    return jnp.asarray(ps.astype(np.int32)), jnp.asarray(qs.astype(np.int32))
-
-
-def _pick(table, k):
-    """table[k] for a traced k, as a one-hot sum."""
-    return jnp.sum(jnp.where(jnp.arange(table.shape[0], dtype=np.int32) == k, table, 0))
-
-
-def _rotate_columns(m, p, q, c, s, cols):
-    """m with columns p and q replaced by c*m_p - s*m_q and s*m_p + c*m_q."""
-    mp = jnp.sum(jnp.where(cols == p, m, 0), axis=-1, keepdims=True)
-    mq = jnp.sum(jnp.where(cols == q, m, 0), axis=-1, keepdims=True)
-    return jnp.where(cols == p, c * mp - s * mq, jnp.where(cols == q, s * mp + c * mq, m))
-
-
-def _jacobi_rotation(app, aqq, apq):
-    """(c, s) of the rotation that zeroes apq of the symmetric 2x2 block
-    [[app, apq], [apq, aqq]] (Golub and Van Loan's sym.schur2): for eigh the
-    block itself, for the one-sided SVD the Gram block of two columns."""
-    small = jnp.abs(apq) <= jnp.finfo(apq.dtype).tiny
-    tau = (aqq - app) / (2 * jnp.where(small, 1, apq))
-    t = jnp.sign(tau) / (jnp.abs(tau) + jnp.sqrt(1 + tau * tau))
-    t = jnp.where(tau == 0, 1, t)
-    c = jnp.where(small, 1, 1 / jnp.sqrt(1 + t * t))
-    return c, jnp.where(small, 0, t * c)
-
-
-_SWEEPS = 12  # cyclic Jacobi converges quadratically: a dozen sweeps reach f64 accuracy
-
-
-@eager
-def eigh(a, UPLO: str | None = None, symmetrize_input: bool = True):
-    """(eigenvalues ascending, eigenvectors as columns) of a real symmetric
-    matrix, by cyclic Jacobi rotations (a fixed number of sweeps, traced as
-    loops)."""
-    from uir import lax
-
-    a = _square(a, "eigh")
-    if dtypes.is_complex(a.dtype):
-        fail("linalg.eigh", "complex Hermitian matrices are not supported yet")
-    if a.ndim != 2:
-        fail("linalg.eigh", "batched matrices are not supported yet")
-    if UPLO == "L" or (UPLO is None and not symmetrize_input):
-        a = jnp.tril(a) + jnp.swapaxes(jnp.tril(a, -1), -1, -2)
-    elif UPLO == "U":
-        a = jnp.triu(a) + jnp.swapaxes(jnp.triu(a, 1), -1, -2)
-    elif symmetrize_input:
-        a = (a + jnp.swapaxes(a, -1, -2)) / 2
+    """The determinant of each matrix: closed forms for 2x2 and 3x3 (as
+    JAX), the LU otherwise."""
+    a = _matrix(a, "det", square=True)
     n = a.shape[-1]
-    if n == 1:
-        return jnp.reshape(a, (1,)), jnp.ones((1, 1), a.dtype)
-    ps, qs = _pairs(n)
-    rows = ops.iota(np.dtype(np.int32), a.shape, 0)
-    cols = ops.iota(np.dtype(np.int32), a.shape, 1)
-
-    def rotation(k, state):
-        m, v = state
-        p, q = _pick(ps, k), _pick(qs, k)
-        app = jnp.sum(jnp.where((rows == p) & (cols == p), m, 0))
-        aqq = jnp.sum(jnp.where((rows == q) & (cols == q), m, 0))
-        apq = jnp.sum(jnp.where((rows == p) & (cols == q), m, 0))
-        c, s = _jacobi_rotation(app, aqq, apq)
-        m = _rotate_columns(m, p, q, c, s, cols)
-        m = jnp.swapaxes(_rotate_columns(jnp.swapaxes(m, -1, -2), p, q, c, s, cols), -1, -2)
-        v = _rotate_columns(v, p, q, c, s, cols)
-        return m, v
-
-    def sweep(_, state):
-        return lax.fori_loop(0, ps.shape[0], rotation, state)
-
-    m, v = lax.fori_loop(0, _SWEEPS, sweep, (a, jnp.eye(n, dtype=a.dtype)))
-    w = jnp.diagonal(m)
-    order = jnp.argsort(w)
-    return jnp.take(w, order), jnp.take(v, order, axis=1)
+    if n == 2:
+        return a[..., 0, 0] * a[..., 1, 1] - a[..., 0, 1] * a[..., 1, 0]
+    if n == 3:
+        return (
+            a[..., 0, 0] * a[..., 1, 1] * a[..., 2, 2]
+            + a[..., 0, 1] * a[..., 1, 2] * a[..., 2, 0]
+            + a[..., 0, 2] * a[..., 1, 0] * a[..., 2, 1]
+            - a[..., 0, 2] * a[..., 1, 1] * a[..., 2, 0]
+            - a[..., 0, 0] * a[..., 1, 2] * a[..., 2, 1]
+            - a[..., 0, 1] * a[..., 1, 0] * a[..., 2, 2]
+        )
+    lu_, pivots, _ = lu(a)
+    diag = jnp.diagonal(lu_, axis1=-2, axis2=-1)
+    return _parity_sign(pivots, a.dtype) * jnp.prod(diag, axis=-1)
 
 
 @eager
-def eigvalsh(a, UPLO: str | None = None):
-    """The eigenvalues of a real symmetric matrix, ascending."""
-    return eigh(a, UPLO)[0]
+def np_cholesky(a, *, upper: bool = False, symmetrize_input: bool = True):
+    """L with a = L L^H (U with a = U^H U when upper) for Hermitian positive
+    definite a; NaNs where a is not positive definite."""
+    low = cholesky(a, symmetrize_input=symmetrize_input)
+    return _h(low) if upper else low
 
 
 @eager
-def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False):
-    """(u, s, vh) with a = u diag(s) vh, s descending, by one-sided Jacobi
-    (Hestenes) rotations of a's columns; full_matrices=False (the reduced
-    factors) only."""
-    from uir import lax
-
-    a = asarray(a)
-    if not dtypes.is_float(a.dtype):
-        a = a.astype(dtypes.default_float())
-    if a.ndim != 2:
-        fail("linalg.svd", "batched matrices are not supported yet")
-    m_, n_ = a.shape
-    if full_matrices and m_ != n_ and compute_uv:
-        fail("linalg.svd", "full_matrices=True for non-square matrices is not supported yet")
-    transposed = m_ < n_
-    x = jnp.swapaxes(a, 0, 1) if transposed else a
-    n = x.shape[1]
-    cols_x = ops.iota(np.dtype(np.int32), x.shape, 1)
-    cols_v = ops.iota(np.dtype(np.int32), (n, n), 1)
-    if n > 1:
-        ps, qs = _pairs(n)
-
-        def rotation(k, state):
-            u, v = state
-            p, q = _pick(ps, k), _pick(qs, k)
-            up = jnp.sum(jnp.where(cols_x == p, u, 0), axis=-1)
-            uq = jnp.sum(jnp.where(cols_x == q, u, 0), axis=-1)
-            alpha, beta, gamma = jnp.sum(up * up), jnp.sum(uq * uq), jnp.sum(up * uq)
-            c, s = _jacobi_rotation(alpha, beta, gamma)
-            return _rotate_columns(u, p, q, c, s, cols_x), _rotate_columns(v, p, q, c, s, cols_v)
-
-        def sweep(_, state):
-            return lax.fori_loop(0, ps.shape[0], rotation, state)
-
-        x, v = lax.fori_loop(0, _SWEEPS, sweep, (x, jnp.eye(n, dtype=a.dtype)))
-    else:
-        v = jnp.eye(1, dtype=a.dtype)
-    sv = jnp.sqrt(jnp.sum(x * x, axis=0))
-    order = jnp.argsort(-sv)
-    sv = jnp.take(sv, order)
-    if not compute_uv:
-        return sv
-    u = jnp.take(x, order, axis=1) / jnp.where(sv == 0, 1, sv)
-    v = jnp.take(v, order, axis=1)
-    if transposed:
-        return v, sv, jnp.swapaxes(u, 0, 1)
-    return u, sv, jnp.swapaxes(v, 0, 1)
-
-
-@eager
-def qr(a, mode: str = "reduced"):
-    """(q, r) with a = q r, q orthonormal, r upper triangular, by Householder
-    reflections (a loop over columns); mode 'reduced', 'complete' or 'r'."""
-    from uir import lax
-
-    a = asarray(a)
-    if not dtypes.is_float(a.dtype):
-        a = a.astype(dtypes.default_float())
-    if a.ndim != 2:
-        fail("linalg.qr", "batched matrices are not supported yet")
+def np_qr(a, mode: str = "reduced"):
+    """(q, r) with a = q r; mode 'reduced' (k = min(m, n) columns of q),
+    'complete' (all m) or 'r' (r alone)."""
     if mode not in ("reduced", "complete", "r"):
         fail("linalg.qr", f"mode must be 'reduced', 'complete' or 'r', got {mode!r}")
-    m, n = a.shape
-    k = min(m, n)
-    rows = jnp.arange(m, dtype=np.int32)
-    cols_r = ops.iota(np.dtype(np.int32), (m, n), 1)
-
-    def reflect(j, state):
-        r, q = state
-        col = jnp.sum(jnp.where(cols_r == j, r, 0), axis=1)
-        x = jnp.where(rows >= j, col, 0)
-        norm_x = jnp.sqrt(jnp.sum(x * x))
-        xj = jnp.sum(jnp.where(rows == j, x, 0))
-        alpha = jnp.where(xj > 0, -norm_x, norm_x)
-        v = x - jnp.where(rows == j, alpha, 0)
-        vnorm2 = jnp.sum(v * v)
-        beta = jnp.where(vnorm2 == 0, 0, 2 / jnp.where(vnorm2 == 0, 1, vnorm2))
-        # H = I - beta v v^T applied to r from the left and to q from the right.
-        r = r - beta * jnp.outer(v, v @ r)
-        q = q - beta * jnp.outer(q @ v, v)
-        return r, q
-
-    r, q = lax.fori_loop(0, k, reflect, (a, jnp.eye(m, dtype=a.dtype)))
-    r = jnp.triu(r)
     if mode == "r":
-        return r[:k]
-    if mode == "reduced":
-        return q[:, :k], r[:k]
-    return q, r
+        # r alone: no q to form (JAX's lowering drops the unused orgqr).
+        a = _matrix(a, "qr")
+        m, n = a.shape[-2:]
+        r, _ = _geqrf(a)
+        return jnp.triu(r if m < n else r[..., :n, :n])
+    return qr(a, full_matrices=mode == "complete")
+
+
+@eager
+def np_eigh(a, UPLO: str | None = None, symmetrize_input: bool = True):
+    """(eigenvalues ascending, eigenvectors as columns) of Hermitian a."""
+    if UPLO not in (None, "L", "U"):
+        fail("linalg.eigh", f"UPLO must be 'L' or 'U', got {UPLO!r}")
+    v, w = eigh(a, lower=UPLO != "U", symmetrize_input=symmetrize_input)
+    return w, v
+
+
+@eager
+def eigvalsh(a, UPLO: str | None = None, symmetrize_input: bool = True):
+    """The ascending eigenvalues of Hermitian a."""
+    return np_eigh(a, UPLO, symmetrize_input)[0]
+
+
+@eager
+def np_svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False):
+    """(u, s, vh) with a = u diag(s) vh, s descending; s alone without
+    compute_uv. hermitian=True takes them from the eigendecomposition, as
+    JAX does."""
+    a = _matrix(a, "svd")
+    if not hermitian:
+        return svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
+    v, w = eigh(a)
+    s = jnp.abs(w)
+    order = jnp.flip(jnp.argsort(s, axis=-1), axis=-1)
+    s = jnp.take_along_axis(s, order, axis=-1)
+    if not compute_uv:
+        return s
+    sign = jnp.take_along_axis(jnp.sign(w), order, axis=-1).astype(a.dtype)
+    u = jnp.take_along_axis(v, jnp.broadcast_to(jnp.expand_dims(order, -2), v.shape), axis=-1)
+    return u, s, _h(u * jnp.expand_dims(sign, -2))
+
+
+@eager
+def svdvals(x):
+    """The singular values, descending."""
+    return svd(x, compute_uv=False)
+
+
+@eager
+def np_eig(a):
+    """(eigenvalues, right eigenvectors as columns), complex."""
+    w, v = eig(a, compute_left_eigenvectors=False)
+    return w, v
+
+
+@eager
+def eigvals(a):
+    """The (complex) eigenvalues."""
+    return eig(a, compute_left_eigenvectors=False, compute_right_eigenvectors=False)[0]
+
+
+def _default_rtol(a, s):
+    return max(a.shape[-2:]) * np.finfo(np.dtype(s.dtype)).eps
+
+
+@eager
+def pinv(a, rtol=None, hermitian: bool = False):
+    """The Moore-Penrose pseudo-inverse, through the SVD: singular values
+    below rtol * the largest are dropped (rtol default max(m, n) * eps)."""
+    a = _matrix(a, "pinv")
+    if 0 in a.shape[-2:]:
+        return jnp.zeros((*a.shape[:-2], a.shape[-1], a.shape[-2]), a.dtype)
+    u, s, vh = np_svd(a, full_matrices=False, hermitian=hermitian)
+    tol = _default_rtol(a, s) if rtol is None else asarray(rtol)
+    cutoff = jnp.expand_dims(tol * jnp.max(s, axis=-1), -1)
+    s_inv = jnp.where(s > cutoff, 1 / jnp.where(s > cutoff, s, 1), 0).astype(s.dtype)
+    return _h(vh) @ (jnp.expand_dims(s_inv, -1).astype(a.dtype) * _h(u))
+
+
+@eager
+def matrix_rank(M, rtol=None):
+    """The number of singular values above rtol * the largest."""
+    M = asarray(M)
+    if M.ndim < 2:
+        return jnp.any(M != 0).astype(_INT)
+    s = svd(_matrix(M, "matrix_rank"), compute_uv=False)
+    tol = _default_rtol(M, s) if rtol is None else asarray(rtol)
+    cutoff = jnp.expand_dims(tol * jnp.max(s, axis=-1), -1)
+    return jnp.sum((s > cutoff).astype(_INT), axis=-1)
+
+
+@eager
+def lstsq(a, b, rcond=None):
+    """(x, residuals, rank, s): the least-squares solution of a x = b
+    through the SVD, as numpy.linalg.lstsq (residuals empty unless a has
+    full column rank and more rows than columns)."""
+    a = _matrix(a, "lstsq")
+    b = asarray(b)
+    a, b = ops.promote("linalg.lstsq", a, b)
+    if a.ndim != 2:
+        fail("linalg.lstsq", f"needs a 2-D a, got {ops.describe(a)}")
+    vector = b.ndim == 1
+    b2 = jnp.expand_dims(b, -1) if vector else b
+    m, n = a.shape
+    u, s, vh = svd(a, full_matrices=False)
+    rtol = (max(m, n) * np.finfo(np.dtype(s.dtype)).eps) if rcond is None else rcond
+    cutoff = rtol * jnp.max(s)
+    keep = s > cutoff
+    s_inv = jnp.where(keep, 1 / jnp.where(keep, s, 1), 0).astype(a.dtype)
+    x = _h(vh) @ (jnp.expand_dims(s_inv, -1) * (_h(u) @ b2))
+    rank = jnp.sum(keep.astype(_INT))
+    if m > n:
+        r = b2 - a @ x
+        resid = jnp.sum(jnp.real(r * jnp.conj(r)), axis=0)
+        resid = jnp.where(rank == n, resid, jnp.zeros_like(resid)) if n > 0 else resid
+    else:
+        resid = jnp.zeros((0,), s.dtype)
+    if vector:
+        x = x[:, 0]
+        resid = resid if m <= n else jnp.reshape(resid, (1,))
+    return x, resid, rank, s
+
+
+@eager
+def matrix_power(a, n: int):
+    """a raised to the integer power n by repeated squaring (the inverse's
+    power for n < 0)."""
+    a = asarray(a)
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        fail("linalg.matrix_power", f"needs square matrices, got {ops.describe(a)}")
+    n = int(n)
+    if n == 0:
+        return jnp.broadcast_to(jnp.eye(a.shape[-1], dtype=a.dtype), a.shape)
+    if n < 0:
+        a, n = inv(a), -n
+    result = None
+    square = a
+    while n:
+        if n & 1:
+            result = square if result is None else result @ square
+        n >>= 1
+        if n:
+            square = square @ square
+    return result
+
+
+@eager
+def cond(x, p=None):
+    """The condition number in norm p (2 by default: the ratio of extreme
+    singular values)."""
+    x = _matrix(x, "cond")
+    if p is None or p in (2, -2):
+        s = svd(x, compute_uv=False)
+        big, small = s[..., 0], s[..., -1]
+        return small / big if p == -2 else big / small
+    if x.shape[-1] != x.shape[-2]:
+        fail("linalg.cond", f"p={p!r} needs square matrices, got {ops.describe(x)}")
+    return norm(x, ord=p, axis=(-2, -1)) * norm(inv(x), ord=p, axis=(-2, -1))
+
+
+@eager
+def tensorinv(a, ind: int = 2):
+    """The inverse of a seen as a matrix of its first `ind` dimensions by
+    the rest."""
+    a = asarray(a)
+    out_shape = a.shape[ind:] + a.shape[:ind]
+    rows = int(np.prod(a.shape[:ind]))
+    matrix = jnp.reshape(a, (rows, -1))
+    if matrix.shape[-1] != rows:
+        fail("linalg.tensorinv", f"{ops.describe(a)} with ind={ind} is not square as a matrix")
+    return jnp.reshape(inv(matrix), out_shape)
+
+
+@eager
+def tensorsolve(a, b, axes=None):
+    """x with tensordot(a, x, x.ndim) = b."""
+    a, b = asarray(a), asarray(b)
+    if axes is not None:
+        order = [i for i in range(a.ndim) if i not in [ax % a.ndim for ax in axes]]
+        a = jnp.transpose(a, order + [ax % a.ndim for ax in axes])
+    out_shape = a.shape[b.ndim :]
+    rows = int(np.prod(b.shape))
+    x = solve(jnp.reshape(a, (rows, -1)), jnp.reshape(b, (rows,)))
+    return jnp.reshape(x, out_shape)
+
+
+@eager
+def multi_dot(arrays):
+    """The product of the matrices, in an order that keeps the intermediate
+    sizes small (the classic dynamic program over the chain)."""
+    arrays = [asarray(x) for x in arrays]
+    if len(arrays) < 2:
+        fail("linalg.multi_dot", "needs at least two arrays")
+    first_vector, last_vector = arrays[0].ndim == 1, arrays[-1].ndim == 1
+    if first_vector:
+        arrays[0] = jnp.expand_dims(arrays[0], 0)
+    if last_vector:
+        arrays[-1] = jnp.expand_dims(arrays[-1], -1)
+    dims = [arrays[0].shape[0]] + [x.shape[1] for x in arrays]
+    k = len(arrays)
+    cost = [[0] * k for _ in range(k)]
+    split = [[0] * k for _ in range(k)]
+    for length in range(1, k):
+        for i in range(k - length):
+            j = i + length
+            cost[i][j] = None
+            for s in range(i, j):
+                c = cost[i][s] + cost[s + 1][j] + dims[i] * dims[s + 1] * dims[j + 1]
+                if cost[i][j] is None or c < cost[i][j]:
+                    cost[i][j], split[i][j] = c, s
+
+    def product(i, j):
+        if i == j:
+            return arrays[i]
+        s = split[i][j]
+        return jnp.matmul(product(i, s), product(s + 1, j))
+
+    out = product(0, k - 1)
+    if first_vector:
+        out = out[0]
+    if last_vector:
+        out = out[..., 0]
+    return out
 
 
 @eager
 def norm(x, ord=None, axis=None, keepdims: bool = False):
     """Vector norms (ord None/2, 1, inf, -inf, 0, p) and matrix norms
-    ('fro', 1, -1, inf, -inf, and through the SVD 2, -2, 'nuc')."""
+    ('fro', 1, -1, inf, -inf, and through the SVD 2, -2 and 'nuc')."""
     x = asarray(x)
     if not (dtypes.is_float(x.dtype) or dtypes.is_complex(x.dtype)):
         x = x.astype(dtypes.default_float())
@@ -372,28 +805,32 @@ def norm(x, ord=None, axis=None, keepdims: bool = False):
         sums = jnp.sum(mag, axis=c, keepdims=True)
         out = (jnp.max if ord == np.inf else jnp.min)(sums, axis=r, keepdims=True)
         out = out if keepdims else jnp.squeeze(out, axis=(r, c))
-    elif ord in (2, -2, "nuc") and x.ndim == 2:
-        sv = svd(jnp.transpose(x, (r, c)), compute_uv=False)
-        out = jnp.sum(sv) if ord == "nuc" else (jnp.max(sv) if ord == 2 else jnp.min(sv))
-        out = jnp.reshape(out, (1, 1)) if keepdims else out
+    elif ord in (2, -2, "nuc"):
+        rest = [i for i in range(x.ndim) if i not in (r, c)]
+        sv = svd(jnp.transpose(x, (*rest, r, c)), compute_uv=False)
+        reduce = jnp.sum if ord == "nuc" else (jnp.max if ord == 2 else jnp.min)
+        out = reduce(sv, axis=-1)
+        if keepdims:
+            out = jnp.expand_dims(out, tuple(sorted((r, c))))
     else:
         fail(
             "linalg.norm",
-            f"matrix norm ord={ord!r} is not supported (2, -2 and 'nuc' for 2-D only)",
+            f"matrix norm ord={ord!r} is not one of None, 'fro', 'nuc', 1, -1, 2, -2, inf, -inf",
         )
     return out
 
 
-__all__ = [
-    "cholesky",
-    "det",
-    "eigh",
-    "eigvalsh",
-    "inv",
-    "lu_factor",
-    "norm",
-    "qr",
-    "slogdet",
-    "solve",
-    "svd",
-]
+@eager
+def matrix_norm(x, ord="fro", keepdims: bool = False):
+    """The norm of each matrix in the last two dimensions."""
+    return norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
+
+
+@eager
+def vector_norm(x, ord=2, axis=None, keepdims: bool = False):
+    """The vector norm over `axis` (all of x by default, flattened)."""
+    x = asarray(x)
+    if axis is None:
+        out = norm(jnp.ravel(x), ord=ord)
+        return jnp.reshape(out, (1,) * x.ndim) if keepdims else out
+    return norm(x, ord=ord, axis=axis, keepdims=keepdims)

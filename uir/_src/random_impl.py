@@ -756,10 +756,10 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method: str = "c
     if method == "cholesky":
         factor = linalg_impl.cholesky(cov)
     elif method == "eigh":
-        w, v = linalg_impl.eigh(cov)
+        w, v = linalg_impl.np_eigh(cov)
         factor = v * unp.sqrt(unp.maximum(w, 0))
     elif method == "svd":
-        u, s, _ = linalg_impl.svd(cov)
+        u, s, _ = linalg_impl.np_svd(cov)
         factor = u * unp.sqrt(s)
     else:
         fail("multivariate_normal", f"method must be 'cholesky', 'eigh' or 'svd', got {method!r}")
@@ -775,14 +775,13 @@ def orthogonal(key, n: int, shape=(), dtype=None, m: int | None = None):
     from uir._src import linalg_impl
 
     d = _float_dtype(dtype, "orthogonal")
-    if _shape(shape, "orthogonal"):
-        fail("orthogonal", "batches of matrices are not supported yet")
+    batch = _shape(shape, "orthogonal")
     cols = n if m is None else m
-    z = normal(key, (max(n, cols), min(n, cols)), d)
-    q, r = linalg_impl.qr(z)
-    signs = unp.sign(unp.diagonal(r))
-    q = q * unp.where(signs == 0, 1, signs)
-    return q if n >= cols else unp.swapaxes(q, 0, 1)
+    z = normal(key, (*batch, max(n, cols), min(n, cols)), d)
+    q, r = linalg_impl.np_qr(z)
+    signs = unp.sign(unp.diagonal(r, axis1=-2, axis2=-1))
+    q = q * unp.expand_dims(unp.where(signs == 0, 1, signs), -2)
+    return q if n >= cols else unp.swapaxes(q, -1, -2)
 
 
 # --- integers -----------------------------------------------------------------------
