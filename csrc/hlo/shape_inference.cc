@@ -395,7 +395,7 @@ std::optional<Shape> InferShape(HloOpcode op, const Shapes& s, const AttributeMa
                "slice range [" + std::to_string(sr.start) + ":" + std::to_string(sr.limit) +
                    "] is invalid for dimension " + std::to_string(i));
         }
-        out.push_back((sr.limit - sr.start - 1) / sr.stride + (sr.limit > sr.start ? 1 : 0));
+        out.push_back(sr.limit > sr.start ? (sr.limit - sr.start - 1) / sr.stride + 1 : 0);
       }
       return Shape(s[0]->element_type(), out);
     }

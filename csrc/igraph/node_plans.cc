@@ -50,6 +50,8 @@ bool PlanGemm(const HloInstruction& dot, const DramTensor& lhs, const DramTensor
   plan->a_batch_stride = plan->m * plan->k;
   plan->b_batch_stride = plan->k * plan->n;
   plan->c_batch_stride = plan->m * plan->n;
+  // An empty product (a zero extent) is no gemm: a kernel writes its zeros.
+  if (plan->batch < 1 || plan->m < 1 || plan->n < 1 || plan->k < 1) return false;
   return out.shape.element_count() == plan->batch * plan->m * plan->n;
 }
 

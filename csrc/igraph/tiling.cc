@@ -69,6 +69,12 @@ std::string Sanitize(const std::string& name) {
 
 bool Lowerer::Run(std::vector<IGraph>* parts, std::string* reason) {
   const size_t m = p_.extents.size();
+  for (int64_t e : p_.extents) {
+    if (e == 0) {
+      *reason = "a loop of zero iterations (an empty array): no tile to cut";
+      return false;
+    }
+  }
   col_ = static_cast<int>(m) - 1;
   row_ = static_cast<int>(m) - 2;
   int64_t bytes = 1;

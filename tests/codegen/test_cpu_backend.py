@@ -1071,3 +1071,39 @@ def test_a_compile_splits_its_kernels_over_threads_and_keeps_loops_whole(monkeyp
     single = uir.jit(f).lower(*args).compile()
     assert single.executable.llvm_ir.count("; ModuleID") == 1
     np.testing.assert_array_equal(single(*args)[0], got[0])
+
+
+EMPTY_CASES = {
+    "slice": ("f32[4,6]", "f32[4,0] slice(x), slice={[0:4], [2:2:1]}"),
+    "reduce over an empty dimension": (
+        "f32[4,0]",
+        "f32[4] reduce(x, z), dimensions={1}, to_apply=add",
+    ),
+    "broadcast": ("f32[0]", "f32[3,0] broadcast(x), dimensions={1}"),
+    "transpose": ("f32[0,5]", "f32[5,0] transpose(x), dimensions={1,0}"),
+    "elementwise": ("f32[0,5]", "f32[0,5] exponential(x)"),
+    "concatenate": ("f32[0,5]", "f32[0,10] concatenate(x, x), dimensions={1}"),
+    "dot over an empty contraction": (
+        "f32[3,0]",
+        "f32[3,3] dot(x, x), lhs_contracting_dims={1}, rhs_contracting_dims={1}",
+    ),
+    "pad": ("f32[0,5]", "f32[2,5] pad(x, z), padding=1_1x0_0"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EMPTY_CASES))
+def test_empty_arrays_compile_and_run_like_the_evaluator(name):
+    # A zero extent once divided by zero while cutting tiles (the process
+    # died of SIGFPE) and made an empty gemm plan.
+    operand, op = EMPTY_CASES[name]
+    module = uir.hlo.parse_module(
+        "HloModule m\nadd { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] add(a, b) }\n"
+        f"ENTRY e {{ x = {operand} parameter(0)  z = f32[] constant(0)\n  ROOT r = {op} }}"
+    )
+    module.verify()
+    dims = tuple(int(d) for d in operand[4:-1].split(","))
+    x = np.ones(dims, np.float32)
+    want = uir.evaluate(module, x)
+    got = uir.compile(module)(x)
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(got, want)

@@ -405,3 +405,16 @@ def test_gather_with_a_zero_sized_collapsed_slice_reads_nothing():
     x = np.arange(3, dtype=np.int32).reshape(1, 3)
     i = np.full((7, 5), 1, np.int32)
     np.testing.assert_array_equal(uir.evaluate(module, x, i), np.zeros((7, 3, 5), np.int32))
+
+
+@pytest.mark.parametrize("stride", [1, 2])
+def test_an_empty_slice_has_zero_elements(stride):
+    # slice={[2:2:1]} once inferred a size of -1 and failed to verify.
+    module = uir.hlo.parse_module(
+        "ENTRY e { x = f32[4,6] parameter(0)\n"
+        f"  ROOT s = f32[4,0] slice(x), slice={{[0:4], [2:2:{stride}]}} }}"
+    )
+    module.verify()
+    out = uir.evaluate(module, np.ones((4, 6), np.float32))
+    assert out.shape == (4, 0)
+    assert uir.compile(module)(np.ones((4, 6), np.float32)).shape == (4, 0)

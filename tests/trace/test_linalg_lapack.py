@@ -346,3 +346,92 @@ def test_a_traced_case_matches_jax_jit_on_the_same_inputs(case, jax_x32):
     assert [(g.shape, g.dtype) for g in got] == [(w.shape, w.dtype) for w in want]
     case.check(x, got, tolerance(case.dtype))
     case.check(x, want, tolerance(case.dtype))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_lax_schur_and_hessenberg_factor_the_matrix(dtype):
+    _x64(dtype)
+    try:
+        a = _general((2, 5, 5), dtype, 12)
+        t, vs = lax_linalg.schur(a)
+        tol = _tol(dtype) * 10
+        np.testing.assert_allclose(vs @ t @ np.conj(np.swapaxes(vs, -1, -2)), a, atol=tol)
+        assert np.abs(np.tril(t, -2)).max() <= tol  # quasi-triangular
+        (t_only,) = lax_linalg.schur(a, compute_schur_vectors=False)
+        np.testing.assert_allclose(t_only, t, atol=tol)
+        packed, taus = lax_linalg.hessenberg(a)
+        h = np.triu(packed, -1)
+        q = np.stack([_reflectors_product(packed[i], taus[i]) for i in range(2)])
+        np.testing.assert_allclose(q @ h @ np.conj(np.swapaxes(q, -1, -2)), a, atol=tol)
+    finally:
+        uir.config.update("enable_x64", False)
+
+
+def _reflectors_product(packed, taus):
+    """Q = H_1 ... H_{n-1} with H_i = I - tau_i v_i v_i^H, v_i below the
+    sub-diagonal of column i (gehrd's storage)."""
+    n = packed.shape[0]
+    q = np.eye(n, dtype=packed.dtype)
+    for i in range(n - 1):
+        v = np.zeros(n, packed.dtype)
+        v[i + 1] = 1
+        v[i + 2 :] = packed[i + 2 :, i]
+        q = q @ (np.eye(n) - taus[i] * np.outer(v, np.conj(v)))
+    return q
+
+
+def test_lax_tridiagonal_keeps_the_eigenvalues():
+    h = _general((6, 6), np.float32, 13)
+    h = h + h.T
+    arr, d, e, taus = lax_linalg.tridiagonal(h)
+    t = np.diag(d) + np.diag(e, 1) + np.diag(e, -1)
+    np.testing.assert_allclose(np.linalg.eigvalsh(t), np.linalg.eigvalsh(h), atol=1e-4)
+    assert arr.shape == (6, 6) and taus.shape == (5,)
+
+
+def test_lax_symmetric_product_and_cholesky_update_match_numpy():
+    a = _general((2, 3, 4), np.float32, 14)
+    c = _general((2, 3, 3), np.float32, 15)
+    out = lax_linalg.symmetric_product(a, c, alpha=2.0, beta=0.5)
+    np.testing.assert_allclose(out, 2 * a @ np.swapaxes(a, -1, -2) + 0.5 * c, rtol=1e-5, atol=1e-5)
+    sym = lax_linalg.symmetric_product(a, c, symmetrize_output=True)
+    np.testing.assert_allclose(sym, np.swapaxes(sym, -1, -2))
+    spd = _general((4, 4), np.float64, 16)
+    spd = spd @ spd.T + 4 * np.eye(4)
+    r = np.linalg.cholesky(spd).T  # upper: spd = R^T R
+    w = _general((4,), np.float64, 17)
+    uir.config.update("enable_x64", True)
+    try:
+        updated = lax_linalg.cholesky_update(r, w)
+    finally:
+        uir.config.update("enable_x64", False)
+    np.testing.assert_allclose(updated.T @ updated, spd + np.outer(w, w), rtol=1e-10)
+    np.testing.assert_allclose(np.tril(updated, -1), 0, atol=1e-12)
+
+
+def test_every_name_of_jax_lax_linalg_is_here_but_qdwh():
+    names = {n for n in dir(lax_linalg) if not n.startswith("_")}
+    jax_names = {
+        "EigImplementation",
+        "EighImplementation",
+        "SvdAlgorithm",
+        "cholesky",
+        "cholesky_update",
+        "eig",
+        "eigh",
+        "hessenberg",
+        "householder_product",
+        "lu",
+        "lu_pivots_to_permutation",
+        "ormqr",
+        "qdwh",
+        "qr",
+        "schur",
+        "svd",
+        "symmetric_product",
+        "triangular_solve",
+        "tridiagonal",
+        "tridiagonal_solve",
+    }  # dir(jax.lax.linalg) in JAX 0.10.2, primitives (*_p) left out
+    assert jax_names - names == {"qdwh"}
+    assert names - jax_names == set()

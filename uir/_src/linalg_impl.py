@@ -424,14 +424,135 @@ def tridiagonal_solve(dl, d, du, b):
                 f"dl, d and du must be {dtypes.shape_text(want, b.dtype)} for b "
                 f"{ops.describe(b)}, got {ops.describe(v)}",
             )
-    *_, x, _ = _lapack(
+    *_, x, info = _lapack(
         "gtsv",
         [*diagonals, b],
         [(want, b.dtype)] * 3 + [(b.shape, b.dtype), (b.shape[:-2], _INT)],
         aliases={0: 0, 1: 1, 2: 2, 3: 3},
         name="tridiagonal_solve",
     )
-    return x
+    return _nan_unless(info == 0, x)
+
+
+@eager
+def hessenberg(a):
+    """(a, taus): square a reduced to upper Hessenberg form (in a's upper
+    triangle and first sub-diagonal) by Householder reflectors (below it,
+    with scales taus); LAPACK's gehrd. NaNs where LAPACK fails."""
+    a = _matrix(a, "hessenberg", square=True)
+    n = a.shape[-1]
+    if n == 0:
+        fail("lax.linalg.hessenberg", f"needs a non-empty matrix, got {ops.describe(a)}")
+    out, taus, info = _lapack(
+        "gehrd",
+        [a],
+        [(a.shape, a.dtype), ((*a.shape[:-2], n - 1), a.dtype), (a.shape[:-2], _INT)],
+        aliases={0: 0},
+        config={"low": 1, "high": n},
+        name="hessenberg",
+    )
+    ok = info == 0
+    return _nan_unless(ok, out), _nan_unless(ok, taus)
+
+
+@eager
+def schur(
+    x, *, compute_schur_vectors: bool = True, sort_eig_vals: bool = False, select_callable=None
+):
+    """[t, vs]: the Schur form t of square x (quasi-triangular for real x)
+    and the unitary vs with x = vs t vs^H; LAPACK's gees. Sorting the
+    eigenvalues is not available (as in JAX)."""
+    del select_callable
+    if sort_eig_vals:
+        fail("lax.linalg.schur", "sorting the eigenvalues (sort_eig_vals=True) is not implemented")
+    a = _matrix(x, "schur", square=True)
+    values = (a.shape[:-1], a.dtype)
+    info = (a.shape[:-2], _INT)
+    results = [(a.shape, a.dtype), (a.shape, a.dtype), values]
+    if not dtypes.is_complex(a.dtype):
+        results.append(values)
+    t, vs, *_, status = _lapack(
+        "gees",
+        [a],
+        [*results, info, info],
+        aliases={0: 0},
+        config={"mode": "V" if compute_schur_vectors else "N", "sort": "N"},
+        name="schur",
+    )
+    ok = status == 0
+    out = [_nan_unless(ok, t)]
+    if compute_schur_vectors:
+        out.append(_nan_unless(ok, vs))
+    return out
+
+
+@eager
+def tridiagonal(a, *, lower: bool = True):
+    """(arr, d, e, taus): Hermitian a reduced to tridiagonal form with
+    diagonal d and off-diagonal e (real), the Householder reflectors in arr
+    with scales taus; reads a's lower (or upper) triangle; LAPACK's
+    sytrd/hetrd. NaNs where LAPACK fails."""
+    a = _matrix(a, "tridiagonal", square=True)
+    n = a.shape[-1]
+    if n == 0:
+        fail("lax.linalg.tridiagonal", f"needs a non-empty matrix, got {ops.describe(a)}")
+    batch = a.shape[:-2]
+    real = _real_dtype(a.dtype)
+    routine = "hetrd" if dtypes.is_complex(a.dtype) else "sytrd"
+    arr, d, e, taus, info = _lapack(
+        routine,
+        [a],
+        [
+            (a.shape, a.dtype),
+            ((*batch, n), real),
+            ((*batch, n - 1), real),
+            ((*batch, n - 1), a.dtype),
+            (batch, _INT),
+        ],
+        aliases={0: 0},
+        config={"uplo": "L" if lower else "U"},
+        name="tridiagonal",
+    )
+    ok = info == 0
+    return tuple(_nan_unless(ok, v) for v in (arr, d, e, taus))
+
+
+@eager
+def symmetric_product(a_matrix, c_matrix, *, alpha=1.0, beta=0.0, symmetrize_output: bool = False):
+    """alpha a a^T + beta c; with symmetrize_output the upper triangle
+    mirrors the lower one."""
+    a, c = ops.promote("lax.linalg.symmetric_product", asarray(a_matrix), asarray(c_matrix))
+    out = alpha * jnp.matmul(a, _swap_last(a)) + beta * c
+    if symmetrize_output:
+        out = jnp.tril(out) + _swap_last(jnp.tril(out, -1))
+    return out
+
+
+@eager
+def cholesky_update(r_matrix, w_vector):
+    """The upper Cholesky factor of R^T R + w w^T, given R's: n Givens
+    rotations, as JAX's."""
+    r, w = ops.promote("lax.linalg.cholesky_update", asarray(r_matrix), asarray(w_vector))
+    n = w.shape[0]
+    if r.shape != (n, n):
+        fail(
+            "lax.linalg.cholesky_update",
+            f"needs an n x n factor and an n-vector, got {ops.describe(r)} and {ops.describe(w)}",
+        )
+    index = jnp.arange(n, dtype=_INT)
+    for k in range(n):
+        x, y = r[k, k], w[k]
+        big = jnp.maximum(jnp.abs(x), jnp.abs(y))
+        safe = jnp.where(y == 0, 1, big)
+        xs, ys = x / safe, y / safe
+        rh = 1 / jnp.sqrt(xs * xs + ys * ys)
+        c = jnp.where(y == 0, 1, xs * rh).astype(r.dtype)
+        s = jnp.where(y == 0, 0, -ys * rh).astype(r.dtype)
+        row = r[k, :]
+        new_row = c * row - s * w
+        w = c * w + s * row
+        r = jnp.where(jnp.expand_dims(index == k, -1), new_row, r)
+    return r
 
 
 # --- jax.numpy.linalg -----------------------------------------------------------------
@@ -478,10 +599,20 @@ def _parity_sign(pivots, dtype):
 
 
 @eager
-def slogdet(a):
-    """(sign, log|det a|) from the LU: sign 0 and -inf for a singular
-    matrix."""
+def slogdet(a, *, method: str | None = None):
+    """(sign, log|det a|) from the LU (method 'lu', the default; sign 0 and
+    -inf for a singular matrix) or from a QR (method 'qr', real only)."""
     a = _matrix(a, "slogdet", square=True)
+    if method == "qr":
+        if dtypes.is_complex(a.dtype):
+            fail("linalg.slogdet", "method='qr' is for real matrices (as in JAX)")
+        n = a.shape[-1]
+        r, taus = _geqrf(a)
+        diag = jnp.diagonal(r, axis1=-2, axis2=-1)
+        flips = jnp.prod(jnp.where(taus[..., : n - 1] != 0, -1, 1), axis=-1).astype(a.dtype)
+        return jnp.prod(jnp.sign(diag), axis=-1) * flips, jnp.sum(jnp.log(jnp.abs(diag)), axis=-1)
+    if method not in (None, "lu"):
+        fail("linalg.slogdet", f"method must be 'lu' or 'qr', got {method!r}")
     lu_, pivots, _ = lu(a)
     diag = jnp.diagonal(lu_, axis1=-2, axis2=-1)
     magnitude = jnp.abs(diag)
@@ -602,60 +733,92 @@ def _default_rtol(a, s):
 
 
 @eager
-def pinv(a, rtol=None, hermitian: bool = False):
-    """The Moore-Penrose pseudo-inverse, through the SVD: singular values
-    below rtol * the largest are dropped (rtol default max(m, n) * eps)."""
+def pinv(a, rtol=None, hermitian: bool = False, *, rcond=None):
+    """The Moore-Penrose pseudo-inverse through the SVD: singular values at
+    or below rtol times the largest count as zero (rtol defaults to
+    10 max(m, n) eps; rcond is its old name)."""
+    if rcond is not None:
+        if rtol is not None:
+            fail("linalg.pinv", "give rtol or rcond, not both")
+        rtol = rcond
     a = _matrix(a, "pinv")
-    if 0 in a.shape[-2:]:
-        return jnp.zeros((*a.shape[:-2], a.shape[-1], a.shape[-2]), a.dtype)
-    u, s, vh = np_svd(a, full_matrices=False, hermitian=hermitian)
-    tol = _default_rtol(a, s) if rtol is None else asarray(rtol)
-    cutoff = jnp.expand_dims(tol * jnp.max(s, axis=-1), -1)
-    s_inv = jnp.where(s > cutoff, 1 / jnp.where(s > cutoff, s, 1), 0).astype(s.dtype)
-    return _h(vh) @ (jnp.expand_dims(s_inv, -1).astype(a.dtype) * _h(u))
+    m, n = a.shape[-2:]
+    if m == 0 or n == 0:
+        return jnp.zeros((*a.shape[:-2], n, m), a.dtype)
+    x = jnp.conj(a) if dtypes.is_complex(a.dtype) else a
+    if rtol is None:
+        rtol = 10.0 * max(m, n) * float(np.finfo(np.dtype(_real_dtype(a.dtype))).eps)
+    u, s, vh = np_svd(x, full_matrices=False, hermitian=hermitian)
+    rtol = asarray(rtol).astype(s.dtype)
+    cutoff = jnp.expand_dims(rtol, -1) * s[..., 0:1]
+    s = jnp.where(s > cutoff, s, np.inf).astype(u.dtype)
+    return jnp.matmul(_swap_last(vh), _swap_last(u) / jnp.expand_dims(s, -1))
 
 
 @eager
-def matrix_rank(M, rtol=None):
-    """The number of singular values above rtol * the largest."""
+def matrix_rank(M, rtol=None, *, hermitian: bool = False, tol=None):
+    """The number of singular values above the tolerance: by default the
+    largest singular value times max(m, n) eps; a given rtol (or tol) is
+    the threshold itself, as in JAX."""
+    if tol is not None:
+        if rtol is not None:
+            fail("linalg.matrix_rank", "give rtol or tol, not both")
+        rtol = tol
     M = asarray(M)
+    if not (dtypes.is_float(M.dtype) or dtypes.is_complex(M.dtype)):
+        M = M.astype(dtypes.default_float())
     if M.ndim < 2:
         return jnp.any(M != 0).astype(_INT)
-    s = svd(_matrix(M, "matrix_rank"), compute_uv=False)
-    tol = _default_rtol(M, s) if rtol is None else asarray(rtol)
-    cutoff = jnp.expand_dims(tol * jnp.max(s, axis=-1), -1)
-    return jnp.sum((s > cutoff).astype(_INT), axis=-1)
+    s = np_svd(
+        _matrix(M, "matrix_rank"), full_matrices=False, compute_uv=False, hermitian=hermitian
+    )
+    if rtol is None:
+        rtol = jnp.max(s, axis=-1) * max(M.shape[-2:]) * float(np.finfo(np.dtype(s.dtype)).eps)
+    threshold = jnp.expand_dims(asarray(rtol).astype(s.dtype), -1)
+    return jnp.sum((s > threshold).astype(_INT), axis=-1)
 
 
 @eager
-def lstsq(a, b, rcond=None):
+def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
     """(x, residuals, rank, s): the least-squares solution of a x = b
-    through the SVD, as numpy.linalg.lstsq (residuals empty unless a has
-    full column rank and more rows than columns)."""
+    through the SVD. As JAX, the residuals |b - a x|^2 (per column of b)
+    are always computed; NumPy's empty residuals (numpy_resid=True) depend
+    on the rank, a traced value, and are not available."""
+    if numpy_resid:
+        fail(
+            "linalg.lstsq",
+            "numpy_resid=True makes the residuals' shape depend on the computed rank; "
+            "use the default (residuals always computed)",
+        )
     a = _matrix(a, "lstsq")
     b = asarray(b)
     a, b = ops.promote("linalg.lstsq", a, b)
-    if a.ndim != 2:
-        fail("linalg.lstsq", f"needs a 2-D a, got {ops.describe(a)}")
+    if a.ndim != 2 or b.ndim not in (1, 2) or b.shape[0] != a.shape[0]:
+        fail(
+            "linalg.lstsq",
+            f"needs a 2-D a and b with its rows, got {ops.describe(a)} and {ops.describe(b)}",
+        )
     vector = b.ndim == 1
     b2 = jnp.expand_dims(b, -1) if vector else b
     m, n = a.shape
-    u, s, vh = svd(a, full_matrices=False)
-    rtol = (max(m, n) * np.finfo(np.dtype(s.dtype)).eps) if rcond is None else rcond
-    cutoff = rtol * jnp.max(s)
-    keep = s > cutoff
-    s_inv = jnp.where(keep, 1 / jnp.where(keep, s, 1), 0).astype(a.dtype)
-    x = _h(vh) @ (jnp.expand_dims(s_inv, -1) * (_h(u) @ b2))
-    rank = jnp.sum(keep.astype(_INT))
-    if m > n:
-        r = b2 - a @ x
-        resid = jnp.sum(jnp.real(r * jnp.conj(r)), axis=0)
-        resid = jnp.where(rank == n, resid, jnp.zeros_like(resid)) if n > 0 else resid
+    real = _real_dtype(a.dtype)
+    if m == 0 or n == 0:
+        s = jnp.zeros((0,), real)
+        rank = jnp.asarray(0, _INT)
+        x = jnp.zeros((n, b2.shape[1]), a.dtype)
     else:
-        resid = jnp.zeros((0,), s.dtype)
+        eps = float(np.finfo(np.dtype(real)).eps)
+        rcond = eps * max(m, n) if rcond is None else jnp.where(asarray(rcond) < 0, eps, rcond)
+        u, s, vh = svd(a, full_matrices=False)
+        mask = (s > 0) & (s >= asarray(rcond).astype(real) * s[0])
+        rank = jnp.sum(mask.astype(_INT))
+        safe = jnp.where(mask, s, 1).astype(a.dtype)
+        s_inv = jnp.expand_dims(jnp.where(mask, 1 / safe, 0), -1)
+        x = jnp.matmul(_h(vh), s_inv * jnp.matmul(_h(u), b2))
+    r = b2 - jnp.matmul(a, x)
+    resid = jnp.sum(jnp.real(r * jnp.conj(r)), axis=0)
     if vector:
         x = x[:, 0]
-        resid = resid if m <= n else jnp.reshape(resid, (1,))
     return x, resid, rank, s
 
 
@@ -687,13 +850,21 @@ def cond(x, p=None):
     """The condition number in norm p (2 by default: the ratio of extreme
     singular values)."""
     x = _matrix(x, "cond")
-    if p is None or p in (2, -2):
+    if 0 in x.shape[-2:]:
+        fail("linalg.cond", f"needs non-empty matrices, got {ops.describe(x)}")
+    if p is None or p == 2:
         s = svd(x, compute_uv=False)
-        big, small = s[..., 0], s[..., -1]
-        return small / big if p == -2 else big / small
-    if x.shape[-1] != x.shape[-2]:
-        fail("linalg.cond", f"p={p!r} needs square matrices, got {ops.describe(x)}")
-    return norm(x, ord=p, axis=(-2, -1)) * norm(inv(x), ord=p, axis=(-2, -1))
+        return s[..., 0] / s[..., -1]
+    if p == -2:
+        s = svd(x, compute_uv=False)
+        r = s[..., -1] / s[..., 0]
+    else:
+        if x.shape[-1] != x.shape[-2]:
+            fail("linalg.cond", f"p={p!r} needs square matrices, got {ops.describe(x)}")
+        r = norm(x, ord=p, axis=(-2, -1)) * norm(inv(x), ord=p, axis=(-2, -1))
+    # A singular matrix: infinity where x itself holds no NaN (as JAX).
+    has_nan = jnp.any(jnp.isnan(x), axis=(-2, -1))
+    return jnp.where(jnp.isnan(r) & ~has_nan, np.inf, r)
 
 
 @eager

@@ -456,17 +456,90 @@ def arange(start, stop=None, step=None, dtype=None):
     return ops.convert(add(multiply(i, step), start), d)
 
 
-def linspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None):
-    d = _dtype_or(dtype, dtypes.default_float())
-    if ops.tracing.current() is None:
-        return np.linspace(start, stop, num, endpoint=endpoint).astype(d)
+def linspace(
+    start, stop, num: int = 50, endpoint: bool = True, retstep: bool = False, dtype=None, axis=0
+):
+    """num values from start to stop (stop excluded without endpoint), as
+    JAX computes them: start * (1 - t) + stop * t for t = i / div, the last
+    one stop itself. start and stop may be arrays (traced or not); the
+    values run along `axis`. retstep adds the step."""
+    num = int(num)
+    if num < 0:
+        fail("linspace", f"num must be non-negative, got {num}")
+    traced = ops.tracing.current() is not None or builtins.any(
+        isinstance(v, Tracer) for v in (start, stop)
+    )
+    xp_start, xp_stop = (asarray(start), asarray(stop)) if traced else (start, stop)
+    kinds = [np.result_type(getattr(v, "dtype", type(v))) for v in (start, stop)]
+    inexact = np.result_type(*kinds)
+    if not (np.issubdtype(inexact, np.floating) or np.issubdtype(inexact, np.complexfloating)):
+        inexact = np.dtype(dtypes.default_float())
+    compute = dtypes.canonicalize(inexact)
+    d = _dtype_or(dtype, compute)
+    bounds = list(np.broadcast_shapes(np.shape(start), np.shape(stop)))
+    axis = len(bounds) + axis + 1 if axis < 0 else axis
+    shape = list(bounds)
+    shape.insert(axis, 1)
     div = (num - 1) if endpoint else num
-    i = ops.iota(d, (num,), 0)
-    step = (np.float64(stop) - np.float64(start)) / div if div > 0 else 0.0
-    out = add(multiply(i, step), start)
-    if endpoint and num > 1:
-        out = where(equal(ops.iota(dtypes.default_int(), (num,), 0), num - 1), stop, out)
-    return ops.convert(out, d)
+    if not traced:
+        lo = np.broadcast_to(np.asarray(start, compute), bounds).reshape(shape)
+        hi = np.broadcast_to(np.asarray(stop, compute), bounds).reshape(shape)
+        if num > 1:
+            delta = (np.asarray(stop, compute) - np.asarray(start, compute)) / compute.type(div)
+            t_shape = [1] * len(shape)
+            t_shape[axis] = div
+            t = (
+                (np.arange(div, dtype=np.finfo(compute).dtype) / div)
+                .astype(compute)
+                .reshape(t_shape)
+            )
+            out = lo * (1 - t) + hi * t
+            if endpoint:
+                out = np.concatenate([out, hi], axis=axis)
+        elif num == 1:
+            delta = np.asarray(
+                np.nan if endpoint else np.asarray(stop) - np.asarray(start), compute
+            )
+            out = lo
+        else:
+            empty = list(bounds)
+            empty.insert(axis, 0)
+            delta, out = np.asarray(np.nan, compute), np.zeros(empty, compute)
+        if np.issubdtype(d, np.integer):
+            out = np.floor(out)
+        out = out.astype(d)
+        return (out, delta) if retstep else out
+    lo = ops.broadcast_to(ops.convert(xp_start, compute), tuple(bounds), "linspace")
+    hi = ops.broadcast_to(ops.convert(xp_stop, compute), tuple(bounds), "linspace")
+    lo, hi = ops.reshape(lo, tuple(shape)), ops.reshape(hi, tuple(shape))
+    if num > 1:
+        delta = divide(
+            subtract(ops.convert(xp_stop, compute), ops.convert(xp_start, compute)),
+            asarray(np.asarray(div, compute)),
+        )
+        t_shape = [1] * len(shape)
+        t_shape[axis] = div
+        real = np.finfo(compute).dtype
+        t = ops.convert(divide(ops.iota(real, (div,), 0), asarray(np.asarray(div, real))), compute)
+        t = ops.reshape(t, tuple(t_shape))
+        one = asarray(np.asarray(1, compute))
+        out = add(multiply(lo, subtract(one, t)), multiply(hi, t))
+        if endpoint:
+            from uir._src import numpy_shapes
+
+            out = numpy_shapes.concatenate([out, hi], axis=axis)
+    elif num == 1:
+        delta = asarray(np.asarray(np.nan, compute)) if endpoint else subtract(hi, lo)
+        out = lo
+    else:
+        empty = list(bounds)
+        empty.insert(axis, 0)
+        delta = asarray(np.asarray(np.nan, compute))
+        out = ops.broadcast_to(asarray(np.asarray(0, compute)), tuple(empty), "linspace")
+    if np.issubdtype(d, np.integer):
+        out = floor(out)
+    out = ops.convert(out, d)
+    return (out, delta) if retstep else out
 
 
 def eye(N: int, M: int | None = None, k: int = 0, dtype=None):

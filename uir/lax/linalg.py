@@ -5,17 +5,40 @@ import enum as _enum
 
 from uir._src.linalg_impl import (
     cholesky,
+    cholesky_update,
     eig,
     eigh,
+    hessenberg,
     householder_product,
     lu,
     lu_pivots_to_permutation,
     ormqr,
     qr,
+    schur,
     svd,
+    symmetric_product,
     triangular_solve,
+    tridiagonal,
     tridiagonal_solve,
 )
+
+
+class EigImplementation(_enum.Enum):
+    """eig's implementation, as jax.lax.linalg.EigImplementation: on CPU,
+    LAPACK's geev."""
+
+    CUSOLVER = "cusolver"
+    MAGMA = "magma"
+    LAPACK = "lapack"
+
+
+class EighImplementation(_enum.Enum):
+    """eigh's implementation, as jax.lax.linalg.EighImplementation: on CPU,
+    LAPACK's syevd/heevd."""
+
+    QR = "qr"
+    JACOBI = "jacobi"
+    QDWH = "qdwh"
 
 
 class SvdAlgorithm(_enum.Enum):
@@ -30,16 +53,23 @@ class SvdAlgorithm(_enum.Enum):
 
 
 __all__ = [
+    "EigImplementation",
+    "EighImplementation",
     "SvdAlgorithm",
     "cholesky",
+    "cholesky_update",
     "eig",
     "eigh",
+    "hessenberg",
     "householder_product",
     "lu",
     "lu_pivots_to_permutation",
     "ormqr",
     "qr",
+    "schur",
     "svd",
+    "symmetric_product",
     "triangular_solve",
+    "tridiagonal",
     "tridiagonal_solve",
 ]

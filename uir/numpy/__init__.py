@@ -160,6 +160,7 @@ bfloat16 = _ml_dtypes.bfloat16
 dtype = _np.dtype
 ndarray = _Tracer
 
+from uir._src.numpy_extra import *  # noqa: E402, F403
 from uir._src.numpy_more import *  # noqa: E402, F403
 
 # NumPy's scalar types and type hierarchy, ml_dtypes' narrow types, NumPy's
