@@ -1,9 +1,8 @@
 // Random numbers. rng draws from a splitmix64 stream keyed by the seed, the
-// instruction and its run count; rng-bit-generator runs Philox-4x32-10
-// (rng_default, rng_philox) or Threefry-2x32-20 (rng_three_fry) on its
-// state, read as (key, counter): key = state[0], counter = state[1]
-// (state[2] its high word for Philox). XLA leaves the exact bits to the
-// backend; these are uir's, and stable.
+// instruction and its run count (XLA leaves those bits to the backend;
+// these are uir's, and stable). rng-bit-generator gives XLA:CPU's bits:
+// Philox-4x32-10 (rng_default, rng_philox) or Threefry-2x32-20
+// (rng_three_fry), laid out as XLA's expander lays them out.
 #include "eval/rng.h"
 
 #include <cmath>
@@ -84,6 +83,63 @@ Literal Rng(const HloInstruction& inst, const std::vector<const Literal*>& ops, 
 
 uint32_t Rotl(uint32_t x, int r) { return (x << r) | (x >> (32 - r)); }
 
+// Where XLA's Threefry draws each 32-bit value (xla/hlo/builder/lib/prng.cc,
+// ThreeFryRngBit32): the shape is split in two along its first even
+// dimension (else its largest), each half element i takes counter
+// state + i and its two output words go to the two halves, interleaved
+// along the split dimension. Returns the counter offset and the word (0 or
+// 1) of each element, in row-major order, and the half's element count.
+int64_t ThreefrySplit(const std::vector<int64_t>& dims, std::vector<int64_t>* offset,
+                      std::vector<uint8_t>* word) {
+  int64_t count = 1;
+  for (int64_t d : dims) count *= d;
+  offset->assign(static_cast<size_t>(count), 0);
+  word->assign(static_cast<size_t>(count), 0);
+  if (dims.empty()) {
+    return 1;  // half shape [1]: the scalar is word 0 of counter 0
+  }
+  int split = -1;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] % 2 == 0) {
+      split = static_cast<int>(i);
+      break;
+    }
+  }
+  if (split < 0) {
+    for (size_t i = 0; i < dims.size(); ++i) {
+      if (split < 0 || dims[i] > dims[static_cast<size_t>(split)]) split = static_cast<int>(i);
+    }
+  }
+  std::vector<int64_t> half = dims;
+  half[static_cast<size_t>(split)] = (dims[static_cast<size_t>(split)] + 1) / 2;
+  int64_t half_count = 1;
+  for (int64_t d : half) half_count *= d;
+  std::vector<int64_t> index(dims.size(), 0);
+  for (int64_t e = 0; e < count; ++e) {
+    int64_t linear = 0;
+    for (size_t d = 0; d < dims.size(); ++d) {
+      const int64_t at = static_cast<int>(d) == split ? index[d] / 2 : index[d];
+      linear = linear * half[d] + at;
+    }
+    (*offset)[static_cast<size_t>(e)] = linear;
+    (*word)[static_cast<size_t>(e)] = static_cast<uint8_t>(index[static_cast<size_t>(split)] % 2);
+    for (size_t d = dims.size(); d-- > 0;) {
+      if (++index[d] < dims[d]) break;
+      index[d] = 0;
+    }
+  }
+  return half_count;
+}
+
+void StoreBits(std::vector<uint8_t>& out, int64_t i, int bytes, uint64_t v) {
+  std::memcpy(out.data() + i * bytes, &v, static_cast<size_t>(bytes));  // little-endian low bytes
+}
+
+// rng-bit-generator as XLA's RngBitGeneratorExpander computes it: key
+// state[0]; Threefry's counter state[1]; Philox's 128-bit counter
+// (state[1], state[2]), or (state[1], state[0]) for a two-word state, of
+// which only state[1] advances. Values narrower than 32 bits are the low
+// bits of 32-bit draws, 64-bit ones whole draws.
 Literal BitGenerator(const HloInstruction& inst, const Literal& state_in) {
   const std::string algorithm =
       inst.attributes().GetOr<std::string>(AttrKey::kAlgorithm).value_or("rng_default");
@@ -93,34 +149,71 @@ Literal BitGenerator(const HloInstruction& inst, const Literal& state_in) {
                              inst.name() + ")");
   }
   const uint64_t key64 = state_in.GetUint64(0);
-  uint64_t counter = state_in.GetUint64(1);
-  const uint64_t counter_hi = state_in.element_count() > 2 ? state_in.GetUint64(2) : 0;
   const uint32_t key[2] = {static_cast<uint32_t>(key64), static_cast<uint32_t>(key64 >> 32)};
   Literal bits(inst.shape().tuple_shapes(1));
+  const hlo::PrimitiveType type = bits.shape().element_type();
+  const int width = hlo::BitWidth(type);
+  const int bytes = hlo::StorageBytes(type);
+  const int64_t n = bits.element_count();
   std::vector<uint8_t>& out = bits.mutable_bytes();
-  size_t filled = 0;
-  while (filled < out.size()) {
-    uint32_t words[4];
-    size_t n;
-    if (threefry) {
-      const uint32_t c[2] = {static_cast<uint32_t>(counter), static_cast<uint32_t>(counter >> 32)};
-      Threefry2x32(key, c, words);
-      n = 8;
+  Literal new_state = state_in;
+  if (threefry) {
+    const uint64_t counter = state_in.GetUint64(1);
+    auto draw = [&](uint64_t c, uint32_t w[2]) {
+      const uint32_t in[2] = {static_cast<uint32_t>(c), static_cast<uint32_t>(c >> 32)};
+      Threefry2x32(key, in, w);
+    };
+    if (width == 64) {
+      for (int64_t i = 0; i < n; ++i) {
+        uint32_t w[2];
+        draw(counter + static_cast<uint64_t>(i), w);
+        StoreBits(out, i, bytes, uint64_t{w[0]} | (uint64_t{w[1]} << 32));
+      }
+      new_state.SetUint64(1, counter + static_cast<uint64_t>(n));
     } else {
-      const uint32_t c[4] = {static_cast<uint32_t>(counter), static_cast<uint32_t>(counter >> 32),
-                             static_cast<uint32_t>(counter_hi),
-                             static_cast<uint32_t>(counter_hi >> 32)};
-      Philox4x32(key, c, words);
-      n = 16;
+      std::vector<int64_t> offset;
+      std::vector<uint8_t> word;
+      const int64_t half = ThreefrySplit(bits.shape().dimensions(), &offset, &word);
+      for (int64_t i = 0; i < n; ++i) {
+        uint32_t w[2];
+        draw(counter + static_cast<uint64_t>(offset[static_cast<size_t>(i)]), w);
+        StoreBits(out, i, bytes, w[word[static_cast<size_t>(i)]]);
+      }
+      new_state.SetUint64(1, counter + static_cast<uint64_t>(half));
     }
-    const size_t take = std::min(n, out.size() - filled);
-    std::memcpy(out.data() + filled, words, take);
-    filled += take;
-    ++counter;
+  } else {
+    const bool two_words = state_in.element_count() < 3;
+    const uint64_t low = state_in.GetUint64(1);
+    const uint64_t high = two_words ? state_in.GetUint64(0) : state_in.GetUint64(2);
+    auto block = [&](uint64_t b, uint32_t w[4]) {
+      const uint64_t lo = low + b;
+      const uint64_t hi = high + (lo < low ? 1 : 0);
+      const uint32_t c[4] = {static_cast<uint32_t>(lo), static_cast<uint32_t>(lo >> 32),
+                             static_cast<uint32_t>(hi), static_cast<uint32_t>(hi >> 32)};
+      Philox4x32(key, c, w);
+    };
+    uint64_t blocks;
+    if (width == 64) {
+      blocks = static_cast<uint64_t>((2 * n + 3) / 4);
+      for (int64_t i = 0; i < n; ++i) {
+        uint32_t w[4];
+        block(static_cast<uint64_t>(i / 2), w);
+        const int h = static_cast<int>(i % 2) * 2;
+        StoreBits(out, i, bytes, uint64_t{w[h]} | (uint64_t{w[h + 1]} << 32));
+      }
+    } else {
+      blocks = static_cast<uint64_t>((n + 3) / 4);
+      for (int64_t i = 0; i < n; ++i) {
+        uint32_t w[4];
+        block(static_cast<uint64_t>(i / 4), w);
+        StoreBits(out, i, bytes, w[i % 4]);
+      }
+    }
+    const uint64_t new_low = low + blocks;
+    new_state.SetUint64(1, new_low);
+    if (!two_words) new_state.SetUint64(2, high + (new_low < low ? 1 : 0));
   }
   NormalizeSubByte(bits);
-  Literal new_state = state_in;
-  new_state.SetUint64(1, counter);
   return TupleOf({std::move(new_state), std::move(bits)});
 }
 
