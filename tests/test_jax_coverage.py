@@ -137,7 +137,7 @@ FLOORS = {
     "jax.numpy": 99.0,
     "jax.lax": 99.0,
     "jax.nn": 100.0,
-    "jax.random": 93.0,
+    "jax.random": 100.0,
     "jax.numpy.linalg": 100.0,
     "jax.lax.linalg": 95.0,
 }

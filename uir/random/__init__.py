@@ -1,6 +1,7 @@
 """uir.random: jax.random's keys and distributions on Threefry-2x32, giving
 the bits JAX gives for the same key."""
 
+from uir._src.random_discrete import binomial, multinomial, poisson
 from uir._src.random_impl import (
     PRNGKey,
     ball,
@@ -50,6 +51,7 @@ __all__ = [
     "ball",
     "bernoulli",
     "beta",
+    "binomial",
     "bits",
     "categorical",
     "cauchy",
@@ -71,11 +73,13 @@ __all__ = [
     "logistic",
     "lognormal",
     "maxwell",
+    "multinomial",
     "multivariate_normal",
     "normal",
     "orthogonal",
     "pareto",
     "permutation",
+    "poisson",
     "rademacher",
     "randint",
     "rayleigh",

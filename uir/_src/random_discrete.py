@@ -1,0 +1,282 @@
+"""uir.random's counting distributions, on JAX's algorithms and key splits:
+poisson (Knuth's product of uniforms below 10, Hoermann's transformed
+rejection above), binomial (geometric inversion where n min(p, 1 - p) <= 10,
+Hoermann's BTRS above) and multinomial (a binomial per outcome over the
+remaining count, in a scan)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import uir.numpy as jnp
+from uir._src import dtypes, ops
+from uir._src.eager import eager
+from uir._src.ops import asarray, fail
+from uir._src.random_impl import _check_key, _shape, split, uniform
+
+
+def _int_dtype(dtype, op: str) -> np.dtype:
+    d = np.dtype(dtypes.default_int()) if dtype is None else dtypes.canonicalize(dtype)
+    if not dtypes.is_int(d):
+        fail(op, f"dtype must be an integer type, got {d}")
+    return d
+
+
+def _knuth(key, lam, shape, dtype, max_iters):
+    """Knuth: the number of uniforms whose product stays above exp(-lam),
+    minus one; each step splits the key and draws one uniform array."""
+    from uir import lax
+
+    def cond(carry):
+        i, _, _, log_prod = carry
+        return jnp.any(log_prod > -lam) & (i < max_iters)
+
+    def body(carry):
+        i, k, rng, log_prod = carry
+        keys = split(rng)
+        k = jnp.where(log_prod > -lam, k + 1, k)
+        u = uniform(keys[1], shape, np.float32)
+        return i + 1, k, keys[0], log_prod + jnp.log(u)
+
+    start = (jnp.asarray(np.int32(0)), jnp.zeros(shape, dtype), key, jnp.zeros(shape, np.float32))
+    k = lax.while_loop(cond, body, start)[1]
+    return (k - 1).astype(dtype)
+
+
+def _rejection(key, lam, shape, dtype, max_iters):
+    """Hoermann's transformed rejection (PTRS) for large lam."""
+    from uir import lax
+    from uir._src.lax_special import lgamma
+
+    log_lam = jnp.log(lam)
+    b = 0.931 + 2.53 * jnp.sqrt(lam)
+    a = -0.059 + 0.02483 * b
+    inv_alpha = 1.1239 + 1.1328 / (b - 3.4)
+    v_r = 0.9277 - 3.6224 / (b - 2)
+
+    def cond(carry):
+        i, _, accepted, _ = carry
+        return jnp.any(~accepted) & (i < max_iters)
+
+    def body(carry):
+        i, k_out, accepted, rng = carry
+        keys = split(rng, 3)
+        u = uniform(keys[1], shape, lam.dtype) - 0.5
+        v = uniform(keys[2], shape, lam.dtype)
+        us = 0.5 - jnp.abs(u)
+        k = jnp.floor((2 * a / us + b) * u + lam + 0.43)
+        s = jnp.log(v * inv_alpha / (a / (us * us) + b))
+        t = -lam + k * log_lam - lgamma(k + 1)
+        accept1 = (us >= 0.07) & (v <= v_r)
+        reject = (k < 0) | ((us < 0.013) & (v > us))
+        accept = accept1 | (~reject & (s <= t))
+        return i + 1, jnp.where(accept, k, k_out), accepted | accept, keys[0]
+
+    start = (
+        jnp.asarray(np.int32(0)),
+        jnp.full(shape, -1, lam.dtype),
+        jnp.zeros(shape, np.bool_),
+        key,
+    )
+    return lax.while_loop(cond, body, start)[1].astype(dtype)
+
+
+@eager
+def poisson(key, lam, shape=None, dtype=None):
+    """Poisson counts with rate lam (int32 by default), JAX's draws: Knuth's
+    algorithm where lam < 10 (or NaN), transformed rejection elsewhere,
+    0 where lam is 0."""
+    key = _check_key(key, "poisson")
+    d = _int_dtype(dtype, "poisson")
+    lam = asarray(lam)
+    shape = tuple(lam.shape) if shape is None else _shape(shape, "poisson")
+    lam = jnp.broadcast_to(lam, shape).astype(np.float32)
+    use_knuth = jnp.isnan(lam) | (lam < 10)
+    max_iters = int(np.iinfo(d).max)
+    knuth = _knuth(key, jnp.where(use_knuth, lam, 0.0), shape, d, max_iters)
+    rejection = _rejection(key, jnp.where(use_knuth, 1e5, lam), shape, d, max_iters)
+    out = jnp.where(use_knuth, knuth, rejection)
+    return jnp.where(lam == 0, jnp.zeros_like(out), out)
+
+
+_STIRLING_TAIL = (
+    0.0810614667953272,
+    0.0413406959554092,
+    0.0276779256849983,
+    0.02079067210376509,
+    0.0166446911898211,
+    0.0138761288230707,
+    0.0118967099458917,
+    0.0104112652619720,
+    0.00925546218271273,
+    0.00833056343336287,
+)
+
+
+def _stirling_tail(k):
+    """log k! minus its Stirling approximation: a table to 9, a series
+    above."""
+    table = jnp.asarray(np.asarray(_STIRLING_TAIL, np.dtype(k.dtype)))
+    small = k <= 9
+    k = jnp.clip(k, 0.0, 9.0)
+    kp1sq = (k + 1) * (k + 1)
+    approx = (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
+    index = jnp.floor(k).astype(np.int32)
+    return jnp.where(small, jnp.take(table, index), approx)
+
+
+def _binomial_inversion(key, count, prob, shape, dtype, max_iters):
+    """The number of geometric(prob) gaps that fit in count draws."""
+    from uir import lax
+
+    log1m = jnp.log1p(-prob)
+
+    def cond(carry):
+        i, _, geom_sum, _ = carry
+        return jnp.any(geom_sum <= count) & (i < max_iters)
+
+    def body(carry):
+        i, num_geom, geom_sum, rng = carry
+        keys = split(rng)
+        num_geom = jnp.where(geom_sum <= count, num_geom + 1, num_geom)
+        u = uniform(keys[0], shape, prob.dtype)
+        geom = jnp.ceil(jnp.log(u) / log1m)
+        return i + 1, num_geom, geom_sum + geom, keys[1]
+
+    zeros = jnp.zeros(shape, prob.dtype)
+    start = (jnp.asarray(np.int32(0)), zeros, zeros, key)
+    k = lax.while_loop(cond, body, start)[1]
+    return (k - 1).astype(dtype)
+
+
+def _btrs(key, count, prob, shape, dtype, max_iters):
+    """Hoermann's BTRS (transformed rejection with squeeze)."""
+    from uir import lax
+
+    stddev = jnp.sqrt(count * prob * (1 - prob))
+    b = 1.15 + 2.53 * stddev
+    a = -0.0873 + 0.0248 * b + 0.01 * prob
+    c = count * prob + 0.5
+    v_r = 0.92 - 4.2 / b
+    r = prob / (1 - prob)
+    alpha = (2.83 + 5.1 / b) * stddev
+    m = jnp.floor((count + 1) * prob)
+
+    def cond(carry):
+        i, _, accepted, _ = carry
+        return jnp.any(~accepted) & (i < max_iters)
+
+    def body(carry):
+        i, k_out, accepted, rng = carry
+        keys = split(rng, 3)
+        u = uniform(keys[1], shape, prob.dtype)
+        v = uniform(keys[2], shape, prob.dtype)
+        u = u - 0.5
+        us = 0.5 - jnp.abs(u)
+        accept1 = (us >= 0.07) & (v <= v_r)
+        k = jnp.floor((2 * a / us + b) * u + c)
+        reject = (k < 0) | (k > count)
+        v = jnp.log(v * alpha / (a / (us * us) + b))
+        ub = (
+            (m + 0.5) * jnp.log((m + 1) / (r * (count - m + 1)))
+            + (count + 1) * jnp.log((count - m + 1) / (count - k + 1))
+            + (k + 0.5) * jnp.log(r * (count - k + 1) / (k + 1))
+            + _stirling_tail(m)
+            + _stirling_tail(count - m)
+            - _stirling_tail(k)
+            - _stirling_tail(count - k)
+        )
+        accept = accept1 | (~reject & (v <= ub))
+        return i + 1, jnp.where(accept, k, k_out), accepted | accept, keys[0]
+
+    start = (
+        jnp.asarray(np.int32(0)),
+        jnp.full(shape, -1, prob.dtype),
+        jnp.zeros(shape, np.bool_),
+        key,
+    )
+    return lax.while_loop(cond, body, start)[1].astype(dtype)
+
+
+@eager
+def binomial(key, n, p, shape=None, dtype=None):
+    """Binomial counts of n trials with success probability p, as floats
+    (JAX's draws): inversion where n min(p, 1 - p) <= 10, BTRS elsewhere;
+    NaN for a negative or NaN n or an invalid p, inf for an infinite n."""
+    key = _check_key(key, "binomial")
+    d = dtypes.default_float() if dtype is None else dtypes.canonicalize(dtype)
+    if not dtypes.is_float(d):
+        fail("binomial", f"dtype must be a float type, got {d}")
+    count, prob = asarray(n), asarray(p)
+    if not (dtypes.is_float(prob.dtype) or dtypes.is_complex(prob.dtype)):
+        prob = prob.astype(dtypes.default_float())
+    if shape is None:
+        shape = tuple(np.broadcast_shapes(count.shape, prob.shape))
+    else:
+        shape = _shape(shape, "binomial")
+        try:
+            if np.broadcast_shapes(shape, count.shape, prob.shape) != shape:
+                raise ValueError
+        except ValueError:
+            fail("binomial", f"shape {shape} does not fit n {count.shape} and p {prob.shape}")
+    count = jnp.broadcast_to(count.astype(prob.dtype), shape)
+    prob = jnp.broadcast_to(prob, shape)
+    p_lt_half = prob < 0.5
+    q = jnp.where(p_lt_half, prob, 1.0 - prob)
+    count_bad = jnp.isnan(count) | (count < 0.0)
+    count_inf = jnp.isinf(count)
+    q_nan, q_neg = jnp.isnan(q), q < 0.0
+    q = jnp.where(q_nan | q_neg, 0.01, q)
+    use_inversion = count_bad | (count * q <= 10.0)
+    count = jnp.floor(count)
+    max_iters = float(np.finfo(np.dtype(d)).max)
+    samples = jnp.where(
+        use_inversion,
+        _binomial_inversion(key, jnp.where(use_inversion, count, 0.0), q, shape, d, max_iters),
+        _btrs(
+            key,
+            jnp.where(use_inversion, 1e4, count),
+            jnp.where(use_inversion, 0.5, q),
+            shape,
+            d,
+            max_iters,
+        ),
+    )
+    invalid = q_neg | q_nan | count_bad
+    samples = jnp.where(invalid, jnp.asarray(np.nan, d), samples)
+    samples = jnp.where(count_inf & ~invalid, jnp.asarray(np.inf, d), samples)
+    keep = p_lt_half | count_bad | q_nan | count_inf
+    return jnp.where(keep, samples, count.astype(d) - samples)
+
+
+@eager
+def multinomial(key, n, p, *, shape=None, dtype=None, unroll=1):
+    """Counts of n trials over the outcomes of p (the last axis), as floats:
+    a binomial per outcome of the count still left, with its share of the
+    probability left (JAX's draws)."""
+    from uir import lax
+
+    del unroll
+    key = _check_key(key, "multinomial")
+    n, p = asarray(n), asarray(p)
+    if not dtypes.is_float(p.dtype):
+        p = p.astype(dtypes.default_float())
+    n, p = ops.promote("multinomial", n.astype(p.dtype) if not dtypes.is_float(n.dtype) else n, p)
+    d = np.dtype(p.dtype) if dtype is None else dtypes.canonicalize(dtype)
+    shape = tuple(p.shape) if shape is None else _shape(shape, "multinomial")
+    n = jnp.broadcast_to(n, shape[:-1])
+    p = jnp.moveaxis(jnp.broadcast_to(p, shape), -1, 0)
+    remaining = jnp.flip(jnp.cumsum(jnp.flip(p, 0), axis=0), 0)
+    ratios = p / jnp.where(remaining == 0, 1, remaining)
+    keys = split(key, ratios.shape[0])
+
+    def step(remainder, ratio_key):
+        ratio, k = ratio_key
+        count = binomial(k, remainder, jnp.clip(ratio, 0, 1), dtype=remainder.dtype)
+        return remainder - count, count
+
+    _, counts = lax.scan(step, n, (ratios, keys))
+    return jnp.moveaxis(counts, 0, -1).astype(d)
+
+
+__all__ = ["binomial", "multinomial", "poisson"]
