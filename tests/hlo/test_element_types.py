@@ -34,12 +34,14 @@ def test_dtype_round_trip(row):
     assert dtypes.numpy_dtype(name) == want
     assert dtypes.hlo_type(want) == name
     # The bindings agree: a literal of the type comes back with this dtype.
-    # (1 is the one value every type holds: f8e8m0fnu has no zero, s1 no 2.)
-    one = "(1, 0)" if name.startswith("c") else "1"
+    # (1 is a value nearly every type holds: f8e8m0fnu has no zero; s1
+    # holds only -1 and 0.)
+    value = -1 if name == "s1" else 1
+    one = "(1, 0)" if name.startswith("c") else str(value)
     text = f"HloModule m\nENTRY e {{\n  ROOT c = {name}[2] constant({{{one}, {one}}})\n}}\n"
     out = uir.evaluate(uir.hlo.parse_module(text))
     assert out.dtype == want
-    np.testing.assert_array_equal(out.astype(np.complex128), [1, 1])
+    np.testing.assert_array_equal(out.astype(np.complex128), [value, value])
     # Shape.dtype is NumPy's dtype where NumPy has one, else the HLO name.
     shape_dtype = uir.hlo.Shape(f"{name}[2]").dtype
     assert shape_dtype == (want if source == "numpy" else name)

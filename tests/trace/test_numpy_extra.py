@@ -194,3 +194,21 @@ def test_misuse_is_named():
         u.histogram(x, bins="auto")
     with pytest.raises(uir.TraceError, match="polyfit: needs deg >= 0"):
         u.polyfit(x[0], x[1], -1)
+
+
+def test_one_bit_integers_are_mldtypes_int1_and_uint1():
+    import ml_dtypes
+
+    assert u.int1 is ml_dtypes.int1 and u.uint1 is ml_dtypes.uint1
+    module = uir.hlo.parse_module(
+        "ENTRY e { a = s1[4] parameter(0)  b = s1[4] parameter(1)  ROOT r = s1[4] add(a, b) }"
+    )
+    a = np.array([0, -1, 0, -1], ml_dtypes.int1)
+    b = np.array([0, 0, -1, -1], ml_dtypes.int1)
+    want = np.array([0, -1, -1, 0], ml_dtypes.int1)  # -1 + -1 wraps to 0
+    for got in (uir.evaluate(module, a, b), uir.compile(module)(a, b)):
+        assert got.dtype == ml_dtypes.int1
+        np.testing.assert_array_equal(got.astype(np.int8), want.astype(np.int8))
+    x = np.arange(4, dtype=np.int32)
+    traced = uir.jit(lambda v: v.astype(u.uint1).astype(np.int32))(x)
+    np.testing.assert_array_equal(traced, x.astype(ml_dtypes.uint1).astype(np.int32))
