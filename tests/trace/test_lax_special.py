@@ -128,8 +128,10 @@ def test_integers_and_mixed_dtypes_are_refused_naming_the_op():
 def test_igamma_and_igammac_add_up_to_one(a, x):
     p = lax.igamma(np.float32(a), np.float32(x))
     q = lax.igammac(np.float32(a), np.float32(x))
-    # At x == a the two take different routes (series, fraction): 2e-5.
-    assert abs(float(p) + float(q) - 1) < 2e-5
+    # At x == a the two take different routes (series, fraction), and
+    # exp(a log x - x - lgamma(a)) cancels: in float32 JAX's own sum is off
+    # by up to 3.8e-5 over a <= 50.
+    assert abs(float(p) + float(q) - 1) < 6e-5
 
 
 @settings(max_examples=40, deadline=None)
