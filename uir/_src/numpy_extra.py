@@ -14,17 +14,8 @@ import numpy as np
 import uir.numpy as jnp
 from uir._src import dtypes, ops
 from uir._src.eager import eager
+from uir._src.numpy_more import _floats as _inexact
 from uir._src.ops import asarray, fail
-
-
-def _inexact(x):
-    x = asarray(x)
-    return (
-        x
-        if dtypes.is_float(x.dtype) or dtypes.is_complex(x.dtype)
-        else x.astype(dtypes.default_float())
-    )
-
 
 # --- histograms ------------------------------------------------------------------
 

@@ -43,16 +43,13 @@ def _knuth(key, lam, shape, dtype, max_iters):
     return (k - 1).astype(dtype)
 
 
-def _rejection(key, lam, shape, dtype, max_iters):
-    """Hoermann's transformed rejection (PTRS) for large lam."""
+def _until_accepted(key, shape, dtype, max_iters, propose):
+    """JAX's rejection loop: each step splits the key in three, draws
+    uniforms u and v of `dtype` from the second and third keys and takes
+    propose(u, v) -> (k, accept); an element holds its last accepted k (a
+    later acceptance overwrites an earlier one, as in JAX), and the loop
+    runs until every element has accepted once."""
     from uir import lax
-    from uir._src.lax_special import lgamma
-
-    log_lam = jnp.log(lam)
-    b = 0.931 + 2.53 * jnp.sqrt(lam)
-    a = -0.059 + 0.02483 * b
-    inv_alpha = 1.1239 + 1.1328 / (b - 3.4)
-    v_r = 0.9277 - 3.6224 / (b - 2)
 
     def cond(carry):
         i, _, accepted, _ = carry
@@ -61,24 +58,39 @@ def _rejection(key, lam, shape, dtype, max_iters):
     def body(carry):
         i, k_out, accepted, rng = carry
         keys = split(rng, 3)
-        u = uniform(keys[1], shape, lam.dtype) - 0.5
-        v = uniform(keys[2], shape, lam.dtype)
+        k, accept = propose(uniform(keys[1], shape, dtype), uniform(keys[2], shape, dtype))
+        return i + 1, jnp.where(accept, k, k_out), accepted | accept, keys[0]
+
+    start = (
+        jnp.asarray(np.int32(0)),
+        jnp.full(shape, -1, dtype),
+        jnp.zeros(shape, np.bool_),
+        key,
+    )
+    return lax.while_loop(cond, body, start)[1]
+
+
+def _rejection(key, lam, shape, dtype, max_iters):
+    """Hoermann's transformed rejection (PTRS) for large lam."""
+    from uir._src.lax_special import lgamma
+
+    log_lam = jnp.log(lam)
+    b = 0.931 + 2.53 * jnp.sqrt(lam)
+    a = -0.059 + 0.02483 * b
+    inv_alpha = 1.1239 + 1.1328 / (b - 3.4)
+    v_r = 0.9277 - 3.6224 / (b - 2)
+
+    def propose(u, v):
+        u = u - 0.5
         us = 0.5 - jnp.abs(u)
         k = jnp.floor((2 * a / us + b) * u + lam + 0.43)
         s = jnp.log(v * inv_alpha / (a / (us * us) + b))
         t = -lam + k * log_lam - lgamma(k + 1)
         accept1 = (us >= 0.07) & (v <= v_r)
         reject = (k < 0) | ((us < 0.013) & (v > us))
-        accept = accept1 | (~reject & (s <= t))
-        return i + 1, jnp.where(accept, k, k_out), accepted | accept, keys[0]
+        return k, accept1 | (~reject & (s <= t))
 
-    start = (
-        jnp.asarray(np.int32(0)),
-        jnp.full(shape, -1, lam.dtype),
-        jnp.zeros(shape, np.bool_),
-        key,
-    )
-    return lax.while_loop(cond, body, start)[1].astype(dtype)
+    return _until_accepted(key, shape, lam.dtype, max_iters, propose).astype(dtype)
 
 
 @eager
@@ -151,8 +163,6 @@ def _binomial_inversion(key, count, prob, shape, dtype, max_iters):
 
 def _btrs(key, count, prob, shape, dtype, max_iters):
     """Hoermann's BTRS (transformed rejection with squeeze)."""
-    from uir import lax
-
     stddev = jnp.sqrt(count * prob * (1 - prob))
     b = 1.15 + 2.53 * stddev
     a = -0.0873 + 0.0248 * b + 0.01 * prob
@@ -162,15 +172,7 @@ def _btrs(key, count, prob, shape, dtype, max_iters):
     alpha = (2.83 + 5.1 / b) * stddev
     m = jnp.floor((count + 1) * prob)
 
-    def cond(carry):
-        i, _, accepted, _ = carry
-        return jnp.any(~accepted) & (i < max_iters)
-
-    def body(carry):
-        i, k_out, accepted, rng = carry
-        keys = split(rng, 3)
-        u = uniform(keys[1], shape, prob.dtype)
-        v = uniform(keys[2], shape, prob.dtype)
+    def propose(u, v):
         u = u - 0.5
         us = 0.5 - jnp.abs(u)
         accept1 = (us >= 0.07) & (v <= v_r)
@@ -186,16 +188,9 @@ def _btrs(key, count, prob, shape, dtype, max_iters):
             - _stirling_tail(k)
             - _stirling_tail(count - k)
         )
-        accept = accept1 | (~reject & (v <= ub))
-        return i + 1, jnp.where(accept, k, k_out), accepted | accept, keys[0]
+        return k, accept1 | (~reject & (v <= ub))
 
-    start = (
-        jnp.asarray(np.int32(0)),
-        jnp.full(shape, -1, prob.dtype),
-        jnp.zeros(shape, np.bool_),
-        key,
-    )
-    return lax.while_loop(cond, body, start)[1].astype(dtype)
+    return _until_accepted(key, shape, prob.dtype, max_iters, propose).astype(dtype)
 
 
 @eager
