@@ -51,7 +51,7 @@ def test_uir_run_on_the_readme_example_prints_finite_numbers(tmp_path):
 def test_the_bundled_examples_are_found_by_name():
     import uir.examples
 
-    assert uir.examples.names() == ["mlp.hlo", "square.hlo"]
+    assert uir.examples.names() == ["jax_solve.hlo", "mlp.hlo", "square.hlo"]
     assert (ROOT / "examples" / "mlp.hlo").resolve() == uir.examples.path("mlp.hlo")
     with pytest.raises(FileNotFoundError, match="no bundled example"):
         uir.examples.path("resnet.hlo")

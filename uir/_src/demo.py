@@ -261,6 +261,35 @@ def _stage_igraph() -> bool:
     return same and read == x.nbytes and written == x.nbytes
 
 
+def _stage_lapack() -> bool:
+    import re
+
+    import numpy as np
+
+    import uir
+    import uir.examples
+    import uir.numpy as jnp
+
+    _section("JAX's own CPU dump of jnp.linalg.solve: LAPACK custom calls, built in")
+    m = uir.hlo.load(uir.examples.path("jax_solve.hlo"))
+    calls = sorted(set(re.findall(r'custom_call_target="([^"]+)"', str(m))))
+    print(f"{uir.examples.path('jax_solve.hlo').name}: custom calls {', '.join(calls)}")
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((3, 5, 5)).astype(np.float32) + 5 * np.eye(5, dtype=np.float32)
+    b = rng.standard_normal((3, 5, 2)).astype(np.float32)
+    want = np.linalg.solve(a, b)
+    evaluated, compiled = uir.evaluate(m, a, b), uir.compile(m)(a, b)
+    traced = uir.jit(jnp.linalg.solve).lower(a, b).as_text()
+    traced_calls = sorted(set(re.findall(r'custom_call_target="([^"]+)"', traced)))
+    ok = bool(np.allclose(evaluated, want, atol=1e-5) and np.allclose(compiled, want, atol=1e-5))
+    print(
+        f"  evaluated and compiled: {'agree' if ok else 'DISAGREE'} with numpy.linalg.solve "
+        f"(max |diff| {np.abs(compiled - want).max():.1e}); uir.numpy.linalg.solve traces to "
+        f"{', '.join(traced_calls)}"
+    )
+    return ok and traced_calls == calls
+
+
 def _leaves(value) -> list:
     if isinstance(value, (list, tuple)):
         return [leaf for v in value for leaf in _leaves(v)]
@@ -278,6 +307,7 @@ def run(size: int = 1 << 22) -> int:
         _stage_passes,
         _stage_buffers,
         _stage_igraph,
+        _stage_lapack,
     ]
     ok = all([stage() for stage in stages])
     print(f"\n{'demo finished' if ok else 'demo FAILED'}")

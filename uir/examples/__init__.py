@@ -5,7 +5,11 @@ things out from any directory:
     m = uir.hlo.load(uir.examples.path("mlp.hlo"))
 
 mlp.hlo: a two-layer perceptron (8x16 inputs, tanh, 10-way softmax) as
-uir.jit traces it. square.hlo: x * x over four floats.
+uir.jit traces it. square.hlo: x * x over four floats. jax_solve.hlo:
+JAX's CPU lowering of jnp.linalg.solve on a batch of three 5x5 systems with
+two right-hand sides, with its LAPACK custom calls (lapack_sgetrf_ffi,
+lapack_strsm_ffi), as `jax.jit(jnp.linalg.solve).lower(a, b).as_text("hlo")`
+wrote it.
 """
 
 from __future__ import annotations
