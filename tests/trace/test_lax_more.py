@@ -4,6 +4,8 @@ against NumPy (and, where JAX is installed, jax.lax)."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -180,3 +182,35 @@ def test_patches_local_conv_and_ragged_dot_match_jax(jax_x32):
     np.testing.assert_allclose(
         lax.ragged_dot(lhs, rhs, sizes), jl.ragged_dot(lhs, rhs, sizes), rtol=1e-5, atol=1e-6
     )
+
+
+def _ragged(lhs, rhs, sizes, dims, lhs_ragged, rhs_group):
+    dn = lax.RaggedDotDimensionNumbers(dims, lhs_ragged, rhs_group)
+    return lax.ragged_dot_general(lhs, rhs, sizes, dn)
+
+
+def test_ragged_dot_general_in_each_mode():
+    lhs = rng.standard_normal((2, 6, 4)).astype(np.float32)
+    rhs = rng.standard_normal((3, 2, 4, 5)).astype(np.float32)
+    sizes = np.array([[2, 1, 3], [0, 4, 1]], np.int32)  # per batch row
+    got = _ragged(lhs, rhs, sizes, (((2,), (2,)), ((0,), (1,))), [1], [0])
+    want = np.zeros((2, 6, 5), np.float32)
+    for b in range(2):
+        start = 0
+        for g, size in enumerate(sizes[b]):
+            want[b, start : start + size] = lhs[b, start : start + size] @ rhs[g, b]
+            start += size
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    # A ragged contracting dimension: one product per group of k.
+    a = rng.standard_normal((3, 7)).astype(np.float32)
+    w = rng.standard_normal((7, 5)).astype(np.float32)
+    groups = np.array([2, 4, 1], np.int32)
+    got = _ragged(a, w, groups, (((1,), (0,)), ((), ())), [1], [])
+    edges = np.concatenate([[0], np.cumsum(groups)])
+    want = np.stack([a[:, s:e] @ w[s:e] for s, e in itertools.pairwise(edges)])
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    # A ragged batch dimension: an ordinary batched dot.
+    x = rng.standard_normal((4, 3, 2)).astype(np.float32)
+    y = rng.standard_normal((4, 2, 5)).astype(np.float32)
+    got = _ragged(x, y, np.array([1, 3], np.int32), (((2,), (1,)), ((0,), (0,))), [0], [])
+    np.testing.assert_allclose(got, x @ y, rtol=1e-5, atol=1e-5)

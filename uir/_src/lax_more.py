@@ -249,11 +249,125 @@ def ragged_dot(
     return jnp.sum(picked, axis=1).astype(every.dtype)
 
 
+def _remaining(rank: int, *taken) -> list[int]:
+    used = {d for group in taken for d in group}
+    return [d for d in range(rank) if d not in used]
+
+
+def _expand_groups(x, dim: int, sizes, prefix: list[int]):
+    """x[g, ...]: x with everything outside group g's stretch of `dim` set
+    to zero, for each group g; sizes is [*x's prefix dims, g] (the groups
+    may differ along x's `prefix` dimensions)."""
+    import uir.numpy as jnp
+
+    g = sizes.shape[-1]
+    ends = jnp.cumsum(sizes, axis=-1)
+    starts = ends - sizes
+    shape = (g, *x.shape)
+    where_in = [0, *[1 + d for d in prefix]]
+
+    def spread(v):  # [*prefix, g] -> [g, *x.shape]
+        return ops._comp().emit(
+            "broadcast",
+            jnp.moveaxis(v, -1, 0),
+            dimensions=where_in,
+            shape=(shape, v.dtype),
+            op_name="ragged_dot",
+        )
+
+    position = ops.iota(np.dtype(sizes.dtype), shape, 1 + dim)
+    inside = (spread(starts) <= position) & (position < spread(ends))
+    wide = ops.broadcast_to(x, shape, "ragged_dot") if x.ndim else x
+    return jnp.where(inside, wide, jnp.zeros((), x.dtype))
+
+
+@eager
+def ragged_dot_general(
+    lhs,
+    rhs,
+    group_sizes,
+    ragged_dot_dimension_numbers,
+    precision=None,
+    preferred_element_type=None,
+    group_offset=None,
+    out_sharding=None,
+):
+    """A dot whose lhs is ragged along one dimension, split into groups of
+    group_sizes ([*prefix, g], or [g] for all): a non-contracting ragged
+    dimension takes rhs's group dimension per group ([b,m,k] x [g,b,k,n] ->
+    [b,m,n]); a contracting one gives a product per group ([b,m,k] x
+    [b,k,n] -> [g,b,m,n]); a batch one is an ordinary dot (as JAX)."""
+    from uir._src.lax_impl import dot_general
+
+    del precision, out_sharding
+    if group_offset is not None:
+        fail("ragged_dot_general", "group_offset (for sharded groups) is not supported")
+    dn = ragged_dot_dimension_numbers
+    (l_contract, r_contract), (l_batch, r_batch) = dn.dot_dimension_numbers
+    l_contract, r_contract = list(l_contract), list(r_contract)
+    l_batch, r_batch = list(l_batch), list(r_batch)
+    x, w = ops.promote("ragged_dot_general", asarray(lhs), asarray(rhs))
+    sizes = asarray(group_sizes)
+    if len(dn.lhs_ragged_dimensions) != 1:
+        fail("ragged_dot_general", "needs exactly one lhs ragged dimension")
+    ragged = dn.lhs_ragged_dimensions[0]
+    noncontract = _remaining(x.ndim, l_contract, l_batch)
+
+    def prefix_of(rank, dim, batch, contract, kind):
+        free = _remaining(rank, contract, batch)
+        if kind == "noncontracting":
+            return batch + free[: free.index(dim)]
+        if kind == "contracting":
+            return batch + contract[: contract.index(dim)]
+        return batch[: batch.index(dim)]
+
+    if ragged in noncontract:
+        kind = "noncontracting"
+    elif ragged in l_contract:
+        kind = "contracting"
+    elif ragged in l_batch:
+        kind = "batch"
+    else:
+        fail("ragged_dot_general", f"lhs ragged dimension {ragged} is not a dimension of lhs")
+    l_prefix = prefix_of(x.ndim, ragged, l_batch, l_contract, kind)
+    if sizes.ndim == 1:
+        sizes = ops.broadcast_to(
+            sizes, (*[x.shape[d] for d in l_prefix], sizes.shape[0]), "ragged_dot"
+        )
+    incr = lambda dims: [d + 1 for d in dims]  # noqa: E731
+    if kind == "noncontracting":
+        if len(dn.rhs_group_dimensions) != 1:
+            fail(
+                "ragged_dot_general",
+                "a non-contracting ragged dimension needs one rhs group dimension",
+            )
+        return dot_general(
+            _expand_groups(x, ragged, sizes, l_prefix),
+            w,
+            (
+                ([*incr(l_contract), 0], [*r_contract, dn.rhs_group_dimensions[0]]),
+                (incr(l_batch), r_batch),
+            ),
+            preferred_element_type,
+        )
+    if kind == "contracting":
+        r_ragged = r_contract[l_contract.index(ragged)]
+        r_prefix = prefix_of(w.ndim, r_ragged, r_batch, r_contract, kind)
+        return dot_general(
+            _expand_groups(x, ragged, sizes, l_prefix),
+            _expand_groups(w, r_ragged, sizes, r_prefix),
+            ((incr(l_contract), incr(r_contract)), ([0, *incr(l_batch)], [0, *incr(r_batch)])),
+            preferred_element_type,
+        )
+    return dot_general(x, w, ((l_contract, r_contract), (l_batch, r_batch)), preferred_element_type)
+
+
 __all__ = [
     "broadcast_like",
     "conv_general_dilated_local",
     "conv_general_dilated_patches",
     "ragged_dot",
+    "ragged_dot_general",
     "rng_bit_generator",
     "rng_uniform",
     "scatter_apply",

@@ -883,8 +883,9 @@ ConvGeneralDilatedDimensionNumbers = tuple
 
 
 class RaggedDotDimensionNumbers:
-    """The dimension numbers of a ragged dot (accepted for compatibility;
-    uir has no ragged dot yet)."""
+    """The dimension numbers of ragged_dot_general: the dot's, the lhs
+    dimension that is ragged, and rhs's group dimension (for a
+    non-contracting ragged dimension)."""
 
     def __init__(self, dot_dimension_numbers, lhs_ragged_dimensions, rhs_group_dimensions):
         self.dot_dimension_numbers = dot_dimension_numbers
