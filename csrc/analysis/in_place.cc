@@ -109,6 +109,12 @@ bool CanShareOperandBuffer(const HloInstruction& user, int64_t operand) {
   const HloComputation* fused = user.attributes().Get<HloComputation*>(AttrKey::kCalls);
   if (fused->root()->opcode() == HloOpcode::kTuple) return false;
   if (!InPlacePairs(user).empty()) return false;
+  // A fused dot or convolution runs as a library call that writes the
+  // result buffer before the epilogue reads the other operands: none of
+  // them may share it.
+  for (const HloInstruction* i : fused->instructions()) {
+    if (i->opcode() == HloOpcode::kDot || i->opcode() == HloOpcode::kConvolution) return false;
+  }
   for (const HloInstruction* p : fused->parameters()) {
     if (p->parameter_number() == operand) return ElementwiseToRoot(p, out);
   }

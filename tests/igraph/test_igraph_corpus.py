@@ -49,6 +49,9 @@ ALLOWED = (
     # A fusion reading one concatenate at two offsets (jnp.roll's slices):
     # the iGraph lowering indexes a concatenate along one dimension only.
     "%concatenate",
+    # Likewise a pad read through a reshape that splits the padded
+    # dimension (packbits' groups of eight bits).
+    "%pad",
 )
 
 

@@ -370,3 +370,30 @@ def test_lax_symmetric_product_and_cholesky_update_match_numpy():
         uir.config.update("enable_x64", False)
     np.testing.assert_allclose(updated.T @ updated, spd + np.outer(w, w), rtol=1e-10)
     np.testing.assert_allclose(np.tril(updated, -1), 0, atol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(6, 4), (5, 5), (9, 2)])
+def test_qdwh_polar_decomposition_compiled_like_the_evaluator(shape):
+    # Its QR steps once miscompiled: a fused gemm's product overwrote the
+    # previous iterate, whose buffer the result shared, before the epilogue
+    # read it (6 iterations where 4 converge).
+    x = _general(shape, np.float32, 21)
+    compiled = uir.jit(lambda v: lax_linalg.qdwh(v))(x)
+    evaluated = uir.jit(lambda v: lax_linalg.qdwh(v), backend="eval")(x)
+    u, h, iterations, converged = compiled
+    assert int(iterations) == int(evaluated[2]) and bool(converged)
+    np.testing.assert_allclose(u, evaluated[0], atol=1e-5)
+    np.testing.assert_allclose(u @ h, x, atol=1e-5)
+    np.testing.assert_allclose(u.T @ u, np.eye(shape[1]), atol=1e-5)
+    np.testing.assert_allclose(h, h.T, atol=1e-6)
+    assert np.linalg.eigvalsh(h.astype(np.float64)).min() > -1e-5
+
+
+@pytest.mark.xla
+def test_qdwh_matches_jax(jax_x32):
+    x = _general((7, 4), np.float32, 22)
+    got = lax_linalg.qdwh(x)
+    want = jax_x32.lax.linalg.qdwh(x)
+    assert int(got[2]) == int(want[2]) and bool(got[3]) == bool(want[3])
+    np.testing.assert_allclose(got[0], want[0], atol=1e-5)
+    np.testing.assert_allclose(got[1], want[1], atol=1e-5)

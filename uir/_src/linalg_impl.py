@@ -555,6 +555,91 @@ def cholesky_update(r_matrix, w_vector):
     return r
 
 
+def _qdwh_qr_step(u, params):
+    a_minus_e_by_sqrt_c, sqrt_c, e = params
+    m, n = u.shape
+    y = jnp.concatenate([sqrt_c * u, jnp.eye(n, dtype=u.dtype)], axis=0)
+    q, _ = qr(y, full_matrices=False)
+    return e * u + a_minus_e_by_sqrt_c * (q[:m] @ _h(q[m:]))
+
+
+def _qdwh_cholesky_step(u, params):
+    a_minus_e, c, e = params
+    n = u.shape[1]
+    x = c * (_h(u) @ u) + jnp.eye(n, dtype=u.dtype)
+    y = cholesky(x, symmetrize_input=False)
+    z = jnp.conj(triangular_solve(y, _swap_last(u), left_side=True, lower=True, conjugate_a=True))
+    z = _h(triangular_solve(y, z, left_side=True, lower=True, transpose_a=True, conjugate_a=True))
+    return e * u + a_minus_e * z
+
+
+@eager
+def qdwh(x, *, is_hermitian: bool = False, max_iterations=None, eps=None, dynamic_shape=None):
+    """(u, h, num_iters, is_converged): the polar decomposition x = u h
+    (u with orthonormal columns, h Hermitian positive semi-definite) of a
+    full-rank x[m, n], m >= n, by the QR-based dynamically weighted Halley
+    iteration (Nakatsukasa, Bai and Gygi), as JAX: its weights computed
+    ahead, QR steps while c > 100, Cholesky steps after, Halley's method
+    until the iterate settles, then a Newton-Schulz refinement."""
+    from uir import lax
+
+    del is_hermitian
+    if dynamic_shape is not None:
+        fail("lax.linalg.qdwh", "dynamic_shape (a padded input) is not supported")
+    x = _matrix(x, "qdwh")
+    if x.ndim != 2 or x.shape[0] < x.shape[1]:
+        fail(
+            "lax.linalg.qdwh", f"needs a matrix of shape (m, n) with m >= n, got {ops.describe(x)}"
+        )
+    max_iterations = 10 if max_iterations is None else int(max_iterations)
+    eps = float(np.finfo(np.dtype(_real_dtype(x.dtype))).eps) if eps is None else float(eps)
+    one_norm = norm(x, ord=1)
+    inf_norm = norm(x, ord=np.inf)
+    alpha_inverse = jnp.where(one_norm == 0, 1, 1 / jnp.sqrt(one_norm * inf_norm))
+    u = x * alpha_inverse.astype(x.dtype)
+    tol_l = 10.0 * eps / 2.0
+    tol_norm = tol_l ** (1 / 3)
+    qr_coefs, chol_coefs = [], []
+    lower, k = eps, 0
+    while lower + tol_l < 1 and k < max_iterations:
+        k += 1
+        l2 = lower * lower
+        dd = (4 * (1 / l2 - 1) / l2) ** (1 / 3)
+        sqd = (1.0 + dd) ** (1 / 2)
+        a = sqd + (2 - dd + 2 * (2 - l2) / (l2 * sqd)) ** (1 / 2)
+        b = (a - 1) ** 2 / 4
+        c = a + b - 1
+        lower = lower * (a + b * l2) / (1 + c * l2)
+        if c > 100:
+            qr_coefs.append(((a - b / c) / c ** (1 / 2), c ** (1 / 2), b / c))
+        else:
+            chol_coefs.append((a - b / c, c, b / c))
+    for params in qr_coefs:
+        u = _qdwh_qr_step(u, params)
+    converged = jnp.asarray(False)
+    for params in chol_coefs:
+        previous = u
+        u = _qdwh_cholesky_step(u, params)
+        converged = ~(norm(u - previous) > tol_norm)
+
+    # Halley's method (a, b, c = 3, 1, 3) until the iterate settles.
+    def cond(state):
+        i, _, done = state
+        return ~done & (i < max_iterations)
+
+    def body(state):
+        i, u, _ = state
+        new = _qdwh_cholesky_step(u, (3 - 1 / 3, 3, 1 / 3))
+        return i + 1, new, ~(norm(new - u) > tol_norm)
+
+    start = (jnp.asarray(np.int32(len(qr_coefs) + len(chol_coefs))), u, converged)
+    num_iters, u, converged = lax.while_loop(cond, body, start)
+    u = 1.5 * u - 0.5 * u @ (_h(u) @ u)
+    h = _h(u) @ x
+    h = (h + _h(h)) / 2
+    return u, h, num_iters, converged
+
+
 # --- jax.numpy.linalg -----------------------------------------------------------------
 
 
