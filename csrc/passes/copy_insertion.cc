@@ -245,25 +245,58 @@ class Inserter {
     std::vector<int64_t> at;
     const HloInstruction* producer = Origin(out, at);
     // A producer updating a value in place (a scatter into a scatter into
-    // a copy) shares that value's buffer: the buffer is written from the
-    // chain's first op on, so the old value's readers must come before it.
+    // a copy, a custom call over one of its operands) shares that value's
+    // buffer: the buffer is written from the chain's first writer on, so
+    // the old value's readers must come before it.
+    auto is_old = [&](const HloInstruction* x, const std::vector<int64_t>& x_at) {
+      for (const HloInstruction* v : old) {
+        std::vector<int64_t> v_at;
+        if (Origin(v, v_at) == x && v_at == x_at) return true;
+      }
+      return false;
+    };
     std::vector<const HloInstruction*> chain;
-    for (const HloInstruction* x = producer; at.empty();) {
-      const std::vector<int64_t> updated = InPlaceOperands(*x);
-      if (updated.empty()) break;
-      const HloInstruction* next = Base(x->operand(updated.front()));
-      const bool is_old = std::any_of(old.begin(), old.end(),
-                                      [&](const HloInstruction* v) { return Base(v) == next; });
-      if (is_old) break;
+    const HloInstruction* x = producer;
+    std::vector<int64_t> x_at = at;
+    for (;;) {
+      const HloInstruction* next = nullptr;
+      std::vector<int64_t> next_at;
+      for (const analysis::InPlacePair& p : analysis::InPlacePairs(*x)) {
+        if (!p.operand_index.empty() || p.output_index != x_at) continue;
+        next = Origin(x->operand(p.operand), next_at);
+        break;
+      }
+      if (next == nullptr || is_old(next, next_at)) break;
       chain.push_back(next);
       x = next;
+      x_at = next_at;
     }
+    // A copy of the old value writes the bytes the buffer holds already:
+    // the first real write is the chain's next op.
     const HloInstruction* first_writer = chain.empty() ? nullptr : chain.back();
+    if (first_writer != nullptr && first_writer->opcode() == HloOpcode::kCopy) {
+      std::vector<int64_t> copied_at;
+      const HloInstruction* copied = Origin(first_writer->operand(0), copied_at);
+      if (is_old(copied, copied_at))
+        first_writer = chain.size() >= 2 ? chain[chain.size() - 2] : nullptr;
+    }
     std::vector<HloInstruction*> late;
     for (HloInstruction* view : old) {
       for (HloInstruction* r : Readers(view)) {
         if (std::find(late.begin(), late.end(), r) != late.end()) continue;
-        if (std::find(chain.begin(), chain.end(), r) != chain.end()) continue;
+        if (std::find(chain.begin(), chain.end(), r) != chain.end()) {
+          // The chain's earliest op may read the old value as it writes
+          // (a copy of it, or element by element); the others read it
+          // after the buffer has changed.
+          bool in_step = r == chain.back();
+          if (in_step && r->opcode() != HloOpcode::kCopy && !hlo::IsElementwise(r->opcode())) {
+            for (int64_t k = 0; k < r->operand_count(); ++k) {
+              if (r->operand(k) == view && !analysis::CanShareOperandBuffer(*r, k)) in_step = false;
+            }
+          }
+          if (!in_step) late.push_back(r);
+          continue;
+        }
         if (first_writer != nullptr && r != producer && r != c_.root() &&
             !order_.After(first_writer, r)) {
           late.push_back(r);

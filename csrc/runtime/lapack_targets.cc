@@ -237,7 +237,21 @@ class Call {
       Fail("returns " + std::to_string(results) + " result(s), the call has " +
            f.result.ToString());
     attributes_ = ParseDictionary(f.opaque);
+    // A result may be an operand's memory (JAX declares getrf's lu over
+    // its x, trsm's x over its b, ...), and a hand-written call may alias
+    // them otherwise: the targets read their operands from copies, so no
+    // result written early can change what is still to be read.
+    operands_ = f.operands;
+    for (CallBuffer& o : operands_) {
+      if (!o.IsArray() || o.Bytes() <= 0) continue;
+      snapshots_.emplace_back(static_cast<const uint8_t*>(o.data),
+                              static_cast<const uint8_t*>(o.data) + o.Bytes());
+      o.data = snapshots_.back().data();
+    }
   }
+
+  // Operand `i`, from its copy.
+  const CallBuffer& operand(size_t i) const { return operands_[i]; }
 
   [[noreturn]] void Fail(const std::string& message) const {
     throw CustomCallError(f_.target, "%" + f_.call + ": " + message);
@@ -246,7 +260,7 @@ class Call {
   // Operand `i` as a batch of matrices of T.
   template <typename T>
   Matrices<T> Matrix(size_t i, std::string_view what, bool square = false) const {
-    const CallBuffer& b = f_.operands[i];
+    const CallBuffer& b = operands_[i];
     if (!b.IsArray() || b.type != TypeOf<T>() || b.dims.size() < 2)
       Fail("operand " + std::to_string(i) + " (" + std::string(what) + ") must be a " +
            std::string(hlo::PrimitiveTypeName(TypeOf<T>())) + " array of rank 2 or more, got " +
@@ -267,7 +281,7 @@ class Call {
   // Operand `i`, which must be of `type` and `dims`.
   template <typename T>
   T* Operand(size_t i, const Dims& dims, std::string_view what) const {
-    return Check<T>(f_.operands[i], dims,
+    return Check<T>(operands_[i], dims,
                     "operand " + std::to_string(i) + " (" + std::string(what) + ")");
   }
   // Result `i`, which must be of `type` and `dims`.
@@ -339,6 +353,8 @@ class Call {
   }
 
   const CallFrame& f_;
+  std::vector<CallBuffer> operands_;
+  std::vector<std::vector<uint8_t>> snapshots_;  // the operands' bytes
   std::vector<const CallBuffer*> results_;
   std::map<std::string, std::string, std::less<>> attributes_;
 };
@@ -449,7 +465,7 @@ void Geqp3(const CallFrame& f) {
   T* out = c.Result<T>(0, x.dims(), "a");
   int32_t* jpvt = c.Result<int32_t>(1, Append(x.batch, {n}), "jpvt");
   T* tau = c.Result<T>(2, Append(x.batch, {k}), "tau");
-  if (jpvt != jpvt_in) std::memmove(jpvt, jpvt_in, sizeof(int32_t) * x.count * n);
+  if (x.count * n > 0) std::memcpy(jpvt, jpvt_in, sizeof(int32_t) * x.count * n);
   std::vector<T> a(static_cast<size_t>(m) * n);
   std::vector<Real<T>> rwork(static_cast<size_t>(2 * std::max(n, 1)));
   T query{};
@@ -481,7 +497,7 @@ template <typename T>
 void Orgqr(const CallFrame& f) {
   Call c(f, 2, 1);
   const Matrices<T> x = c.Matrix<T>(0, "a");
-  const CallBuffer& tau_buffer = f.operands[1];
+  const CallBuffer& tau_buffer = c.operand(1);
   const int m = x.rows, n = x.cols, lda = Lead(m);
   const int64_t k64 = tau_buffer.dims.empty() ? -1 : tau_buffer.dims.back();
   if (!(m >= n && k64 >= 0 && n >= k64))
@@ -520,7 +536,7 @@ void Ormqr(const CallFrame& f) {
   const Matrices<T> cm = call.Matrix<T>(2, "c");
   const bool left = call.Bool("left");
   const bool transpose = call.Bool("transpose");
-  const CallBuffer& tau_buffer = f.operands[1];
+  const CallBuffer& tau_buffer = call.operand(1);
   const int m = cm.rows, n = cm.cols, nq = left ? m : n;
   const int64_t k64 = tau_buffer.dims.empty() ? -1 : tau_buffer.dims.back();
   if (a.batch != cm.batch || a.rows != nq || k64 < 0 || k64 > nq || k64 > a.cols)
@@ -929,14 +945,16 @@ void Gtsv(const CallFrame& f) {
   T* x = c.Result<T>(3, bm.dims(), "x");
   int32_t* info = c.Result<int32_t>(4, bm.batch, "info");
   const size_t diag_bytes = sizeof(T) * static_cast<size_t>(bm.count) * m;
-  if (dl != dl_in) std::memmove(dl, dl_in, diag_bytes);
-  if (d != d_in) std::memmove(d, d_in, diag_bytes);
-  if (du != du_in) std::memmove(du, du_in, diag_bytes);
+  if (diag_bytes > 0) {
+    std::memcpy(dl, dl_in, diag_bytes);
+    std::memcpy(d, d_in, diag_bytes);
+    std::memcpy(du, du_in, diag_bytes);
+  }
   std::vector<T> xb(static_cast<size_t>(m) * nrhs);
   for (int64_t b = 0; b < bm.count; ++b) {
     ToColumnMajor(bm.at(b), m, nrhs, xb.data());
     int status = 0;
-    if (m > 0) {
+    if (m > 0 && nrhs > 0) {  // LAPACK writes b(n, 1) even for no right-hand side
       UIR_EVERY(gtsv, &m, &nrhs, dl + b * m + 1, d + b * m, du + b * m, xb.data(), &ldb, &status);
     }
     ToRowMajor(xb.data(), m, nrhs, x + b * m * nrhs);

@@ -106,3 +106,14 @@ def test_the_same_key_gives_jaxs_counts(seed, jax_x32):
         ur.multinomial(raw, 30.0, PROBS, shape=(5, 3)),
         np.asarray(jr.multinomial(key, 30.0, PROBS, shape=(5, 3))),
     )
+
+
+def test_poisson_and_binomial_run_with_64_bit_types():
+    uir.config.update("enable_x64", True)
+    try:
+        counts = ur.poisson(ur.PRNGKey(0), 3.0, (4,))
+        assert counts.dtype == np.int64 and counts.shape == (4,)
+        draws = ur.multinomial(ur.PRNGKey(1), 10.0, np.array([0.5, 0.5], np.float32))
+        assert draws.dtype == np.float64 and draws.sum() == 10
+    finally:
+        uir.config.update("enable_x64", False)

@@ -397,3 +397,39 @@ def test_qdwh_matches_jax(jax_x32):
     assert int(got[2]) == int(want[2]) and bool(got[3]) == bool(want[3])
     np.testing.assert_allclose(got[0], want[0], atol=1e-5)
     np.testing.assert_allclose(got[1], want[1], atol=1e-5)
+
+
+def test_vector_norm_over_several_axes_is_one_vector():
+    x = _general((2, 3, 4), np.float32, 23)
+    for ord_ in (2, 1, np.inf, 0, 3):
+        np.testing.assert_allclose(
+            la.vector_norm(x, ord=ord_, axis=(0, 2)),
+            np.linalg.vector_norm(x, ord=ord_, axis=(0, 2)),
+            rtol=1e-5,
+        )
+    np.testing.assert_allclose(
+        la.vector_norm(x, axis=(0, 2), keepdims=True),
+        np.linalg.vector_norm(x, axis=(0, 2), keepdims=True),
+        rtol=1e-5,
+    )
+
+
+def test_empty_systems_solve_to_empty_arrays():
+    for a in (np.zeros((0, 0), np.float32), np.zeros((2, 0, 0), np.float32)):
+        assert la.inv(a).shape == a.shape
+        assert la.solve(a, np.zeros((*a.shape[:-1], 3), np.float32)).shape == (*a.shape[:-1], 3)
+
+
+def test_solve_takes_only_a_one_dimensional_b_as_a_vector():
+    a = _general((2, 3, 3), np.float32, 24) + 3 * np.eye(3, dtype=np.float32)
+    b = _general((3,), np.float32, 25)
+    np.testing.assert_allclose(la.solve(a, b), np.linalg.solve(a, b[:, None])[..., 0], rtol=1e-5)
+    bm = _general((3, 3), np.float32, 26)
+    np.testing.assert_allclose(la.solve(a, bm), np.linalg.solve(a, bm), rtol=1e-4, atol=1e-5)
+    with pytest.raises(uir.TraceError, match="a batch of vectors is solve"):
+        la.solve(a, _general((2, 3), np.float32, 27))
+
+
+def test_lu_pivots_to_permutation_runs_eagerly():
+    perm = lax_linalg.lu_pivots_to_permutation(np.array([2, 2, 2], np.int32), 4)
+    np.testing.assert_array_equal(perm, [2, 0, 1, 3])

@@ -212,3 +212,28 @@ def test_one_bit_integers_are_mldtypes_int1_and_uint1():
     x = np.arange(4, dtype=np.int32)
     traced = uir.jit(lambda v: v.astype(u.uint1).astype(np.int32))(x)
     np.testing.assert_array_equal(traced, x.astype(ml_dtypes.uint1).astype(np.int32))
+
+
+def test_partial_sorts_of_nan_and_infinities_are_permutations_in_xlas_order():
+    data = np.array([np.nan, 1.0, -np.inf, 2.0, np.inf], np.float32)
+    # XLA's TopK ranks in the total order (NaN above inf); recorded from jax 0.10.2.
+    np.testing.assert_array_equal(u.partition(data, 0), [-np.inf, np.nan, np.inf, 2.0, 1.0])
+    np.testing.assert_array_equal(u.argpartition(data, 2), [2, 1, 3, 0, 4])
+    _, indices = uir.lax.top_k(np.array([np.nan, 1, -np.inf, 2, np.inf, -0.0, 0.0], np.float32), 7)
+    np.testing.assert_array_equal(indices, [0, 4, 3, 1, 6, 5, 2])
+
+
+def test_linspace_gives_whole_steps_exactly_for_integers():
+    np.testing.assert_array_equal(u.linspace(1, 7, 7, dtype=np.int32), np.arange(1, 8))
+    traced = uir.jit(lambda a: u.linspace(a, 7.0, 7, dtype=np.int32))(np.float32(1))
+    np.testing.assert_array_equal(traced, np.arange(1, 8))
+    step = uir.jit(lambda a: u.linspace(a, 5.0, 1, endpoint=False, retstep=True))(np.float32(1))[1]
+    assert np.shape(step) == () and float(step) == 4.0
+
+
+def test_lax_sort_orders_by_every_key():
+    first = np.array([1, 0, 1, 0], np.int32)
+    second = np.array([3.0, 2.0, 1.0, 4.0], np.float32)
+    a, b = uir.lax.sort((first, second), num_keys=2)
+    np.testing.assert_array_equal(a, [0, 0, 1, 1])
+    np.testing.assert_array_equal(b, [2.0, 4.0, 1.0, 3.0])

@@ -50,7 +50,7 @@ def rng_bit_generator(key, shape, dtype=np.uint32, algorithm=RandomAlgorithm.RNG
     counter-based generator `algorithm` (XLA's rng-bit-generator; 8- and
     16-bit results are 32-bit draws narrowed, as in JAX)."""
     key = asarray(key)
-    dtype = np.dtype(dtype)
+    dtype = np.dtype(dtypes.canonicalize(dtype))
     if dtype.kind != "u":
         fail("rng_bit_generator", f"dtype must be an unsigned integer type, got {dtype}")
     if key.ndim != 1 or np.dtype(key.dtype) not in (np.uint32, np.uint64):

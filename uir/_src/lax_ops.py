@@ -699,6 +699,19 @@ def top_k(operand, k: int):
     keys = negative(x) if not dtypes.is_int(x.dtype) or x.dtype.kind == "i" else None
     if keys is None:  # unsigned: sort descending through the bitwise complement
         keys = ops.unary("not", x)
+    if dtypes.is_float(x.dtype):
+        # XLA's TopK ranks floats in their total order (+NaN above +inf,
+        # -NaN below -inf): the bits as sign-magnitude integers, flipped to
+        # sort largest first.
+        from uir._src.lax_impl import bitcast_convert_type
+
+        width = np.dtype(x.dtype).itemsize * 8
+        signed = np.dtype(f"int{width}")
+        bits = bitcast_convert_type(x, signed)
+        sign = ops.binary("shift-right-arithmetic", bits, asarray(np.array(width - 1, signed)))
+        magnitude_mask = asarray(np.array(np.iinfo(signed).max, signed))
+        ordered = ops.binary("xor", bits, ops.binary("and", sign, magnitude_mask))
+        keys = ops.unary("not", ordered)
     _, vals, ids = _sort([keys, x, idx], x.ndim - 1, num_keys=1)
     starts, limits, strides = [0] * x.ndim, list(x.shape), [1] * x.ndim
     limits[-1] = int(k)

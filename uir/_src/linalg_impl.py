@@ -151,6 +151,7 @@ def triangular_solve(
     return x
 
 
+@eager
 def lu_pivots_to_permutation(pivots, permutation_size: int):
     """The permutation of [0, permutation_size) that applying the row swaps
     `pivots` (i <-> pivots[i], in order; 0-based) makes, as a traced loop."""
@@ -653,16 +654,27 @@ def _solve_with_lu(lu_, permutation, b):
 
 @eager
 def solve(a, b):
-    """x with a x = b; b is a vector (one dimension fewer than a) or
-    matrices, batch dimensions broadcast."""
+    """x with a x = b: b a vector (1-D) or matrices [..., m, k], batch
+    dimensions broadcast (JAX's rule since 0.5: only a 1-D b is a
+    vector)."""
     a = _matrix(a, "solve", square=True)
     b = asarray(b)
     a, b = ops.promote("linalg.solve", a, b)
-    vector = b.ndim == a.ndim - 1
+    if b.ndim > 1 and a.ndim == b.ndim + 1 and a.shape[-1] == b.shape[-1] != b.shape[-2]:
+        fail(
+            "linalg.solve",
+            f"{ops.describe(a)} and {ops.describe(b)}: b's last two dimensions are not [m, k] "
+            "(a batch of vectors is solve(a, b[..., None])[..., 0])",
+        )
+    vector = b.ndim == 1
     if vector:
         b = jnp.expand_dims(b, -1)
     if b.ndim < 2 or b.shape[-2] != a.shape[-1]:
         fail("linalg.solve", f"{ops.describe(a)} and {ops.describe(b)} do not fit")
+    if a.shape[-1] == 0:
+        batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        out = jnp.zeros((*batch, *b.shape[-2:]), a.dtype)
+        return out[..., 0] if vector else out
     batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     a = jnp.broadcast_to(a, (*batch, *a.shape[-2:]))
     b = jnp.broadcast_to(b, (*batch, *b.shape[-2:]))
@@ -860,7 +872,7 @@ def matrix_rank(M, rtol=None, *, hermitian: bool = False, tol=None):
     if rtol is None:
         rtol = jnp.max(s, axis=-1) * max(M.shape[-2:]) * float(np.finfo(np.dtype(s.dtype)).eps)
     threshold = jnp.expand_dims(asarray(rtol).astype(s.dtype), -1)
-    return jnp.sum((s > threshold).astype(_INT), axis=-1)
+    return jnp.sum((s > threshold).astype(dtypes.default_int()), axis=-1)
 
 
 @eager
@@ -1084,9 +1096,15 @@ def matrix_norm(x, ord="fro", keepdims: bool = False):
 
 @eager
 def vector_norm(x, ord=2, axis=None, keepdims: bool = False):
-    """The vector norm over `axis` (all of x by default, flattened)."""
+    """The vector norm over `axis`, one or several dimensions taken as one
+    vector (all of x by default)."""
     x = asarray(x)
-    if axis is None:
-        out = norm(jnp.ravel(x), ord=ord)
-        return jnp.reshape(out, (1,) * x.ndim) if keepdims else out
-    return norm(x, ord=ord, axis=axis, keepdims=keepdims)
+    axes = tuple(range(x.ndim)) if axis is None else axis
+    axes = (axes,) if isinstance(axes, (int, np.integer)) else tuple(axes)
+    axes = tuple(sorted(ops.normalize_axis(a, x.ndim, "vector_norm") for a in axes))
+    rest = [d for d in range(x.ndim) if d not in axes]
+    flat = jnp.reshape(jnp.transpose(x, (*rest, *axes)), (*[x.shape[d] for d in rest], -1))
+    out = norm(flat, ord=ord, axis=-1)
+    if keepdims:
+        out = jnp.reshape(out, tuple(1 if d in axes else x.shape[d] for d in range(x.ndim)))
+    return out

@@ -476,6 +476,11 @@ def linspace(
         inexact = np.dtype(dtypes.default_float())
     compute = dtypes.canonicalize(inexact)
     d = _dtype_or(dtype, compute)
+    # JAX computes in the result's inexact type; integers' values come from
+    # start + i * step, exact for whole steps.
+    integer = np.issubdtype(d, np.integer) or d == np.bool_
+    if not integer:
+        compute = d
     bounds = list(np.broadcast_shapes(np.shape(start), np.shape(stop)))
     axis = len(bounds) + axis + 1 if axis < 0 else axis
     shape = list(bounds)
@@ -488,12 +493,13 @@ def linspace(
             delta = (np.asarray(stop, compute) - np.asarray(start, compute)) / compute.type(div)
             t_shape = [1] * len(shape)
             t_shape[axis] = div
-            t = (
-                (np.arange(div, dtype=np.finfo(compute).dtype) / div)
-                .astype(compute)
-                .reshape(t_shape)
-            )
-            out = lo * (1 - t) + hi * t
+            if integer:
+                steps = np.arange(div, dtype=compute).reshape(t_shape)
+                out = lo + steps * np.broadcast_to(delta, bounds).reshape(shape)
+            else:
+                t = (np.arange(div, dtype=np.finfo(compute).dtype) / div).astype(compute)
+                t = t.reshape(t_shape)
+                out = lo * (1 - t) + hi * t
             if endpoint:
                 out = np.concatenate([out, hi], axis=axis)
         elif num == 1:
@@ -520,16 +526,25 @@ def linspace(
         t_shape = [1] * len(shape)
         t_shape[axis] = div
         real = np.finfo(compute).dtype
-        t = ops.convert(divide(ops.iota(real, (div,), 0), asarray(np.asarray(div, real))), compute)
-        t = ops.reshape(t, tuple(t_shape))
-        one = asarray(np.asarray(1, compute))
-        out = add(multiply(lo, subtract(one, t)), multiply(hi, t))
+        if integer:
+            steps = ops.reshape(ops.iota(compute, (div,), 0), tuple(t_shape))
+            step = ops.reshape(ops.broadcast_to(delta, tuple(bounds), "linspace"), tuple(shape))
+            out = add(lo, multiply(steps, step))
+        else:
+            t = divide(ops.iota(real, (div,), 0), asarray(np.asarray(div, real)))
+            t = ops.reshape(ops.convert(t, compute), tuple(t_shape))
+            one = asarray(np.asarray(1, compute))
+            out = add(multiply(lo, subtract(one, t)), multiply(hi, t))
         if endpoint:
             from uir._src import numpy_shapes
 
             out = numpy_shapes.concatenate([out, hi], axis=axis)
     elif num == 1:
-        delta = asarray(np.asarray(np.nan, compute)) if endpoint else subtract(hi, lo)
+        delta = (
+            asarray(np.asarray(np.nan, compute))
+            if endpoint
+            else subtract(ops.convert(xp_stop, compute), ops.convert(xp_start, compute))
+        )
         out = lo
     else:
         empty = list(bounds)

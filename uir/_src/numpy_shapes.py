@@ -588,18 +588,29 @@ def _sort(operands, axis: int, num_keys: int = 1, name: str = "sort"):
             op_name=direction.lower(),
         )
 
-    def less(*params):
-        a, b = params[0], params[1]
+    def key_compare(a, b, direction: str):
         if dtypes.is_complex(a.dtype):
             # JAX's order of complex numbers: by real part, then imaginary,
             # each in the total order of its floats.
             ar, ai, br, bi = (_sort_key(v) for v in (real(a), imag(a), real(b), imag(b)))
+            if direction == "EQ":
+                return ops.binary("and", total(ar, br, "EQ"), total(ai, bi, "EQ"))
             tie = ops.binary("and", total(ar, br, "EQ"), total(ai, bi, "LT"))
             return ops.binary("or", total(ar, br, "LT"), tie)
         a, b = _sort_key(a), _sort_key(b)
         if dtypes.is_float(a.dtype):
-            return total(a, b, "LT")
-        return ops.compare(a, b, "LT", "lt")
+            return total(a, b, direction)
+        return ops.compare(a, b, direction, direction.lower())
+
+    def less(*params):
+        # Lexicographic over the first num_keys operands.
+        keys = max(1, min(num_keys, len(xs)))
+        out = key_compare(params[2 * keys - 2], params[2 * keys - 1], "LT")
+        for k in range(keys - 2, -1, -1):
+            a, b = params[2 * k], params[2 * k + 1]
+            tie = ops.binary("and", key_compare(a, b, "EQ"), out)
+            out = ops.binary("or", key_compare(a, b, "LT"), tie)
+        return out
 
     comparator = ops.scalar_computation(
         f"{name}_comparator", [d for x in xs for d in (x.dtype, x.dtype)], less, arity=2 * len(xs)

@@ -104,7 +104,7 @@ def poisson(key, lam, shape=None, dtype=None):
     shape = tuple(lam.shape) if shape is None else _shape(shape, "poisson")
     lam = jnp.broadcast_to(lam, shape).astype(np.float32)
     use_knuth = jnp.isnan(lam) | (lam < 10)
-    max_iters = int(np.iinfo(d).max)
+    max_iters = min(int(np.iinfo(d).max), int(np.iinfo(np.int32).max))  # the loop counter is int32
     knuth = _knuth(key, jnp.where(use_knuth, lam, 0.0), shape, d, max_iters)
     rejection = _rejection(key, jnp.where(use_knuth, 1e5, lam), shape, d, max_iters)
     out = jnp.where(use_knuth, knuth, rejection)
@@ -224,7 +224,7 @@ def binomial(key, n, p, shape=None, dtype=None):
     q = jnp.where(q_nan | q_neg, 0.01, q)
     use_inversion = count_bad | (count * q <= 10.0)
     count = jnp.floor(count)
-    max_iters = float(np.finfo(np.dtype(d)).max)
+    max_iters = int(np.iinfo(np.int32).max)  # "unbounded", as JAX: the loop counter is int32
     samples = jnp.where(
         use_inversion,
         _binomial_inversion(key, jnp.where(use_inversion, count, 0.0), q, shape, d, max_iters),
@@ -257,7 +257,7 @@ def multinomial(key, n, p, *, shape=None, dtype=None, unroll=1):
     if not dtypes.is_float(p.dtype):
         p = p.astype(dtypes.default_float())
     n, p = ops.promote("multinomial", n.astype(p.dtype) if not dtypes.is_float(n.dtype) else n, p)
-    d = np.dtype(p.dtype) if dtype is None else dtypes.canonicalize(dtype)
+    d = np.dtype(dtypes.default_float()) if dtype is None else dtypes.canonicalize(dtype)
     shape = tuple(p.shape) if shape is None else _shape(shape, "multinomial")
     n = jnp.broadcast_to(n, shape[:-1])
     p = jnp.moveaxis(jnp.broadcast_to(p, shape), -1, 0)
