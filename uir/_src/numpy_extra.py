@@ -326,7 +326,7 @@ def polyfit(x, y, deg: int, rcond=None, full: bool = False, w=None, cov=False):
     coefficients highest power first, as JAX: the Vandermonde matrix with
     its columns scaled to unit norm, solved through the SVD. full=True adds
     (residuals, rank, singular values, rcond); cov=True the covariance."""
-    from uir._src import linalg_impl
+    from uir._src import linalg_numpy
 
     deg = int(deg)
     if deg < 0:
@@ -349,12 +349,12 @@ def polyfit(x, y, deg: int, rcond=None, full: bool = False, w=None, cov=False):
         rhs = rhs * (w[:, None] if rhs.ndim == 2 else w)
     scale = jnp.sqrt(jnp.sum(lhs * lhs, axis=0))
     lhs = lhs / scale[None, :]
-    c, resids, rank, s = linalg_impl.lstsq(lhs, rhs, rcond)
+    c, resids, rank, s = linalg_numpy.lstsq(lhs, rhs, rcond)
     c = (c.T / scale[None, :]).T if c.ndim > 1 else c / scale
     if full:
         return c, resids, rank, s, jnp.asarray(rcond)
     if cov:
-        vbase = linalg_impl.inv(jnp.matmul(lhs.T, lhs)) / jnp.outer(scale, scale)
+        vbase = linalg_numpy.inv(jnp.matmul(lhs.T, lhs)) / jnp.outer(scale, scale)
         if cov == "unscaled":
             fac = jnp.asarray(1.0, x.dtype)
         else:

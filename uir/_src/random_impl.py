@@ -746,7 +746,7 @@ def ball(key, d: int, p: float = 2, shape=(), dtype=None):
 def multivariate_normal(key, mean, cov, shape=None, dtype=None, method: str = "cholesky"):
     """Normal vectors of `mean` and covariance `cov` (factored by cholesky, eigh or svd)."""
     import uir.numpy as unp
-    from uir._src import linalg_impl
+    from uir._src import linalg_impl, linalg_numpy
 
     d = _float_dtype(dtype, "multivariate_normal")
     mean, cov = ops.convert(asarray(mean), d), ops.convert(asarray(cov), d)
@@ -756,10 +756,10 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method: str = "c
     if method == "cholesky":
         factor = linalg_impl.cholesky(cov)
     elif method == "eigh":
-        w, v = linalg_impl.np_eigh(cov)
+        w, v = linalg_numpy.np_eigh(cov)
         factor = v * unp.sqrt(unp.maximum(w, 0))
     elif method == "svd":
-        u, s, _ = linalg_impl.np_svd(cov)
+        u, s, _ = linalg_numpy.np_svd(cov)
         factor = u * unp.sqrt(s)
     else:
         fail("multivariate_normal", f"method must be 'cholesky', 'eigh' or 'svd', got {method!r}")
@@ -772,13 +772,13 @@ def orthogonal(key, n: int, shape=(), dtype=None, m: int | None = None):
     """Matrices uniform on the orthogonal group O(n) (semi-orthogonal n x m):
     the QR of a normal matrix with r's diagonal signs moved into q."""
     import uir.numpy as unp
-    from uir._src import linalg_impl
+    from uir._src import linalg_numpy
 
     d = _float_dtype(dtype, "orthogonal")
     batch = _shape(shape, "orthogonal")
     cols = n if m is None else m
     z = normal(key, (*batch, max(n, cols), min(n, cols)), d)
-    q, r = linalg_impl.np_qr(z)
+    q, r = linalg_numpy.np_qr(z)
     signs = unp.sign(unp.diagonal(r, axis1=-2, axis2=-1))
     q = q * unp.expand_dims(unp.where(signs == 0, 1, signs), -2)
     return q if n >= cols else unp.swapaxes(q, -1, -2)

@@ -1,9 +1,9 @@
 """uir.numpy.linalg: jax.numpy.linalg. The factorizations run as JAX's CPU
-lowering runs them, through LAPACK custom calls (see uir._src.linalg_impl)."""
+lowering runs them, through LAPACK custom calls (see uir._src.linalg_numpy and uir._src.linalg_impl)."""
 
 import uir.numpy as _jnp
 from uir._src.eager import eager as _eager
-from uir._src.linalg_impl import (
+from uir._src.linalg_numpy import (
     cond,
     det,
     eigvals,
@@ -23,11 +23,11 @@ from uir._src.linalg_impl import (
     tensorsolve,
     vector_norm,
 )
-from uir._src.linalg_impl import np_cholesky as cholesky
-from uir._src.linalg_impl import np_eig as eig
-from uir._src.linalg_impl import np_eigh as eigh
-from uir._src.linalg_impl import np_qr as qr
-from uir._src.linalg_impl import np_svd as svd
+from uir._src.linalg_numpy import np_cholesky as cholesky
+from uir._src.linalg_numpy import np_eig as eig
+from uir._src.linalg_numpy import np_eigh as eigh
+from uir._src.linalg_numpy import np_qr as qr
+from uir._src.linalg_numpy import np_svd as svd
 from uir._src.ops import asarray as _asarray
 from uir._src.ops import fail as _fail
 
