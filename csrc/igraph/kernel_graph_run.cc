@@ -75,7 +75,8 @@ class Runner {
     const int64_t size = hlo::StorageBytes(t.shape.element_type());
     UIR_CHECK(static_cast<int64_t>(value.bytes().size()) >= value.element_count() * size);
     if (IsRowMajor(t.shape)) {
-      std::memcpy(At(t), value.bytes().data(), static_cast<size_t>(value.element_count() * size));
+      const int64_t bytes = value.element_count() * size;
+      if (bytes > 0) std::memcpy(At(t), value.bytes().data(), static_cast<size_t>(bytes));
       return;
     }
     const std::vector<int64_t> order = PhysicalOrder(t.shape);
@@ -89,8 +90,8 @@ class Runner {
     hlo::Literal out(plain);
     const int64_t size = hlo::StorageBytes(t.shape.element_type());
     if (IsRowMajor(t.shape)) {
-      std::memcpy(out.mutable_bytes().data(), At(t),
-                  static_cast<size_t>(out.element_count() * size));
+      const int64_t bytes = out.element_count() * size;
+      if (bytes > 0) std::memcpy(out.mutable_bytes().data(), At(t), static_cast<size_t>(bytes));
       return out;
     }
     const std::vector<int64_t> order = PhysicalOrder(t.shape);
@@ -486,7 +487,8 @@ std::vector<DramTensor> KernelGraph::ResultLeaves() const {
 void WriteTensor(uint8_t* at, const DramTensor& t, const uint8_t* row_major) {
   const int64_t size = hlo::StorageBytes(t.shape.element_type());
   if (IsRowMajor(t.shape)) {
-    std::memcpy(at, row_major, static_cast<size_t>(t.shape.element_count() * size));
+    const int64_t bytes = t.shape.element_count() * size;
+    if (bytes > 0) std::memcpy(at, row_major, static_cast<size_t>(bytes));
     return;
   }
   const std::vector<int64_t> order = PhysicalOrder(t.shape);
@@ -498,7 +500,8 @@ void WriteTensor(uint8_t* at, const DramTensor& t, const uint8_t* row_major) {
 void ReadTensor(const uint8_t* at, const DramTensor& t, uint8_t* row_major) {
   const int64_t size = hlo::StorageBytes(t.shape.element_type());
   if (IsRowMajor(t.shape)) {
-    std::memcpy(row_major, at, static_cast<size_t>(t.shape.element_count() * size));
+    const int64_t bytes = t.shape.element_count() * size;
+    if (bytes > 0) std::memcpy(row_major, at, static_cast<size_t>(bytes));
     return;
   }
   const std::vector<int64_t> order = PhysicalOrder(t.shape);
