@@ -237,3 +237,15 @@ def test_lax_sort_orders_by_every_key():
     a, b = uir.lax.sort((first, second), num_keys=2)
     np.testing.assert_array_equal(a, [0, 0, 1, 1])
     np.testing.assert_array_equal(b, [2.0, 4.0, 1.0, 3.0])
+
+
+def test_numpy_integer_scalars_are_static_sizes_outside_jit():
+    # np.int64(3) bins or kth are sizes, as Python ints are (JAX needs them
+    # concrete); uir.numpy outside jit once traced them as array arguments.
+    np.testing.assert_array_equal(u.histogram(x, bins=np.int64(3))[0], np.histogram(x, bins=3)[0])
+    np.testing.assert_array_equal(
+        _groups(u.partition(x, np.int64(2)), 2)[1], _groups(np.partition(x, 2), 2)[1]
+    )
+    np.testing.assert_allclose(
+        u.polyfit(x[0], x[1], np.int32(1)), np.polyfit(x[0], x[1], 1), rtol=1e-4
+    )

@@ -259,6 +259,7 @@ def _expand_groups(x, dim: int, sizes, prefix: list[int]):
     to zero, for each group g; sizes is [*x's prefix dims, g] (the groups
     may differ along x's `prefix` dimensions)."""
     import uir.numpy as jnp
+    from uir._src.lax_impl import broadcast_in_dim
 
     g = sizes.shape[-1]
     ends = jnp.cumsum(sizes, axis=-1)
@@ -267,13 +268,7 @@ def _expand_groups(x, dim: int, sizes, prefix: list[int]):
     where_in = [0, *[1 + d for d in prefix]]
 
     def spread(v):  # [*prefix, g] -> [g, *x.shape]
-        return ops._comp().emit(
-            "broadcast",
-            jnp.moveaxis(v, -1, 0),
-            dimensions=where_in,
-            shape=(shape, v.dtype),
-            op_name="ragged_dot",
-        )
+        return broadcast_in_dim(jnp.moveaxis(v, -1, 0), shape, where_in)
 
     position = ops.iota(np.dtype(sizes.dtype), shape, 1 + dim)
     inside = (spread(starts) <= position) & (position < spread(ends))

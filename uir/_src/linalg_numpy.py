@@ -210,10 +210,6 @@ def eigvals(a):
     return eig(a, compute_left_eigenvectors=False, compute_right_eigenvectors=False)[0]
 
 
-def _default_rtol(a, s):
-    return max(a.shape[-2:]) * np.finfo(np.dtype(s.dtype)).eps
-
-
 @eager
 def pinv(a, rtol=None, hermitian: bool = False, *, rcond=None):
     """The Moore-Penrose pseudo-inverse through the SVD: singular values at

@@ -20,7 +20,7 @@ from uir._src.ops import asarray, fail
 # --- histograms ------------------------------------------------------------------
 
 
-@eager
+@eager(static=("bins",))
 def histogram_bin_edges(a, bins=10, range=None, weights=None):
     """The bin edges: `bins` itself when it is an array, else bins + 1
     evenly spaced edges over `range` (a's minimum and maximum by default;
@@ -43,7 +43,7 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):
     return jnp.linspace(lo, hi, n + 1, dtype=arr.dtype)
 
 
-@eager
+@eager(static=("bins",))
 def histogram(a, bins=10, range=None, weights=None, density=None):
     """(counts, bin_edges): a's values (weights summed, when given) per bin;
     the last bin includes its right edge; values outside the edges are not
@@ -68,7 +68,7 @@ def histogram(a, bins=10, range=None, weights=None, density=None):
     return counts, edges
 
 
-@eager
+@eager(static=("bins",))
 def histogramdd(sample, bins=10, range=None, weights=None, density=None):
     """(hist, [edges per dimension]) of N points of D coordinates
     (sample[N, D]); bins per dimension or for all."""
@@ -112,7 +112,7 @@ def histogramdd(sample, bins=10, range=None, weights=None, density=None):
     return hist, edges
 
 
-@eager
+@eager(static=("bins",))
 def histogram2d(x, y, bins=10, range=None, weights=None, density=None):
     """(hist, x_edges, y_edges) of the points (x[i], y[i])."""
     try:
@@ -151,7 +151,7 @@ def _partition_setup(a, kth, axis, name):
     return arr, axis, kth, low
 
 
-@eager
+@eager(static=("kth", "axis"))
 def partition(a, kth: int, axis: int = -1):
     """a with its kth smallest element (along axis) in place, the smaller
     ones before it and the larger after, each group's order JAX's (two
@@ -164,7 +164,7 @@ def partition(a, kth: int, axis: int = -1):
     return jnp.swapaxes(jnp.concatenate([bottom, top], axis=-1), -1, axis)
 
 
-@eager
+@eager(static=("kth", "axis"))
 def argpartition(a, kth: int, axis: int = -1):
     """The indices that partition a (see partition): those of the kth + 1
     smallest first, the rest after in index order."""
@@ -184,7 +184,7 @@ def argpartition(a, kth: int, axis: int = -1):
 # --- bits ------------------------------------------------------------------------
 
 
-@eager
+@eager(static=("axis",))
 def packbits(a, axis: int | None = None, bitorder: str = "big"):
     """Booleans (a != 0) packed eight to a uint8 along axis (a flattened by
     default), padded with zeros to a multiple of eight."""
@@ -208,7 +208,7 @@ def packbits(a, axis: int | None = None, bitorder: str = "big"):
     return jnp.swapaxes(packed, axis, -1)
 
 
-@eager
+@eager(static=("axis", "count"))
 def unpackbits(a, axis: int | None = None, count: int | None = None, bitorder: str = "big"):
     """Each uint8 of a unpacked into eight 0/1 uint8s along axis (a flattened
     by default); count keeps that many bits (padding with zeros past the
@@ -320,7 +320,7 @@ def put_along_axis(arr, indices, values, axis: int | None, inplace: bool = True,
 # --- polyfit, mask_indices -----------------------------------------------------------
 
 
-@eager
+@eager(static=("deg",))
 def polyfit(x, y, deg: int, rcond=None, full: bool = False, w=None, cov=False):
     """The least-squares polynomial of degree deg through (x, y),
     coefficients highest power first, as JAX: the Vandermonde matrix with
