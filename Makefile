@@ -21,7 +21,7 @@ DEPS_STAMP := $(VENV)/.uir-deps
 BUILD_STAMP := $(VENV)/.uir-build
 ASAN_STAMP := $(ASAN_VENV)/.uir-build
 
-.PHONY: all demo test test-xla bench bench-quick bench-deps asan fuzz fuzz-eval fuzz-build lint format system-deps build clean distclean help
+.PHONY: all demo test test-xla bench bench-quick bench-deps asan fuzz fuzz-eval fuzz-compile fuzz-build lint format system-deps build clean distclean help
 
 all: test
 
@@ -34,6 +34,7 @@ help:
 	@echo "make asan    build with ASan+UBSan in $(ASAN_VENV) and run the tests there"
 	@echo "make fuzz    run the HLO parser fuzzer for FUZZ_SECONDS (default 600)"
 	@echo "make fuzz-eval  run the parse/verify/print/evaluate fuzzer for FUZZ_SECONDS"
+	@echo "make fuzz-compile  compile mutated corpus modules and compare with the evaluator for FUZZ_SECONDS"
 	@echo "make lint    ruff, clang-format and clang-tidy checks"
 	@echo "make format  apply ruff format and clang-format"
 
@@ -112,6 +113,13 @@ fuzz-eval: fuzz-build
 	mkdir -p $(FUZZ_DIR)/eval-corpus
 	$(EVAL_FUZZER) -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=4096 \
 	    -print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/ $(FUZZ_DIR)/eval-corpus $(CORPUS_DIR)
+
+# The differential compile fuzzer: mutants of the corpus that the evaluator
+# runs go through uir.compile and the checked pipeline too, and must agree.
+# Findings land in $(FUZZ_DIR)/compile as .hlo files.
+fuzz-compile: $(BUILD_STAMP)
+	$(VENV)/bin/python tools/fuzz_compile.py --seconds $(FUZZ_SECONDS) --corpus $(CORPUS_DIR) \
+	    --out $(FUZZ_DIR)/compile
 
 # The same build with AddressSanitizer and UndefinedBehaviorSanitizer, in its
 # own venv. Python itself is not instrumented, so the ASan runtime is preloaded

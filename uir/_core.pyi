@@ -124,6 +124,8 @@ class hlo:
 
     @staticmethod
     def parse_module(text: str, file: str = "") -> hlo.HloModule: ...
+    @staticmethod
+    def mutate_text(text: str, seed: int, rounds: int = 1) -> str: ...
 
 class eval:
     @staticmethod

@@ -8,6 +8,7 @@ from uir._src.hlo import (
     ModuleBuilder,
     Shape,
     load,
+    mutate_text,
     parse_module,
 )
 
@@ -19,5 +20,6 @@ __all__ = [
     "ModuleBuilder",
     "Shape",
     "load",
+    "mutate_text",
     "parse_module",
 ]

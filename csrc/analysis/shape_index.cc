@@ -1,5 +1,7 @@
 #include "analysis/shape_index.h"
 
+#include <algorithm>
+
 #include "hlo/primitive_type.h"
 #include "support/error.h"
 
@@ -45,12 +47,11 @@ std::vector<ShapeIndex> AllIndices(const hlo::Shape& shape) {
 int64_t ByteSize(const hlo::Shape& shape, int64_t pointer_bytes) {
   if (shape.IsTuple()) return pointer_bytes * shape.tuple_shapes_size();
   if (!shape.IsArray()) return 0;  // token, opaque
-  int64_t bits = hlo::BitWidth(shape.element_type());
-  if (shape.has_layout() && shape.layout().element_size_in_bits > 0) {
-    bits = shape.layout().element_size_in_bits;
-  } else if (bits < 8) {
-    bits = 8;
-  }
+  // Sub-byte elements take a byte each in every buffer, as in NumPy's
+  // ml_dtypes arrays, the evaluator's literals and the kernels: an element
+  // size in the layout (E(4) on s4) is kept in the text, not in memory, so
+  // every stage sizes a buffer alike.
+  const int64_t bits = std::max<int64_t>(hlo::BitWidth(shape.element_type()), 8);
   return (shape.element_count() * bits + 7) / 8;
 }
 

@@ -23,7 +23,7 @@ const hlo::Shape& Subshape(const hlo::Shape& shape, const ShapeIndex& index);
 std::vector<ShapeIndex> AllIndices(const hlo::Shape& shape);
 
 // Bytes a value of this shape occupies: an array its elements (sub-byte
-// types take a byte each unless the layout packs them with E(n)), a tuple
+// types take a byte each, whatever E(n) the layout names), a tuple
 // a table of `pointer_bytes` per element, a token none.
 int64_t ByteSize(const hlo::Shape& shape, int64_t pointer_bytes = 8);
 

@@ -224,7 +224,8 @@ llvm::Value* Expm1(llvm::IRBuilder<>& b, llvm::Value* x, bool large) {
   // A NaN x makes t NaN, and so the result.
   llvm::Value* y = k.Fma(s, t, b.CreateFSub(s, k.F(1.0)));
   if (large) y = b.CreateSelect(b.CreateFCmpOGT(x, k.F(big)), EmitExp(b, x), y);
-  return y;
+  // expm1(-0) is -0: the sum above gives +0 for either zero.
+  return b.CreateSelect(b.CreateFCmpOEQ(x, k.F(0.0)), x, y);
 }
 
 }  // namespace

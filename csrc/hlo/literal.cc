@@ -281,14 +281,23 @@ std::string Literal::ElementToString(int64_t i) const {
       if (t == PrimitiveType::kF64) return FormatDouble(Load<double>(raw() + i * 8));
       if (t == PrimitiveType::kF32) return FormatFloat(Load<float>(raw() + i * 4));
       {
-        // Narrow floats print as floats; a NaN keeps only its sign.
+        // Narrow floats print as floats. A NaN keeps its sign, and in the
+        // IEEE-like formats (f16, bf16, f8e5m2) its payload as XLA writes
+        // it: nan(0x...) unless it is the plain quiet NaN.
         float v = static_cast<float>(GetDouble(i));
         if (std::isnan(v)) {
           const FloatFormat& f = FormatOf(t);
           uint64_t sign_bit = f.nan == NanEncoding::kAllOnesU || f.nan == NanEncoding::kNegZero
                                   ? 0
                                   : 1ull << (f.exponent_bits + f.mantissa_bits);
-          return (GetBits(i) & sign_bit) ? "-nan" : "nan";
+          const std::string sign = (GetBits(i) & sign_bit) ? "-" : "";
+          const uint64_t mantissa = GetBits(i) & ((1ull << f.mantissa_bits) - 1);
+          if (f.nan != NanEncoding::kIeee || mantissa == 1ull << (f.mantissa_bits - 1))
+            return sign + "nan";
+          char buf[48];
+          std::snprintf(buf, sizeof(buf), "%snan(0x%llx)", sign.c_str(),
+                        static_cast<unsigned long long>(mantissa));
+          return buf;
         }
         return FormatFloat(v);
       }

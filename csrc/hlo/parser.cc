@@ -372,6 +372,13 @@ HloInstruction* Parser::Define(Scope& scope, std::unique_ptr<HloInstruction> ins
     }
   }
   if (options_.fill_missing_layouts) inst->mutable_shape().FillMissingLayouts();
+  // A broadcast of a scalar may leave out `dimensions=` (XLA's parser
+  // takes it as {} and its printer writes it): every later stage reads it.
+  if (inst->opcode() == HloOpcode::kBroadcast && !inst->attributes().Has(AttrKey::kDimensions) &&
+      inst->operand_count() == 1 && inst->operand(0)->shape().IsArray() &&
+      inst->operand(0)->shape().rank() == 0) {
+    inst->mutable_attributes().Set(AttrKey::kDimensions, std::vector<int64_t>{});
+  }
   HloInstruction* raw = scope.computation->AddInstruction(std::move(inst));
   scope.names[name] = raw;
   return raw;

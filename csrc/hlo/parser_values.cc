@@ -369,6 +369,16 @@ void Parser::ParseScalarInto(Literal& literal, int64_t index) {
           uint64_t exp_all = type == PrimitiveType::kF32 ? 0xffull << 23 : 0x7ffull << 52;
           uint64_t sign = negative ? (type == PrimitiveType::kF32 ? 1ull << 31 : 1ull << 63) : 0;
           literal.SetBits(index, sign | exp_all | mantissa);
+        } else if (FormatOf(type).nan == NanEncoding::kIeee) {
+          // f16, bf16, f8e5m2: the payload as for f32.
+          const FloatFormat& f = FormatOf(type);
+          const uint64_t mask = (uint64_t{1} << f.mantissa_bits) - 1;
+          const uint64_t quiet = uint64_t{1} << (f.mantissa_bits - 1);
+          const uint64_t mantissa = paren == std::string::npos ? quiet : payload & mask;
+          if (mantissa == 0) FailAt(offset, "a NaN payload must be non-zero");
+          const uint64_t exp_all = ((uint64_t{1} << f.exponent_bits) - 1) << f.mantissa_bits;
+          const uint64_t sign = negative ? uint64_t{1} << (f.exponent_bits + f.mantissa_bits) : 0;
+          literal.SetBits(index, sign | exp_all | mantissa);
         } else {
           literal.SetDouble(index, negative ? -NAN : NAN);
         }

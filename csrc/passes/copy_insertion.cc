@@ -66,6 +66,57 @@ std::vector<HloInstruction*> Readers(HloInstruction* value, std::vector<int64_t>
   return out;
 }
 
+// The values that live in the buffer of `value`'s element `at` (`value`
+// included when `at` is empty): views of it (bitcasts, get-tuple-elements
+// of tuples holding it), the results of ops that update it in place, and
+// the results of while loops whose state it starts. Each is read from that
+// buffer, so a write of something else into the buffer comes after all
+// their readers.
+std::vector<HloInstruction*> HeldValues(HloInstruction* value, std::vector<int64_t> at = {}) {
+  std::vector<HloInstruction*> out;
+  std::vector<std::pair<HloInstruction*, std::vector<int64_t>>> work = {{value, std::move(at)}};
+  auto add = [&](HloInstruction* v) {
+    if (std::find(out.begin(), out.end(), v) != out.end()) return false;
+    out.push_back(v);
+    return true;
+  };
+  for (size_t step = 0; step < work.size() && step < 100000; ++step) {
+    auto [v, path] = work[step];
+    if (path.empty() && !add(v)) continue;
+    for (HloInstruction* u : v->users()) {
+      switch (u->opcode()) {
+        case HloOpcode::kBitcast:
+        case HloOpcode::kOptimizationBarrier:
+          work.push_back({u, path});
+          break;
+        case HloOpcode::kTuple:
+          for (int64_t k = 0; k < u->operand_count(); ++k) {
+            if (u->operand(k) != v) continue;
+            std::vector<int64_t> inner = {k};
+            inner.insert(inner.end(), path.begin(), path.end());
+            work.push_back({u, std::move(inner)});
+          }
+          break;
+        case HloOpcode::kGetTupleElement:
+          if (!path.empty() && u->attributes().Get<int64_t>(AttrKey::kIndex) == path[0])
+            work.push_back({u, std::vector<int64_t>(path.begin() + 1, path.end())});
+          break;
+        case HloOpcode::kWhile:
+          // The loop runs in the buffers of its initial state.
+          work.push_back({u, path});
+          break;
+        default:
+          if (!path.empty()) break;
+          for (const analysis::InPlacePair& p : analysis::InPlacePairs(*u)) {
+            if (p.operand_index.empty() && u->operand(p.operand) == v)
+              work.push_back({u, p.output_index});
+          }
+      }
+    }
+  }
+  return out;
+}
+
 // The value a view chain starts from: through bitcasts, and through
 // get-tuple-element of a tuple to the element.
 // An opt-barrier passes its operand on unchanged (the same buffers).
@@ -170,10 +221,22 @@ class Inserter {
  public:
   Inserter(HloComputation& c, const HloComputation* entry) : c_(c), entry_(entry), order_(c) {}
 
+  // The computation is a while loop's body: its root's elements become
+  // the state's buffers.
+  void SetLoopBody() { loop_body_ = true; }
+
   // `writer` overwrites `value`'s buffer: copy it unless that is safe.
   bool Unsafe(HloInstruction* value, const HloInstruction* writer,
               const HloInstruction* except = nullptr) {
     if (ReadOnly(value, entry_)) return true;
+    if (loop_body_ && writer->opcode() != HloOpcode::kWhile) {
+      // An update in place of state element k must end as the body's
+      // result k: a value left in slot k's buffer but bound for another
+      // slot would be overwritten there by slot k's own result.
+      std::vector<int64_t> at;
+      const HloInstruction* origin = Origin(value, at);
+      if (origin == c_.parameter(0) && at.size() == 1 && !EndsInSlot(writer, at[0])) return true;
+    }
     const HloInstruction* base = Base(value);
     if (base == c_.root() || value == c_.root()) return true;
     // An element of a tuple-shaped result (a loop's, a parameter's): every
@@ -201,6 +264,28 @@ class Inserter {
       if (i->opcode() == HloOpcode::kWhile) changed |= LoopInit(i);
     }
     return changed;
+  }
+
+  // Whether `writer` is one of the in-place updates that produce the
+  // body's result element k.
+  bool EndsInSlot(const HloInstruction* writer, int64_t k) {
+    const HloInstruction* root = c_.root();
+    if (root->opcode() != HloOpcode::kTuple || k >= root->operand_count()) return false;
+    std::vector<int64_t> at;
+    const HloInstruction* x = Origin(root->operand(k), at);
+    for (int steps = 0; x != nullptr && steps < 100000; ++steps) {
+      if (x == writer) return true;
+      const HloInstruction* next = nullptr;
+      std::vector<int64_t> next_at;
+      for (const analysis::InPlacePair& p : analysis::InPlacePairs(*x)) {
+        if (!p.operand_index.empty() || p.output_index != at) continue;
+        next = Origin(x->operand(p.operand), next_at);
+        break;
+      }
+      x = next;
+      at = next_at;
+    }
+    return false;
   }
 
   // The initial state becomes the loop's buffers.
@@ -341,40 +426,87 @@ class Inserter {
   }
 
   // A loop body: each result element becomes the state element's buffer.
+  // The body's moves between slots form a parallel assignment: every
+  // slot's write must follow every read of what its buffer held (the old
+  // element, and values updated in place from it), including the reads
+  // of the copies that move it to another slot. So the copies are made
+  // first, then ordered; a cycle of moves (a swap, a rotation) is broken
+  // by a second copy of one slot's value, through a temporary.
   bool LoopBody() {
     HloInstruction* root = c_.root();
     HloInstruction* param = c_.parameter(0);
     if (root->opcode() != HloOpcode::kTuple) return false;
+    const int64_t n = root->operand_count();
     // State index -> the get-tuple-elements reading it.
     std::unordered_map<int64_t, std::vector<HloInstruction*>> element;
     for (HloInstruction* u : param->users()) {
       if (u->opcode() == HloOpcode::kGetTupleElement)
         element[u->attributes().Get<int64_t>(AttrKey::kIndex)].push_back(u);
     }
-    bool changed = false;
-    SeenValues seen;
-    for (int64_t k = 0; k < root->operand_count(); ++k) {
-      HloInstruction* r = root->operand(k);
-      if (!r->shape().IsArray()) continue;
-      const bool repeated = seen.Repeated(r);
+    auto keeps = [&](int64_t k) {
       auto it = element.find(k);
-      const bool passed_through =
-          it != element.end() &&
-          std::find(it->second.begin(), it->second.end(), r) != it->second.end();
-      if (passed_through && !repeated) continue;
-      const HloInstruction* base = Base(r);
-      if (repeated || NeedsOwnBuffer(base)) {
-        // The copy writes the state element's buffer too: it comes after
-        // every reader of the old element.
-        const std::vector<HloInstruction*> late =
-            it != element.end() ? LateReaders(r, it->second) : std::vector<HloInstruction*>{};
-        root->ReplaceOperand(k, OrderedCopyOf(r, late));
-        changed = true;
-        continue;
+      return it != element.end() &&
+             std::find(it->second.begin(), it->second.end(), root->operand(k)) != it->second.end();
+    };
+    std::vector<std::vector<HloInstruction*>> held(static_cast<size_t>(n));
+    for (int64_t k = 0; k < n; ++k) {
+      if (!root->operand(k)->shape().IsArray()) continue;
+      held[k] = HeldValues(param, {k});
+    }
+    auto held_elsewhere = [&](const HloInstruction* x, int64_t k) {
+      for (int64_t j = 0; j < n; ++j) {
+        if (j != k && std::find(held[j].begin(), held[j].end(), x) != held[j].end()) return true;
       }
-      if (it != element.end()) changed |= OrderedCopy(root, k, it->second);
+      return false;
+    };
+    bool changed = false;
+    // A slot that keeps its value writes nothing; it owns that value.
+    SeenValues seen;
+    for (int64_t k = 0; k < n; ++k) {
+      if (root->operand(k)->shape().IsArray() && keeps(k)) seen.Repeated(root->operand(k));
+    }
+    // Phase 1: every other slot gets a value of its own.
+    std::vector<bool> moved(static_cast<size_t>(n), false);
+    for (int64_t k = 0; k < n; ++k) {
+      HloInstruction* r = root->operand(k);
+      if (!r->shape().IsArray() || keeps(k)) continue;
+      const bool repeated = seen.Repeated(r);
+      if (repeated || NeedsOwnBuffer(Base(r)) || held_elsewhere(r, k)) {
+        root->ReplaceOperand(k, AddCopy(r));
+        moved[k] = true;
+        changed = true;
+      }
+    }
+    // Phase 2: each write after the reads of its slot's old values.
+    for (int64_t k = 0; k < n; ++k) {
+      HloInstruction* out = root->operand(k);
+      if (!out->shape().IsArray() || keeps(k) || held[k].empty()) continue;
+      std::vector<HloInstruction*> late = LateReaders(out, held[k]);
+      if (moved[k] && out->shape() == out->operand(0)->shape()) {
+        // A copy of the slot's own old value reads each element as it
+        // writes it.
+        late.erase(std::remove(late.begin(), late.end(), out), late.end());
+      }
+      if (late.empty()) continue;
+      changed = true;
+      if (moved[k] && OrderAfter(out, late)) continue;
+      root->ReplaceOperand(k, OrderedCopyOf(out, late));
     }
     return changed;
+  }
+
+  // Orders `x` after each of `readers` with control edges, unless one of
+  // them depends on `x` (the edge would close a cycle): then adds none.
+  bool OrderAfter(HloInstruction* x, const std::vector<HloInstruction*>& readers) {
+    for (HloInstruction* r : readers) {
+      if (r == x || order_.After(r, x)) return false;
+    }
+    for (HloInstruction* r : readers) {
+      if (!order_.After(x, r)) r->AddControlDependencyTo(x);
+    }
+    // The new edges can make an instruction depend on one placed after it.
+    order_.Renumber();
+    return true;
   }
 
   // A conditional branch: its result becomes the conditional's buffers,
@@ -520,6 +652,7 @@ class Inserter {
   HloComputation& c_;
   const HloComputation* entry_;
   DataflowOrder order_;
+  bool loop_body_ = false;
 };
 
 // Same-layout copies with no control edges: removed (insertion puts back
@@ -558,6 +691,7 @@ bool CopyInsertion::Run(hlo::HloModule& module) {
   for (HloComputation* c : FusionTargets(module)) {
     RemoveCopies(*c);
     Inserter inserter(*c, module.entry());
+    if (bodies.count(c)) inserter.SetLoopBody();
     inserter.InPlaceOps();
     if (bodies.count(c)) inserter.LoopBody();
     if (branches.count(c)) inserter.BranchResult();

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "hlo/float_format.h"
+#include "hlo/mutator.h"
 #include "hlo/parser.h"
 #include "hlo/printer.h"
 #include "hlo/verifier.h"
@@ -349,6 +350,17 @@ hlo::Shape ToShape(const py::handle& value) {
 
 void BindHlo(py::module_& m) {
   py::module_ sm = m.def_submodule("hlo", "XLA's HLO: parse, print, verify, inspect.");
+
+  sm.def(
+      "mutate_text",
+      [](const std::string& text, uint64_t seed, int rounds) {
+        py::gil_scoped_release release;
+        return hlo::MutateText(text, seed, rounds);
+      },
+      py::arg("text"), py::arg("seed"), py::arg("rounds") = 1,
+      "The module `text` changed `rounds` times by the fuzzers' structure-aware mutator "
+      "(a dimension, an element type, a layout, an attribute, an operand), printed back; "
+      "the result need not verify.");
 
   sm.def(
       "element_types",

@@ -140,7 +140,11 @@ py::object RunExecutable(const PyCpuExecutable& e, const py::list& args,
     }
     auto a = py::reinterpret_borrow<py::array>(args[i]);
     const hlo::Shape& want = params[i];
-    fast = (a.flags() & py::array::c_style) && a.dtype().num() == e.param_dtypes[i].num() &&
+    // Native byte order and an element-aligned address too: a big-endian
+    // or unaligned array takes the slow path, which converts it.
+    fast = (a.flags() & py::array::c_style) &&
+           (a.flags() & py::detail::npy_api::NPY_ARRAY_ALIGNED_) && a.dtype().byteorder() != '>' &&
+           a.dtype().num() == e.param_dtypes[i].num() &&
            a.itemsize() == e.param_dtypes[i].itemsize() && a.ndim() == want.rank();
     for (int64_t d = 0; fast && d < want.rank(); ++d) fast = a.shape(d) == want.dimensions(d);
     if (fast) in.push_back(static_cast<const uint8_t*>(a.data()));

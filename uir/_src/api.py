@@ -205,8 +205,14 @@ class Compiled:
         got_leaves = got if isinstance(got, tuple) else (got,)
         for i, (g, w) in enumerate(zip(got_leaves, want_leaves, strict=True)):
             g, w = np.asarray(g), np.asarray(w)
-            if w.dtype.kind in "fc":
-                same = np.allclose(g, w, rtol=1e-4, atol=1e-5, equal_nan=True)
+            if w.dtype.kind == "c" or dtypes.is_float(w.dtype):
+                same = np.allclose(
+                    g.astype(np.complex128 if w.dtype.kind == "c" else np.float64),
+                    w.astype(np.complex128 if w.dtype.kind == "c" else np.float64),
+                    rtol=1e-4,
+                    atol=1e-5,
+                    equal_nan=True,
+                )
             else:
                 same = np.array_equal(g, w)
             if g.shape != w.shape or not same:

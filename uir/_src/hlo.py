@@ -52,6 +52,15 @@ def load(path: str | os.PathLike[str]) -> HloModule:
     return _core.hlo.parse_module(text, path)
 
 
+def mutate_text(text: str, seed: int, rounds: int = 1) -> str:
+    """`text` with `rounds` random changes of the kind the fuzzers make (a
+    dimension, an element type, a layout, an attribute, an operand, the
+    nesting of a shape), printed back; the same seed gives the same
+    mutant. The result parses but need not verify. Raises uir.ParseError
+    when `text` does not parse."""
+    return _core.hlo.mutate_text(text, seed, rounds)
+
+
 __all__ = [
     "ComputationBuilder",
     "HloComputation",
@@ -60,5 +69,6 @@ __all__ = [
     "ModuleBuilder",
     "Shape",
     "load",
+    "mutate_text",
     "parse_module",
 ]

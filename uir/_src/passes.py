@@ -35,6 +35,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from uir import _core
+from uir._src.dtypes import is_float
 from uir._src.errors import InternalError
 from uir._src.evaluate import evaluate, random_arguments, required_replicas
 
@@ -133,7 +134,7 @@ def available() -> list[str]:
 def _close(a: np.ndarray, b: np.ndarray, rtol: float, atol: float) -> np.ndarray:
     """Elementwise agreement: exact for integers and booleans, NaN where NaN,
     within tolerance for floats."""
-    if a.dtype.kind in "fc":
+    if a.dtype.kind == "c" or is_float(a.dtype):
         a64 = a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)
         b64 = b.astype(a64.dtype)
         return np.isclose(a64, b64, rtol=rtol, atol=atol, equal_nan=True)
