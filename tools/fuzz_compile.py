@@ -65,11 +65,11 @@ def _run_case(text: str, seed: int) -> dict:
         return {"outcome": "evaluator-refuses"}
     try:
         uir.passes.default_pipeline().run(m, check=True)
-    except uir.InternalError as e:
-        return {"outcome": "internal", "detail": f"pipeline: {e}"}
     except uir.Error as e:
         if type(e).__name__ == "PassCheckError":
             return {"outcome": "rng" if has_rng else "check", "detail": str(e)}
+        if isinstance(e, uir.InternalError):
+            return {"outcome": "internal", "detail": f"pipeline: {e}"}
         return {"outcome": "compile-refuses", "detail": f"pipeline: {e}"}
     try:
         exe = uir.compile(m, backend="cpu")

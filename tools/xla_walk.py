@@ -78,7 +78,10 @@ def _run_case(case: dict) -> dict:
     out["fallbacks"] = len(exe.fallbacks)
     out["vs_eval"] = agree(got, want)
     out["outcome"] = "ran"
-    if case.get("xla"):
+    if case.get("xla") and re.search(r"constant\(\{\.\.\.\}\)", case["text"]):
+        # Elided constants: each parser fills them its own way.
+        out["xla"] = "elided constants"
+    elif case.get("xla"):
         sys.path.insert(0, os.path.dirname(__file__))
         import xla_reference
 
@@ -150,8 +153,11 @@ def main() -> int:
                         )
                     elif r["vs_xla"] is not None:
                         print(f"differs from XLA (agrees with the evaluator) {name}: {r['vs_xla']}")
-                elif r["vs_eval"] is not None:
-                    print(f"differs from the evaluator {name}: {r['vs_eval']}")
+                else:
+                    if r.get("xla"):
+                        counts[f"XLA not compared ({r['xla'].split(':')[0]})"] += 1
+                    if r["vs_eval"] is not None:
+                        print(f"differs from the evaluator {name}: {r['vs_eval']}")
             elif r["outcome"] in ("internal", "death", "timeout"):
                 print(f"{r['outcome']} {name} ({r.get('stage')}): {r.get('detail', '')}")
             rows.append(
