@@ -208,6 +208,7 @@ HardwareModel HardwareModel::Gpu() {
 // --- IGraph ---------------------------------------------------------------------
 
 int IGraph::AddVar(std::string name, int64_t extent, bool parallel) {
+  var_names_.insert(name);
   IndexVar v{std::move(name), extent, parallel};
   // Parallel variables come before loop variables.
   auto it = vars_.end();
@@ -236,40 +237,40 @@ int64_t IGraph::num_loop() const {
 }
 
 int IGraph::AddPointer(IPointer pointer) {
+  const int index = static_cast<int>(pointers_.size());
+  pointer_index_.try_emplace(pointer.name, index);
   pointers_.push_back(std::move(pointer));
-  return static_cast<int>(pointers_.size()) - 1;
+  return index;
 }
 
 int IGraph::AddSlice(ISlice slice) {
+  const int index = static_cast<int>(slices_.size());
+  slice_index_.try_emplace(slice.name, index);
   slices_.push_back(std::move(slice));
-  return static_cast<int>(slices_.size()) - 1;
+  return index;
 }
 
 int IGraph::FindPointer(std::string_view name) const {
-  for (size_t i = 0; i < pointers_.size(); ++i) {
-    if (pointers_[i].name == name) return static_cast<int>(i);
-  }
-  return -1;
+  auto it = pointer_index_.find(std::string(name));
+  return it == pointer_index_.end() ? -1 : it->second;
 }
 
 int IGraph::FindSlice(std::string_view name) const {
-  for (size_t i = 0; i < slices_.size(); ++i) {
-    if (slices_[i].name == name) return static_cast<int>(i);
-  }
-  return -1;
+  auto it = slice_index_.find(std::string(name));
+  return it == slice_index_.end() ? -1 : it->second;
 }
 
 std::string IGraph::FreshName(std::string_view base) const {
   auto used = [&](const std::string& n) {
-    if (FindPointer(n) >= 0 || FindSlice(n) >= 0) return true;
-    for (const IndexVar& v : vars_) {
-      if (v.name == n) return true;
-    }
-    return false;
+    return pointer_index_.count(n) || slice_index_.count(n) || var_names_.count(n);
   };
   std::string name(base);
-  for (int i = 1; used(name); ++i) name = std::string(base) + "." + std::to_string(i);
-  return name;
+  if (!used(name)) return name;
+  // Count on from the last suffix given for this base: names taken since
+  // are skipped by the check.
+  int& next = next_suffix_[name];
+  for (++next; used(name + "." + std::to_string(next));) ++next;
+  return name + "." + std::to_string(next);
 }
 
 int64_t IGraph::BytesAt(Level level) const {

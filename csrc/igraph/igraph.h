@@ -21,6 +21,8 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -118,6 +120,14 @@ class IGraph {
   std::vector<IPointer> pointers_;
   std::vector<ISlice> slices_;
   std::array<std::vector<IOp>, 3> sections_;
+  // Name -> the first pointer (slice) of that name, and the variables'
+  // names: lookups and FreshName in constant time, so a kernel of tens of
+  // thousands of slices lowers in linear time.
+  std::unordered_map<std::string, int> pointer_index_;
+  std::unordered_map<std::string, int> slice_index_;
+  std::unordered_set<std::string> var_names_;
+  // FreshName's next suffix to try per base (a hint: names are checked).
+  mutable std::unordered_map<std::string, int> next_suffix_;
 };
 
 // The text form: the seed's notation with a header. Parse(ToText(g)) == g.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <unordered_set>
 
 #include "hlo/primitive_type.h"
 
@@ -175,9 +176,7 @@ FusionSummary FusionSummary::Of(const HloInstruction& i) {
   FusionSummary s;
   s.flops = InstructionFlops(i);
   s.output_bytes = ShapeBytes(i.shape());
-  for (const HloInstruction* o : i.operands()) {
-    if (std::find(s.inputs.begin(), s.inputs.end(), o) == s.inputs.end()) s.inputs.push_back(o);
-  }
+  for (const HloInstruction* o : i.operands()) s.AddInput(o);
   if (i.opcode() == HloOpcode::kFusion) {
     const hlo::HloComputation* c = FusedComputation(i);
     for (const HloInstruction* n : c->instructions()) {
@@ -203,18 +202,33 @@ FusionSummary FusionSummary::Merge(const HloInstruction& producer, const FusionS
   s.root_is_reduction = c.root_is_reduction;
   s.inputs.reserve(p.inputs.size() + c.inputs.size());
   for (const HloInstruction* o : c.inputs) {
-    if (o != &producer) s.inputs.push_back(o);
+    if (o == &producer) continue;
+    s.inputs.push_back(o);
+    s.input_bytes += ShapeBytes(o->shape());
   }
-  for (const HloInstruction* o : p.inputs) {
-    if (std::find(s.inputs.begin(), s.inputs.end(), o) == s.inputs.end()) s.inputs.push_back(o);
+  if (p.inputs.size() * s.inputs.size() <= 1024) {
+    for (const HloInstruction* o : p.inputs) s.AddInput(o);
+  } else {
+    // Wide fusions: a set, so a merge costs linear time.
+    std::unordered_set<const HloInstruction*> seen(s.inputs.begin(), s.inputs.end());
+    for (const HloInstruction* o : p.inputs) {
+      if (!seen.insert(o).second) continue;
+      s.inputs.push_back(o);
+      s.input_bytes += ShapeBytes(o->shape());
+    }
   }
   return s;
 }
 
-int64_t FusionSummary::BytesRead() const {
-  int64_t n = 0;
-  for (const HloInstruction* o : inputs) n += ShapeBytes(o->shape());
-  return n;
+void FusionSummary::AddInput(const HloInstruction* input) {
+  if (std::find(inputs.begin(), inputs.end(), input) != inputs.end()) return;
+  inputs.push_back(input);
+  input_bytes += ShapeBytes(input->shape());
+}
+
+void FusionSummary::ClearInputs() {
+  inputs.clear();
+  input_bytes = 0;
 }
 
 double FusionSummary::Seconds(const MachineModel& m) const {

@@ -53,6 +53,7 @@ int64_t ShapeBytes(const hlo::Shape& shape);
 struct FusionSummary {
   double flops = 0;
   std::vector<const hlo::HloInstruction*> inputs;  // distinct outside operands, in order
+  int64_t input_bytes = 0;                         // their bytes, summed
   int64_t output_bytes = 0;
   int reductions = 0;
   int library_ops = 0;  // dot, convolution
@@ -62,7 +63,11 @@ struct FusionSummary {
   // `producer` fused into `consumer`.
   static FusionSummary Merge(const hlo::HloInstruction& producer, const FusionSummary& p,
                              const FusionSummary& c);
-  int64_t BytesRead() const;
+  // Adds `input` to `inputs` (and its bytes) unless it is there already.
+  void AddInput(const hlo::HloInstruction* input);
+  // Empties `inputs`.
+  void ClearInputs();
+  int64_t BytesRead() const { return input_bytes; }
   int64_t BytesAccessed() const { return BytesRead() + output_bytes; }
   // Roofline estimate of running it as one kernel on all cores.
   double Seconds(const MachineModel& machine) const;

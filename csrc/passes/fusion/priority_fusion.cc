@@ -113,10 +113,8 @@ class Fuser {
     auto [it, inserted] = bodies_.try_emplace(i.unique_id());
     if (inserted) it->second = FusionSummary::Of(i);
     FusionSummary s = it->second;  // body facts; inputs from the operands as they are now
-    s.inputs.clear();
-    for (const HloInstruction* o : i.operands()) {
-      if (std::find(s.inputs.begin(), s.inputs.end(), o) == s.inputs.end()) s.inputs.push_back(o);
-    }
+    s.ClearInputs();
+    for (const HloInstruction* o : i.operands()) s.AddInput(o);
     return s;
   }
 
