@@ -39,7 +39,6 @@ def modules_in(path: pathlib.Path) -> list[str]:
 
 
 def _run_case(case: dict) -> dict:
-    import numpy as np
 
     import uir
     from uir._src.evaluate import random_arguments
@@ -78,23 +77,34 @@ def _run_case(case: dict) -> dict:
     out["fallbacks"] = len(exe.fallbacks)
     out["vs_eval"] = agree(got, want)
     out["outcome"] = "ran"
-    if case.get("xla") and re.search(r"constant\(\{\.\.\.\}\)", case["text"]):
-        # Elided constants: each parser fills them its own way.
-        out["xla"] = "elided constants"
-    elif case.get("xla"):
-        sys.path.insert(0, os.path.dirname(__file__))
-        import xla_reference
-
-        try:
-            flat_args = [np.asarray(a) for a in leaves(tuple(args))]
-            xla = tuple(xla_reference.run_hlo(case["text"], flat_args))
-        except Exception as e:  # XLA refusing is a fact about XLA, not uir
-            out["xla"] = f"refuses: {type(e).__name__}: {str(e).splitlines()[0][:200]}"
-            return out
-        out["xla"] = "ran"
-        out["vs_xla"] = agree(tuple(leaves(got)), xla)
-        out["eval_vs_xla"] = agree(tuple(leaves(want)), xla)
+    _LAST.update(text=case["text"], args=args, got=got, want=want)
     return out
+
+
+# The last case uir ran: XLA runs it as a request of its own, so a crash
+# inside XLA is told apart from one in uir.
+_LAST: dict = {}
+
+
+def _run_xla(case: dict) -> dict:
+    import numpy as np
+
+    sys.path.insert(0, os.path.dirname(__file__))
+    import xla_reference
+
+    if re.search(r"constant\(\{\.\.\.\}\)", _LAST["text"]):
+        # Elided constants: each parser fills them its own way.
+        return {"xla": "elided constants"}
+    try:
+        flat_args = [np.asarray(a) for a in leaves(tuple(_LAST["args"]))]
+        xla = tuple(xla_reference.run_hlo(_LAST["text"], flat_args))
+    except Exception as e:  # XLA refusing is a fact about XLA, not uir
+        return {"xla": f"refuses: {type(e).__name__}: {str(e).splitlines()[0][:200]}"}
+    return {
+        "xla": "ran",
+        "vs_xla": agree(tuple(leaves(_LAST["got"])), xla),
+        "eval_vs_xla": agree(tuple(leaves(_LAST["want"])), xla),
+    }
 
 
 def main() -> int:
@@ -109,7 +119,7 @@ def main() -> int:
     args = parser.parse_args()
     if args.worker:
         os.environ.setdefault("UIR_FLAGS", "--executable_cache=false")
-        serve(_run_case)
+        serve(lambda case: _run_xla(case) if case.get("kind") == "xla" else _run_case(case))
         return 0
     xla = not args.no_xla
     if xla:
@@ -133,9 +143,15 @@ def main() -> int:
                 counts["in the corpus (skipped)"] += 1
                 continue
             name = f"{f.relative_to(args.root)}#{k}"
-            r = w.run({"text": text, "seed": args.seed, "xla": xla}, args.timeout)
+            r = w.run({"text": text, "seed": args.seed}, args.timeout)
             if r["outcome"] in ("death", "timeout"):
                 w = Worker([__file__, "--worker"])
+            elif r["outcome"] == "ran" and xla:
+                x = w.run({"kind": "xla"}, args.timeout)
+                if x.get("outcome") in ("death", "timeout"):
+                    w = Worker([__file__, "--worker"])
+                    x = {"xla": f"refuses: XLA's run ended in a {x['outcome']}"}
+                r.update(x)
             counts["modules"] += 1
             counts[r["outcome"]] += 1
             if r["outcome"] == "ran":

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "passes/algsimp/algsimp.h"
+#include "passes/batchnorm_expander.h"
 #include "passes/call_inliner.h"
 #include "passes/constant_folding.h"
 #include "passes/copy_insertion.h"
@@ -35,6 +36,7 @@ Factory Make() {
 const std::map<std::string, Factory>& Table() {
   static const std::map<std::string, Factory> kTable = {
       {"algsimp", Make<AlgebraicSimplifier>()},
+      {"batchnorm_expander", Make<BatchNormExpander>()},
       {"call-inliner", Make<CallInliner>()},
       {"constant-folding", Make<ConstantFolding>()},
       {"copy-insertion", Make<CopyInsertion>()},
@@ -86,6 +88,7 @@ void AddSimplification(HloPassPipeline& pipeline) {
   HloPassPipeline* p = &pipeline;
   p->Add<CallInliner>();
   p->Add<MapInliner>();
+  p->Add<BatchNormExpander>();
   HloPassPipeline* simplify = p->AddFixedPoint("simplification");
   simplify->Add<AlgebraicSimplifier>();
   simplify->Add<ConstantFolding>();

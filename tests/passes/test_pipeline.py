@@ -61,7 +61,12 @@ def test_pipeline_runs_on_a_copy_and_simplifies():
 def test_trace_records_each_pass():
     m = uir.hlo.parse_module(SOFTMAXISH)
     out, records = uir.passes.default_pipeline().run(m, trace=True)
-    assert [r.name for r in records][:3] == ["call-inliner", "map-inliner", "algsimp"]
+    assert [r.name for r in records][:4] == [
+        "call-inliner",
+        "map-inliner",
+        "batchnorm_expander",
+        "algsimp",
+    ]
     first = records[0]
     assert first.changed and first.seconds >= 0 and "call(" in first.text_before
     assert "call(" not in first.text_after
