@@ -22,6 +22,20 @@ bool IsView(const HloInstruction& i) {
   return i.opcode() == HloOpcode::kBitcast || i.opcode() == HloOpcode::kGetTupleElement;
 }
 
+using Work = std::vector<std::pair<HloInstruction*, std::vector<int64_t>>>;
+
+// `tuple` holds `v` (at `path` inside it) as one or more of its elements:
+// queues the tuple with the path to each.
+void IntoTuple(HloInstruction* tuple, const HloInstruction* v, const std::vector<int64_t>& path,
+               Work& work) {
+  for (int64_t k = 0; k < tuple->operand_count(); ++k) {
+    if (tuple->operand(k) != v) continue;
+    std::vector<int64_t> inner = {k};
+    inner.insert(inner.end(), path.begin(), path.end());
+    work.push_back({tuple, std::move(inner)});
+  }
+}
+
 // The instructions that read `value`'s buffer (or, with `at`, its element
 // at that index), following it through views
 // (bitcasts), into tuples and out of them again (get-tuple-element of the
@@ -30,7 +44,7 @@ bool IsView(const HloInstruction& i) {
 std::vector<HloInstruction*> Readers(HloInstruction* value, std::vector<int64_t> at = {}) {
   std::vector<HloInstruction*> out;
   // (instruction, where the value sits inside its result)
-  std::vector<std::pair<HloInstruction*, std::vector<int64_t>>> work = {{value, std::move(at)}};
+  Work work = {{value, std::move(at)}};
   std::unordered_set<HloInstruction*> seen;
   auto add = [&](HloInstruction* u) {
     if (std::find(out.begin(), out.end(), u) == out.end()) out.push_back(u);
@@ -44,12 +58,7 @@ std::vector<HloInstruction*> Readers(HloInstruction* value, std::vector<int64_t>
           break;
         case HloOpcode::kTuple:
           if (u == u->parent()->root()) add(u);
-          for (int64_t k = 0; k < u->operand_count(); ++k) {
-            if (u->operand(k) != v) continue;
-            std::vector<int64_t> inner = {k};
-            inner.insert(inner.end(), path.begin(), path.end());
-            work.push_back({u, std::move(inner)});
-          }
+          IntoTuple(u, v, path, work);
           break;
         case HloOpcode::kGetTupleElement:
           if (path.empty()) {
@@ -74,7 +83,7 @@ std::vector<HloInstruction*> Readers(HloInstruction* value, std::vector<int64_t>
 // their readers.
 std::vector<HloInstruction*> HeldValues(HloInstruction* value, std::vector<int64_t> at = {}) {
   std::vector<HloInstruction*> out;
-  std::vector<std::pair<HloInstruction*, std::vector<int64_t>>> work = {{value, std::move(at)}};
+  Work work = {{value, std::move(at)}};
   auto add = [&](HloInstruction* v) {
     if (std::find(out.begin(), out.end(), v) != out.end()) return false;
     out.push_back(v);
@@ -90,12 +99,7 @@ std::vector<HloInstruction*> HeldValues(HloInstruction* value, std::vector<int64
           work.push_back({u, path});
           break;
         case HloOpcode::kTuple:
-          for (int64_t k = 0; k < u->operand_count(); ++k) {
-            if (u->operand(k) != v) continue;
-            std::vector<int64_t> inner = {k};
-            inner.insert(inner.end(), path.begin(), path.end());
-            work.push_back({u, std::move(inner)});
-          }
+          IntoTuple(u, v, path, work);
           break;
         case HloOpcode::kGetTupleElement:
           if (!path.empty() && u->attributes().Get<int64_t>(AttrKey::kIndex) == path[0])

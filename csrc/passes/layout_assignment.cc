@@ -154,6 +154,36 @@ void AssignInstruction(HloInstruction* i) {
       i->mutable_shape() = branches[0]->root()->shape();
       return;
     }
+    case HloOpcode::kCopyStart: {
+      // (destination, source, context): the source is the operand as it
+      // is laid out; the destination keeps its layout.
+      Shape s = i->shape();
+      if (s.IsTuple() && s.tuple_shapes_size() >= 2) {
+        s.mutable_tuple_shapes()[1] = i->operand(0)->shape();
+        s.FillMissingLayouts();
+        i->mutable_shape() = s;
+      }
+      return;
+    }
+    case HloOpcode::kCopyDone: {
+      // The done hands on the start's destination as it is laid out (a
+      // byte copy): a different layout declared for it becomes a relayout
+      // after it.
+      const Shape& start = i->operand(0)->shape();
+      if (!start.IsTuple() || start.tuple_shapes_size() < 1) return;
+      Shape declared = i->shape();
+      declared.FillMissingLayouts();
+      i->mutable_shape() = start.tuple_shapes(0);
+      if (SameLayout(declared, i->shape())) return;
+      const std::vector<HloInstruction*> users = i->users();
+      HloInstruction* relaid = Relayout(i->parent(), i, declared);
+      for (HloInstruction* u : users) {
+        for (int64_t k = 0; k < u->operand_count(); ++k)
+          if (u->operand(k) == i) u->ReplaceOperand(k, relaid);
+      }
+      if (i->parent()->root() == i) i->parent()->set_root(relaid);
+      return;
+    }
     case HloOpcode::kCustomCall:
       if (auto want =
               i->attributes().GetOr<std::vector<Shape>>(AttrKey::kOperandLayoutConstraints)) {
@@ -226,8 +256,19 @@ bool LayoutAssignment::Run(hlo::HloModule& module) {
       static_cast<int64_t>(config.entry_parameter_layouts->size()) == entry->num_parameters()) {
     for (int64_t k = 0; k < entry->num_parameters(); ++k) {
       const Shape& want = (*config.entry_parameter_layouts)[k];
-      if (want.Compatible(entry->parameter(k)->shape()))
-        entry->parameter(k)->mutable_shape() = want;
+      HloInstruction* param = entry->parameter(k);
+      if (!want.Compatible(param->shape())) continue;
+      Shape declared = param->shape();
+      declared.FillMissingLayouts();
+      param->mutable_shape() = want;
+      if (SameLayout(declared, want)) continue;
+      // A bitcast reads the bytes as they are laid out: it keeps reading
+      // the parameter in the layout the instruction declared.
+      const std::vector<HloInstruction*> users = param->users();
+      for (HloInstruction* u : users) {
+        if (u->opcode() != HloOpcode::kBitcast) continue;
+        u->ReplaceOperand(0, Relayout(entry, param, declared));
+      }
     }
   }
   for (HloComputation* c : Targets(module)) {

@@ -204,3 +204,34 @@ ENTRY e {{
 """
     m = uir.hlo.parse_module(text)
     uir.passes.default_pipeline().run(m, check=True)
+
+
+def test_a_copy_done_declared_in_another_layout_relays_out():
+    # Found by the compile fuzzer: the start copies in one layout, the done
+    # declares another; the values must come through, not the bytes.
+    text = """HloModule m, entry_computation_layout={(f32[12,5]{1,0})->f32[12,5]{1,0}}
+ENTRY e {
+  x = f32[12,5]{1,0} parameter(0)
+  s = (f32[12,5]{1,0}, f32[12,5]{1,0}, u32[]) copy-start(x)
+  ROOT d = f32[12,5]{0,1} copy-done(s)
+}
+"""
+    x = np.arange(60, dtype=np.float32).reshape(12, 5)
+    got = _compiled_like_evaluator(text, x)
+    np.testing.assert_array_equal(got, x)
+    uir.passes.default_pipeline().run(uir.hlo.parse_module(text), check=True)
+
+
+def test_a_bitcast_of_a_parameter_reads_the_layout_it_declares():
+    # Found by the compile fuzzer: the entry layout differs from the one the
+    # parameter declares; layout assignment must not change what the
+    # bitcast reads.
+    text = """HloModule m, entry_computation_layout={(f32[3,4]{1,0})->f32[3,4,1]{2,1,0}}
+ENTRY e {
+  x = f32[3,4]{0,1} parameter(0)
+  ROOT b = f32[3,4,1]{2,1,0} bitcast(x)
+}
+"""
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    _compiled_like_evaluator(text, x)
+    uir.passes.default_pipeline().run(uir.hlo.parse_module(text), check=True)
