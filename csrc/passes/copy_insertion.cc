@@ -233,6 +233,14 @@ class Inserter {
   bool Unsafe(HloInstruction* value, const HloInstruction* writer,
               const HloInstruction* except = nullptr) {
     if (ReadOnly(value, entry_)) return true;
+    if (!loop_body_ && &c_ != entry_) {
+      // A conditional branch's or a called computation's parameter is its
+      // caller's operand buffer (an entry parameter, perhaps): never
+      // written in place.
+      std::vector<int64_t> at;
+      const HloInstruction* origin = Origin(value, at);
+      if (origin->opcode() == HloOpcode::kParameter && origin->parent() == &c_) return true;
+    }
     if (loop_body_ && writer->opcode() != HloOpcode::kWhile) {
       // An update in place of state element k must end as the body's
       // result k: a value left in slot k's buffer but bound for another
