@@ -219,8 +219,8 @@ hlo::Literal NumpyToLiteral(const py::handle& value, bool allow_view) {
   const bool in_place = (array.flags() & py::array::c_style) &&
                         (array.flags() & py::detail::npy_api::NPY_ARRAY_ALIGNED_);
   if (!in_place)
-    array = py::array::ensure(array, py::array::c_style | py::array::forcecast |
-                                         py::detail::npy_api::NPY_ARRAY_ALIGNED_);
+    array = py::array::ensure(
+        array, py::array::c_style | py::array::forcecast | py::detail::npy_api::NPY_ARRAY_ALIGNED_);
   std::vector<int64_t> dims(array.shape(), array.shape() + array.ndim());
   const hlo::Shape shape(*type, dims);
   const size_t bytes = static_cast<size_t>(shape.element_count()) * hlo::StorageBytes(*type);
