@@ -61,6 +61,15 @@ void RunGemm(const GemmPlan& p, const void* a, const void* b, void* c) {
     });
     return;
   }
+  if (p.m * p.n * p.k <= kSmallGemm) {
+    // One small product on the calling thread: handing it to BLAS's
+    // threads costs more than it saves, and on a loaded machine a woken
+    // BLAS thread may wait a scheduler slice (a 32x128x128 product took
+    // 6-8 ms that way beside other work; 0.02 ms on one thread).
+    SingleThreadedGemm scope;
+    RunGemmBatches(p, a, b, c);
+    return;
+  }
   RunGemmBatches(p, a, b, c);
 }
 
