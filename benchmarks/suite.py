@@ -117,6 +117,18 @@ def attention(xp, q, k, v):
     return softmax(xp, s) @ v
 
 
+def cumsum(xp, x):
+    return xp.cumsum(x)
+
+
+def row_argmax(xp, x):
+    return xp.argmax(x, axis=1)
+
+
+def row_max(xp, x):
+    return xp.max(x, axis=1)
+
+
 def tanh_fma(xp, a, b, c):
     return xp.tanh(a * b + c)
 
@@ -205,6 +217,27 @@ def _cases() -> list[Case]:
             quick=True,
         )
     )
+    for n, quick in ((1 << 14, True), (1 << 20, True), (1 << 24, False)):
+        cases.append(
+            Case(
+                f"cumsum {n}",
+                cumsum,
+                lambda r, n=n: (_f32(r, n),),
+                bytes=8.0 * n,
+                rtol=1e-3,
+                quick=quick,
+            )
+        )
+    # argmax beside the plain max it should cost about as much as.
+    for name, fn in (("argmax", row_argmax), ("max", row_max)):
+        cases.append(
+            Case(
+                f"{name} over rows 4096x4096",
+                fn,
+                lambda r: (_f32(r, 4096, 4096),),
+                bytes=4.0 * 4096 * 4096,
+            )
+        )
     cases.append(
         Case(
             "transpose 2048x2048",

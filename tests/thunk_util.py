@@ -53,7 +53,7 @@ def _overlap(a, b) -> bool:
 
 def ordered_thunk(t: dict) -> bool:
     """Custom calls and thunks on the evaluator keep their order."""
-    return t["kind"] == "custom-call" or (t["kind"] == "host" and t["what"].startswith("evaluator"))
+    return t["kind"] in ("custom-call", "fallback")
 
 
 def check_dag(thunks: list[dict]) -> int:

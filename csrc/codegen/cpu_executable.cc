@@ -38,13 +38,6 @@ std::shared_ptr<const BlockProgram> ProgramOf(const igraph::KernelNode& m,
   return p;
 }
 
-void CollectFallbacks(const igraph::KernelGraph& graph, std::vector<std::string>& out) {
-  for (const igraph::KernelNode& n : graph.nodes()) {
-    if (n.kind == igraph::NodeKind::kFallback) out.push_back(n.name + ": " + n.reason);
-    for (const igraph::KernelGraph& sub : n.subgraphs) CollectFallbacks(sub, out);
-  }
-}
-
 // Where each dram id of a kernel node lives: a slice of an allocation, or
 // memory of its own (scratch other than the library result, constants).
 struct Place {
@@ -170,7 +163,6 @@ std::vector<DramAliasing> DramAliasingOf(const igraph::KernelGraph& graph,
 CpuExecutable::CpuExecutable(const igraph::KernelGraph& graph, const CpuExecutableOptions& options)
     : graph_(graph), options_(options) {
   if (options_.plan_threads <= 0) options_.plan_threads = runtime::NumThreads();
-  CollectFallbacks(graph, fallbacks_);
   // The plan of a run: which allocations are the caller's buffers.
   const auto& allocations = graph.assignment().allocations();
   placement_.assign(allocations.size(), Placement{});
@@ -297,6 +289,9 @@ CpuExecutable::CpuExecutable(const igraph::KernelGraph& graph, const CpuExecutab
   emit.loops = &loops_;
   emit.code = this;
   emit.options.concurrent_bytes = options.concurrent_bytes;
+  emit.fallbacks = &fallbacks_;
+  emit.fallback_bytes = &fallback_bytes_;
+  fallback_bytes_.assign(fallbacks_.size(), 0);  // the refused iGraphs'
   thunks_ = std::make_unique<runtime::ThunkExecutor>(EmitThunks(graph, emit));
 }
 

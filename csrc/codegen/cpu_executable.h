@@ -84,6 +84,9 @@ class CpuExecutable : public igraph::KernelCode {
   // What still runs on the evaluator or the interpreter: the graph's
   // fallback nodes and the iGraphs without code, one line each with the reason.
   const std::vector<std::string>& fallbacks() const { return fallbacks_; }
+  // Per fallback, the bytes its node reads and writes (0 for a refused
+  // iGraph): what the cost of running it on the evaluator is estimated by.
+  const std::vector<int64_t>& fallback_bytes() const { return fallback_bytes_; }
   const CompiledKernels& kernels() const { return kernels_; }
   // With time_loop_bodies: per compiled iGraph (of a node run as a kernel,
   // in a thunk or a native loop), the cycle-counter ticks its loop bodies
@@ -166,6 +169,7 @@ class CpuExecutable : public igraph::KernelCode {
   std::vector<std::vector<runtime::LoopHook>> planned_hooks_;  // per planned loop
   std::deque<std::vector<uint8_t>> constant_memory_;           // addresses stay put
   std::vector<std::string> fallbacks_;
+  std::vector<int64_t> fallback_bytes_;
   std::unique_ptr<runtime::ThunkExecutor> thunks_;
 };
 

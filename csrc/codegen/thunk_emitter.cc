@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -16,6 +17,7 @@
 #include "runtime/custom_call_thunk.h"
 #include "runtime/gemm_thunk.h"
 #include "runtime/host_thunk.h"
+#include "runtime/library_thunks.h"
 #include "support/error.h"
 
 namespace uir::codegen {
@@ -93,6 +95,14 @@ int64_t FlopsOf(const runtime::ConvPlan& p) {
   return 2 * out * window;
 }
 
+// The bytes a node reads and writes, once each.
+int64_t NodeBytes(const igraph::KernelNode& n) {
+  int64_t bytes = 0;
+  for (const igraph::DramTensor& t : n.inputs) bytes += t.bytes;
+  for (const igraph::DramTensor& t : n.outputs) bytes += t.bytes;
+  return bytes;
+}
+
 // What a host thunk does, for the text.
 std::string HostWhat(const igraph::KernelNode& n) {
   if (n.kind == igraph::NodeKind::kFallback) return "evaluator: " + n.reason;
@@ -158,13 +168,45 @@ class Emitter {
 
   runtime::ThunkExecutor Emit(const igraph::KernelGraph& graph) {
     runtime::ThunkSequence thunks;
-    for (const igraph::KernelNode& n : graph.nodes()) EmitNode(graph, n, thunks);
+    const std::set<const hlo::HloInstruction*> unread = UnreadIndices(graph);
+    for (const igraph::KernelNode& n : graph.nodes()) {
+      if (unread.contains(n.instruction)) continue;
+      EmitNode(graph, n, thunks);
+    }
     return runtime::ThunkExecutor::Create(std::move(thunks), in_.options);
+  }
+
+  // The iotas that only arg-reduce thunks take, which count their indices
+  // themselves and never read them: nothing need write them (argmax over
+  // rows then reads the values alone, as max does).
+  static std::set<const hlo::HloInstruction*> UnreadIndices(const igraph::KernelGraph& graph) {
+    std::set<const hlo::HloInstruction*> reduces, candidates, out;
+    for (const igraph::KernelNode& n : graph.nodes()) {
+      if (n.instruction != nullptr && igraph::ArgReduceOf(n)) {
+        reduces.insert(n.instruction);
+        candidates.insert(n.instruction->operand(1));
+      }
+    }
+    for (const hlo::HloInstruction* index : candidates) {
+      const hlo::HloInstruction* root = index->opcode() == hlo::HloOpcode::kFusion
+                                            ? index->called_computations().at(0)->root()
+                                            : index;
+      if (root->opcode() != hlo::HloOpcode::kIota || index == index->parent()->root() ||
+          index->users().empty()) {
+        continue;
+      }
+      const bool only_reduces =
+          std::all_of(index->users().begin(), index->users().end(),
+                      [&](const hlo::HloInstruction* u) { return reduces.contains(u); });
+      if (only_reduces) out.insert(index);
+    }
+    return out;
   }
 
  private:
   void EmitNode(const igraph::KernelGraph& graph, const igraph::KernelNode& n,
                 runtime::ThunkSequence& out) {
+    if (igraph::NothingToRun(n)) return;
     const auto parts = in_.kernels->find(&n);
     const bool compiled = parts != in_.kernels->end();
     if ((compiled || n.igraphs.empty()) && IsPlainCopy(n)) {
@@ -207,6 +249,45 @@ class Emitter {
         return;
       }
     }
+    if (const std::optional<igraph::NodeArgReduce> a = igraph::ArgReduceOf(n)) {
+      auto thunk = runtime::ArgReduceThunk::Create(n.name, a->plan, SliceOf(a->values),
+                                                   SliceOf(a->init_value), SliceOf(a->init_index),
+                                                   SliceOf(a->out_value), SliceOf(a->out_index));
+      thunk->set_bytes_moved(a->values.bytes + a->out_value.bytes + a->out_index.bytes);
+      out.push_back(std::move(thunk));
+      return;
+    }
+    if (const std::optional<igraph::NodeGather> ga = igraph::GatherOf(n)) {
+      auto thunk = runtime::GatherThunk::Create(n.name, ga->plan, SliceOf(ga->operand),
+                                                SliceOf(ga->indices), SliceOf(ga->out));
+      thunk->set_bytes_moved(2 * ga->out.bytes + ga->indices.bytes);
+      out.push_back(std::move(thunk));
+      return;
+    }
+    if (const std::optional<igraph::NodeScatter> sc = igraph::ScatterOf(n)) {
+      auto thunk = runtime::ScatterThunk::Create(n.name, sc->plan, SliceOf(sc->operand),
+                                                 SliceOf(sc->indices), SliceOf(sc->updates),
+                                                 SliceOf(sc->out));
+      thunk->set_bytes_moved(NodeBytes(n));
+      out.push_back(std::move(thunk));
+      return;
+    }
+    if (const std::optional<igraph::NodeSort> so = igraph::SortOf(n)) {
+      std::vector<BufferSlice> ins, outs;
+      for (const igraph::DramTensor& t : so->inputs) ins.push_back(SliceOf(t));
+      for (const igraph::DramTensor& t : so->outputs) outs.push_back(SliceOf(t));
+      auto thunk = runtime::SortThunk::Create(n.name, so->plan, std::move(ins), std::move(outs));
+      thunk->set_bytes_moved(NodeBytes(n));
+      out.push_back(std::move(thunk));
+      return;
+    }
+    if (const std::optional<igraph::NodeWindow> w = igraph::WindowOf(n)) {
+      auto thunk = runtime::WindowThunk::Create(n.name, w->plan, SliceOf(w->input),
+                                                SliceOf(w->init), SliceOf(w->out));
+      thunk->set_bytes_moved(w->input.bytes + w->out.bytes);
+      out.push_back(std::move(thunk));
+      return;
+    }
     if (n.kind == igraph::NodeKind::kControlFlow && EmitControlFlow(graph, n, out)) return;
     if (std::optional<runtime::CallFrame> frame = igraph::CustomCallFrameOf(n)) {
       std::vector<BufferSlice> operands, results;
@@ -217,16 +298,23 @@ class Emitter {
       return;
     }
     const igraph::KernelCode* code = in_.code;
-    std::string what = HostWhat(n);
+    const std::string evaluator = igraph::EvaluatorWork(n, graph.assignment());
+    std::string what = evaluator.empty() ? HostWhat(n) : "evaluator: " + evaluator;
     // On the evaluator an op may keep state of its own (rng, collectives):
     // such thunks keep their order.
-    const bool ordered = what.starts_with("evaluator") || n.kind == igraph::NodeKind::kCustomCall;
+    const bool ordered = !evaluator.empty() || n.kind == igraph::NodeKind::kCustomCall;
     auto host = runtime::HostThunk::Create(
         n.name, std::move(what),
         [&graph, &n, code](const runtime::ExecuteParams& p) {
           graph.RunNodeOn(n, p.allocations, code);
         },
-        NodeUses(n), ordered);
+        NodeUses(n), ordered, !evaluator.empty());
+    // Listed where the host thunk is the one that runs.
+    auto listed = [&] {
+      if (evaluator.empty()) return;
+      if (in_.fallbacks != nullptr) in_.fallbacks->push_back(n.name + ": " + evaluator);
+      if (in_.fallback_bytes != nullptr) in_.fallback_bytes->push_back(NodeBytes(n));
+    };
     // An async-start, copy-start or all-reduce-start (or another
     // collective's start) runs its work on a thread of its own; its done
     // waits for it (async_thunk.h). A copy-start's work is a memcpy where
@@ -235,6 +323,7 @@ class Emitter {
     if (inst != nullptr && analysis::IsAsyncStart(inst->opcode())) {
       std::unique_ptr<runtime::Thunk> work =
           inst->opcode() == hlo::HloOpcode::kCopyStart ? CopyStartWork(n) : nullptr;
+      if (!work) listed();
       auto start =
           runtime::AsyncStartThunk::Create(n.name, work ? std::move(work) : std::move(host));
       async_starts_[inst] = start.get();
@@ -257,11 +346,13 @@ class Emitter {
                                           i.bytes == o.bytes;
                                  });
             });
+        if (!in_place) listed();
         out.push_back(runtime::AsyncDoneThunk::Create(n.name, it->second,
                                                       in_place ? nullptr : std::move(host)));
         return;
       }
     }
+    listed();
     out.push_back(std::move(host));
   }
 

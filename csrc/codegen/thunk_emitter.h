@@ -30,6 +30,10 @@ struct ThunkEmitterInputs {
   // What host thunks run iGraphs with (the executable).
   const igraph::KernelCode* code = nullptr;
   runtime::ThunkExecutorOptions options;
+  // Where each host thunk that runs the evaluator is listed, "name:
+  // reason", with the bytes its node reads and writes (optional).
+  std::vector<std::string>* fallbacks = nullptr;
+  std::vector<int64_t>* fallback_bytes = nullptr;
 };
 
 // One thunk per node of `graph`, sub-graphs as nested sequences:

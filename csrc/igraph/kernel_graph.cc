@@ -486,21 +486,25 @@ void KernelGraph::LowerComputation(const hlo::HloComputation& computation) {
       } else {
         as_kernel(NodeKind::kKernel);
       }
+    } else if (op == HloOpcode::kGather && GatherOf(node)) {
+      node.kind = NodeKind::kLibrary;  // runtime::RunGather, on the buffers
     } else if (op == HloOpcode::kGather && IsRowMajor(inst->shape()) &&
                IsRowMajor(inst->operand(0)->shape()) && IsRowMajor(inst->operand(1)->shape()) &&
                hlo::BitWidth(inst->shape().element_type()) ==
                    8 * hlo::StorageBytes(inst->shape().element_type()) &&
                node.inputs.size() == 2 && node.outputs.size() == 1) {
       node.kind = NodeKind::kLibrary;  // eval::GatherBuffers, on the buffers
+    } else if (op == HloOpcode::kScatter && ScatterOf(node)) {
+      node.kind = NodeKind::kLibrary;  // runtime::RunScatter, on the buffers
     } else if (eval::CanScatterBuffers(*inst) && IsRowMajor(inst->shape()) &&
                IsRowMajor(inst->operand(0)->shape()) && IsRowMajor(inst->operand(1)->shape()) &&
                IsRowMajor(inst->operand(2)->shape()) && node.inputs.size() == 3 &&
                node.outputs.size() == 1) {
       node.kind = NodeKind::kLibrary;  // eval::ScatterBuffers, on the buffers
-    } else if (eval::CanReduceWindowBuffers(*inst) && IsRowMajor(inst->shape()) &&
-               IsRowMajor(inst->operand(0)->shape()) && node.inputs.size() == 2 &&
-               node.outputs.size() == 1) {
-      node.kind = NodeKind::kLibrary;  // eval::ReduceWindowBuffers, on the buffers
+    } else if (op == HloOpcode::kReduce && ArgReduceOf(node)) {
+      node.kind = NodeKind::kLibrary;  // runtime::RunArgReduce, on the buffers
+    } else if (op == HloOpcode::kReduceWindow && WindowOf(node)) {
+      node.kind = NodeKind::kLibrary;  // runtime::RunWindow, on the buffers
     } else if (IsDynamicCopy(*inst) && node.outputs.size() == 1 &&
                node.inputs.size() == static_cast<size_t>(inst->operand_count())) {
       node.kind = NodeKind::kCopy;  // a block copied at start indices read on each run

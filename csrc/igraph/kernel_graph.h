@@ -17,9 +17,14 @@
 #include "igraph/hardware.h"
 #include "igraph/igraph.h"
 #include "igraph/interpreter.h"
+#include "runtime/arg_reduce.h"
 #include "runtime/conv.h"
 #include "runtime/custom_call.h"
+#include "runtime/gather.h"
 #include "runtime/gemm.h"
+#include "runtime/scatter.h"
+#include "runtime/sort.h"
+#include "runtime/window.h"
 
 namespace uir::igraph {
 
@@ -226,6 +231,70 @@ struct NodeConv {
   hlo::PrimitiveType storage = hlo::PrimitiveType::kF32;  // ConvThunk's
 };
 std::optional<NodeConv> ConvOf(const KernelNode& node);
+
+// The reduce-window of a lone reduce-window node as the runtime runs it on
+// the node's tensors (runtime/window.h): one operand whose reducer is one
+// add, multiply, maximum, minimum, and or or of its two parameters, on an
+// element type the runtime has loops for, any layout; nullopt otherwise.
+struct NodeWindow {
+  runtime::WindowPlan plan;
+  DramTensor input, init, out;
+};
+std::optional<NodeWindow> WindowOf(const KernelNode& node);
+// The argmax or argmin of a lone variadic reduce node as the runtime runs
+// it (runtime/arg_reduce.h): values and an iota along the one reduced
+// dimension, reduced by a computation that picks, between the accumulated
+// pair and the next, the NaN, else the extreme value, else on equal values
+// the lower index (what JAX's argmax and argmin lower to; checked on every
+// class of inputs, not by the computation's spelling).
+struct NodeArgReduce {
+  runtime::ArgReducePlan plan;
+  DramTensor values, init_value, init_index, out_value, out_index;
+};
+std::optional<NodeArgReduce> ArgReduceOf(const KernelNode& node);
+
+// What of `node` runs on the evaluator when a host thunk runs it
+// (KernelGraph::RunNodeOn), as a reason ("sort", "gather on the
+// evaluator's buffer loops", a fallback node's reason); "" when it all runs
+// as code of the runtime's own (compiled iGraphs, BLAS, the runtime's
+// reduce-window and arg-reduce loops, copies, control flow in place).
+std::string EvaluatorWork(const KernelNode& node, const buffers::BufferAssignment& ba);
+// Whether every result of `node` is an empty array and running it has no
+// other effect (no state, no control flow, no custom call): no thunk.
+bool NothingToRun(const KernelNode& node);
+
+// The sort of a lone sort node as the runtime runs it (runtime/sort.h):
+// any number of operands along one dimension, keyed by the first, whose
+// comparator reads only the first operand's pair and orders it ascending
+// or descending (by total order, or with -0 = +0 and NaNs equal, as JAX's
+// comparators do; checked on every class of key values).
+struct NodeSort {
+  runtime::SortPlan plan;
+  std::vector<DramTensor> inputs, outputs;
+};
+std::optional<NodeSort> SortOf(const KernelNode& node);
+
+// The gather of a lone gather node as the runtime runs it
+// (runtime/gather.h): XLA's general form on any layout, elements of whole
+// bytes; nullopt otherwise.
+struct NodeGather {
+  runtime::GatherPlan plan;
+  DramTensor operand, indices, out;
+};
+std::optional<NodeGather> GatherOf(const KernelNode& node);
+
+// The scatter of a lone scatter node as the runtime runs it
+// (runtime/scatter.h): one operand, combined by one fold op or replaced,
+// XLA's general form on any layout; nullopt otherwise.
+struct NodeScatter {
+  runtime::ScatterPlan plan;
+  DramTensor operand, indices, updates, out;
+};
+std::optional<NodeScatter> ScatterOf(const KernelNode& node);
+
+// The fold op of a reducer computation that is one binary op of its two
+// parameters.
+std::optional<runtime::FoldOp> FoldOpOf(const hlo::HloComputation& reducer);
 
 // The GEMM `dot` is on these tensors, when its operands and result are
 // f32 or f64 row-major arrays, batch dimensions lead in the same order

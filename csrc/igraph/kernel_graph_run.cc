@@ -2,6 +2,7 @@
 // iGraphs on the interpreter or as machine code, the rest on the evaluator
 // (the reference the thunks of codegen are checked against, and the host
 // thunk's way to run a node no other thunk runs yet).
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -132,14 +133,30 @@ class Runner {
       return;
     } else if (n.kind == NodeKind::kCustomCall && RunCustomCall(n)) {
       return;
+    } else if (const std::optional<NodeGather> ga =
+                   n.kind == NodeKind::kLibrary ? GatherOf(n) : std::nullopt) {
+      runtime::RunGather(ga->plan, At(ga->operand), At(ga->indices), At(ga->out));
     } else if (n.kind == NodeKind::kLibrary && n.igraphs.empty() &&
                n.instruction->opcode() == HloOpcode::kGather) {
       eval::GatherBuffers(*n.instruction, At(n.inputs.at(0)), At(n.inputs.at(1)),
                           At(n.outputs.at(0)));
-    } else if (n.kind == NodeKind::kLibrary && n.igraphs.empty() &&
-               n.instruction->opcode() == HloOpcode::kReduceWindow) {
-      eval::ReduceWindowBuffers(*n.instruction, At(n.inputs.at(0)), At(n.inputs.at(1)),
-                                At(n.outputs.at(0)));
+    } else if (const std::optional<NodeSort> so =
+                   n.kind == NodeKind::kLibrary ? SortOf(n) : std::nullopt) {
+      std::vector<const void*> in;
+      std::vector<void*> out;
+      for (const DramTensor& t : so->inputs) in.push_back(At(t));
+      for (const DramTensor& t : so->outputs) out.push_back(At(t));
+      runtime::RunSort(so->plan, in, out);
+    } else if (const std::optional<NodeArgReduce> a =
+                   n.kind == NodeKind::kLibrary ? ArgReduceOf(n) : std::nullopt) {
+      runtime::RunArgReduce(a->plan, At(a->values), At(a->init_value), At(a->init_index),
+                            At(a->out_value), At(a->out_index));
+    } else if (const std::optional<NodeWindow> w =
+                   n.kind == NodeKind::kLibrary ? WindowOf(n) : std::nullopt) {
+      runtime::RunWindow(w->plan, At(w->input), At(w->init), At(w->out));
+    } else if (const std::optional<NodeScatter> sc =
+                   n.kind == NodeKind::kLibrary ? ScatterOf(n) : std::nullopt) {
+      runtime::RunScatter(sc->plan, At(sc->operand), At(sc->indices), At(sc->updates), At(sc->out));
     } else if (n.kind == NodeKind::kLibrary && n.igraphs.empty() &&
                n.instruction->opcode() == HloOpcode::kScatter) {
       eval::ScatterBuffers(*n.instruction, At(n.inputs.at(0)), At(n.inputs.at(1)),
@@ -458,6 +475,66 @@ void KernelGraph::WriteConstants(uint8_t* const* allocations) const {
   for (const auto& [at, value] : constants_) {
     WriteTensor(allocations[at.allocation] + at.offset, at, value->bytes().data());
   }
+}
+
+bool NothingToRun(const KernelNode& n) {
+  if (n.outputs.empty() || n.kind == NodeKind::kControlFlow || n.kind == NodeKind::kCustomCall ||
+      n.kind == NodeKind::kAsync || n.instruction == nullptr ||
+      hlo::HasSideEffectOpcode(n.instruction->opcode()) ||
+      n.instruction->opcode() == HloOpcode::kRngBitGenerator) {
+    return false;
+  }
+  return std::all_of(n.outputs.begin(), n.outputs.end(),
+                     [](const DramTensor& t) { return t.shape.element_count() == 0; });
+}
+
+std::string EvaluatorWork(const KernelNode& n, const buffers::BufferAssignment& ba) {
+  const HloInstruction* inst = n.instruction;
+  const std::string op =
+      inst != nullptr ? std::string(hlo::OpcodeName(inst->opcode())) : std::string(n.op);
+  auto gemm = [](const HloInstruction& dot, const DramTensor& lhs, const DramTensor& rhs,
+                 const DramTensor& out) {
+    runtime::GemmPlan plan;
+    return PlanGemm(dot, lhs, rhs, out, &plan);
+  };
+  if (n.chain != nullptr || NothingToRun(n)) return "";
+  if (!n.igraphs.empty()) {
+    if (n.library == nullptr) return "";  // its iGraphs (ones the emitter refused are listed apart)
+    const HloInstruction& lib = *n.library;
+    if (lib.opcode() == HloOpcode::kDot &&
+        gemm(lib, n.inputs.at(static_cast<size_t>(lib.operand(0)->parameter_number())),
+             n.inputs.at(static_cast<size_t>(lib.operand(1)->parameter_number())),
+             n.outputs.at(0))) {
+      return "";
+    }
+    return std::string(hlo::OpcodeName(lib.opcode())) + " before its epilogue";
+  }
+  if (n.kind == NodeKind::kControlFlow && inst != nullptr) {
+    if (inst->opcode() == HloOpcode::kWhile         ? InPlaceWhile(n, ba).has_value()
+        : inst->opcode() == HloOpcode::kConditional ? InPlaceBranches(n, ba).has_value()
+                                                    : InPlaceCall(n, ba) != nullptr) {
+      return "";
+    }
+    return op + " whose state is not in place";
+  }
+  if (n.kind == NodeKind::kCustomCall) {
+    return CustomCallFrameOf(n) ? "" : "custom-call with a buffer not in row-major order";
+  }
+  if (n.kind == NodeKind::kFallback) return n.reason.empty() ? op + " on the evaluator" : n.reason;
+  if (n.kind == NodeKind::kLibrary &&
+      (ArgReduceOf(n) || WindowOf(n) || SortOf(n) || GatherOf(n) || ScatterOf(n))) {
+    return "";
+  }
+  if (n.kind == NodeKind::kLibrary && inst != nullptr &&
+      (inst->opcode() == HloOpcode::kGather || inst->opcode() == HloOpcode::kScatter)) {
+    return op + " on the evaluator's buffer loops";
+  }
+  if (n.kind == NodeKind::kCopy && inst != nullptr) return "";
+  if (inst != nullptr && inst->opcode() == HloOpcode::kDot && n.inputs.size() == 2 &&
+      n.outputs.size() == 1 && gemm(*inst, n.inputs[0], n.inputs[1], n.outputs[0])) {
+    return "";
+  }
+  return op + " on the evaluator" + (n.reason.empty() ? "" : " (" + n.reason + ")");
 }
 
 void KernelGraph::RunNodeOn(const KernelNode& node, uint8_t* const* allocations,

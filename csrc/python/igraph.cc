@@ -490,6 +490,8 @@ void BindIGraph(py::module_& m) {
           "kernel, and the thunk's bytes moved and flops per execution.")
       .def_property_readonly("fallbacks",
                              [](const PyCpuExecutable& e) { return e.exe->fallbacks(); })
+      .def_property_readonly("fallback_bytes",
+                             [](const PyCpuExecutable& e) { return e.exe->fallback_bytes(); })
       .def_property_readonly(
           "donations",
           [](const PyCpuExecutable& e) {

@@ -19,6 +19,16 @@ std::string_view Thunk::KindName(Kind kind) {
       return "gemm";
     case Kind::kConv:
       return "conv";
+    case Kind::kWindow:
+      return "window";
+    case Kind::kReduce:
+      return "reduce";
+    case Kind::kSort:
+      return "sort";
+    case Kind::kGather:
+      return "gather";
+    case Kind::kScatter:
+      return "scatter";
     case Kind::kCopy:
       return "copy";
     case Kind::kWhile:
@@ -31,6 +41,8 @@ std::string_view Thunk::KindName(Kind kind) {
       return "custom-call";
     case Kind::kHost:
       return "host";
+    case Kind::kFallback:
+      return "fallback";
     case Kind::kAsyncStart:
       return "async-start";
     case Kind::kAsyncDone:

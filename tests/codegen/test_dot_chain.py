@@ -103,13 +103,16 @@ def dot_chains(draw):
         elif step == "gate":
             # Against a constant, not s: after relu_s many values equal s
             # exactly, and a last-place difference upstream (logistic's,
-            # between kernel and evaluator) would flip the comparison.
+            # between kernel and evaluator) would flip the comparison. The
+            # rejected values become the threshold itself, so that a value
+            # within rounding of it (a dot sums in another order on BLAS)
+            # comes out the same whichever way the comparison goes.
             third = splat(new(f"{t}[] constant(0.3)"))
             keep = new(
                 f"pred[{','.join(str(d) for d in [*batch, m, n])}] compare({h}, {third}), "
                 "direction=GT"
             )
-            h = new(f"{full} select({keep}, {h}, {splat(new(f'{t}[] constant(-1)'))})")
+            h = new(f"{full} select({keep}, {h}, {third})")
         elif step == "rownorm":
             sq = new(f"{full} multiply({h}, {h})")
             ss = new(

@@ -107,7 +107,7 @@ ENTRY e {
 }"""
     exe = Executable(uir.hlo.parse_module(text), "cpu", optimized=True)
     kinds = exe.thunk_kinds
-    assert kinds.get("call", 0) + kinds.get("host", 0) == 1, exe.thunk_text
+    assert kinds.get("call", 0) + kinds.get("fallback", 0) == 1, exe.thunk_text
     x = np.linspace(-1, 1, 8, dtype=np.float32)
     np.testing.assert_allclose(exe(x), -np.exp(x), rtol=1e-6)
 

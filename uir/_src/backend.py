@@ -156,6 +156,54 @@ def _write_atomically(path: str, data: bytes) -> None:
             os.remove(tmp)
 
 
+FALLBACK_POLICIES = ("auto", "warn", "error", "off")
+
+
+def _check_fallbacks(exe) -> None:
+    """UIR_FLAGS=--fallback=auto|warn|error|off: what a compile does about
+    nodes that run on the reference evaluator (Executable.fallbacks).
+    "warn" warns once per executable (uir.FallbackWarning) whenever there is
+    one; "error" refuses to compile (uir.FallbackError); "off" says nothing;
+    "auto", the default, warns when one of them reads and writes
+    --fallback_warn_bytes or more (default 1 MiB), where the evaluator's
+    time starts to show."""
+    from uir._src.errors import FallbackError, FallbackWarning
+    from uir._src.passes import flags
+
+    policy = str(flags().get("fallback", "auto"))
+    if policy not in FALLBACK_POLICIES:
+        raise ValueError(f"UIR_FLAGS --fallback must be one of {FALLBACK_POLICIES}, got {policy!r}")
+    lines = exe.fallbacks
+    if policy == "off" or not lines:
+        return
+    name = exe.module.name
+    listing = "; ".join(lines)
+    if policy == "error":
+        raise FallbackError(
+            f"{name}: {len(lines)} node(s) would run on the evaluator (UIR_FLAGS=--fallback=error): "
+            f"{listing}"
+        )
+    if policy == "auto":
+        limit = _bytes_flag("fallback_warn_bytes", 1 << 20)
+        sizes = list(exe._exe.fallback_bytes) if exe._exe is not None else []
+        if not any(b >= limit for b in sizes):
+            return
+    import sys
+    import warnings
+
+    # Pointed at the first frame outside uir: the user's call.
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    level, frame = 1, sys._getframe(0)
+    while frame is not None and frame.f_code.co_filename.startswith(package):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(
+        f"{name}: {len(lines)} node(s) run on the reference evaluator, not compiled code: "
+        f"{listing}",
+        FallbackWarning,
+        stacklevel=level,
+    )
+
+
 class Executable:
     """A module compiled for a backend. Call it with one array (or tuple of
     arrays) per entry parameter."""
@@ -217,6 +265,7 @@ class Executable:
             self.compile_seconds.update(
                 {f"llvm_{k}": v for k, v in self._exe.compile_seconds.items()}
             )
+            _check_fallbacks(self)
             from uir._src.passes import flags, write_dump
 
             dump_to = flags().get("dump_to")
@@ -327,7 +376,8 @@ class Executable:
     @property
     def fallbacks(self) -> list[str]:
         """What does not run as compiled code, one line each with its reason:
-        Kernel Graph fallback nodes and iGraphs the emitter refused."""
+        every node a thunk runs on the reference evaluator (kind "fallback"
+        in thunk_text and the profile) and the iGraphs the emitter refused."""
         return self._reasons + (list(self._exe.fallbacks) if self._exe is not None else [])
 
     def _text_exe(self):

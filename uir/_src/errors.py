@@ -92,3 +92,13 @@ __all__ = [
     "UnimplementedError",
     "VerifyError",
 ]
+
+
+class FallbackError(Error, RuntimeError):
+    """Raised by a compile under UIR_FLAGS=--fallback=error when some node
+    would run on the reference evaluator instead of compiled code."""
+
+
+class FallbackWarning(UserWarning):
+    """Warned once per executable when nodes run on the reference evaluator
+    (UIR_FLAGS=--fallback=warn, or by default when one of them is large)."""

@@ -104,6 +104,10 @@ class Profile:
         for row in self.rows:
             del row._first
         self.thunks_ms = sum(r.time_ms for r in self.rows if r.depth == 0)
+        # Thunks that ran on the reference evaluator (Executable.fallbacks):
+        # their time, and its share of the thunks' time.
+        self.fallback_ms = sum(r.time_ms for r in self.rows if r.kind == "fallback")
+        self.fallback_share = self.fallback_ms / self.thunks_ms if self.thunks_ms > 0 else 0.0
         if bodies:
             self._add_loop_bodies(bodies)
 
@@ -154,6 +158,13 @@ class Profile:
             lines.append(
                 f"{op:<34}{r.kind:<12}{r.calls:>6}{r.time_ms:>10.3f}{r.bytes / 1e6:>10.2f}"
                 f"{r.gbs:>8.1f}{r.gflops:>9.1f}{roof:>7}"
+            )
+        fallbacks = [r for r in self.rows if r.kind == "fallback"]
+        if fallbacks:
+            names = ", ".join(dict.fromkeys(r.op for r in fallbacks))
+            lines.append(
+                f"on the evaluator (fallbacks): {self.fallback_ms:.3f} ms, "
+                f"{100 * self.fallback_share:.1f}% of the thunks' time: {names}"
             )
         return "\n".join(lines)
 

@@ -1,0 +1,300 @@
+// The library arg-reduce. Along a contiguous reduced dimension each line
+// takes two passes: the extreme value (NaN-aware) with independent lanes
+// the compiler vectorizes, then the first index holding it. Otherwise the
+// line's best value and index are kept per element of a contiguous kept
+// dimension (the loop over it vectorizes), or per line.
+#include "runtime/arg_reduce.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <type_traits>
+#include <vector>
+
+#include "runtime/thread_pool.h"
+
+namespace uir::runtime {
+
+namespace {
+
+template <typename T>
+inline bool IsNan(T v) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return std::isnan(v);
+  } else {
+    return false;
+  }
+}
+
+// Whether `a` beats `b` (strictly) as the extreme of its kind: NaN beats
+// every number.
+template <typename T, bool Max>
+inline bool Beats(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(b)) return false;
+    if (std::isnan(a)) return true;
+  }
+  return Max ? a > b : a < b;
+}
+
+constexpr int kLanes = 16;
+
+// The first i of x[0..n) (n >= 1, contiguous) holding the extreme value.
+template <typename T, bool Max>
+int64_t FirstExtreme(const T* x, int64_t n) {
+  T lane[kLanes];
+  bool nan[kLanes];
+  const int64_t full = n / kLanes * kLanes;
+  for (int j = 0; j < kLanes; ++j) {
+    lane[j] = x[std::min<int64_t>(j, n - 1)];
+    nan[j] = false;
+  }
+  for (int64_t i = 0; i < full; i += kLanes) {
+    for (int j = 0; j < kLanes; ++j) {
+      const T v = x[i + j];
+      nan[j] = nan[j] | IsNan(v);
+      lane[j] = (Max ? v > lane[j] : v < lane[j]) ? v : lane[j];
+    }
+  }
+  T best = lane[0];
+  bool any_nan = false;
+  for (int j = 0; j < kLanes; ++j) {
+    any_nan = any_nan || nan[j];
+    best = (Max ? lane[j] > best : lane[j] < best) ? lane[j] : best;
+  }
+  for (int64_t i = full; i < n; ++i) {
+    any_nan = any_nan || IsNan(x[i]);
+    best = (Max ? x[i] > best : x[i] < best) ? x[i] : best;
+  }
+  if (any_nan) {
+    for (int64_t i = 0; i < n; ++i) {
+      if (IsNan(x[i])) return i;
+    }
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    if (x[i] == best) return i;
+  }
+  return 0;  // unreachable: best is one of x
+}
+
+template <typename T, typename I, bool Max>
+void Run(const ArgReducePlan& p, const T* in, T init_v, I init_i, T* out_v, I* out_i) {
+  // The contiguous kept dimension walked as a row, if any.
+  int row_dim = -1;
+  if (p.in_stride != 1) {
+    for (int d = p.kept - 1; d >= 0; --d) {
+      const auto k = static_cast<size_t>(d);
+      if (p.kept_in[k] == 1 && p.kept_value_out[k] == 1 && p.kept_index_out[k] == 1) {
+        row_dim = d;
+        break;
+      }
+    }
+  }
+  const int64_t row = row_dim >= 0 ? p.kept_size[static_cast<size_t>(row_dim)] : 1;
+  std::vector<int> outer;
+  int64_t lines = 1;
+  for (int d = 0; d < p.kept; ++d) {
+    if (d == row_dim) continue;
+    outer.push_back(d);
+    lines *= p.kept_size[static_cast<size_t>(d)];
+  }
+  const int64_t n = p.size;
+  // The init folded in first, as the reducer folds it: the winner over
+  // the line then meets it once.
+  auto finish = [&](T v, int64_t i, T* ov, I* oi) {
+    if (n == 0 || IsNan(init_v) || Beats<T, Max>(init_v, v) ||
+        (init_v == v && static_cast<int64_t>(init_i) < i)) {
+      *ov = init_v;
+      *oi = init_i;
+    } else {
+      *ov = v;
+      *oi = static_cast<I>(i);
+    }
+  };
+  const int64_t grain = std::max<int64_t>(1, (1 << 15) / std::max<int64_t>(1, n * row));
+  ParallelFor(lines, grain, [&](int64_t begin, int64_t end) {
+    std::unique_ptr<T[]> best(new T[static_cast<size_t>(row)]);
+    std::unique_ptr<int64_t[]> where(new int64_t[static_cast<size_t>(row)]);
+    for (int64_t l = begin; l < end; ++l) {
+      int64_t in_off = 0, ov_off = 0, oi_off = 0, r = l;
+      for (size_t j = outer.size(); j-- > 0;) {
+        const auto d = static_cast<size_t>(outer[j]);
+        const int64_t c = r % p.kept_size[d];
+        r /= p.kept_size[d];
+        in_off += c * p.kept_in[d];
+        ov_off += c * p.kept_value_out[d];
+        oi_off += c * p.kept_index_out[d];
+      }
+      const T* x = in + in_off;
+      if (row_dim < 0) {
+        int64_t at = 0;
+        if (n > 0) {
+          if (p.in_stride == 1) {
+            at = FirstExtreme<T, Max>(x, n);
+          } else {
+            for (int64_t i = 1; i < n; ++i) {
+              if (Beats<T, Max>(x[i * p.in_stride], x[at * p.in_stride])) at = i;
+            }
+          }
+        }
+        finish(n > 0 ? x[at * p.in_stride] : init_v, at, out_v + ov_off, out_i + oi_off);
+        continue;
+      }
+      T* b = best.get();
+      int64_t* w = where.get();
+      if (n > 0) {
+        for (int64_t j = 0; j < row; ++j) {
+          b[j] = x[j];
+          w[j] = 0;
+        }
+      }
+      for (int64_t i = 1; i < n; ++i) {
+        const T* xi = x + i * p.in_stride;
+        for (int64_t j = 0; j < row; ++j) {
+          const bool take = Beats<T, Max>(xi[j], b[j]);
+          b[j] = take ? xi[j] : b[j];
+          w[j] = take ? i : w[j];
+        }
+      }
+      for (int64_t j = 0; j < row; ++j) {
+        finish(n > 0 ? b[j] : init_v, n > 0 ? w[j] : 0, out_v + ov_off + j, out_i + oi_off + j);
+      }
+    }
+  });
+}
+
+template <typename T, typename I>
+void RunIndexed(const ArgReducePlan& p, const void* in, const void* iv, const void* ii, void* ov,
+                void* oi) {
+  T init_v;
+  I init_i;
+  std::memcpy(&init_v, iv, sizeof(T));
+  std::memcpy(&init_i, ii, sizeof(I));
+  if (p.max) {
+    Run<T, I, true>(p, static_cast<const T*>(in), init_v, init_i, static_cast<T*>(ov),
+                    static_cast<I*>(oi));
+  } else {
+    Run<T, I, false>(p, static_cast<const T*>(in), init_v, init_i, static_cast<T*>(ov),
+                     static_cast<I*>(oi));
+  }
+}
+
+template <typename T>
+void RunValued(const ArgReducePlan& p, const void* in, const void* iv, const void* ii, void* ov,
+               void* oi) {
+  switch (p.index_type) {
+    case hlo::PrimitiveType::kS32:
+      return RunIndexed<T, int32_t>(p, in, iv, ii, ov, oi);
+    case hlo::PrimitiveType::kS64:
+      return RunIndexed<T, int64_t>(p, in, iv, ii, ov, oi);
+    case hlo::PrimitiveType::kU32:
+      return RunIndexed<T, uint32_t>(p, in, iv, ii, ov, oi);
+    case hlo::PrimitiveType::kU64:
+      return RunIndexed<T, uint64_t>(p, in, iv, ii, ov, oi);
+    default:
+      return;
+  }
+}
+
+bool ValueTypeSupported(hlo::PrimitiveType t) {
+  using P = hlo::PrimitiveType;
+  switch (t) {
+    case P::kF32:
+    case P::kF64:
+    case P::kS8:
+    case P::kS16:
+    case P::kS32:
+    case P::kS64:
+    case P::kU8:
+    case P::kU16:
+    case P::kU32:
+    case P::kU64:
+      return true;
+    default:
+      return false;
+  }
+}
+
+int64_t Span(const ArgReducePlan& p, const ArgReducePlan::Dims& strides, int64_t extra) {
+  int64_t last = extra;
+  for (int d = 0; d < p.kept; ++d) {
+    const auto k = static_cast<size_t>(d);
+    if (p.kept_size[k] == 0) return 0;
+    last += (p.kept_size[k] - 1) * strides[k];
+  }
+  return last + 1;
+}
+
+}  // namespace
+
+int64_t ArgReducePlan::InputElements() const {
+  if (size == 0) return 0;
+  return Span(*this, kept_in, (size - 1) * in_stride);
+}
+
+int64_t ArgReducePlan::OutputElements(bool index) const {
+  return Span(*this, index ? kept_index_out : kept_value_out, 0);
+}
+
+std::string ArgReducePlan::Invalid() const {
+  using P = hlo::PrimitiveType;
+  if (!ValueTypeSupported(value_type)) {
+    return "values of " + std::string(hlo::PrimitiveTypeName(value_type));
+  }
+  if (index_type != P::kS32 && index_type != P::kS64 && index_type != P::kU32 &&
+      index_type != P::kU64) {
+    return "indices of " + std::string(hlo::PrimitiveTypeName(index_type));
+  }
+  if (kept < 0 || kept > kMaxKept) return "kept rank " + std::to_string(kept);
+  if (size < 0 || in_stride < 0) return "reduced dimension out of range";
+  if (size > 0 && hlo::BitWidth(index_type) == 32 && size - 1 > INT32_MAX) {
+    return "indices past 32 bits";
+  }
+  for (int d = 0; d < kept; ++d) {
+    const auto k = static_cast<size_t>(d);
+    if (kept_size[k] < 0 || kept_in[k] < 0 || kept_value_out[k] < 0 || kept_index_out[k] < 0) {
+      return "kept dimension " + std::to_string(d) + " out of range";
+    }
+  }
+  return "";
+}
+
+std::string ArgReducePlan::ToString() const {
+  std::string s = std::string(max ? "argmax " : "argmin ") +
+                  std::string(hlo::PrimitiveTypeName(value_type)) + " -> " +
+                  std::string(hlo::PrimitiveTypeName(index_type)) + " [";
+  for (int d = 0; d < kept; ++d) s += std::to_string(kept_size[static_cast<size_t>(d)]) + "x";
+  return s + "(" + std::to_string(size) + ")]";
+}
+
+void RunArgReduce(const ArgReducePlan& p, const void* in, const void* init_value,
+                  const void* init_index, void* out_value, void* out_index) {
+  using P = hlo::PrimitiveType;
+  switch (p.value_type) {
+    case P::kF32:
+      return RunValued<float>(p, in, init_value, init_index, out_value, out_index);
+    case P::kF64:
+      return RunValued<double>(p, in, init_value, init_index, out_value, out_index);
+    case P::kS8:
+      return RunValued<int8_t>(p, in, init_value, init_index, out_value, out_index);
+    case P::kS16:
+      return RunValued<int16_t>(p, in, init_value, init_index, out_value, out_index);
+    case P::kS32:
+      return RunValued<int32_t>(p, in, init_value, init_index, out_value, out_index);
+    case P::kS64:
+      return RunValued<int64_t>(p, in, init_value, init_index, out_value, out_index);
+    case P::kU8:
+      return RunValued<uint8_t>(p, in, init_value, init_index, out_value, out_index);
+    case P::kU16:
+      return RunValued<uint16_t>(p, in, init_value, init_index, out_value, out_index);
+    case P::kU32:
+      return RunValued<uint32_t>(p, in, init_value, init_index, out_value, out_index);
+    case P::kU64:
+      return RunValued<uint64_t>(p, in, init_value, init_index, out_value, out_index);
+    default:
+      return;
+  }
+}
+
+}  // namespace uir::runtime

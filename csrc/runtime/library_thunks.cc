@@ -1,0 +1,123 @@
+// Library-loop thunks: each plan checked against its slices once.
+#include "runtime/library_thunks.h"
+
+#include "support/error.h"
+
+namespace uir::runtime {
+
+std::unique_ptr<WindowThunk> WindowThunk::Create(std::string name, const WindowPlan& plan,
+                                                 const BufferSlice& input, const BufferSlice& init,
+                                                 const BufferSlice& out) {
+  CheckSlices(name, {input, init, out});
+  const std::string invalid = plan.Invalid();
+  UIR_CHECK(invalid.empty()) << "reduce-window thunk " << name << ": " << invalid;
+  const int64_t e = hlo::StorageBytes(plan.type);
+  UIR_CHECK(input.size >= plan.InputElements() * e && init.size >= e &&
+            out.size >= plan.OutputElements() * e)
+      << "reduce-window thunk " << name << ": slices of " << input.size << ", " << init.size
+      << " and " << out.size << " bytes for " << plan.ToString();
+  return std::unique_ptr<WindowThunk>(new WindowThunk(std::move(name), plan, input, init, out));
+}
+
+void WindowThunk::Execute(const ExecuteParams& params) const {
+  RunWindow(plan_, params.At(input_), params.At(init_), params.At(out_));
+}
+
+std::unique_ptr<ArgReduceThunk> ArgReduceThunk::Create(std::string name, const ArgReducePlan& plan,
+                                                       const BufferSlice& values,
+                                                       const BufferSlice& init_value,
+                                                       const BufferSlice& init_index,
+                                                       const BufferSlice& out_value,
+                                                       const BufferSlice& out_index) {
+  CheckSlices(name, {values, init_value, init_index, out_value, out_index});
+  const std::string invalid = plan.Invalid();
+  UIR_CHECK(invalid.empty()) << "arg-reduce thunk " << name << ": " << invalid;
+  const int64_t v = hlo::StorageBytes(plan.value_type), i = hlo::StorageBytes(plan.index_type);
+  UIR_CHECK(values.size >= plan.InputElements() * v && init_value.size >= v &&
+            init_index.size >= i && out_value.size >= plan.OutputElements(false) * v &&
+            out_index.size >= plan.OutputElements(true) * i)
+      << "arg-reduce thunk " << name << ": slices too small for " << plan.ToString();
+  return std::unique_ptr<ArgReduceThunk>(new ArgReduceThunk(
+      std::move(name), plan, values, init_value, init_index, out_value, out_index));
+}
+
+void ArgReduceThunk::Execute(const ExecuteParams& params) const {
+  RunArgReduce(plan_, params.At(values_), params.At(init_value_), params.At(init_index_),
+               params.At(out_value_), params.At(out_index_));
+}
+
+std::unique_ptr<SortThunk> SortThunk::Create(std::string name, const SortPlan& plan,
+                                             std::vector<BufferSlice> inputs,
+                                             std::vector<BufferSlice> outputs) {
+  std::vector<BufferSlice> all = inputs;
+  all.insert(all.end(), outputs.begin(), outputs.end());
+  CheckSlices(name, all);
+  const std::string invalid = plan.Invalid();
+  UIR_CHECK(invalid.empty()) << "sort thunk " << name << ": " << invalid;
+  UIR_CHECK(inputs.size() == plan.operands.size() && outputs.size() == plan.operands.size())
+      << "sort thunk " << name << ": " << inputs.size() << " inputs and " << outputs.size()
+      << " outputs for " << plan.operands.size() << " operands";
+  std::vector<BufferUse> uses;
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    const SortPlan::Operand& o = plan.operands[k];
+    UIR_CHECK(inputs[k].size >= plan.Elements(o, false) * o.element_bytes &&
+              outputs[k].size >= plan.Elements(o, true) * o.element_bytes)
+        << "sort thunk " << name << ": operand " << k << "'s slices too small for "
+        << plan.ToString();
+    uses.push_back(BufferUse::Read(inputs[k]));
+  }
+  for (const BufferSlice& s : outputs) uses.push_back(BufferUse::Write(s));
+  return std::unique_ptr<SortThunk>(
+      new SortThunk(std::move(name), plan, std::move(uses), std::move(inputs), std::move(outputs)));
+}
+
+void SortThunk::Execute(const ExecuteParams& params) const {
+  std::vector<const void*> in;
+  std::vector<void*> out;
+  for (const BufferSlice& s : inputs_) in.push_back(params.At(s));
+  for (const BufferSlice& s : outputs_) out.push_back(params.At(s));
+  RunSort(plan_, in, out);
+}
+
+std::unique_ptr<GatherThunk> GatherThunk::Create(std::string name, const GatherPlan& plan,
+                                                 const BufferSlice& operand,
+                                                 const BufferSlice& indices,
+                                                 const BufferSlice& out) {
+  CheckSlices(name, {operand, indices, out});
+  const std::string invalid = plan.Invalid();
+  UIR_CHECK(invalid.empty()) << "gather thunk " << name << ": " << invalid;
+  UIR_CHECK(operand.size >= plan.OperandElements() * plan.element_bytes &&
+            indices.size >= plan.IndexElements() * hlo::StorageBytes(plan.index_type) &&
+            out.size >= plan.OutputElements() * plan.element_bytes)
+      << "gather thunk " << name << ": slices too small for " << plan.ToString();
+  return std::unique_ptr<GatherThunk>(
+      new GatherThunk(std::move(name), plan, operand, indices, out));
+}
+
+void GatherThunk::Execute(const ExecuteParams& params) const {
+  RunGather(plan_, params.At(operand_), params.At(indices_), params.At(out_));
+}
+
+std::unique_ptr<ScatterThunk> ScatterThunk::Create(std::string name, const ScatterPlan& plan,
+                                                   const BufferSlice& operand,
+                                                   const BufferSlice& indices,
+                                                   const BufferSlice& updates,
+                                                   const BufferSlice& out) {
+  CheckSlices(name, {operand, indices, updates, out});
+  const std::string invalid = plan.Invalid();
+  UIR_CHECK(invalid.empty()) << "scatter thunk " << name << ": " << invalid;
+  const int64_t e = hlo::StorageBytes(plan.type);
+  UIR_CHECK(operand.size >= plan.OperandElements(false) * e &&
+            out.size >= plan.OperandElements(true) * e &&
+            updates.size >= plan.UpdateElements() * e &&
+            indices.size >= plan.IndexElements() * hlo::StorageBytes(plan.index_type))
+      << "scatter thunk " << name << ": slices too small for " << plan.ToString();
+  return std::unique_ptr<ScatterThunk>(
+      new ScatterThunk(std::move(name), plan, operand, indices, updates, out));
+}
+
+void ScatterThunk::Execute(const ExecuteParams& params) const {
+  RunScatter(plan_, params.At(operand_), params.At(indices_), params.At(updates_), params.At(out_));
+}
+
+}  // namespace uir::runtime

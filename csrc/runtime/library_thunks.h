@@ -1,0 +1,156 @@
+// Thunks of the runtime's library loops (reduce-window, arg-reduce, sort,
+// gather, scatter), each over the slices its plan reads and writes. First
+// a reduce-window thunk: RunWindow over an input, its init value and the
+// output.
+#ifndef UIR_RUNTIME_LIBRARY_THUNKS_H_
+#define UIR_RUNTIME_LIBRARY_THUNKS_H_
+
+#include <memory>
+#include <string>
+
+#include "runtime/arg_reduce.h"
+#include "runtime/gather.h"
+#include "runtime/scatter.h"
+#include "runtime/sort.h"
+#include "runtime/thunk.h"
+#include "runtime/window.h"
+
+namespace uir::runtime {
+
+class WindowThunk final : public Thunk {
+ public:
+  // Checks the plan (WindowPlan::Invalid) and that each slice holds every
+  // element the plan's strides reach.
+  static std::unique_ptr<WindowThunk> Create(std::string name, const WindowPlan& plan,
+                                             const BufferSlice& input, const BufferSlice& init,
+                                             const BufferSlice& out);
+
+  const WindowPlan& plan() const { return plan_; }
+  void Execute(const ExecuteParams& params) const override;
+
+ private:
+  WindowThunk(std::string name, const WindowPlan& plan, const BufferSlice& input,
+              const BufferSlice& init, const BufferSlice& out)
+      : Thunk(Kind::kWindow, std::move(name),
+              {BufferUse::Read(input), BufferUse::Read(init), BufferUse::Write(out)}),
+        plan_(plan),
+        input_(input),
+        init_(init),
+        out_(out) {}
+  std::string Details() const override { return plan_.ToString(); }
+
+  WindowPlan plan_;
+  BufferSlice input_, init_, out_;
+};
+
+// An arg-reduce thunk: RunArgReduce over the values, the init pair and the
+// two outputs.
+class ArgReduceThunk final : public Thunk {
+ public:
+  static std::unique_ptr<ArgReduceThunk> Create(std::string name, const ArgReducePlan& plan,
+                                                const BufferSlice& values,
+                                                const BufferSlice& init_value,
+                                                const BufferSlice& init_index,
+                                                const BufferSlice& out_value,
+                                                const BufferSlice& out_index);
+
+  const ArgReducePlan& plan() const { return plan_; }
+  void Execute(const ExecuteParams& params) const override;
+
+ private:
+  ArgReduceThunk(std::string name, const ArgReducePlan& plan, const BufferSlice& values,
+                 const BufferSlice& init_value, const BufferSlice& init_index,
+                 const BufferSlice& out_value, const BufferSlice& out_index)
+      : Thunk(Kind::kReduce, std::move(name),
+              {BufferUse::Read(values), BufferUse::Read(init_value), BufferUse::Read(init_index),
+               BufferUse::Write(out_value), BufferUse::Write(out_index)}),
+        plan_(plan),
+        values_(values),
+        init_value_(init_value),
+        init_index_(init_index),
+        out_value_(out_value),
+        out_index_(out_index) {}
+  std::string Details() const override { return plan_.ToString(); }
+
+  ArgReducePlan plan_;
+  BufferSlice values_, init_value_, init_index_, out_value_, out_index_;
+};
+
+// A sort thunk: RunSort over its operands and results.
+class SortThunk final : public Thunk {
+ public:
+  static std::unique_ptr<SortThunk> Create(std::string name, const SortPlan& plan,
+                                           std::vector<BufferSlice> inputs,
+                                           std::vector<BufferSlice> outputs);
+  const SortPlan& plan() const { return plan_; }
+  void Execute(const ExecuteParams& params) const override;
+
+ private:
+  SortThunk(std::string name, const SortPlan& plan, std::vector<BufferUse> uses,
+            std::vector<BufferSlice> inputs, std::vector<BufferSlice> outputs)
+      : Thunk(Kind::kSort, std::move(name), std::move(uses)),
+        plan_(plan),
+        inputs_(std::move(inputs)),
+        outputs_(std::move(outputs)) {}
+  std::string Details() const override { return plan_.ToString(); }
+
+  SortPlan plan_;
+  std::vector<BufferSlice> inputs_, outputs_;
+};
+
+// A gather thunk: RunGather over the operand, the start indices and the
+// result.
+class GatherThunk final : public Thunk {
+ public:
+  static std::unique_ptr<GatherThunk> Create(std::string name, const GatherPlan& plan,
+                                             const BufferSlice& operand, const BufferSlice& indices,
+                                             const BufferSlice& out);
+  const GatherPlan& plan() const { return plan_; }
+  void Execute(const ExecuteParams& params) const override;
+
+ private:
+  GatherThunk(std::string name, const GatherPlan& plan, const BufferSlice& operand,
+              const BufferSlice& indices, const BufferSlice& out)
+      : Thunk(Kind::kGather, std::move(name),
+              {BufferUse::Read(operand), BufferUse::Read(indices), BufferUse::Write(out)}),
+        plan_(plan),
+        operand_(operand),
+        indices_(indices),
+        out_(out) {}
+  std::string Details() const override { return plan_.ToString(); }
+
+  GatherPlan plan_;
+  BufferSlice operand_, indices_, out_;
+};
+
+// A scatter thunk: RunScatter over the operand, the scatter indices, the
+// updates and the result (which may be the operand's memory).
+class ScatterThunk final : public Thunk {
+ public:
+  static std::unique_ptr<ScatterThunk> Create(std::string name, const ScatterPlan& plan,
+                                              const BufferSlice& operand,
+                                              const BufferSlice& indices,
+                                              const BufferSlice& updates, const BufferSlice& out);
+  const ScatterPlan& plan() const { return plan_; }
+  void Execute(const ExecuteParams& params) const override;
+
+ private:
+  ScatterThunk(std::string name, const ScatterPlan& plan, const BufferSlice& operand,
+               const BufferSlice& indices, const BufferSlice& updates, const BufferSlice& out)
+      : Thunk(Kind::kScatter, std::move(name),
+              {BufferUse::Read(operand), BufferUse::Read(indices), BufferUse::Read(updates),
+               BufferUse::Write(out)}),
+        plan_(plan),
+        operand_(operand),
+        indices_(indices),
+        updates_(updates),
+        out_(out) {}
+  std::string Details() const override { return plan_.ToString(); }
+
+  ScatterPlan plan_;
+  BufferSlice operand_, indices_, updates_, out_;
+};
+
+}  // namespace uir::runtime
+
+#endif  // UIR_RUNTIME_LIBRARY_THUNKS_H_

@@ -1,0 +1,219 @@
+// The library sort: each line's keys mapped to unsigned integers whose
+// order is the comparator's, sorted stably with their positions, then
+// every operand gathered in that order.
+#include "runtime/sort.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+#include "runtime/thread_pool.h"
+
+namespace uir::runtime {
+
+namespace {
+
+// A float's bits (of `bits` width) as an unsigned key in total order.
+uint64_t FloatKey(uint64_t b, int bits, bool canonical) {
+  const uint64_t sign = uint64_t{1} << (bits - 1);
+  const uint64_t all = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+  if (canonical) {
+    const uint64_t magnitude = b & (sign - 1);
+    if (magnitude == 0) b = 0;  // -0 as +0
+  }
+  return (b & sign) ? (~b & all) : (b | sign);
+}
+
+// Mantissa bits of the float key types.
+int MantissaBits(hlo::PrimitiveType t) {
+  switch (t) {
+    case hlo::PrimitiveType::kF16:
+      return 10;
+    case hlo::PrimitiveType::kBF16:
+      return 7;
+    case hlo::PrimitiveType::kF32:
+      return 23;
+    default:
+      return 52;
+  }
+}
+
+template <typename T>
+uint64_t Load(const uint8_t* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return static_cast<uint64_t>(v);
+}
+
+// The key of the element at `p` as an unsigned integer in ascending order.
+uint64_t KeyOf(const SortPlan& plan, const uint8_t* p, uint64_t canonical_nan) {
+  using P = hlo::PrimitiveType;
+  switch (plan.key_type) {
+    case P::kPred:
+    case P::kU8:
+      return *p;
+    case P::kU16:
+      return Load<uint16_t>(p);
+    case P::kU32:
+      return Load<uint32_t>(p);
+    case P::kU64:
+      return Load<uint64_t>(p);
+    case P::kS8:
+      return static_cast<uint8_t>(*p ^ 0x80u);
+    case P::kS16:
+      return Load<uint16_t>(p) ^ 0x8000u;
+    case P::kS32:
+      return Load<uint32_t>(p) ^ 0x80000000u;
+    case P::kS64:
+      return Load<uint64_t>(p) ^ (uint64_t{1} << 63);
+    default: {
+      const int bits = hlo::BitWidth(plan.key_type);
+      uint64_t b = bits == 64   ? Load<uint64_t>(p)
+                   : bits == 32 ? Load<uint32_t>(p)
+                                : Load<uint16_t>(p);
+      if (plan.canonical) {
+        const uint64_t sign = uint64_t{1} << (bits - 1);
+        const uint64_t magnitude = b & (sign - 1);
+        const int mantissa = MantissaBits(plan.key_type);
+        const uint64_t exponent_all = (sign - 1) & ~((uint64_t{1} << mantissa) - 1);
+        if ((magnitude & exponent_all) == exponent_all &&
+            (magnitude & ((uint64_t{1} << mantissa) - 1))) {
+          b = canonical_nan;  // every NaN one value above infinity
+        }
+      }
+      return FloatKey(b, bits, plan.canonical);
+    }
+  }
+}
+
+}  // namespace
+
+bool SortKeySupported(hlo::PrimitiveType type) {
+  using P = hlo::PrimitiveType;
+  switch (type) {
+    case P::kPred:
+    case P::kS8:
+    case P::kS16:
+    case P::kS32:
+    case P::kS64:
+    case P::kU8:
+    case P::kU16:
+    case P::kU32:
+    case P::kU64:
+    case P::kF16:
+    case P::kBF16:
+    case P::kF32:
+    case P::kF64:
+      return true;
+    default:
+      return false;
+  }
+}
+
+int64_t SortPlan::Elements(const Operand& o, bool out) const {
+  int64_t last = 0;
+  for (int d = 0; d < rank; ++d) {
+    const auto k = static_cast<size_t>(d);
+    if (size[k] == 0) return 0;
+    last += (size[k] - 1) * (out ? o.out_stride[k] : o.in_stride[k]);
+  }
+  return last + 1;
+}
+
+std::string SortPlan::Invalid() const {
+  if (!SortKeySupported(key_type))
+    return "keys of " + std::string(hlo::PrimitiveTypeName(key_type));
+  if (rank < 1 || rank > kMaxRank || dim < 0 || dim >= rank) return "rank or dimension";
+  if (operands.empty()) return "no operands";
+  for (int d = 0; d < rank; ++d) {
+    if (size[static_cast<size_t>(d)] < 0) return "negative size";
+  }
+  for (const Operand& o : operands) {
+    if (o.element_bytes < 1 || o.element_bytes > 16) return "element size";
+  }
+  return "";
+}
+
+std::string SortPlan::ToString() const {
+  std::string s = std::string(hlo::PrimitiveTypeName(key_type)) +
+                  (descending ? " descending" : " ascending") + (canonical ? " (canonical)" : "") +
+                  " [";
+  for (int d = 0; d < rank; ++d) {
+    const std::string n = std::to_string(size[static_cast<size_t>(d)]);
+    s += (d ? "x" : "") + (d == dim ? "(" + n + ")" : n);
+  }
+  return s + "] " + std::to_string(operands.size()) + " operand" +
+         (operands.size() == 1 ? "" : "s");
+}
+
+void RunSort(const SortPlan& p, const std::vector<const void*>& in, const std::vector<void*>& out) {
+  const auto kd = static_cast<size_t>(p.dim);
+  const int64_t n = p.size[kd];
+  int64_t lines = 1;
+  std::vector<int> outer;
+  for (int d = 0; d < p.rank; ++d) {
+    if (d == p.dim) continue;
+    outer.push_back(d);
+    lines *= p.size[static_cast<size_t>(d)];
+  }
+  if (n == 0 || lines == 0) return;
+  uint64_t canonical_nan = 0;
+  if (hlo::IsFloat(p.key_type)) {
+    const int bits = hlo::BitWidth(p.key_type);
+    const int mantissa = MantissaBits(p.key_type);
+    const uint64_t sign = uint64_t{1} << (bits - 1);
+    canonical_nan =
+        ((sign - 1) & ~((uint64_t{1} << mantissa) - 1)) | (uint64_t{1} << (mantissa - 1));
+  }
+  const SortPlan::Operand& key = p.operands[0];
+  const int64_t grain = std::max<int64_t>(1, (1 << 14) / std::max<int64_t>(1, n));
+  ParallelFor(lines, grain, [&](int64_t begin, int64_t end) {
+    std::vector<std::pair<uint64_t, int64_t>> order(static_cast<size_t>(n));
+    std::vector<uint8_t> line;
+    for (int64_t l = begin; l < end; ++l) {
+      // The line's first element in every operand, input and output.
+      std::vector<int64_t> in_at(p.operands.size(), 0), out_at(p.operands.size(), 0);
+      int64_t r = l;
+      for (size_t j = outer.size(); j-- > 0;) {
+        const auto d = static_cast<size_t>(outer[j]);
+        const int64_t c = r % p.size[d];
+        r /= p.size[d];
+        for (size_t o = 0; o < p.operands.size(); ++o) {
+          in_at[o] += c * p.operands[o].in_stride[d];
+          out_at[o] += c * p.operands[o].out_stride[d];
+        }
+      }
+      const auto* keys = static_cast<const uint8_t*>(in[0]);
+      for (int64_t i = 0; i < n; ++i) {
+        const uint8_t* at = keys + (in_at[0] + i * key.in_stride[kd]) * key.element_bytes;
+        const uint64_t k = KeyOf(p, at, canonical_nan);
+        order[static_cast<size_t>(i)] = {p.descending ? ~k : k, i};
+      }
+      std::stable_sort(order.begin(), order.end(),
+                       [](const auto& a, const auto& b) { return a.first < b.first; });
+      // Each operand's line copied out first: the result may be the
+      // operand's own memory (a sort in place).
+      for (size_t o = 0; o < p.operands.size(); ++o) {
+        const SortPlan::Operand& op = p.operands[o];
+        const auto e = static_cast<size_t>(op.element_bytes);
+        const auto* src = static_cast<const uint8_t*>(in[o]);
+        auto* dst = static_cast<uint8_t*>(out[o]);
+        line.resize(static_cast<size_t>(n) * e);
+        for (int64_t i = 0; i < n; ++i) {
+          std::memcpy(line.data() + static_cast<size_t>(i) * e,
+                      src + (in_at[o] + i * op.in_stride[kd]) * op.element_bytes, e);
+        }
+        for (int64_t j = 0; j < n; ++j) {
+          const auto i = static_cast<size_t>(order[static_cast<size_t>(j)].second);
+          std::memcpy(dst + (out_at[o] + j * op.out_stride[kd]) * op.element_bytes,
+                      line.data() + i * e, e);
+        }
+      }
+    }
+  });
+}
+
+}  // namespace uir::runtime

@@ -1,0 +1,54 @@
+// The library sort: lines of several arrays ordered by the first array's
+// keys, described by numbers only (the Kernel Graph plans it from a sort
+// whose comparator orders one key ascending or descending, checked on
+// every class of key values).
+#ifndef UIR_RUNTIME_SORT_H_
+#define UIR_RUNTIME_SORT_H_
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hlo/primitive_type.h"
+
+namespace uir::runtime {
+
+// Along dimension `dim` of every operand, the elements of each line are
+// put in the order of operand 0's values: ascending or descending, stably
+// (equal keys keep their order). Float keys compare by their total order
+// (-NaN < -inf < ... < -0 < +0 < ... < inf < NaN), or, `canonical`, with
+// -0 equal to +0 and every NaN equal and above infinity. Every operand's
+// output element at line position j is its input element at the position
+// the key sorted to j. Arrays are addressed by element strides.
+struct SortPlan {
+  static constexpr int kMaxRank = 8;
+  using Dims = std::array<int64_t, kMaxRank>;
+  hlo::PrimitiveType key_type = hlo::PrimitiveType::kF32;
+  bool descending = false;
+  bool canonical = false;
+  int rank = 0, dim = 0;
+  Dims size{};
+  struct Operand {
+    int64_t element_bytes = 4;
+    Dims in_stride{}, out_stride{};
+  };
+  std::vector<Operand> operands;
+
+  int64_t Elements(const Operand& o, bool out) const;
+  std::string Invalid() const;
+  // "f32 ascending (canonical) [4x(8)] 2 operands".
+  std::string ToString() const;
+};
+
+// Whether keys of `type` can be sorted.
+bool SortKeySupported(hlo::PrimitiveType type);
+
+// Runs `plan`: lines over the worker threads. `in` and `out` hold one
+// pointer per operand.
+void RunSort(const SortPlan& plan, const std::vector<const void*>& in,
+             const std::vector<void*>& out);
+
+}  // namespace uir::runtime
+
+#endif  // UIR_RUNTIME_SORT_H_

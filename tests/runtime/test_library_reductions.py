@@ -1,0 +1,515 @@
+"""The runtime's own reduction loops against the reference evaluator:
+reduce-window (pooling with every window attribute, cumulative ops along
+each axis and reversed, any layout) and arg-reduce (argmax/argmin, the
+variadic reduce JAX writes, over each axis, NaNs and ties included). The
+compiled executable must run them as "window" and "reduce" thunks, never on
+the evaluator, which is what checks them here."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import uir
+import uir.numpy as unp
+from uir import lax
+
+TYPES = {np.float32: "f32", np.float64: "f64", np.int32: "s32", np.int8: "s8", np.uint16: "u16"}
+OPS = {"add": "add", "max": "maximum", "min": "minimum", "mul": "multiply"}
+
+
+def _inits(op, dtype):
+    if op == "add":
+        return 0
+    if op == "mul":
+        return 1
+    if np.issubdtype(dtype, np.floating):
+        return "-inf" if op == "max" else "inf"
+    info = np.iinfo(dtype)
+    return info.min if op == "max" else info.max
+
+
+def _out_size(n, w, s, lo, hi, base, wdil):
+    padded = (n - 1) * base + 1 + lo + hi if n > 0 else lo + hi
+    span = (w - 1) * wdil + 1
+    return max(0, (padded - span) // s + 1) if padded >= span else 0
+
+
+def _window_module(shape, dtype, op, sizes, strides, pads, base, wdil, layout=None):
+    t = TYPES[dtype]
+    out = [
+        _out_size(n, w, s, lo, hi, b, d)
+        for n, w, s, (lo, hi), b, d in zip(shape, sizes, strides, pads, base, wdil, strict=True)
+    ]
+    dims = lambda a: ",".join(map(str, a))  # noqa: E731
+    lay = "" if layout is None else "{" + dims(layout) + "}"
+    window = (
+        f"size={'x'.join(map(str, sizes))} stride={'x'.join(map(str, strides))} "
+        f"pad={'x'.join(f'{lo}_{hi}' for lo, hi in pads)} lhs_dilate={'x'.join(map(str, base))} "
+        f"rhs_dilate={'x'.join(map(str, wdil))}"
+    )
+    text = f"""HloModule w
+
+red {{
+  a = {t}[] parameter(0)
+  b = {t}[] parameter(1)
+  ROOT r = {t}[] {OPS[op]}(a, b)
+}}
+
+ENTRY e {{
+  x = {t}[{dims(shape)}]{lay} parameter(0)
+  i = {t}[] constant({_inits(op, dtype)})
+  ROOT w = {t}[{dims(out)}]{lay} reduce-window(x, i), window={{{window}}}, to_apply=red
+}}
+"""
+    return uir.hlo.parse_module(text), out
+
+
+def _data(rng, shape, dtype, op):
+    if np.issubdtype(dtype, np.floating):
+        x = rng.standard_normal(shape).astype(dtype)
+        if op == "mul":
+            x = (1 + 0.1 * x).astype(dtype)
+        return x
+    if op == "mul":
+        return rng.integers(-2, 3, shape).astype(dtype)
+    info = np.iinfo(dtype)
+    return rng.integers(max(info.min, -100), min(info.max, 100), shape).astype(dtype)
+
+
+def _compiled(module, kind, empty=False):
+    exe = uir.compile(module, backend="cpu")
+    assert exe.fallbacks == [], exe.fallbacks
+    # The passes may fold a window away (one-element windows); an empty
+    # result has nothing to run.
+    if "reduce-window(" in exe.module.to_text() and not empty:
+        assert exe.thunk_kinds.get(kind, 0) >= 1, exe.thunk_text
+    return exe
+
+
+def _close(got, want, dtype, op):
+    if np.issubdtype(dtype, np.floating) and op in ("add", "mul"):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    else:
+        np.testing.assert_array_equal(got, want)
+
+
+@st.composite
+def window_cases(draw):
+    rank = draw(st.integers(1, 3))
+    shape = [draw(st.integers(1, 7)) for _ in range(rank)]
+    sizes = [draw(st.integers(1, 4)) for _ in range(rank)]
+    strides = [draw(st.integers(1, 3)) for _ in range(rank)]
+    pads = [(draw(st.integers(-1, 3)), draw(st.integers(-1, 3))) for _ in range(rank)]
+    base = [draw(st.integers(1, 3)) for _ in range(rank)]
+    wdil = [draw(st.integers(1, 3)) for _ in range(rank)]
+    dtype = draw(st.sampled_from(list(TYPES)))
+    op = draw(st.sampled_from(list(OPS)))
+    layout = draw(st.sampled_from([None, "reversed"]))
+    return shape, sizes, strides, pads, base, wdil, dtype, op, layout
+
+
+@settings(max_examples=60, deadline=None)
+@given(window_cases(), st.integers(0, 2**32 - 1))
+def test_reduce_window_with_every_attribute_matches_the_evaluator(case, seed):
+    shape, sizes, strides, pads, base, wdil, dtype, op, layout = case
+    lay = None if layout is None else list(range(len(shape)))  # minor-to-major reversed
+    module, out = _window_module(shape, dtype, op, sizes, strides, pads, base, wdil, lay)
+    x = _data(np.random.default_rng(seed), shape, dtype, op)
+    want = uir.evaluate(module, x)
+    got = _compiled(module, "window", empty=0 in out)(x)
+    _close(got, want, dtype, op)
+
+
+@pytest.mark.parametrize("layout", [None, [0, 1, 2, 3]])
+def test_max_and_average_pooling_run_as_window_thunks(layout):
+    rng = np.random.default_rng(1)
+    shape = [2, 9, 11, 5]  # NHWC, 3x3 windows, stride 2, SAME-style padding
+    for op in ("max", "add"):
+        module, _ = _window_module(
+            shape,
+            np.float32,
+            op,
+            [1, 3, 3, 1],
+            [1, 2, 2, 1],
+            [(0, 0), (1, 1), (1, 1), (0, 0)],
+            [1] * 4,
+            [1] * 4,
+            layout,
+        )
+        x = rng.standard_normal(shape).astype(np.float32)
+        _close(_compiled(module, "window")(x), uir.evaluate(module, x), np.float32, op)
+
+
+CUMULATIVE = {
+    "cumsum": (lax.cumsum, lambda x, a: np.cumsum(x, axis=a)),
+    "cumprod": (lax.cumprod, lambda x, a: np.cumprod(x, axis=a)),
+    "cummax": (lax.cummax, lambda x, a: np.maximum.accumulate(x, axis=a)),
+    "cummin": (lax.cummin, lambda x, a: np.minimum.accumulate(x, axis=a)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CUMULATIVE))
+@pytest.mark.parametrize("axis", [0, 1, 2])
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+def test_cumulative_ops_scan_along_each_axis(name, axis, reverse, dtype):
+    op, reference = CUMULATIVE[name]
+    rng = np.random.default_rng(axis)
+    x = (rng.standard_normal((4, 6, 5)) * (0.5 if name == "cumprod" else 3)).astype(dtype)
+    if name == "cumprod" and dtype == np.float32:
+        x = (1 + 0.1 * x).astype(dtype)
+    f = uir.jit(lambda v: op(v, axis=axis, reverse=reverse))
+    compiled = f.lower(x).compile()
+    assert compiled.fallbacks == []
+    assert "scan along" in compiled.executable.thunk_text, compiled.executable.thunk_text
+    flip = lambda v: np.flip(v, axis) if reverse else v  # noqa: E731
+    want = flip(reference(flip(x), axis)).astype(dtype)
+    got = compiled(x)
+    if dtype == np.float32:
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    else:
+        np.testing.assert_array_equal(got, want)
+    # The evaluator folds each window from its start; the scan agrees with it.
+    np.testing.assert_allclose(
+        got, uir.evaluate(f.lower(x).module, x), rtol=1e-5 if dtype == np.float32 else 0
+    )
+
+
+def test_cumulative_logsumexp_and_associative_scan_compile_without_fallbacks():
+    x = np.random.default_rng(2).standard_normal((3, 50)).astype(np.float32)
+    for fn, want in [
+        (lambda v: lax.cumlogsumexp(v, axis=1), np.logaddexp.accumulate(x, axis=1)),
+        (lambda v: unp.cumsum(v, axis=1), np.cumsum(x, axis=1)),
+    ]:
+        compiled = uir.jit(fn).lower(x).compile()
+        assert compiled.fallbacks == []
+        np.testing.assert_allclose(compiled(x), want, rtol=1e-5, atol=1e-5)
+
+
+def test_a_long_cumsum_is_a_scan_not_a_window_per_element():
+    # n^2 work would be 10^12 adds here; the scan is 10^6.
+    x = np.ones(1 << 20, np.float32)
+    compiled = uir.jit(unp.cumsum).lower(x).compile()
+    (thunk,) = [t for t in compiled.executable.thunk_text.splitlines() if "window" in t]
+    assert "scan along 0" in thunk
+    np.testing.assert_array_equal(compiled(x)[[0, 1000, -1]], [1, 1001, 1 << 20])
+
+
+@st.composite
+def arg_cases(draw):
+    rank = draw(st.integers(1, 3))
+    shape = [draw(st.integers(1, 9)) for _ in range(rank)]
+    axis = draw(st.integers(0, rank - 1))
+    dtype = draw(st.sampled_from([np.float32, np.int32, np.int8, np.uint8]))
+    nans = draw(st.integers(0, 3)) if np.issubdtype(dtype, np.floating) else 0
+    return shape, axis, dtype, nans
+
+
+@settings(max_examples=60, deadline=None)
+@given(arg_cases(), st.integers(0, 2**32 - 1), st.sampled_from(["argmax", "argmin"]))
+def test_argmax_and_argmin_match_numpy_and_the_evaluator(case, seed, which):
+    shape, axis, dtype, nans = case
+    rng = np.random.default_rng(seed)
+    x = rng.integers(-3, 4, shape).astype(dtype)  # few values: ties everywhere
+    for _ in range(nans):
+        x.flat[rng.integers(0, x.size)] = np.nan
+    fn = unp.argmax if which == "argmax" else unp.argmin
+    f = uir.jit(lambda v: fn(v, axis=axis))
+    compiled = f.lower(x).compile()
+    assert compiled.fallbacks == [], compiled.fallbacks
+    assert compiled.executable.thunk_kinds.get("reduce") == 1, compiled.executable.thunk_text
+    got = compiled(x)
+    np.testing.assert_array_equal(got, (np.argmax if which == "argmax" else np.argmin)(x, axis))
+    np.testing.assert_array_equal(got, uir.evaluate(f.lower(x).module, x))
+
+
+def _variadic(pick):
+    return uir.hlo.parse_module(f"""HloModule v
+
+pick {{
+  a = f32[] parameter(0)
+  ai = s32[] parameter(1)
+  b = f32[] parameter(2)
+  bi = s32[] parameter(3)
+{pick}
+  v = f32[] select(c, a, b)
+  i = s32[] select(c, ai, bi)
+  ROOT t = (f32[], s32[]) tuple(v, i)
+}}
+
+ENTRY e {{
+  x = f32[6,40] parameter(0)
+  io = s32[6,40] iota(), iota_dimension=1
+  ninf = f32[] constant(-inf)
+  zero = s32[] constant(0)
+  r = (f32[6], s32[6]) reduce(x, io, ninf, zero), dimensions={{1}}, to_apply=pick
+  ROOT i = s32[6] get-tuple-element(r), index=1
+}}
+""")
+
+
+def test_a_reducer_that_is_not_argmax_is_not_taken_for_one():
+    x = np.random.default_rng(3).integers(0, 3, (6, 40)).astype(np.float32)
+    # Strictly greater keeps the later of equal values: not argmax's first.
+    last = _variadic("  c = pred[] compare(a, b), direction=GT")
+    exe = uir.compile(last, backend="cpu")  # small: no warning by default
+    assert exe.thunk_kinds.get("reduce", 0) == 0
+    np.testing.assert_array_equal(exe(x), uir.evaluate(last, x))
+    assert exe.fallbacks and "reduce" in exe.fallbacks[0]
+    # NaN first, ties to the lower index, spelled another way: argmax.
+    # (Without the NaN test it would not be: a NaN would lose.)
+    first = _variadic(
+        "  gt = pred[] compare(a, b), direction=GT\n"
+        "  eq = pred[] compare(b, a), direction=EQ\n"
+        "  lt = pred[] compare(bi, ai), direction=GT\n"
+        "  tie = pred[] and(eq, lt)\n"
+        "  a_nan = pred[] compare(a, a), direction=NE\n"
+        "  better = pred[] or(tie, gt)\n"
+        "  c = pred[] or(a_nan, better)"
+    )
+    exe = uir.compile(first, backend="cpu")
+    assert exe.thunk_kinds.get("reduce") == 1
+    np.testing.assert_array_equal(exe(x), np.argmax(x, axis=1))
+
+
+def test_fallbacks_are_listed_profiled_and_governed_by_the_flag(monkeypatch):
+    rng = np.random.default_rng(4)
+    x = rng.integers(-9, 9, (500, 500)).astype(np.int32)
+    monkeypatch.setenv("UIR_FLAGS", "--fallback=off --executable_cache=0")
+    # An integer dot (BLAS has none) still runs on the evaluator.
+    module = uir.make_hlo(lambda a, b: a @ b)(x, x)
+    exe = uir.compile(module, backend="cpu")
+    assert [f.split(":")[0] for f in exe.fallbacks] == ["dot"]
+    assert "fallback dot (evaluator: dot on the evaluator)" in exe.thunk_text
+    profile = exe.profile(x, x)
+    (row,) = [r for r in profile.rows if r.kind == "fallback"]
+    assert row.op == "dot" and 0 < profile.fallback_share <= 1
+    assert "on the evaluator (fallbacks)" in str(profile)
+    monkeypatch.setenv("UIR_FLAGS", "--fallback=error --executable_cache=0")
+    with pytest.raises(uir.FallbackError, match="dot on the evaluator"):
+        uir.compile(module, backend="cpu")
+    monkeypatch.setenv("UIR_FLAGS", "--fallback=warn --executable_cache=0")
+    with pytest.warns(uir.FallbackWarning, match="dot"):
+        uir.compile(module, backend="cpu")
+    # By default only a large fallback warns: this one moves 3 MB.
+    monkeypatch.setenv("UIR_FLAGS", "--executable_cache=0")
+    with pytest.warns(uir.FallbackWarning):
+        uir.compile(module, backend="cpu")
+    small = uir.make_hlo(lambda a, b: a @ b)(x[:20, :20], x[:20, :20])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        uir.compile(small, backend="cpu")  # 5 KB: no warning
+    monkeypatch.setenv("UIR_FLAGS", "--fallback=sometimes")
+    with pytest.raises(ValueError, match="--fallback must be one of"):
+        uir.compile(small, backend="cpu")
+
+
+def _scatter_module(combiner, window_first=False):
+    body = {"add": "add(a, b)", "max": "maximum(a, b)", "replace": None}[combiner]
+    # Replacing: the combiner returns the update, its second parameter.
+    root = "" if body is None else f"ROOT r = f32[] {body}"
+    updates, window = ("f32[3,7]", "0") if window_first else ("f32[7,3]", "1")
+    return uir.hlo.parse_module(f"""HloModule s
+
+comb {{
+  a = f32[] parameter(0)
+  {"ROOT " if body is None else ""}b = f32[] parameter(1)
+  {root}
+}}
+
+ENTRY e {{
+  x = f32[6,5] parameter(0)
+  i = s32[7,1] parameter(1)
+  u = {updates} parameter(2)
+  ROOT s = f32[6,5] scatter(x, i, u), update_window_dims={{{window}}},
+    inserted_window_dims={{0}}, scatter_dims_to_operand_dims={{0}}, index_vector_dim=1,
+    to_apply=comb
+}}
+""")
+
+
+@pytest.mark.parametrize("combiner", ["add", "max", "replace"])
+@pytest.mark.parametrize("window_first", [False, True])
+def test_scatter_combines_in_the_updates_order_and_skips_windows_out_of_bounds(
+    combiner, window_first
+):
+    rng = np.random.default_rng(7)
+    module = _scatter_module(combiner, window_first)
+    x = rng.standard_normal((6, 5)).astype(np.float32)
+    i = np.array([[0], [2], [2], [5], [-1], [6], [2]], np.int32)  # repeats; two out of bounds
+    u = rng.standard_normal((3, 7) if window_first else (7, 3)).astype(np.float32)
+    exe = uir.compile(module, backend="cpu")
+    assert exe.thunk_kinds.get("scatter") == 1 and exe.fallbacks == [], exe.thunk_text
+    np.testing.assert_array_equal(exe(x, i, u), uir.evaluate(module, x, i, u))
+
+
+@st.composite
+def sort_cases(draw):
+    rank = draw(st.integers(1, 3))
+    shape = [draw(st.integers(1, 12)) for _ in range(rank)]
+    axis = draw(st.integers(0, rank - 1))
+    dtype = draw(st.sampled_from([np.float32, np.int32, np.uint8, np.int8]))
+    return shape, axis, dtype
+
+
+def _specials(rng, x):
+    if np.issubdtype(x.dtype, np.floating) and x.size:
+        for v in (np.nan, -np.nan, 0.0, -0.0, np.inf, -np.inf):
+            x.flat[rng.integers(0, x.size)] = v
+    return x
+
+
+@settings(max_examples=60, deadline=None)
+@given(sort_cases(), st.integers(0, 2**32 - 1))
+def test_sort_argsort_and_top_k_run_natively_like_the_evaluator(case, seed):
+    shape, axis, dtype = case
+    rng = np.random.default_rng(seed)
+    x = _specials(rng, rng.integers(-4, 5, shape).astype(dtype))  # ties: stability shows
+    k = min(3, shape[-1])
+    for fn in (
+        lambda v: unp.sort(v, axis=axis),
+        lambda v: unp.argsort(v, axis=axis),
+        lambda v: lax.top_k(v, k),
+    ):
+        f = uir.jit(fn)
+        compiled = f.lower(x).compile()
+        assert compiled.fallbacks == [], compiled.fallbacks
+        assert compiled.executable.thunk_kinds.get("sort") == 1, compiled.executable.thunk_text
+        got, want = compiled(x), uir.evaluate(f.lower(x).module, x)
+        for g, w in zip(
+            got if isinstance(got, tuple) else (got,),
+            want if isinstance(want, tuple) else (want,),
+            strict=True,
+        ):
+            np.testing.assert_array_equal(g, w)
+
+
+def _sort_module(direction, compare_type=""):
+    return uir.hlo.parse_module(f"""HloModule s
+
+cmp {{
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ai = s32[] parameter(2)
+  bi = s32[] parameter(3)
+  ROOT c = pred[] compare(a, b), direction={direction}{compare_type}
+}}
+
+ENTRY e {{
+  x = f32[4,33] parameter(0)
+  i = s32[4,33] iota(), iota_dimension=1
+  ROOT s = (f32[4,33], s32[4,33]) sort(x, i), dimensions={{1}}, is_stable=true, to_apply=cmp
+}}
+""")
+
+
+def test_descending_and_total_order_comparators_are_recognised_and_plain_less_is_not():
+    rng = np.random.default_rng(5)
+    x = _specials(rng, rng.integers(-3, 4, (4, 33)).astype(np.float32))
+    for direction, kind in ((" GT", "sort"), (" LT", "sort")):
+        module = _sort_module(direction.strip(), ", type=TOTALORDER")
+        exe = uir.compile(module, backend="cpu")
+        assert exe.thunk_kinds.get(kind) == 1, exe.thunk_text
+        for g, w in zip(exe(x), uir.evaluate(module, x), strict=True):
+            np.testing.assert_array_equal(g, w)
+    # A plain less-than is no order once NaNs are in: left to the evaluator.
+    module = _sort_module("LT")
+    exe = uir.compile(module, backend="cpu")
+    assert exe.thunk_kinds.get("sort", 0) == 0 and exe.fallbacks
+    for g, w in zip(exe(x), uir.evaluate(module, x), strict=True):
+        np.testing.assert_array_equal(g, w)
+
+
+@st.composite
+def gather_cases(draw):
+    rank = draw(st.integers(1, 3))
+    shape = [draw(st.integers(1, 6)) for _ in range(rank)]
+    mapped = draw(st.permutations(range(rank)))[: draw(st.integers(1, rank))]
+    collapsed = sorted(d for d in mapped if draw(st.booleans()))
+    sizes = [1 if d in collapsed else draw(st.integers(0, shape[d])) for d in range(rank)]
+    batch = [draw(st.integers(1, 4)) for _ in range(draw(st.integers(0, 2)))]
+    vector_at = draw(st.integers(0, len(batch)))
+    implicit = len(mapped) == 1 and draw(st.booleans())
+    index_shape = list(batch) if implicit else [*batch[:vector_at], len(mapped), *batch[vector_at:]]
+    vector_dim = len(batch) if implicit else vector_at
+    kept = rank - len(collapsed)
+    out_rank = len(batch) + kept
+    offset = sorted(draw(st.permutations(range(out_rank)))[:kept])
+    dtype = draw(st.sampled_from([np.float32, np.int8, np.float64]))
+    layout = draw(st.booleans())
+    return shape, mapped, collapsed, sizes, batch, index_shape, vector_dim, offset, dtype, layout
+
+
+@settings(max_examples=80, deadline=None)
+@given(gather_cases(), st.integers(0, 2**32 - 1))
+def test_gather_with_random_dimension_numbers_runs_natively_like_the_evaluator(case, seed):
+    shape, mapped, collapsed, sizes, batch, index_shape, vector_dim, offset, dtype, layout = case
+    t = {np.float32: "f32", np.int8: "s8", np.float64: "f64"}[dtype]
+    kept = [d for d in range(len(shape)) if d not in collapsed]
+    out, b = [], iter(batch)
+    for d in range(len(batch) + len(kept)):
+        out.append(sizes[kept[offset.index(d)]] if d in offset else next(b))
+    dims = lambda a: ",".join(map(str, a))  # noqa: E731
+    lay = "{" + dims(range(len(shape))) + "}" if layout else ""  # minor-to-major reversed
+    module = uir.hlo.parse_module(f"""HloModule g
+
+ENTRY e {{
+  x = {t}[{dims(shape)}]{lay} parameter(0)
+  i = s32[{dims(index_shape)}] parameter(1)
+  ROOT g = {t}[{dims(out)}] gather(x, i), offset_dims={{{dims(offset)}}},
+    collapsed_slice_dims={{{dims(collapsed)}}}, start_index_map={{{dims(mapped)}}},
+    index_vector_dim={vector_dim}, slice_sizes={{{dims(sizes)}}}
+}}
+""")
+    rng = np.random.default_rng(seed)
+    x = rng.integers(-100, 100, shape).astype(dtype)
+    # Out-of-range starts too: they clamp.
+    i = rng.integers(-3, max(shape) + 3, index_shape).astype(np.int32)
+    exe = uir.compile(module, backend="cpu")
+    assert exe.fallbacks == [], exe.fallbacks
+    np.testing.assert_array_equal(exe(x, i), uir.evaluate(module, x, i))
+
+
+def test_batched_gather_runs_natively():
+    # take_along_axis and vmap-style gathers carry batching dimensions.
+    module = uir.hlo.parse_module("""HloModule g
+
+ENTRY e {
+  x = f32[3,5,4] parameter(0)
+  i = s32[3,6,1] parameter(1)
+  ROOT g = f32[3,6,4] gather(x, i), offset_dims={2}, collapsed_slice_dims={1},
+    start_index_map={1}, operand_batching_dims={0}, start_indices_batching_dims={0},
+    index_vector_dim=2, slice_sizes={1,1,4}
+}
+""")
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((3, 5, 4)).astype(np.float32)
+    i = rng.integers(0, 5, (3, 6, 1)).astype(np.int32)
+    exe = uir.compile(module, backend="cpu")
+    assert exe.thunk_kinds.get("gather") == 1 and exe.fallbacks == [], exe.thunk_text
+    np.testing.assert_array_equal(exe(x, i), x[np.arange(3)[:, None], i[..., 0]])
+    np.testing.assert_array_equal(exe(x, i), uir.evaluate(module, x, i))
+
+
+def test_argmax_does_not_write_the_indices_it_counts_itself():
+    x = np.random.default_rng(8).standard_normal((64, 300)).astype(np.float32)
+    compiled = uir.jit(lambda v: unp.argmax(v, axis=1)).lower(x).compile()
+    # The module still has its iota; no thunk writes it.
+    assert "iota(" in compiled.as_text()
+    assert compiled.executable.thunk_kinds == {"reduce": 1}, compiled.executable.thunk_text
+    np.testing.assert_array_equal(compiled(x), np.argmax(x, axis=1))
+    # The same iota read by something else too (CSE makes them one) is
+    # still written.
+    both = uir.jit(
+        lambda v: (unp.argmax(v, axis=1), lax.broadcasted_iota(np.int32, (64, 300), 1) + 1)
+    )
+    kinds = both.lower(x).compile().executable.thunk_kinds
+    assert kinds.get("kernel") == 1 and kinds.get("reduce") == 1, kinds
+    got = both(x)
+    np.testing.assert_array_equal(got[0], np.argmax(x, axis=1))
+    np.testing.assert_array_equal(got[1], np.broadcast_to(np.arange(1, 301), (64, 300)))
