@@ -38,44 +38,70 @@ inline bool Beats(T a, T b) {
   return Max ? a > b : a < b;
 }
 
-constexpr int kLanes = 16;
+// Four floats or two doubles (one SSE register, the baseline every x86-64
+// host has), as GCC's and Clang's vector extensions spell them.
+template <typename T>
+struct Vec;
+template <>
+struct Vec<float> {
+  using V = float __attribute__((vector_size(16)));
+  using M = int32_t __attribute__((vector_size(16)));
+};
+template <>
+struct Vec<double> {
+  using V = double __attribute__((vector_size(16)));
+  using M = int64_t __attribute__((vector_size(16)));
+};
 
-// The first i of x[0..n) (n >= 1, contiguous) holding the extreme value.
+// The first i of x[0..n) (n >= 1, contiguous) holding the extreme value:
+// the extreme with a vector of lanes (NaNs noticed as v - v, which is NaN
+// for NaN and for an infinity: only then is the line searched for a NaN),
+// then the first element equal to it.
 template <typename T, bool Max>
 int64_t FirstExtreme(const T* x, int64_t n) {
-  T lane[kLanes];
-  bool nan[kLanes];
-  const int64_t full = n / kLanes * kLanes;
-  for (int j = 0; j < kLanes; ++j) {
-    lane[j] = x[std::min<int64_t>(j, n - 1)];
-    nan[j] = false;
-  }
-  for (int64_t i = 0; i < full; i += kLanes) {
-    for (int j = 0; j < kLanes; ++j) {
-      const T v = x[i + j];
-      nan[j] = nan[j] | IsNan(v);
-      lane[j] = (Max ? v > lane[j] : v < lane[j]) ? v : lane[j];
+  T best = x[0];
+  bool maybe_nan = IsNan(x[0]);
+  int64_t i = 0;
+  if constexpr (std::is_floating_point_v<T>) {
+    using V = typename Vec<T>::V;
+    using M = typename Vec<T>::M;
+    constexpr int kWidth = sizeof(V) / sizeof(T);
+    if (n >= 2 * kWidth) {
+      // Two registers of lanes, for two compares in flight.
+      V lane[2], check[2] = {V{}, V{}}, v;
+      std::memcpy(&lane[0], x, sizeof(V));
+      lane[1] = lane[0];
+      for (; i + 2 * kWidth <= n; i += 2 * kWidth) {
+        for (int r = 0; r < 2; ++r) {
+          std::memcpy(&v, x + i + r * kWidth, sizeof(V));
+          const M take = Max ? v > lane[r] : v < lane[r];
+          lane[r] = reinterpret_cast<V>((reinterpret_cast<M>(v) & take) |
+                                        (reinterpret_cast<M>(lane[r]) & ~take));
+          check[r] += v - v;
+        }
+      }
+      for (int r = 0; r < 2; ++r) {
+        for (int j = 0; j < kWidth; ++j) {
+          maybe_nan = maybe_nan || IsNan(check[r][j]);
+          best = (Max ? lane[r][j] > best : lane[r][j] < best) ? lane[r][j] : best;
+        }
+      }
     }
   }
-  T best = lane[0];
-  bool any_nan = false;
-  for (int j = 0; j < kLanes; ++j) {
-    any_nan = any_nan || nan[j];
-    best = (Max ? lane[j] > best : lane[j] < best) ? lane[j] : best;
-  }
-  for (int64_t i = full; i < n; ++i) {
-    any_nan = any_nan || IsNan(x[i]);
+  for (; i < n; ++i) {
+    maybe_nan = maybe_nan || IsNan(x[i]);
     best = (Max ? x[i] > best : x[i] < best) ? x[i] : best;
   }
-  if (any_nan) {
-    for (int64_t i = 0; i < n; ++i) {
-      if (IsNan(x[i])) return i;
+  if (maybe_nan) {
+    for (int64_t k = 0; k < n; ++k) {
+      if (IsNan(x[k])) return k;
     }
   }
-  for (int64_t i = 0; i < n; ++i) {
-    if (x[i] == best) return i;
+  // best is a NaN only where x[0] is one, found above.
+  for (int64_t k = 0; k < n; ++k) {
+    if (x[k] == best) return k;
   }
-  return 0;  // unreachable: best is one of x
+  return 0;
 }
 
 template <typename T, typename I, bool Max>
