@@ -7,6 +7,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -202,14 +203,42 @@ void RunSort(const SortPlan& p, const std::vector<const void*>& in, const std::v
         const auto* src = static_cast<const uint8_t*>(in[o]);
         auto* dst = static_cast<uint8_t*>(out[o]);
         line.resize(static_cast<size_t>(n) * e);
-        for (int64_t i = 0; i < n; ++i) {
-          std::memcpy(line.data() + static_cast<size_t>(i) * e,
-                      src + (in_at[o] + i * op.in_stride[kd]) * op.element_bytes, e);
-        }
-        for (int64_t j = 0; j < n; ++j) {
-          const auto i = static_cast<size_t>(order[static_cast<size_t>(j)].second);
-          std::memcpy(dst + (out_at[o] + j * op.out_stride[kd]) * op.element_bytes,
-                      line.data() + i * e, e);
+        const int64_t is = op.in_stride[kd], os = op.out_stride[kd];
+        const uint8_t* from = src + in_at[o] * op.element_bytes;
+        uint8_t* to = dst + out_at[o] * op.element_bytes;
+        // Copies of a compile-time size (one move each) for the usual
+        // element sizes.
+        auto permute = [&]<size_t B>(std::integral_constant<size_t, B>) {
+          for (int64_t i = 0; i < n; ++i) {
+            std::memcpy(line.data() + static_cast<size_t>(i) * B, from + i * is * int64_t{B}, B);
+          }
+          for (int64_t j = 0; j < n; ++j) {
+            const auto i = static_cast<size_t>(order[static_cast<size_t>(j)].second);
+            std::memcpy(to + j * os * int64_t{B}, line.data() + i * B, B);
+          }
+        };
+        switch (e) {
+          case 1:
+            permute(std::integral_constant<size_t, 1>{});
+            break;
+          case 2:
+            permute(std::integral_constant<size_t, 2>{});
+            break;
+          case 4:
+            permute(std::integral_constant<size_t, 4>{});
+            break;
+          case 8:
+            permute(std::integral_constant<size_t, 8>{});
+            break;
+          default:
+            for (int64_t i = 0; i < n; ++i) {
+              std::memcpy(line.data() + static_cast<size_t>(i) * e,
+                          from + i * is * op.element_bytes, e);
+            }
+            for (int64_t j = 0; j < n; ++j) {
+              const auto i = static_cast<size_t>(order[static_cast<size_t>(j)].second);
+              std::memcpy(to + j * os * op.element_bytes, line.data() + i * e, e);
+            }
         }
       }
     }
