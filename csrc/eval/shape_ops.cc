@@ -359,7 +359,8 @@ void GatherBuffers(const HloInstruction& inst, const uint8_t* operand, const uin
   // dimensions) selects no operand element: the result is zeros.
   for (int64_t d = 0; d < rank; ++d) {
     if (slice_sizes[d] == 0) {
-      std::memset(out, 0, static_cast<size_t>(inst.shape().element_count()) * size);
+      const auto bytes = static_cast<size_t>(inst.shape().element_count()) * size;
+      if (bytes > 0) std::memset(out, 0, bytes);  // an empty result may have no memory
       return;
     }
   }

@@ -117,6 +117,23 @@ void RunGather(const GatherPlan& p, const void* operand, const void* indices, vo
     }
   }
   if (positions == 0 || per_slice == 0) return;
+  // A slice of no elements in some dimension (XLA allows it even where the
+  // dimension is collapsed) selects nothing: every result element is zero.
+  for (int d = 0; d < p.operand_rank; ++d) {
+    if (p.slice_size[static_cast<size_t>(d)] == 0) {
+      for (int64_t b = 0; b < positions * per_slice; ++b) {
+        int64_t at = 0, r = b;
+        for (int k = p.out_rank - 1; k >= 0; --k) {
+          const auto kk = static_cast<size_t>(k);
+          at += r % p.out_size[kk] * p.out_stride[kk];
+          r /= p.out_size[kk];
+        }
+        std::memset(static_cast<uint8_t*>(out) + at * p.element_bytes, 0,
+                    static_cast<size_t>(p.element_bytes));
+      }
+      return;
+    }
+  }
   // The innermost offset dimension as a run, when adjacent in both arrays.
   int64_t run = 1;
   if (!offset_dims.empty()) {

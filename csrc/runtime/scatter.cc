@@ -181,7 +181,7 @@ void RunScatter(const ScatterPlan& p, const void* operand, const void* indices, 
   const auto* src = static_cast<const uint8_t*>(operand);
   // The operand into the result (element by element where the layouts
   // differ; nothing to do in place).
-  if (dst != src) {
+  if (dst != src && p.OperandElements(false) > 0) {
     if (p.operand_stride == p.out_stride) {
       std::memmove(dst, src, static_cast<size_t>(p.OperandElements(false) * e));
     } else {

@@ -431,7 +431,12 @@ def gather_cases(draw):
     shape = [draw(st.integers(1, 6)) for _ in range(rank)]
     mapped = draw(st.permutations(range(rank)))[: draw(st.integers(1, rank))]
     collapsed = sorted(d for d in mapped if draw(st.booleans()))
-    sizes = [1 if d in collapsed else draw(st.integers(0, shape[d])) for d in range(rank)]
+    # A collapsed dimension takes a slice of one element, or of none (XLA
+    # allows it; the result is then zeros).
+    sizes = [
+        draw(st.integers(0, 1)) if d in collapsed else draw(st.integers(0, shape[d]))
+        for d in range(rank)
+    ]
     batch = [draw(st.integers(1, 4)) for _ in range(draw(st.integers(0, 2)))]
     vector_at = draw(st.integers(0, len(batch)))
     implicit = len(mapped) == 1 and draw(st.booleans())
