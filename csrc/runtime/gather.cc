@@ -7,60 +7,20 @@
 #include <cstring>
 #include <vector>
 
+#include "runtime/strided.h"
 #include "runtime/thread_pool.h"
 
 namespace uir::runtime {
 
-namespace {
-
-int64_t ReadIndex(hlo::PrimitiveType t, const uint8_t* p) {
-  using P = hlo::PrimitiveType;
-  auto load = [p]<typename T>(T) {
-    T v;
-    std::memcpy(&v, p, sizeof(T));
-    return v;
-  };
-  switch (t) {
-    case P::kS8:
-      return load(int8_t{});
-    case P::kS16:
-      return load(int16_t{});
-    case P::kS32:
-      return load(int32_t{});
-    case P::kS64:
-      return load(int64_t{});
-    case P::kU8:
-      return load(uint8_t{});
-    case P::kU16:
-      return load(uint16_t{});
-    case P::kU32:
-      return load(uint32_t{});
-    case P::kU64: {
-      const uint64_t v = load(uint64_t{});
-      return v > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(v);
-    }
-    default:
-      return 0;
-  }
-}
-
-int64_t Span(const GatherPlan::Dims& size, const GatherPlan::Dims& stride, int rank) {
-  int64_t last = 0;
-  for (int d = 0; d < rank; ++d) {
-    const auto k = static_cast<size_t>(d);
-    if (size[k] == 0) return 0;
-    last += (size[k] - 1) * stride[k];
-  }
-  return last + 1;
-}
-
-}  // namespace
-
 int64_t GatherPlan::OperandElements() const {
-  return Span(operand_size, operand_stride, operand_rank);
+  return SpannedElements(operand_size, operand_stride, operand_rank);
 }
-int64_t GatherPlan::OutputElements() const { return Span(out_size, out_stride, out_rank); }
-int64_t GatherPlan::IndexElements() const { return Span(index_size, index_stride, index_rank); }
+int64_t GatherPlan::OutputElements() const {
+  return SpannedElements(out_size, out_stride, out_rank);
+}
+int64_t GatherPlan::IndexElements() const {
+  return SpannedElements(index_size, index_stride, index_rank);
+}
 
 std::string GatherPlan::Invalid() const {
   using P = hlo::PrimitiveType;

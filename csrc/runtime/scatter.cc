@@ -8,51 +8,11 @@
 #include <vector>
 
 #include "runtime/fold.h"
+#include "runtime/strided.h"
 
 namespace uir::runtime {
 
 namespace {
-
-int64_t ReadIndex(hlo::PrimitiveType t, const uint8_t* p) {
-  using P = hlo::PrimitiveType;
-  auto load = [p]<typename T>(T) {
-    T v;
-    std::memcpy(&v, p, sizeof(T));
-    return v;
-  };
-  switch (t) {
-    case P::kS8:
-      return load(int8_t{});
-    case P::kS16:
-      return load(int16_t{});
-    case P::kS32:
-      return load(int32_t{});
-    case P::kS64:
-      return load(int64_t{});
-    case P::kU8:
-      return load(uint8_t{});
-    case P::kU16:
-      return load(uint16_t{});
-    case P::kU32:
-      return load(uint32_t{});
-    case P::kU64: {
-      const uint64_t v = load(uint64_t{});
-      return v > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(v);
-    }
-    default:
-      return 0;
-  }
-}
-
-int64_t Span(const ScatterPlan::Dims& size, const ScatterPlan::Dims& stride, int rank) {
-  int64_t last = 0;
-  for (int d = 0; d < rank; ++d) {
-    const auto k = static_cast<size_t>(d);
-    if (size[k] == 0) return 0;
-    last += (size[k] - 1) * stride[k];
-  }
-  return last + 1;
-}
 
 // The element at `to` combined with the one at `from`.
 template <typename T, FoldOp Op, bool Replace>
@@ -125,12 +85,14 @@ CombineFn CombinerOf(const ScatterPlan& p) {
 }  // namespace
 
 int64_t ScatterPlan::OperandElements(bool out) const {
-  return Span(operand_size, out ? out_stride : operand_stride, operand_rank);
+  return SpannedElements(operand_size, out ? out_stride : operand_stride, operand_rank);
 }
 int64_t ScatterPlan::UpdateElements() const {
-  return Span(update_size, update_stride, update_rank);
+  return SpannedElements(update_size, update_stride, update_rank);
 }
-int64_t ScatterPlan::IndexElements() const { return Span(index_size, index_stride, index_rank); }
+int64_t ScatterPlan::IndexElements() const {
+  return SpannedElements(index_size, index_stride, index_rank);
+}
 
 std::string ScatterPlan::Invalid() const {
   if (!hlo::IsInteger(index_type) || index_type == hlo::PrimitiveType::kPred) {

@@ -14,6 +14,7 @@
 
 #include "runtime/fold.h"
 #include "runtime/narrow_float.h"
+#include "runtime/strided.h"
 #include "runtime/thread_pool.h"
 
 namespace uir::runtime {
@@ -260,16 +261,6 @@ std::string DimsText(const WindowPlan::Dims& d, int rank) {
   return s;
 }
 
-int64_t Span(const WindowPlan::Dims& size, const WindowPlan::Dims& stride, int rank) {
-  int64_t last = 0;
-  for (int d = 0; d < rank; ++d) {
-    const auto k = static_cast<size_t>(d);
-    if (size[k] == 0) return 0;
-    last += (size[k] - 1) * stride[k];
-  }
-  return last + 1;
-}
-
 }  // namespace
 
 int WindowPlan::ScanDim(bool* reverse) const {
@@ -298,8 +289,8 @@ int WindowPlan::ScanDim(bool* reverse) const {
   return found;
 }
 
-int64_t WindowPlan::InputElements() const { return Span(in_size, in_stride, rank); }
-int64_t WindowPlan::OutputElements() const { return Span(out_size, out_stride, rank); }
+int64_t WindowPlan::InputElements() const { return SpannedElements(in_size, in_stride, rank); }
+int64_t WindowPlan::OutputElements() const { return SpannedElements(out_size, out_stride, rank); }
 
 bool WindowTypeSupported(hlo::PrimitiveType type, FoldOp op) {
   using P = hlo::PrimitiveType;
