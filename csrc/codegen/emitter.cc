@@ -112,6 +112,13 @@ class KernelEmitter {
       case PrimitiveType::kS8:
       case PrimitiveType::kU8:
         return b_.getInt8Ty();
+      case PrimitiveType::kS1:
+      case PrimitiveType::kS2:
+      case PrimitiveType::kS4:
+      case PrimitiveType::kU1:
+      case PrimitiveType::kU2:
+      case PrimitiveType::kU4:
+        return b_.getInt8Ty();  // one per byte, in its low bits
       case PrimitiveType::kS16:
       case PrimitiveType::kU16:
       case PrimitiveType::kBF16:
@@ -135,12 +142,18 @@ class KernelEmitter {
   // The type arithmetic happens in: narrow floats widen to float, pred is i1.
   llvm::Type* ComputeType(PrimitiveType t) {
     if (t == PrimitiveType::kPred) return b_.getInt1Ty();
+    if (IsSubByteInteger(t)) return b_.getIntNTy(static_cast<unsigned>(hlo::BitWidth(t)));
     if (t == PrimitiveType::kF16 || t == PrimitiveType::kBF16) return b_.getFloatTy();
     return StorageType(t);
   }
   static bool IsFloat(PrimitiveType t) { return hlo::IsFloat(t); }
+  static bool IsSubByteInteger(PrimitiveType t) {
+    return hlo::IsInteger(t) && hlo::BitWidth(t) < 8;
+  }
 
   llvm::Value* FromStorage(PrimitiveType t, llvm::Value* raw) {
+    // A sub-byte integer is its byte's low bits (the upper ones ignored).
+    if (IsSubByteInteger(t)) return b_.CreateTrunc(raw, ComputeType(t));
     switch (t) {
       case PrimitiveType::kPred:
         return b_.CreateICmpNE(raw, b_.getInt8(0));
@@ -154,6 +167,8 @@ class KernelEmitter {
     }
   }
   llvm::Value* ToStorage(PrimitiveType t, llvm::Value* v) {
+    // Written as NumPy's int4/uint4 hold them: the low bits, zeros above.
+    if (IsSubByteInteger(t)) return b_.CreateZExt(v, b_.getInt8Ty());
     switch (t) {
       case PrimitiveType::kPred:
         return b_.CreateZExt(v, b_.getInt8Ty());

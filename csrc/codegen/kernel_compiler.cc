@@ -27,6 +27,12 @@ bool HasMachineForm(hlo::PrimitiveType t) {
   using P = hlo::PrimitiveType;
   switch (t) {
     case P::kPred:
+    case P::kS1:
+    case P::kS2:
+    case P::kS4:
+    case P::kU1:
+    case P::kU2:
+    case P::kU4:
     case P::kS8:
     case P::kS16:
     case P::kS32:

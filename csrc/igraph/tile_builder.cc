@@ -117,6 +117,7 @@ void Builder::Build() {
     t.name = fusion_.operand(i)->name();
     t.dtype = s.element_type();
     t.elements = s.element_count();
+    AsParts(t);
     p_.tensors.push_back(std::move(t));
   }
   for (size_t k = 0; k < scratch_.size(); ++k) {
@@ -126,6 +127,7 @@ void Builder::Build() {
     t.name = scratch_[k]->name();
     t.dtype = scratch_[k]->shape().element_type();
     t.elements = scratch_[k]->shape().element_count();
+    AsParts(t);
     p_.tensors.push_back(std::move(t));
   }
   if (pad_part_ != PadPart::kNone) {
@@ -188,7 +190,6 @@ void Builder::Build() {
         }
       }
     }
-    const int value = Value(o, maps[k], reduced);
     int tensor = -1;
     if (sub_root_ != nullptr) {
       const auto at = std::find(scratch_.begin(), scratch_.end(), sub_root_);
@@ -200,23 +201,32 @@ void Builder::Build() {
       t.name = outputs.size() == 1 ? "out" : "out." + std::to_string(k);
       t.dtype = o->shape().element_type();
       t.elements = o->shape().element_count();
+      AsParts(t);
       p_.tensors.push_back(std::move(t));
       tensor = static_cast<int>(p_.tensors.size()) - 1;
     }
-    TileOp store;
-    store.kind = TileOp::Kind::kStore;
-    store.reduced = reduced;
-    store.dtype = o->shape().element_type();
-    store.tensor = tensor;
-    store.access = Combine(maps[k], PhysicalStrides(o->shape()), Dims());
-    store.operands = {value};
-    store.source = o->name();
-    p_.ops.push_back(std::move(store));
+    // A complex output: its two parts, each stored where it lies.
+    const bool complex = hlo::IsComplex(o->shape().element_type());
+    for (int part = complex ? 0 : -1; part < (complex ? 2 : 0); ++part) {
+      const int value = PartOf(o, maps[k], reduced, part);
+      part_ = part;
+      TileOp store;
+      store.kind = TileOp::Kind::kStore;
+      store.reduced = reduced;
+      store.dtype = PartType(o->shape().element_type());
+      store.tensor = tensor;
+      store.access = Parted(Combine(maps[k], PhysicalStrides(o->shape()), Dims()), o->shape());
+      store.operands = {value};
+      store.source = o->name();
+      p_.ops.push_back(std::move(store));
+      part_ = -1;
+    }
   }
 }
 
 void Builder::InteriorPad() {
   const HloInstruction* pad = sub_root_ != nullptr ? sub_root_ : root_;
+  if (hlo::IsComplex(pad->shape().element_type())) Fail("complex values (%" + pad->name() + ")");
   const auto& config = pad->attributes().Get<hlo::PaddingConfig>(hlo::AttrKey::kPadding);
   const bool fill = pad_part_ == PadPart::kFill;
   p_.extents = fill ? pad->shape().dimensions() : pad->operand(0)->shape().dimensions();

@@ -152,6 +152,24 @@ class Builder {
   static constexpr int kMaxDepth = 200;
   int depth_ = 0;
   int Value(const HloInstruction* inst, const IndexMap& map, bool reduced);
+  // `inst`'s value with part_ set to `part` while it is built.
+  int PartOf(const HloInstruction* inst, const IndexMap& map, bool reduced, int part);
+
+  // Complex values are built as two real ones, their parts: part_ is the
+  // one being built (0 real, 1 imaginary; -1 for a value of a real type).
+  // Complex tensors are read and written as arrays of twice as many reals.
+  int part_ = -1;
+  // The real type of a part of `t` (f32 for c64, f64 for c128), else `t`.
+  static hlo::PrimitiveType PartType(hlo::PrimitiveType t);
+  // `t` as the real array it is read as, when complex.
+  static void AsParts(TileTensor& t);
+  // The access of part_ of an element of `shape` at linear position `l`.
+  Linear Parted(Linear l, const Shape& shape) const;
+  // Elementwise arithmetic on complex values, or real results read from
+  // complex operands, in terms of the parts.
+  int ComplexElementwise(const HloInstruction* inst, const IndexMap& map, bool reduced);
+  int Op(HloOpcode opcode, hlo::PrimitiveType dtype, std::vector<int> operands, bool reduced,
+         const std::string& source, const std::string& direction = "");
 
   int Compute(const HloInstruction* inst, const IndexMap& map, bool reduced);
 

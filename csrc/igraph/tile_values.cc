@@ -17,6 +17,7 @@ int Builder::Value(const HloInstruction* inst, const IndexMap& map, bool reduced
     key.insert(key.end(), l.coefficient.begin(), l.coefficient.end());
     key.push_back(l.constant);
   }
+  key.push_back(part_);
   auto memo_key = std::make_tuple(inst, key, reduced);
   auto it = memo_.find(memo_key);
   if (it != memo_.end()) return it->second;
@@ -36,20 +37,200 @@ int Builder::Value(const HloInstruction* inst, const IndexMap& map, bool reduced
   return v;
 }
 
+int Builder::PartOf(const HloInstruction* inst, const IndexMap& map, bool reduced, int part) {
+  const int saved = part_;
+  part_ = part;
+  struct Restore {
+    int& part;
+    int saved;
+    ~Restore() { part = saved; }
+  } restore{part_, saved};
+  return Value(inst, map, reduced);
+}
+
+hlo::PrimitiveType Builder::PartType(hlo::PrimitiveType t) {
+  if (t == hlo::PrimitiveType::kC64) return hlo::PrimitiveType::kF32;
+  if (t == hlo::PrimitiveType::kC128) return hlo::PrimitiveType::kF64;
+  return t;
+}
+
+void Builder::AsParts(TileTensor& t) {
+  if (!hlo::IsComplex(t.dtype)) return;
+  t.dtype = PartType(t.dtype);
+  t.elements *= 2;
+  if (t.kind == TileTensor::Kind::kConstant) {
+    // The same bytes: each element's real part, then its imaginary one.
+    hlo::Literal parts(Shape(t.dtype, {t.elements}));
+    parts.mutable_bytes() =
+        std::vector<uint8_t>(t.literal.bytes().begin(), t.literal.bytes().end());
+    t.literal = std::move(parts);
+  }
+}
+
+Linear Builder::Parted(Linear l, const Shape& shape) const {
+  if (!hlo::IsComplex(shape.element_type())) return l;
+  for (int64_t& c : l.coefficient) c *= 2;
+  l.constant = 2 * l.constant + part_;
+  return l;
+}
+
+int Builder::Op(HloOpcode opcode, hlo::PrimitiveType dtype, std::vector<int> operands, bool reduced,
+                const std::string& source, const std::string& direction) {
+  TileOp op;
+  op.kind = TileOp::Kind::kElementwise;
+  op.reduced = reduced;
+  op.dtype = dtype;
+  op.opcode = opcode;
+  op.operands = std::move(operands);
+  op.source = source;
+  op.direction = direction;
+  return Push(std::move(op));
+}
+
+int Builder::ComplexElementwise(const HloInstruction* inst, const IndexMap& map, bool reduced) {
+  const HloOpcode code = inst->opcode();
+  const std::string& src = inst->name();
+  const hlo::PrimitiveType out = inst->shape().element_type();
+  auto operand_map = [&](int64_t i) {
+    return inst->operand(i)->shape().rank() == 0 ? IndexMap{} : map;
+  };
+  auto part = [&](int64_t i, int p) {
+    return PartOf(inst->operand(i), operand_map(i), reduced, p);
+  };
+  const auto complain = [&]() -> int { Fail("complex values (%" + src + ")"); };
+  if (hlo::IsComplex(out)) {
+    const hlo::PrimitiveType t = PartType(out);
+    auto bin = [&](HloOpcode o, int x, int y) { return Op(o, t, {x, y}, reduced, src); };
+    auto un = [&](HloOpcode o, int x) { return Op(o, t, {x}, reduced, src); };
+    const int p = part_;
+    switch (code) {
+      case HloOpcode::kAdd:
+      case HloOpcode::kSubtract:
+        return bin(code, part(0, p), part(1, p));
+      case HloOpcode::kNegate:
+        return un(code, part(0, p));
+      case HloOpcode::kSelect:
+        return Op(code, t, {part(0, -1), part(1, p), part(2, p)}, reduced, src);
+      case HloOpcode::kMultiply: {
+        const int ar = part(0, 0), ai = part(0, 1), br = part(1, 0), bi = part(1, 1);
+        return p == 0 ? bin(HloOpcode::kSubtract, bin(HloOpcode::kMultiply, ar, br),
+                            bin(HloOpcode::kMultiply, ai, bi))
+                      : bin(HloOpcode::kAdd, bin(HloOpcode::kMultiply, ar, bi),
+                            bin(HloOpcode::kMultiply, ai, br));
+      }
+      case HloOpcode::kDivide: {
+        const int ar = part(0, 0), ai = part(0, 1), br = part(1, 0), bi = part(1, 1);
+        const int d = bin(HloOpcode::kAdd, bin(HloOpcode::kMultiply, br, br),
+                          bin(HloOpcode::kMultiply, bi, bi));
+        const int num = p == 0 ? bin(HloOpcode::kAdd, bin(HloOpcode::kMultiply, ar, br),
+                                     bin(HloOpcode::kMultiply, ai, bi))
+                               : bin(HloOpcode::kSubtract, bin(HloOpcode::kMultiply, ai, br),
+                                     bin(HloOpcode::kMultiply, ar, bi));
+        return bin(HloOpcode::kDivide, num, d);
+      }
+      case HloOpcode::kExp: {
+        const int e = un(HloOpcode::kExp, part(0, 0));
+        return bin(HloOpcode::kMultiply, e,
+                   un(p == 0 ? HloOpcode::kCos : HloOpcode::kSin, part(0, 1)));
+      }
+      case HloOpcode::kLog: {
+        const int ar = part(0, 0), ai = part(0, 1);
+        if (p == 1) return bin(HloOpcode::kAtan2, ai, ar);
+        const int sq = bin(HloOpcode::kAdd, bin(HloOpcode::kMultiply, ar, ar),
+                           bin(HloOpcode::kMultiply, ai, ai));
+        return un(HloOpcode::kLog, un(HloOpcode::kSqrt, sq));
+      }
+      case HloOpcode::kPower: {
+        // exp(b * log(a)), and 0 where a is 0 (as std::pow has it).
+        const int ar = part(0, 0), ai = part(0, 1), br = part(1, 0), bi = part(1, 1);
+        const int sq = bin(HloOpcode::kAdd, bin(HloOpcode::kMultiply, ar, ar),
+                           bin(HloOpcode::kMultiply, ai, ai));
+        const int lr = un(HloOpcode::kLog, un(HloOpcode::kSqrt, sq));
+        const int li = bin(HloOpcode::kAtan2, ai, ar);
+        const int mr = bin(HloOpcode::kSubtract, bin(HloOpcode::kMultiply, br, lr),
+                           bin(HloOpcode::kMultiply, bi, li));
+        const int mi = bin(HloOpcode::kAdd, bin(HloOpcode::kMultiply, br, li),
+                           bin(HloOpcode::kMultiply, bi, lr));
+        const int v = bin(HloOpcode::kMultiply, un(HloOpcode::kExp, mr),
+                          un(p == 0 ? HloOpcode::kCos : HloOpcode::kSin, mi));
+        TileOp zero;
+        zero.kind = TileOp::Kind::kFill;
+        zero.reduced = reduced;
+        zero.dtype = t;
+        zero.literal = hlo::Literal(Shape(t, {}));
+        zero.source = src;
+        const int z = Push(std::move(zero));
+        const hlo::PrimitiveType pred = hlo::PrimitiveType::kPred;
+        const int at_zero = Op(HloOpcode::kAnd, pred,
+                               {Op(HloOpcode::kCompare, pred, {ar, z}, reduced, src, "eq"),
+                                Op(HloOpcode::kCompare, pred, {ai, z}, reduced, src, "eq")},
+                               reduced, src);
+        return Op(HloOpcode::kSelect, t, {at_zero, z, v}, reduced, src);
+      }
+      case HloOpcode::kComplex:
+        return part(p, -1);
+      case HloOpcode::kConvert: {
+        const hlo::PrimitiveType from = inst->operand(0)->shape().element_type();
+        if (hlo::IsComplex(from)) return Op(code, t, {part(0, p)}, reduced, src);
+        if (p == 0) return Op(code, t, {part(0, -1)}, reduced, src);
+        TileOp zero;
+        zero.kind = TileOp::Kind::kFill;
+        zero.reduced = reduced;
+        zero.dtype = t;
+        zero.literal = hlo::Literal(Shape(t, {}));
+        zero.source = src;
+        return Push(std::move(zero));
+      }
+      default:
+        return complain();
+    }
+  }
+  // A real result read from complex operands.
+  const hlo::PrimitiveType t = out;
+  switch (code) {
+    case HloOpcode::kReal:
+      return part(0, 0);
+    case HloOpcode::kImag:
+      return part(0, 1);
+    case HloOpcode::kAbs: {
+      const int re = part(0, 0), im = part(0, 1);
+      const int sq = Op(HloOpcode::kAdd, t,
+                        {Op(HloOpcode::kMultiply, t, {re, re}, reduced, src),
+                         Op(HloOpcode::kMultiply, t, {im, im}, reduced, src)},
+                        reduced, src);
+      return Op(HloOpcode::kSqrt, t, {sq}, reduced, src);
+    }
+    case HloOpcode::kCompare: {
+      const auto dir =
+          inst->attributes().GetEnum<hlo::ComparisonDirection>(hlo::AttrKey::kDirection);
+      const bool eq = dir == hlo::ComparisonDirection::kEq;
+      if (!eq && dir != hlo::ComparisonDirection::kNe) return complain();
+      const hlo::PrimitiveType pt = PartType(inst->operand(0)->shape().element_type());
+      (void)pt;
+      const int re = Op(code, t, {part(0, 0), part(1, 0)}, reduced, src, eq ? "eq" : "ne");
+      const int im = Op(code, t, {part(0, 1), part(1, 1)}, reduced, src, eq ? "eq" : "ne");
+      return Op(eq ? HloOpcode::kAnd : HloOpcode::kOr, t, {re, im}, reduced, src);
+    }
+    default:
+      return complain();
+  }
+}
+
 int Builder::Compute(const HloInstruction* inst, const IndexMap& map, bool reduced) {
   const Shape& shape = inst->shape();
   const size_t n = Dims();
   if (!shape.IsArray()) Fail("%" + inst->name() + " is not an array");
-  if (hlo::IsComplex(shape.element_type())) Fail("complex values (%" + inst->name() + ")");
+  const bool complex = hlo::IsComplex(shape.element_type());
+  if (complex != (part_ >= 0)) Fail("complex values (%" + inst->name() + ")");
   TileOp op;
   op.reduced = reduced;
-  op.dtype = shape.element_type();
+  op.dtype = PartType(shape.element_type());
   op.source = inst->name();
   int64_t leaf;
   if (IsLeaf(inst, &leaf)) {
     op.kind = TileOp::Kind::kLoad;
     op.tensor = static_cast<int>(leaf);
-    op.access = Combine(map, PhysicalStrides(shape), n);
+    op.access = Parted(Combine(map, PhysicalStrides(shape), n), shape);
     return Push(std::move(op));
   }
   if (!reduced && IsReduced(inst)) {
@@ -77,21 +258,36 @@ int Builder::Compute(const HloInstruction* inst, const IndexMap& map, bool reduc
       const hlo::Literal& lit = inst->literal();
       if (shape.element_count() == 1) {
         op.kind = TileOp::Kind::kFill;
-        op.literal = hlo::Literal(Shape(shape.element_type(), {}));
-        op.literal.mutable_bytes() = std::vector<uint8_t>(lit.bytes().begin(), lit.bytes().end());
+        op.literal = hlo::Literal(Shape(op.dtype, {}));
+        // A complex scalar's part: the half of its bytes that holds it.
+        const size_t width = static_cast<size_t>(hlo::StorageBytes(op.dtype));
+        const auto from =
+            lit.bytes().begin() + static_cast<std::ptrdiff_t>(complex ? part_ * width : 0);
+        op.literal.mutable_bytes() =
+            std::vector<uint8_t>(from, from + static_cast<std::ptrdiff_t>(width));
         return Push(std::move(op));
       }
-      TileTensor t;
-      t.kind = TileTensor::Kind::kConstant;
-      t.index = constants_++;
-      t.name = inst->name();
-      t.dtype = shape.element_type();
-      t.elements = shape.element_count();
-      t.literal = lit;
-      p_.tensors.push_back(std::move(t));
+      // One tensor per constant, read by both parts of a complex one.
+      int tensor = -1;
+      for (size_t k = 0; k < p_.tensors.size(); ++k) {
+        if (p_.tensors[k].kind == TileTensor::Kind::kConstant && p_.tensors[k].name == inst->name())
+          tensor = static_cast<int>(k);
+      }
+      if (tensor < 0) {
+        TileTensor t;
+        t.kind = TileTensor::Kind::kConstant;
+        t.index = constants_++;
+        t.name = inst->name();
+        t.dtype = shape.element_type();
+        t.elements = shape.element_count();
+        t.literal = lit;
+        AsParts(t);
+        p_.tensors.push_back(std::move(t));
+        tensor = static_cast<int>(p_.tensors.size()) - 1;
+      }
       op.kind = TileOp::Kind::kLoad;
-      op.tensor = static_cast<int>(p_.tensors.size()) - 1;
-      op.access = Combine(map, RowMajorStrides(shape.dimensions()), n);
+      op.tensor = tensor;
+      op.access = Parted(Combine(map, RowMajorStrides(shape.dimensions()), n), shape);
       return Push(std::move(op));
     }
     case HloOpcode::kIota: {
@@ -159,7 +355,7 @@ int Builder::Compute(const HloInstruction* inst, const IndexMap& map, bool reduc
       if (IsLeaf(o, &o_leaf) && (physical || IsRowMajor(o->shape()))) {
         op.kind = TileOp::Kind::kLoad;
         op.tensor = static_cast<int>(o_leaf);
-        op.access = l;
+        op.access = Parted(l, shape);
         return Push(std::move(op));
       }
       std::optional<IndexMap> om = UnravelInto(l, o->shape(), physical);
@@ -215,6 +411,22 @@ int Builder::Compute(const HloInstruction* inst, const IndexMap& map, bool reduc
     default:
       break;
   }
+  bool complex_operand = false;
+  for (const HloInstruction* o : inst->operands()) {
+    complex_operand |= o->shape().IsArray() && hlo::IsComplex(o->shape().element_type());
+  }
+  if ((complex || complex_operand || code == HloOpcode::kReal || code == HloOpcode::kImag) &&
+      IsElementwise(*inst)) {
+    if (!complex && !complex_operand) {
+      // real(x) and imag(x) of a real x: x itself and zeros.
+      if (code == HloOpcode::kReal) return Value(inst->operand(0), operand_map_same(0), reduced);
+      op.kind = TileOp::Kind::kFill;
+      op.literal = hlo::Literal(Shape(op.dtype, {}));
+      return Push(std::move(op));
+    }
+    return ComplexElementwise(inst, map, reduced);
+  }
+  if (complex || complex_operand) Fail("complex values (%" + inst->name() + ")");
   if (code == HloOpcode::kBitcastConvert) {
     // Same-width reinterpretation is elementwise; a change of width adds
     // or removes a minor dimension and stays on the evaluator.
@@ -258,6 +470,8 @@ int Builder::Reduce(const HloInstruction* inst, const IndexMap& map, TileOp op) 
   const HloComputation* f = inst->attributes().Get<HloComputation*>(hlo::AttrKey::kToApply);
   std::optional<HloOpcode> reducer = eval::SimpleReducer(*f);
   if (!reducer) Fail("reducer %" + f->name() + " is not add, mul, max, min, and or or");
+  // A complex sum is the sums of its parts; no other fold is.
+  if (part_ >= 0 && *reducer != HloOpcode::kAdd) Fail("complex values (%" + inst->name() + ")");
   const HloInstruction* o = inst->operand(0);
   if (o->shape().dimensions() != full_) Fail("reductions of different shapes");
   IndexMap om(Dims());

@@ -69,6 +69,13 @@ py::object LiteralToPython(const hlo::Literal& l) {
   if (!s.IsArray()) return py::none();
   py::array out = NewArray(s);
   if (!l.bytes().empty()) std::memcpy(out.mutable_data(), l.bytes().data(), l.bytes().size());
+  const int bits = hlo::BitWidth(s.element_type());
+  if (hlo::IsInteger(s.element_type()) && bits < 8) {
+    // As ml_dtypes writes a sub-byte integer (and compiled code does): its
+    // low bits, zeros above.
+    auto* bytes = static_cast<uint8_t*>(out.mutable_data());
+    for (size_t i = 0; i < l.bytes().size(); ++i) bytes[i] &= static_cast<uint8_t>((1 << bits) - 1);
+  }
   return out;
 }
 

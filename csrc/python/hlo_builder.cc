@@ -227,6 +227,21 @@ hlo::Literal NumpyToLiteral(const py::handle& value, bool allow_view) {
   if (bytes != static_cast<size_t>(array.nbytes()))
     throw py::type_error("unexpected item size for " + py::str(array.dtype()).cast<std::string>());
   const auto* data = static_cast<const uint8_t*>(array.data());
+  const int bits = hlo::BitWidth(*type);
+  if (hlo::IsInteger(*type) && bits < 8) {
+    // ml_dtypes keeps a sub-byte integer in its byte's low bits and reads
+    // no others; a literal holds the value itself (sign-extended, or the
+    // upper bits clear), which the evaluator's byte-wide arithmetic needs.
+    hlo::Literal literal(shape);
+    uint8_t* out = literal.mutable_bytes().data();
+    const int mask = (1 << bits) - 1, sign = 1 << (bits - 1);
+    for (size_t i = 0; i < bytes; ++i) {
+      int v = data[i] & mask;
+      if (hlo::IsSigned(*type) && (v & sign) != 0) v -= 1 << bits;
+      out[i] = static_cast<uint8_t>(v);
+    }
+    return literal;
+  }
   if (allow_view) {
     // The literal keeps the array alive; the last copy to go releases it,
     // taking the GIL to do so.

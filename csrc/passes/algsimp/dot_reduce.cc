@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "hlo/module.h"
 #include "hlo/pattern_matcher.h"
 #include "passes/algsimp/algsimp.h"
 
@@ -219,9 +220,59 @@ HloInstruction* ReduceOfBroadcast(HloInstruction* i, hlo::ComputationBuilder& b)
 
 }  // namespace
 
+// A variadic reduce whose reducer folds each operand on its own (result k
+// is one add, multiply, maximum, minimum, and or or of accumulator k and
+// value k) is one reduce per operand: the kernels then fuse and run each
+// like any single reduction.
+HloInstruction* SplitComponentwiseReduce(HloInstruction* i, hlo::ComputationBuilder& b) {
+  if (i->opcode() != HloOpcode::kReduce || i->operand_count() < 4 || !i->shape().IsTuple()) {
+    return nullptr;
+  }
+  const auto* reducer = i->attributes().Get<hlo::HloComputation*>(AttrKey::kToApply);
+  const HloInstruction* root = reducer->root();
+  const int64_t n = i->operand_count() / 2;
+  if (root->opcode() != HloOpcode::kTuple || root->operand_count() != n ||
+      reducer->instruction_count() != 3 * n + 1) {
+    return nullptr;
+  }
+  std::vector<HloOpcode> ops;
+  for (int64_t k = 0; k < n; ++k) {
+    const HloInstruction* r = root->operand(k);
+    const HloOpcode op = r->opcode();
+    if (op != HloOpcode::kAdd && op != HloOpcode::kMultiply && op != HloOpcode::kMaximum &&
+        op != HloOpcode::kMinimum && op != HloOpcode::kAnd && op != HloOpcode::kOr) {
+      return nullptr;
+    }
+    const HloInstruction* acc = reducer->parameter(k);
+    const HloInstruction* value = reducer->parameter(n + k);
+    const bool pair = (r->operand(0) == acc && r->operand(1) == value) ||
+                      (r->operand(0) == value && r->operand(1) == acc);
+    if (!pair) return nullptr;
+    ops.push_back(op);
+  }
+  hlo::HloModule* module = i->parent()->parent();
+  if (module == nullptr) return nullptr;
+  std::vector<HloInstruction*> parts;
+  for (int64_t k = 0; k < n; ++k) {
+    const hlo::Shape scalar(i->operand(n + k)->shape().element_type(), {});
+    hlo::ComputationBuilder f(
+        module->UniqueComputationName(reducer->name() + "." + std::to_string(k)));
+    HloInstruction* x = f.Parameter(0, scalar, "x");
+    HloInstruction* y = f.Parameter(1, scalar, "y");
+    hlo::HloComputation* fold = module->AddComputation(f.Build(f.Binary(ops[k], x, y)));
+    AttributeMap attrs = i->attributes();
+    attrs.Set(AttrKey::kToApply, fold);
+    parts.push_back(b.Add(HloOpcode::kReduce, {i->operand(k), i->operand(n + k)}, attrs,
+                          i->shape().tuple_shapes(k)));
+  }
+  HloInstruction* tuple = b.Tuple(parts);
+  tuple->mutable_shape() = i->shape();
+  return tuple;
+}
+
 const std::vector<Rule>& DotReduceRules() {
   static const std::vector<Rule> kRules = {DotWithoutContraction, DotOfTranspose, ReduceNothing,
-                                           ReduceOfBroadcast};
+                                           ReduceOfBroadcast, SplitComponentwiseReduce};
   return kRules;
 }
 
