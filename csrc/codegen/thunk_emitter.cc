@@ -248,6 +248,14 @@ class Emitter {
         library(std::move(thunk));
         return;
       }
+      if (const std::optional<igraph::NodeDot> dot = igraph::DotOf(n)) {
+        auto thunk = runtime::DotThunk::Create(n.name, dot->plan, SliceOf(dot->lhs),
+                                               SliceOf(dot->rhs), SliceOf(dot->out));
+        thunk->set_flops(2 * dot->plan.Batch() * dot->plan.M() * dot->plan.N() * dot->plan.K());
+        thunk->set_bytes_moved(dot->lhs.bytes + dot->rhs.bytes + dot->out.bytes);
+        library(std::move(thunk));
+        return;
+      }
     }
     if (const std::optional<igraph::NodeArgReduce> a = igraph::ArgReduceOf(n)) {
       auto thunk = runtime::ArgReduceThunk::Create(n.name, a->plan, SliceOf(a->values),

@@ -20,6 +20,7 @@
 #include "runtime/arg_reduce.h"
 #include "runtime/conv.h"
 #include "runtime/custom_call.h"
+#include "runtime/dot.h"
 #include "runtime/gather.h"
 #include "runtime/gemm.h"
 #include "runtime/scatter.h"
@@ -220,6 +221,16 @@ struct NodeGemm {
 };
 std::optional<NodeGemm> GemmOf(const KernelNode& node);
 
+// Any other dot (a lone one, or a library node's before its epilogue) as
+// the runtime's general dot runs it (runtime/dot.h): batch, free and
+// contracting dimensions in any order and layout, integer, complex and
+// mixed element types; nullopt for types it has no loop for.
+struct NodeDot {
+  runtime::DotPlan plan;
+  DramTensor lhs, rhs, out;
+};
+std::optional<NodeDot> DotOf(const KernelNode& node);
+
 // The convolution of a lone convolution node, or of a library node's
 // convolution (whose epilogue then finishes the output in place), as the
 // runtime runs it on the node's tensors: one float type throughout (f32,
@@ -264,10 +275,11 @@ std::string EvaluatorWork(const KernelNode& node, const buffers::BufferAssignmen
 bool NothingToRun(const KernelNode& node);
 
 // The sort of a lone sort node as the runtime runs it (runtime/sort.h):
-// any number of operands along one dimension, keyed by the first, whose
-// comparator reads only the first operand's pair and orders it ascending
-// or descending (by total order, or with -0 = +0 and NaNs equal, as JAX's
-// comparators do; checked on every class of key values).
+// any number of operands along one dimension, keyed by the one operand
+// whose pair the comparator reads, ordered ascending or descending (by
+// total order, or with -0 = +0 and NaNs equal, as JAX's comparators do, or
+// by a plain float LT or GT, NaNs then placed as in that canonical order;
+// checked on every class of key values).
 struct NodeSort {
   runtime::SortPlan plan;
   std::vector<DramTensor> inputs, outputs;

@@ -502,9 +502,10 @@ std::string EvaluatorWork(const KernelNode& n, const buffers::BufferAssignment& 
     if (n.library == nullptr) return "";  // its iGraphs (ones the emitter refused are listed apart)
     const HloInstruction& lib = *n.library;
     if (lib.opcode() == HloOpcode::kDot &&
-        gemm(lib, n.inputs.at(static_cast<size_t>(lib.operand(0)->parameter_number())),
-             n.inputs.at(static_cast<size_t>(lib.operand(1)->parameter_number())),
-             n.outputs.at(0))) {
+        (gemm(lib, n.inputs.at(static_cast<size_t>(lib.operand(0)->parameter_number())),
+              n.inputs.at(static_cast<size_t>(lib.operand(1)->parameter_number())),
+              n.outputs.at(0)) ||
+         GemmOf(n) || DotOf(n))) {
       return "";
     }
     return std::string(hlo::OpcodeName(lib.opcode())) + " before its epilogue";
@@ -531,7 +532,8 @@ std::string EvaluatorWork(const KernelNode& n, const buffers::BufferAssignment& 
   }
   if (n.kind == NodeKind::kCopy && inst != nullptr) return "";
   if (inst != nullptr && inst->opcode() == HloOpcode::kDot && n.inputs.size() == 2 &&
-      n.outputs.size() == 1 && gemm(*inst, n.inputs[0], n.inputs[1], n.outputs[0])) {
+      n.outputs.size() == 1 &&
+      (gemm(*inst, n.inputs[0], n.inputs[1], n.outputs[0]) || GemmOf(n) || DotOf(n))) {
     return "";
   }
   return op + " on the evaluator" + (n.reason.empty() ? "" : " (" + n.reason + ")");

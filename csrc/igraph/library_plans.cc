@@ -354,16 +354,16 @@ void ParamsRead(const HloInstruction* inst, std::set<int64_t>& out) {
   for (const HloInstruction* o : inst->operands()) ParamsRead(o, out);
 }
 
-// The order a sort comparator that reads only its first operand's pair
-// (p0, p1) defines, where it is one the runtime sorts by: its value on
+// The order a sort comparator that reads only operand `key`'s pair
+// (p2k, p2k+1) defines, where it is one the runtime sorts by: its value on
 // every pair of representative keys (zeros of both signs, infinities,
 // NaNs of both signs, the type's extremes) is that of ascending or
 // descending order, by total order or with -0 = +0 and NaNs equal.
-bool KeyOrderOf(const hlo::HloComputation& comparator, hlo::PrimitiveType t,
+bool KeyOrderOf(const hlo::HloComputation& comparator, int key, hlo::PrimitiveType t,
                 runtime::SortPlan& plan) {
   std::set<int64_t> read;
   ParamsRead(comparator.root(), read);
-  if (read != std::set<int64_t>{0, 1} ||
+  if (read != std::set<int64_t>{2 * key, 2 * key + 1} ||
       comparator.root()->shape().element_type() != hlo::PrimitiveType::kPred) {
     return false;
   }
@@ -392,23 +392,30 @@ bool KeyOrderOf(const hlo::HloComputation& comparator, hlo::PrimitiveType t,
   std::vector<std::vector<bool>> table(values.size(), std::vector<bool>(values.size()));
   for (size_t i = 0; i < values.size(); ++i) {
     for (size_t j = 0; j < values.size(); ++j) {
-      std::vector<Scalar> params(2);
-      params[0].number = values[i];
-      params[1].number = values[j];
-      params[0].truth = params[0].number != 0;
-      params[1].truth = params[1].number != 0;
+      std::vector<Scalar> params(static_cast<size_t>(2 * key + 2));
+      Scalar& a = params[static_cast<size_t>(2 * key)];
+      Scalar& b = params[static_cast<size_t>(2 * key + 1)];
+      a.number = values[i];
+      b.number = values[j];
+      a.truth = a.number != 0;
+      b.truth = b.number != 0;
       std::map<const HloInstruction*, std::vector<Scalar>> memo;
       std::vector<Scalar> out;
       if (!EvalPick(comparator.root(), params, memo, out) || out.size() != 1) return false;
       table[i][j] = out[0].truth;
     }
   }
-  for (bool canonical : {true, false}) {
-    if (!floats && !canonical) break;
+  // Last, a float comparison that is no order where NaNs are (a plain
+  // `compare` LT or GT: a NaN is neither before nor after anything, so
+  // HLO fixes no place for it): ordered as it orders every other pair,
+  // NaNs where the canonical order puts them.
+  for (const auto& [canonical, skip_nan] : {std::pair{true, false}, {false, false}, {true, true}}) {
+    if (!floats && (!canonical || skip_nan)) break;
     for (bool descending : {false, true}) {
       bool same = true;
       for (size_t i = 0; i < values.size() && same; ++i) {
         for (size_t j = 0; j < values.size() && same; ++j) {
+          if (skip_nan && (std::isnan(values[i]) || std::isnan(values[j]))) continue;
           const double a = rank_of(values[i], canonical), b = rank_of(values[j], canonical);
           same = table[i][j] == (descending ? b < a : a < b);
         }
@@ -436,7 +443,17 @@ std::optional<NodeSort> SortOf(const KernelNode& n) {
   out.inputs = n.inputs;
   out.outputs = n.outputs;
   runtime::SortPlan& p = out.plan;
-  const hlo::Shape& key = n.inputs[0].shape;
+  // The key: the one operand whose pair the comparator reads.
+  const hlo::HloComputation& comparator =
+      *inst->attributes().Get<hlo::HloComputation*>(hlo::AttrKey::kToApply);
+  std::set<int64_t> read;
+  ParamsRead(comparator.root(), read);
+  if (read.size() != 2 || *read.begin() % 2 != 0 || *read.rbegin() != *read.begin() + 1 ||
+      *read.begin() / 2 >= static_cast<int64_t>(n.inputs.size())) {
+    return std::nullopt;
+  }
+  p.key = static_cast<int>(*read.begin() / 2);
+  const hlo::Shape& key = n.inputs[static_cast<size_t>(p.key)].shape;
   p.key_type = key.element_type();
   p.rank = static_cast<int>(key.rank());
   const auto& dims = inst->attributes().Get<std::vector<int64_t>>(hlo::AttrKey::kDimensions);
@@ -461,9 +478,7 @@ std::optional<NodeSort> SortOf(const KernelNode& n) {
     }
     p.operands.push_back(op);
   }
-  if (!runtime::SortKeySupported(p.key_type) ||
-      !KeyOrderOf(*inst->attributes().Get<hlo::HloComputation*>(hlo::AttrKey::kToApply), p.key_type,
-                  p) ||
+  if (!runtime::SortKeySupported(p.key_type) || !KeyOrderOf(comparator, p.key, p.key_type, p) ||
       !p.Invalid().empty()) {
     return std::nullopt;
   }

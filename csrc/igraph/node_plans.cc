@@ -1,6 +1,7 @@
 // What the backend's thunk emitter (and the Kernel Graph's own runner) asks
 // of a node: whether control flow runs in place, a custom call's frame, the
 // BLAS product or convolution plan of a library node.
+#include <algorithm>
 #include <functional>
 #include <utility>
 
@@ -282,6 +283,82 @@ std::optional<NodeGemm> GemmOf(const KernelNode& n) {
   if (!lhs || !rhs || !out || !PlanGemm(*dot->op, *lhs, *rhs, *out, &g.plan)) return std::nullopt;
   if (g.plan.lda != 0 || g.plan.ldb != 0 || g.plan.ldc != 0) return std::nullopt;
   return g;
+}
+
+std::optional<NodeDot> DotOf(const KernelNode& n) {
+  const std::optional<LibraryOp> dot = LibraryOpOf(n, HloOpcode::kDot);
+  if (!dot) return std::nullopt;
+  NodeDot d{{}, dot->lhs, dot->rhs, dot->out};
+  runtime::DotPlan& p = d.plan;
+  const hlo::Shape &L = d.lhs.shape, &R = d.rhs.shape, &O = d.out.shape;
+  // One element per byte (or more): packed sub-byte arrays are not read.
+  for (const DramTensor* t : {&d.lhs, &d.rhs, &d.out}) {
+    if (t->bytes != t->shape.element_count() * hlo::StorageBytes(t->shape.element_type())) {
+      return std::nullopt;
+    }
+  }
+  p.lhs_type = L.element_type();
+  p.rhs_type = R.element_type();
+  p.out_type = O.element_type();
+  const auto& a = dot->op->attributes();
+  auto list = [&](hlo::AttrKey key) {
+    return a.GetOr<std::vector<int64_t>>(key).value_or(std::vector<int64_t>{});
+  };
+  const std::vector<int64_t> lb = list(hlo::AttrKey::kLhsBatchDims);
+  const std::vector<int64_t> rb = list(hlo::AttrKey::kRhsBatchDims);
+  const std::vector<int64_t> lc = list(hlo::AttrKey::kLhsContractingDims);
+  const std::vector<int64_t> rc = list(hlo::AttrKey::kRhsContractingDims);
+  constexpr size_t kMax = runtime::DotPlan::kMaxDims;
+  if (lb.size() != rb.size() || lc.size() != rc.size() || lb.size() > kMax || lc.size() > kMax) {
+    return std::nullopt;
+  }
+  auto free_dims = [](const hlo::Shape& s, const std::vector<int64_t>& batch,
+                      const std::vector<int64_t>& contracting) {
+    std::vector<int64_t> out;
+    for (int64_t d = 0; d < s.rank(); ++d) {
+      if (std::find(batch.begin(), batch.end(), d) == batch.end() &&
+          std::find(contracting.begin(), contracting.end(), d) == contracting.end()) {
+        out.push_back(d);
+      }
+    }
+    return out;
+  };
+  const std::vector<int64_t> lf = free_dims(L, lb, lc), rf = free_dims(R, rb, rc);
+  if (lf.size() > kMax || rf.size() > kMax ||
+      O.rank() != static_cast<int64_t>(lb.size() + lf.size() + rf.size())) {
+    return std::nullopt;
+  }
+  const std::vector<int64_t> ls = PhysicalStrides(L), rs = PhysicalStrides(R),
+                             os = PhysicalStrides(O);
+  p.batch_rank = static_cast<int>(lb.size());
+  p.m_rank = static_cast<int>(lf.size());
+  p.n_rank = static_cast<int>(rf.size());
+  p.k_rank = static_cast<int>(lc.size());
+  // The result's dimensions: batch, then the lhs's free ones, then the rhs's.
+  size_t o = 0;
+  for (size_t i = 0; i < lb.size(); ++i, ++o) {
+    p.batch[i] = L.dimensions(lb[i]);
+    p.lhs_batch[i] = ls[static_cast<size_t>(lb[i])];
+    p.rhs_batch[i] = rs[static_cast<size_t>(rb[i])];
+    p.out_batch[i] = os[o];
+  }
+  for (size_t i = 0; i < lf.size(); ++i, ++o) {
+    p.m[i] = L.dimensions(lf[i]);
+    p.lhs_m[i] = ls[static_cast<size_t>(lf[i])];
+    p.out_m[i] = os[o];
+  }
+  for (size_t i = 0; i < rf.size(); ++i, ++o) {
+    p.n[i] = R.dimensions(rf[i]);
+    p.rhs_n[i] = rs[static_cast<size_t>(rf[i])];
+    p.out_n[i] = os[o];
+  }
+  for (size_t i = 0; i < lc.size(); ++i) {
+    p.k[i] = L.dimensions(lc[i]);
+    p.lhs_k[i] = ls[static_cast<size_t>(lc[i])];
+    p.rhs_k[i] = rs[static_cast<size_t>(rc[i])];
+  }
+  if (!p.Invalid().empty()) return std::nullopt;
+  return d;
 }
 
 std::optional<NodeConv> ConvOf(const KernelNode& n) {

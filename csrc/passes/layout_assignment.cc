@@ -4,6 +4,7 @@
 #include <unordered_set>
 
 #include "hlo/builder.h"
+#include "hlo/float_format.h"
 #include "passes/fusion/fusion_utils.h"
 
 namespace uir::passes {
@@ -64,9 +65,18 @@ std::vector<HloComputation*> Branches(const HloInstruction& i) {
   return {Callee(i, AttrKey::kTrueComputation), Callee(i, AttrKey::kFalseComputation)};
 }
 
-// Whether a BLAS call reads operand k of a dot as it is laid out.
+// Whether a BLAS call reads operand k of a dot as it is laid out. Dots
+// of other element types (integers, complex numbers, mixed types) are
+// packed by the runtime's general dot whatever their layout: any will do.
 bool BlasTakes(const HloInstruction& dot, int64_t k) {
   const Shape& s = dot.operand(k)->shape();
+  const hlo::PrimitiveType t = dot.shape().element_type();
+  const bool blas_type =
+      t == hlo::PrimitiveType::kF32 || t == hlo::PrimitiveType::kF64 || hlo::IsNarrowFloat(t);
+  if (!blas_type || dot.operand(0)->shape().element_type() != t ||
+      dot.operand(1)->shape().element_type() != t) {
+    return true;
+  }
   const auto batch = dot.attributes().GetOr<std::vector<int64_t>>(k == 0 ? AttrKey::kLhsBatchDims
                                                                          : AttrKey::kRhsBatchDims);
   if (s.rank() == 2 && (!batch || batch->empty()))

@@ -14,6 +14,7 @@
 #include "passes/dce.h"
 #include "passes/flatten_call_graph.h"
 #include "passes/fusion/dot_chain_fusion.h"
+#include "passes/fusion/library_defuser.h"
 #include "passes/fusion/multi_output_fusion.h"
 #include "passes/fusion/priority_fusion.h"
 #include "passes/layout_assignment.h"
@@ -45,6 +46,7 @@ const std::map<std::string, Factory>& Table() {
       {"flatten-call-graph", Make<FlattenCallGraph>()},
       {"latency-hiding-scheduler", Make<schedule::LatencyHidingSchedulerPass>()},
       {"layout-assignment", Make<LayoutAssignment>()},
+      {"library-defuser", Make<LibraryDefuser>()},
       {"layout-normalization", Make<LayoutNormalization>()},
       {"map-inliner", Make<MapInliner>()},
       {"memory-scheduler", Make<schedule::MemorySchedulerPass>()},
@@ -87,6 +89,7 @@ namespace {
 void AddSimplification(HloPassPipeline& pipeline) {
   HloPassPipeline* p = &pipeline;
   p->Add<CallInliner>();
+  p->Add<LibraryDefuser>();
   p->Add<MapInliner>();
   p->Add<BatchNormExpander>();
   HloPassPipeline* simplify = p->AddFixedPoint("simplification");

@@ -120,4 +120,21 @@ void ScatterThunk::Execute(const ExecuteParams& params) const {
   RunScatter(plan_, params.At(operand_), params.At(indices_), params.At(updates_), params.At(out_));
 }
 
+std::unique_ptr<DotThunk> DotThunk::Create(std::string name, const DotPlan& plan,
+                                           const BufferSlice& lhs, const BufferSlice& rhs,
+                                           const BufferSlice& out) {
+  CheckSlices(name, {lhs, rhs, out});
+  const std::string invalid = plan.Invalid();
+  UIR_CHECK(invalid.empty()) << "dot thunk " << name << ": " << invalid;
+  UIR_CHECK(lhs.size >= plan.LhsElements() * hlo::StorageBytes(plan.lhs_type) &&
+            rhs.size >= plan.RhsElements() * hlo::StorageBytes(plan.rhs_type) &&
+            out.size >= plan.OutElements() * hlo::StorageBytes(plan.out_type))
+      << "dot thunk " << name << ": slices too small for " << plan.ToString();
+  return std::unique_ptr<DotThunk>(new DotThunk(std::move(name), plan, lhs, rhs, out));
+}
+
+void DotThunk::Execute(const ExecuteParams& params) const {
+  RunDot(plan_, params.At(lhs_), params.At(rhs_), params.At(out_));
+}
+
 }  // namespace uir::runtime

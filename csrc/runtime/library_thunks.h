@@ -9,6 +9,7 @@
 #include <string>
 
 #include "runtime/arg_reduce.h"
+#include "runtime/dot.h"
 #include "runtime/gather.h"
 #include "runtime/scatter.h"
 #include "runtime/sort.h"
@@ -149,6 +150,31 @@ class ScatterThunk final : public Thunk {
 
   ScatterPlan plan_;
   BufferSlice operand_, indices_, updates_, out_;
+};
+
+// A general dot thunk: RunDot over the two operands and the result (a
+// "gemm" thunk, as BLAS's row-major products are).
+class DotThunk final : public Thunk {
+ public:
+  static std::unique_ptr<DotThunk> Create(std::string name, const DotPlan& plan,
+                                          const BufferSlice& lhs, const BufferSlice& rhs,
+                                          const BufferSlice& out);
+  const DotPlan& plan() const { return plan_; }
+  void Execute(const ExecuteParams& params) const override;
+
+ private:
+  DotThunk(std::string name, const DotPlan& plan, const BufferSlice& lhs, const BufferSlice& rhs,
+           const BufferSlice& out)
+      : Thunk(Kind::kGemm, std::move(name),
+              {BufferUse::Read(lhs), BufferUse::Read(rhs), BufferUse::Write(out)}),
+        plan_(plan),
+        lhs_(lhs),
+        rhs_(rhs),
+        out_(out) {}
+  std::string Details() const override { return plan_.ToString(); }
+
+  DotPlan plan_;
+  BufferSlice lhs_, rhs_, out_;
 };
 
 }  // namespace uir::runtime

@@ -129,6 +129,7 @@ std::string SortPlan::Invalid() const {
     return "keys of " + std::string(hlo::PrimitiveTypeName(key_type));
   if (rank < 1 || rank > kMaxRank || dim < 0 || dim >= rank) return "rank or dimension";
   if (operands.empty()) return "no operands";
+  if (key < 0 || key >= static_cast<int>(operands.size())) return "key operand";
   for (int d = 0; d < rank; ++d) {
     if (size[static_cast<size_t>(d)] < 0) return "negative size";
   }
@@ -147,7 +148,7 @@ std::string SortPlan::ToString() const {
     s += (d ? "x" : "") + (d == dim ? "(" + n + ")" : n);
   }
   return s + "] " + std::to_string(operands.size()) + " operand" +
-         (operands.size() == 1 ? "" : "s");
+         (operands.size() == 1 ? "" : "s") + (key != 0 ? ", keys in " + std::to_string(key) : "");
 }
 
 void RunSort(const SortPlan& p, const std::vector<const void*>& in, const std::vector<void*>& out) {
@@ -169,7 +170,8 @@ void RunSort(const SortPlan& p, const std::vector<const void*>& in, const std::v
     canonical_nan =
         ((sign - 1) & ~((uint64_t{1} << mantissa) - 1)) | (uint64_t{1} << (mantissa - 1));
   }
-  const SortPlan::Operand& key = p.operands[0];
+  const auto ko = static_cast<size_t>(p.key);
+  const SortPlan::Operand& key = p.operands[ko];
   const int64_t grain = std::max<int64_t>(1, (1 << 14) / std::max<int64_t>(1, n));
   ParallelFor(lines, grain, [&](int64_t begin, int64_t end) {
     std::vector<std::pair<uint64_t, int64_t>> order(static_cast<size_t>(n));
@@ -187,9 +189,9 @@ void RunSort(const SortPlan& p, const std::vector<const void*>& in, const std::v
           out_at[o] += c * p.operands[o].out_stride[d];
         }
       }
-      const auto* keys = static_cast<const uint8_t*>(in[0]);
+      const auto* keys = static_cast<const uint8_t*>(in[ko]);
       for (int64_t i = 0; i < n; ++i) {
-        const uint8_t* at = keys + (in_at[0] + i * key.in_stride[kd]) * key.element_bytes;
+        const uint8_t* at = keys + (in_at[ko] + i * key.in_stride[kd]) * key.element_bytes;
         const uint64_t k = KeyOf(p, at, canonical_nan);
         order[static_cast<size_t>(i)] = {p.descending ? ~k : k, i};
       }

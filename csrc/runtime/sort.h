@@ -15,7 +15,7 @@
 namespace uir::runtime {
 
 // Along dimension `dim` of every operand, the elements of each line are
-// put in the order of operand 0's values: ascending or descending, stably
+// put in the order of operand `key`'s values: ascending or descending, stably
 // (equal keys keep their order). Float keys compare by their total order
 // (-NaN < -inf < ... < -0 < +0 < ... < inf < NaN), or, `canonical`, with
 // -0 equal to +0 and every NaN equal and above infinity. Every operand's
@@ -25,6 +25,7 @@ struct SortPlan {
   static constexpr int kMaxRank = 8;
   using Dims = std::array<int64_t, kMaxRank>;
   hlo::PrimitiveType key_type = hlo::PrimitiveType::kF32;
+  int key = 0;  // the operand whose values order the lines
   bool descending = false;
   bool canonical = false;
   int rank = 0, dim = 0;

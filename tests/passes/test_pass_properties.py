@@ -249,6 +249,7 @@ PASSES = [
     "priority-fusion",
     "multi-output-fusion",
     "dot-chain-fusion",
+    "library-defuser",
     "while-loop-simplifier",
     "layout-assignment",
     "layout-normalization",
@@ -258,7 +259,10 @@ PASSES = [
     "latency-hiding-scheduler",
 ]
 # Passes that work on what another pass leaves (a schedule).
-PREREQUISITES = {"latency-hiding-scheduler": ["memory-scheduler"]}
+PREREQUISITES = {
+    "latency-hiding-scheduler": ["memory-scheduler"],
+    "library-defuser": ["dot-chain-fusion", "priority-fusion"],
+}
 
 
 @pytest.mark.parametrize("pass_name", PASSES)

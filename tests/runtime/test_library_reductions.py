@@ -277,33 +277,47 @@ def test_a_reducer_that_is_not_argmax_is_not_taken_for_one():
     np.testing.assert_array_equal(exe(x), np.argmax(x, axis=1))
 
 
+def _fft_module(rows, n):
+    return uir.hlo.parse_module(f"""HloModule f
+
+ENTRY e {{
+  x = c64[{rows},{n}] parameter(0)
+  ROOT fft = c64[{rows},{n}] fft(x), fft_type=FFT, fft_length={{{n}}}
+}}
+""")
+
+
 def test_fallbacks_are_listed_profiled_and_governed_by_the_flag(monkeypatch):
     rng = np.random.default_rng(4)
-    x = rng.integers(-9, 9, (500, 500)).astype(np.int32)
+    x = (rng.standard_normal((256, 512)) + 1j * rng.standard_normal((256, 512))).astype(
+        np.complex64
+    )
     monkeypatch.setenv("UIR_FLAGS", "--fallback=off --executable_cache=0")
-    # An integer dot (BLAS has none) still runs on the evaluator.
-    module = uir.make_hlo(lambda a, b: a @ b)(x, x)
+    # An FFT (the runtime has no loop of its own for it) still runs on the
+    # evaluator.
+    module = _fft_module(256, 512)
     exe = uir.compile(module, backend="cpu")
-    assert [f.split(":")[0] for f in exe.fallbacks] == ["dot"]
-    assert "fallback dot (evaluator: dot on the evaluator)" in exe.thunk_text
-    profile = exe.profile(x, x)
+    assert [f.split(":")[0] for f in exe.fallbacks] == ["fft"]
+    assert "fallback fft (evaluator: fft on the evaluator)" in exe.thunk_text
+    np.testing.assert_allclose(exe(x), np.fft.fft(x, axis=1), rtol=1e-4, atol=1e-3)
+    profile = exe.profile(x)
     (row,) = [r for r in profile.rows if r.kind == "fallback"]
-    assert row.op == "dot" and 0 < profile.fallback_share <= 1
+    assert row.op == "fft" and 0 < profile.fallback_share <= 1
     assert "on the evaluator (fallbacks)" in str(profile)
     monkeypatch.setenv("UIR_FLAGS", "--fallback=error --executable_cache=0")
-    with pytest.raises(uir.FallbackError, match="dot on the evaluator"):
+    with pytest.raises(uir.FallbackError, match="fft on the evaluator"):
         uir.compile(module, backend="cpu")
     monkeypatch.setenv("UIR_FLAGS", "--fallback=warn --executable_cache=0")
-    with pytest.warns(uir.FallbackWarning, match="dot"):
+    with pytest.warns(uir.FallbackWarning, match="fft"):
         uir.compile(module, backend="cpu")
-    # By default only a large fallback warns: this one moves 3 MB.
+    # By default only a large fallback warns: this one moves 2 MB.
     monkeypatch.setenv("UIR_FLAGS", "--executable_cache=0")
     with pytest.warns(uir.FallbackWarning):
         uir.compile(module, backend="cpu")
-    small = uir.make_hlo(lambda a, b: a @ b)(x[:20, :20], x[:20, :20])
+    small = _fft_module(8, 16)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        uir.compile(small, backend="cpu")  # 5 KB: no warning
+        uir.compile(small, backend="cpu")  # 2 KB: no warning
     monkeypatch.setenv("UIR_FLAGS", "--fallback=sometimes")
     with pytest.raises(ValueError, match="--fallback must be one of"):
         uir.compile(small, backend="cpu")
@@ -417,12 +431,64 @@ def test_descending_and_total_order_comparators_are_recognised_and_plain_less_is
         assert exe.thunk_kinds.get(kind) == 1, exe.thunk_text
         for g, w in zip(exe(x), uir.evaluate(module, x), strict=True):
             np.testing.assert_array_equal(g, w)
-    # A plain less-than is no order once NaNs are in: left to the evaluator.
-    module = _sort_module("LT")
+    # A plain less-than (or greater-than) is no order once NaNs are in, so
+    # HLO fixes no place for them: it sorts natively, every other value in
+    # the evaluator's order, NaNs last (first, descending), each line a
+    # permutation of its input.
+    for direction in ("LT", "GT"):
+        module = _sort_module(direction)
+        exe = uir.compile(module, backend="cpu")
+        assert exe.thunk_kinds.get("sort") == 1 and exe.fallbacks == [], exe.thunk_text
+        clean = np.where(np.isnan(x), np.float32(0.5), x)
+        for g, w in zip(exe(clean), uir.evaluate(module, clean), strict=True):
+            np.testing.assert_array_equal(g, w)
+        values, index = exe(x)
+        np.testing.assert_array_equal(np.take_along_axis(x, index, axis=1), values)
+        np.testing.assert_array_equal(
+            np.sort(index, axis=1), np.broadcast_to(np.arange(33), x.shape)
+        )
+        for row in values:
+            nan = np.isnan(row)
+            assert (
+                nan[: nan.sum()].all() if direction == "GT" else nan[len(row) - nan.sum() :].all()
+            )
+            finite = row[~nan]
+            assert (
+                (np.diff(finite) >= 0).all() if direction == "LT" else (np.diff(finite) <= 0).all()
+            )
+
+
+def test_a_sort_keyed_by_a_later_operand_sorts_every_operand_by_it():
+    module = uir.hlo.parse_module("""HloModule s
+
+cmp {
+  a0 = f64[] parameter(0)
+  b0 = f64[] parameter(1)
+  a1 = f64[] parameter(2)
+  b1 = f64[] parameter(3)
+  a2 = s32[] parameter(4)
+  b2 = s32[] parameter(5)
+  ROOT lt = pred[] compare(a1, b1), direction=LT
+}
+
+ENTRY e {
+  x = f64[2,50] parameter(0)
+  k = f64[2,50] parameter(1)
+  i = s32[2,50] iota(), iota_dimension=1
+  ROOT s = (f64[2,50], f64[2,50], s32[2,50]) sort(x, k, i), dimensions={1}, to_apply=cmp
+}
+""")
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((2, 50))
+    k = rng.integers(-5, 5, (2, 50)).astype(np.float64)  # ties: stability shows
     exe = uir.compile(module, backend="cpu")
-    assert exe.thunk_kinds.get("sort", 0) == 0 and exe.fallbacks
-    for g, w in zip(exe(x), uir.evaluate(module, x), strict=True):
+    assert exe.fallbacks == [] and exe.thunk_kinds.get("sort") == 1, exe.thunk_text
+    got = exe(x, k)
+    for g, w in zip(got, uir.evaluate(module, x, k), strict=True):
         np.testing.assert_array_equal(g, w)
+    order = np.argsort(k, axis=1, kind="stable")
+    np.testing.assert_array_equal(got[2], order)
+    np.testing.assert_array_equal(got[0], np.take_along_axis(x, order, axis=1))
 
 
 @st.composite

@@ -327,6 +327,13 @@ std::string FusionView::CheckLibraryEpilogue() const {
     }
     dependent.insert(n);
   }
+  // The library call writes its result into the fusion's output, where the
+  // epilogue then finishes it: both hold one element type.
+  if (library != nullptr && root_->shape().IsArray() &&
+      root_->shape().element_type() != library->shape().element_type()) {
+    return "the epilogue of " + Describe(library) + " must keep its element type, not " +
+           Describe(root_);
+  }
   return "";
 }
 
