@@ -45,6 +45,16 @@ bool HasMachineForm(hlo::PrimitiveType t) {
     case P::kBF16:
     case P::kF32:
     case P::kF64:
+    case P::kF8E5M2:
+    case P::kF8E4M3:
+    case P::kF8E4M3FN:
+    case P::kF8E4M3B11FNUZ:
+    case P::kF8E3M4:
+    case P::kF8E5M2FNUZ:
+    case P::kF8E4M3FNUZ:
+    case P::kF6E3M2FN:
+    case P::kF6E2M3FN:
+    case P::kF4E2M1FN:
       return true;
     default:
       return false;

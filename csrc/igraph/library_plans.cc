@@ -430,6 +430,33 @@ bool KeyOrderOf(const hlo::HloComputation& comparator, int key, hlo::PrimitiveTy
   return false;
 }
 
+// How many leading positions along `dim` of a sort's results are read:
+// when every result is read only by slices from position 0 with stride 1
+// along it (a top-k), the largest of their limits; else 0 (all).
+int64_t KeptPositions(const HloInstruction& sort, int dim) {
+  std::vector<const HloInstruction*> results;
+  if (sort.shape().IsTuple()) {
+    for (const HloInstruction* u : sort.users()) {
+      if (u->opcode() != HloOpcode::kGetTupleElement) return 0;
+      results.push_back(u);
+    }
+  } else {
+    results.push_back(&sort);
+  }
+  int64_t keep = 0;
+  for (const HloInstruction* r : results) {
+    if (r == r->parent()->root() || r == sort.parent()->root()) return 0;
+    for (const HloInstruction* u : r->users()) {
+      if (u->opcode() != HloOpcode::kSlice) return 0;
+      const auto& ranges = u->attributes().Get<std::vector<hlo::SliceRange>>(hlo::AttrKey::kSlice);
+      const hlo::SliceRange& along = ranges.at(static_cast<size_t>(dim));
+      if (along.start != 0 || along.stride != 1) return 0;
+      keep = std::max(keep, along.limit);
+    }
+  }
+  return keep;
+}
+
 }  // namespace
 
 std::optional<NodeSort> SortOf(const KernelNode& n) {
@@ -478,6 +505,7 @@ std::optional<NodeSort> SortOf(const KernelNode& n) {
     }
     p.operands.push_back(op);
   }
+  p.keep = KeptPositions(*inst, p.dim);
   if (!runtime::SortKeySupported(p.key_type) || !KeyOrderOf(comparator, p.key, p.key_type, p) ||
       !p.Invalid().empty()) {
     return std::nullopt;

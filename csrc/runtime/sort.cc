@@ -130,6 +130,7 @@ std::string SortPlan::Invalid() const {
   if (rank < 1 || rank > kMaxRank || dim < 0 || dim >= rank) return "rank or dimension";
   if (operands.empty()) return "no operands";
   if (key < 0 || key >= static_cast<int>(operands.size())) return "key operand";
+  if (keep < 0) return "kept positions";
   for (int d = 0; d < rank; ++d) {
     if (size[static_cast<size_t>(d)] < 0) return "negative size";
   }
@@ -148,7 +149,8 @@ std::string SortPlan::ToString() const {
     s += (d ? "x" : "") + (d == dim ? "(" + n + ")" : n);
   }
   return s + "] " + std::to_string(operands.size()) + " operand" +
-         (operands.size() == 1 ? "" : "s") + (key != 0 ? ", keys in " + std::to_string(key) : "");
+         (operands.size() == 1 ? "" : "s") + (key != 0 ? ", keys in " + std::to_string(key) : "") +
+         (keep > 0 ? ", first " + std::to_string(keep) : "");
 }
 
 void RunSort(const SortPlan& p, const std::vector<const void*>& in, const std::vector<void*>& out) {
@@ -172,6 +174,7 @@ void RunSort(const SortPlan& p, const std::vector<const void*>& in, const std::v
   }
   const auto ko = static_cast<size_t>(p.key);
   const SortPlan::Operand& key = p.operands[ko];
+  const int64_t keep = p.keep > 0 && p.keep < n ? p.keep : n;
   const int64_t grain = std::max<int64_t>(1, (1 << 14) / std::max<int64_t>(1, n));
   ParallelFor(lines, grain, [&](int64_t begin, int64_t end) {
     std::vector<std::pair<uint64_t, int64_t>> order(static_cast<size_t>(n));
@@ -195,8 +198,13 @@ void RunSort(const SortPlan& p, const std::vector<const void*>& in, const std::v
         const uint64_t k = KeyOf(p, at, canonical_nan);
         order[static_cast<size_t>(i)] = {p.descending ? ~k : k, i};
       }
-      std::stable_sort(order.begin(), order.end(),
-                       [](const auto& a, const auto& b) { return a.first < b.first; });
+      if (keep < n) {
+        // The first `keep` by (key, position): what a stable sort puts there.
+        std::partial_sort(order.begin(), order.begin() + keep, order.end());
+      } else {
+        std::stable_sort(order.begin(), order.end(),
+                         [](const auto& a, const auto& b) { return a.first < b.first; });
+      }
       // Each operand's line copied out first: the result may be the
       // operand's own memory (a sort in place).
       for (size_t o = 0; o < p.operands.size(); ++o) {
@@ -214,7 +222,7 @@ void RunSort(const SortPlan& p, const std::vector<const void*>& in, const std::v
           for (int64_t i = 0; i < n; ++i) {
             std::memcpy(line.data() + static_cast<size_t>(i) * B, from + i * is * int64_t{B}, B);
           }
-          for (int64_t j = 0; j < n; ++j) {
+          for (int64_t j = 0; j < keep; ++j) {
             const auto i = static_cast<size_t>(order[static_cast<size_t>(j)].second);
             std::memcpy(to + j * os * int64_t{B}, line.data() + i * B, B);
           }
@@ -237,7 +245,7 @@ void RunSort(const SortPlan& p, const std::vector<const void*>& in, const std::v
               std::memcpy(line.data() + static_cast<size_t>(i) * e,
                           from + i * is * op.element_bytes, e);
             }
-            for (int64_t j = 0; j < n; ++j) {
+            for (int64_t j = 0; j < keep; ++j) {
               const auto i = static_cast<size_t>(order[static_cast<size_t>(j)].second);
               std::memcpy(to + j * os * op.element_bytes, line.data() + i * e, e);
             }

@@ -26,6 +26,10 @@ struct SortPlan {
   using Dims = std::array<int64_t, kMaxRank>;
   hlo::PrimitiveType key_type = hlo::PrimitiveType::kF32;
   int key = 0;  // the operand whose values order the lines
+  // Positive: only the first `keep` positions of each output line are
+  // read afterwards (a top-k's slice), so only they are written: the
+  // smallest `keep` keys selected, in order, ties by position.
+  int64_t keep = 0;
   bool descending = false;
   bool canonical = false;
   int rank = 0, dim = 0;

@@ -403,6 +403,21 @@ def test_sort_argsort_and_top_k_run_natively_like_the_evaluator(case, seed):
             np.testing.assert_array_equal(g, w)
 
 
+def test_top_k_selects_only_the_positions_its_slices_read():
+    rng = np.random.default_rng(9)
+    x = _specials(rng, rng.integers(-20, 20, (64, 300)).astype(np.float32))
+    f = uir.jit(lambda v: lax.top_k(v, 5))
+    compiled = f.lower(x).compile()
+    assert "first 5" in compiled.executable.thunk_text, compiled.executable.thunk_text
+    values, index = compiled(x)
+    want_values, want_index = uir.evaluate(f.lower(x).module, x)
+    np.testing.assert_array_equal(values, want_values)
+    np.testing.assert_array_equal(index, want_index)
+    # A sort whose whole result is read is sorted whole.
+    g = uir.jit(lambda v: unp.sort(v, axis=1))
+    assert "first" not in g.lower(x).compile().executable.thunk_text
+
+
 def _sort_module(direction, compare_type=""):
     return uir.hlo.parse_module(f"""HloModule s
 

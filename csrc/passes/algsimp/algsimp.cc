@@ -64,6 +64,7 @@ const std::vector<algsimp::Rule>& RulesFor(hlo::HloOpcode op) {
     case hlo::HloOpcode::kBitcast:
       return algsimp::ShapeRules();
     case hlo::HloOpcode::kDot:
+    case hlo::HloOpcode::kConvolution:
     case hlo::HloOpcode::kReduce:
       return algsimp::DotReduceRules();
     default:

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "hlo/float_format.h"
 #include "hlo/module.h"
 #include "hlo/pattern_matcher.h"
 #include "passes/algsimp/algsimp.h"
@@ -270,9 +271,36 @@ HloInstruction* SplitComponentwiseReduce(HloInstruction* i, hlo::ComputationBuil
   return tuple;
 }
 
+// A convolution whose operands hold another type than its float result
+// (a pred or integer kernel, f16 input to an f32 result): the operands
+// converted first, as the convolution converts them, so the library
+// convolution sees one element type throughout.
+HloInstruction* ConvolutionInResultType(HloInstruction* i, hlo::ComputationBuilder& b) {
+  if (i->opcode() != HloOpcode::kConvolution || i->operand_count() != 2) return nullptr;
+  const hlo::PrimitiveType t = i->shape().element_type();
+  if (t != hlo::PrimitiveType::kF32 && t != hlo::PrimitiveType::kF64 && !hlo::IsNarrowFloat(t)) {
+    return nullptr;
+  }
+  std::vector<HloInstruction*> operands;
+  bool converted = false;
+  for (HloInstruction* o : i->operands()) {
+    if (o->shape().element_type() == t || hlo::IsComplex(o->shape().element_type())) {
+      operands.push_back(o);
+      continue;
+    }
+    hlo::Shape wide = o->shape();
+    wide.set_element_type(t);
+    operands.push_back(b.Add(HloOpcode::kConvert, {o}, {}, wide));
+    converted = true;
+  }
+  if (!converted) return nullptr;
+  return b.Add(HloOpcode::kConvolution, operands, i->attributes(), i->shape());
+}
+
 const std::vector<Rule>& DotReduceRules() {
   static const std::vector<Rule> kRules = {DotWithoutContraction, DotOfTranspose, ReduceNothing,
-                                           ReduceOfBroadcast, SplitComponentwiseReduce};
+                                           ReduceOfBroadcast, SplitComponentwiseReduce,
+                                           ConvolutionInResultType};
   return kRules;
 }
 

@@ -1,4 +1,4 @@
-// library-defuser: fusions holding a dot or convolution, inlined.
+// library-defuser: fusions holding a library op, inlined.
 #include "passes/fusion/library_defuser.h"
 
 #include <unordered_set>
@@ -13,9 +13,30 @@ using hlo::HloComputation;
 using hlo::HloInstruction;
 using hlo::HloOpcode;
 
+// Ops the CPU backend runs as library calls or loops of the runtime's own,
+// on buffers, never inside a kernel.
+bool IsLibraryOp(const HloInstruction& i) {
+  switch (i.opcode()) {
+    case HloOpcode::kDot:
+    case HloOpcode::kConvolution:
+    case HloOpcode::kReduceWindow:
+    case HloOpcode::kSelectAndScatter:
+    case HloOpcode::kSort:
+    case HloOpcode::kGather:
+    case HloOpcode::kScatter:
+    case HloOpcode::kFft:
+    case HloOpcode::kCustomCall:
+      return true;
+    case HloOpcode::kReduce:
+      return i.shape().IsTuple();  // variadic: argmax and its kin
+    default:
+      return false;
+  }
+}
+
 bool HoldsLibraryOp(const HloComputation& fused) {
   for (const HloInstruction* i : fused.instructions()) {
-    if (i->opcode() == HloOpcode::kDot || i->opcode() == HloOpcode::kConvolution) return true;
+    if (IsLibraryOp(*i)) return true;
     for (const HloComputation* c : i->called_computations()) {
       if (i->opcode() == HloOpcode::kFusion && HoldsLibraryOp(*c)) return true;
     }

@@ -1,12 +1,14 @@
-// library-defuser: inlines each fusion that holds a dot or a convolution,
-// so that this pipeline's own fusion passes decide how the library op
-// meets its neighbours.
+// library-defuser: inlines each fusion that holds an op the CPU backend
+// runs as a library call or a loop of the runtime's own (dot, convolution,
+// reduce-window, select-and-scatter, sort, gather, scatter, fft, custom
+// call, variadic reduce), so that this pipeline's own fusion passes decide
+// how it meets its neighbours.
 //
 // Modules written for another backend arrive fused for it: a Triton GEMM
-// with its operand conversions inside, a YNN fusion of a lone dot, a
-// loop fusion that computes a dot's operand in place. The CPU backend
-// runs a library op as a call on buffers, with at most an elementwise
-// epilogue after it, so such fusions are taken apart (their instructions
+// with its operand conversions inside, a YNN fusion of a lone dot, a GPU
+// loop fusion around a prefix sum. The CPU backend runs such an op on
+// buffers, with at most an elementwise epilogue after a dot or
+// convolution, so these fusions are taken apart (their instructions
 // cloned into the caller, parameters bound to the fusion's operands) and
 // fused again by dot-chain-fusion and priority-fusion. Fusions with
 // control edges and those wrapped by async work stay as they are. Run
