@@ -298,9 +298,9 @@ HloInstruction* ConvolutionInResultType(HloInstruction* i, hlo::ComputationBuild
 }
 
 const std::vector<Rule>& DotReduceRules() {
-  static const std::vector<Rule> kRules = {DotWithoutContraction, DotOfTranspose, ReduceNothing,
-                                           ReduceOfBroadcast, SplitComponentwiseReduce,
-                                           ConvolutionInResultType};
+  static const std::vector<Rule> kRules = {
+      DotWithoutContraction, DotOfTranspose,           ReduceNothing,
+      ReduceOfBroadcast,     SplitComponentwiseReduce, ConvolutionInResultType};
   return kRules;
 }
 
