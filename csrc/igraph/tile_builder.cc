@@ -303,7 +303,13 @@ size_t Builder::Piece(const HloInstruction* inst, const Linear& l,
   int dim = -1;
   for (size_t d = 0; d < Dims(); ++d) {
     if (l.coefficient[d] != 0 && p_.extents[d] > 1) {
-      if (dim >= 0) Fail("%" + inst->name() + " is indexed by more than one dim");
+      if (dim >= 0) {
+        // Its pieces are not boxes of this iteration space (a reshape
+        // folds several dims into its index): it is computed first, in
+        // its own, into scratch memory.
+        if (computation_ != nullptr && inst != sub_root_) throw MaterializeRequest{inst};
+        Fail("%" + inst->name() + " is indexed by more than one dim");
+      }
       dim = static_cast<int>(d);
     }
   }

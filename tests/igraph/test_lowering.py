@@ -246,3 +246,14 @@ def test_compiled_functions_have_a_kernel_graph_and_dumps_write_it(tmp_path):
     uir.passes.default_pipeline().run(uir.jit(softmax).lower(x).module, dump_to=tmp_path)
     (path,) = tmp_path.glob("*.kernel-graph.txt")
     assert "reduce.max.row.unit.fp32" in path.read_text()
+
+
+def test_a_pad_read_through_a_reshape_is_computed_into_scratch_first():
+    # packbits: pad to whole bytes, then a reshape folds two dims into the
+    # padded one's index, so the pad's pieces are no boxes of the reader's
+    # iteration space.
+    x = (np.arange(2 * 13) % 3 == 0).reshape(2, 13)
+    f = uir.jit(lambda v: unp.packbits(v, axis=1))
+    compiled = f.lower(x).compile()
+    assert compiled.fallbacks == [], compiled.fallbacks
+    np.testing.assert_array_equal(compiled(x), np.packbits(x, axis=1))
