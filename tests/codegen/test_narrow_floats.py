@@ -92,3 +92,34 @@ ENTRY e {
     assert exe.fallbacks == []
     got, want = np.asarray(exe(a, b)), np.asarray(uir.evaluate(module, a, b))
     np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+
+
+@pytest.mark.parametrize("t", ["f32", "f64", "bf16", "f16"])
+@pytest.mark.parametrize(("e", "m"), [(5, 10), (8, 7), (4, 3), (5, 2), (2, 0), (8, 23), (11, 52)])
+def test_reduce_precision_compiles_to_the_bits_the_evaluator_gives(t, e, m):
+    np_type = {"f32": np.float32, "f64": np.float64, "bf16": ml_dtypes.bfloat16, "f16": np.float16}[
+        t
+    ]
+    rng = np.random.default_rng(e * 100 + m)
+    with np.errstate(over="ignore"):  # out-of-range values become infinities
+        x = np.concatenate(
+            [
+                rng.standard_normal(500) * 10.0 ** rng.integers(-40, 40, 500),
+                [0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 1e-45, 3.4e38, 65504, 1.5, 2.5],
+            ]
+        ).astype(np_type)
+    n = x.size
+    module = uir.hlo.parse_module(f"""HloModule m
+
+ENTRY e {{
+  x = {t}[{n}] parameter(0)
+  r = {t}[{n}] reduce-precision(x), exponent_bits={e}, mantissa_bits={m}
+  ROOT o = {t}[{n}] add(r, r)
+}}
+""")
+    exe = uir.compile(module, backend="cpu")
+    assert exe.fallbacks == [], exe.fallbacks
+    got, want = np.asarray(exe(x)), np.asarray(uir.evaluate(module, x))
+    same = (got.view(np.uint8) == want.view(np.uint8)).reshape(n, -1).all(axis=1)
+    both_nan = np.isnan(got.astype(np.float64)) & np.isnan(want.astype(np.float64))
+    assert (same | both_nan).all(), (x[~(same | both_nan)][:5], got[~same][:5], want[~same][:5])

@@ -51,6 +51,7 @@ const std::vector<algsimp::Rule>& RulesFor(hlo::HloOpcode op) {
     case hlo::HloOpcode::kMaximum:
     case hlo::HloOpcode::kMinimum:
     case hlo::HloOpcode::kPower:
+    case hlo::HloOpcode::kReducePrecision:
       return algsimp::ArithmeticRules();
     case hlo::HloOpcode::kReshape:
     case hlo::HloOpcode::kTranspose:

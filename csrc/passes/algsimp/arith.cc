@@ -1,5 +1,9 @@
 // algsimp, arithmetic family: identities of add, subtract, multiply, divide,
-// negate, not, select, and, or, maximum, minimum, power.
+// negate, not, select, and, or, maximum, minimum, power; reduce-precision
+// written out as the bit arithmetic that defines it.
+#include <cstring>
+
+#include "hlo/float_format.h"
 #include "hlo/pattern_matcher.h"
 #include "passes/algsimp/algsimp.h"
 
@@ -112,12 +116,90 @@ HloInstruction* PowerConstant(HloInstruction* i, hlo::ComputationBuilder& b) {
   return nullptr;
 }
 
+// reduce-precision as the integer arithmetic on its bits that defines it
+// (rounding to nearest even at the new last mantissa bit, then overflow to
+// infinity and underflow to zero at the new exponent range, NaN kept, or
+// infinity when no mantissa bit is left), so kernels compute it like any
+// elementwise chain. Narrow floats go through f32, as the op widens them.
+// Exact: the same bits as the op.
+HloInstruction* ReducePrecisionAsBits(HloInstruction* i, hlo::ComputationBuilder& b) {
+  if (i->opcode() != HloOpcode::kReducePrecision || !i->shape().IsArray()) return nullptr;
+  using P = hlo::PrimitiveType;
+  const hlo::Shape& shape = i->shape();
+  const P t = shape.element_type();
+  const bool narrow = hlo::IsNarrowFloat(t);
+  const P w = narrow ? P::kF32 : t;
+  if (w != P::kF32 && w != P::kF64) return nullptr;
+  const int e = static_cast<int>(i->attributes().Get<int64_t>(hlo::AttrKey::kExponentBits));
+  const int m = static_cast<int>(i->attributes().Get<int64_t>(hlo::AttrKey::kMantissaBits));
+  const int kMantissa = w == P::kF32 ? 23 : 52, kExponent = w == P::kF32 ? 8 : 11;
+  const P u = w == P::kF32 ? P::kU32 : P::kU64;
+  auto like = [&](P type) {
+    hlo::Shape s = shape;
+    s.set_element_type(type);
+    return s;
+  };
+  const hlo::Shape ws = like(w), us = like(u), ps = like(P::kPred);
+  auto splat = [&](uint64_t v) {
+    hlo::Literal lit(hlo::Shape(u, {}));
+    std::memcpy(lit.mutable_bytes().data(), &v, hlo::StorageBytes(u));
+    HloInstruction* c = b.Constant(std::move(lit));
+    if (shape.rank() == 0) return c;
+    HloInstruction* out = b.Broadcast(c, shape.dimensions(), {});
+    out->mutable_shape() = us;
+    return out;
+  };
+  auto op = [&](HloOpcode code, std::vector<HloInstruction*> xs, const hlo::Shape& s) {
+    return b.Add(code, std::move(xs), {}, s);
+  };
+  auto compare = [&](HloInstruction* x, HloInstruction* y, hlo::ComparisonDirection d) {
+    HloInstruction* c = b.Compare(x, y, d);
+    c->mutable_shape() = ps;
+    return c;
+  };
+  HloInstruction* x = i->operand(0);
+  if (narrow) x = op(HloOpcode::kConvert, {x}, ws);
+  HloInstruction* bits = op(HloOpcode::kBitcastConvert, {x}, us);
+  HloInstruction* original = bits;
+  const uint64_t sign_mask = uint64_t{1} << (kMantissa + kExponent);
+  const uint64_t exp_mask = ((uint64_t{1} << kExponent) - 1) << kMantissa;
+  if (m < kMantissa) {
+    const uint64_t last = uint64_t{1} << (kMantissa - m);
+    HloInstruction* x_last =
+        op(HloOpcode::kShiftRightLogical,
+           {op(HloOpcode::kAnd, {bits, splat(last)}, us), splat(kMantissa - m)}, us);
+    HloInstruction* biased =
+        op(HloOpcode::kAdd, {op(HloOpcode::kAdd, {bits, x_last}, us), splat((last >> 1) - 1)}, us);
+    bits = op(HloOpcode::kAnd, {biased, splat(~(last - 1))}, us);
+  }
+  if (e < kExponent) {
+    const uint64_t bias = (uint64_t{1} << (kExponent - 1)) - 1;
+    const uint64_t reduced = (uint64_t{1} << (e - 1)) - 1;
+    HloInstruction* sign = op(HloOpcode::kAnd, {bits, splat(sign_mask)}, us);
+    HloInstruction* exponent = op(HloOpcode::kAnd, {bits, splat(exp_mask)}, us);
+    HloInstruction* over =
+        compare(exponent, splat((bias + reduced) << kMantissa), hlo::ComparisonDirection::kGt);
+    HloInstruction* under =
+        compare(exponent, splat((bias - reduced) << kMantissa), hlo::ComparisonDirection::kLe);
+    HloInstruction* inf = op(HloOpcode::kOr, {sign, splat(exp_mask)}, us);
+    bits = op(HloOpcode::kSelect, {over, inf, op(HloOpcode::kSelect, {under, sign, bits}, us)}, us);
+  }
+  HloInstruction* nan_bits =
+      m > 0 ? original
+            : op(HloOpcode::kOr,
+                 {op(HloOpcode::kAnd, {original, splat(sign_mask)}, us), splat(exp_mask)}, us);
+  HloInstruction* is_nan = compare(x, x, hlo::ComparisonDirection::kNe);
+  bits = op(HloOpcode::kSelect, {is_nan, nan_bits, bits}, us);
+  HloInstruction* out = op(HloOpcode::kBitcastConvert, {bits}, ws);
+  return narrow ? op(HloOpcode::kConvert, {out}, shape) : out;
+}
+
 }  // namespace
 
 const std::vector<Rule>& ArithmeticRules() {
   static const std::vector<Rule> kRules = {
-      AddZero,        MultiplyOne,    MultiplyZero, SubtractSelf,
-      DoubleNegation, SelectConstant, Idempotent,   PowerConstant,
+      AddZero,        MultiplyOne, MultiplyZero,  SubtractSelf,          DoubleNegation,
+      SelectConstant, Idempotent,  PowerConstant, ReducePrecisionAsBits,
   };
   return kRules;
 }
