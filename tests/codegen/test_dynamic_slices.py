@@ -149,6 +149,24 @@ ENTRY e {
     np.testing.assert_array_equal(exe(x, np.int32(3)), -x[3:5, 3:5])
 
 
+def test_a_block_that_is_not_contiguous_is_not_fused_and_runs_as_a_copy():
+    text = """HloModule m
+ENTRY e {
+  x = f32[8,8] parameter(0)
+  i = s32[] parameter(1)
+  s = f32[2,2] dynamic-slice(x, i, i), dynamic_slice_sizes={2,2}
+  ROOT y = f32[2,2] negate(s)
+}
+"""
+    exe = uir.compile(uir.hlo.parse_module(text), backend="cpu")
+    assert exe.fallbacks == [], exe.fallbacks
+    assert "(dynamic copy)" in exe.thunk_text, exe.thunk_text
+    x = np.arange(64, dtype=np.float32).reshape(8, 8)
+    for i in (3, 7, -2):
+        j = min(max(i, 0), 6)
+        np.testing.assert_array_equal(exe(x, np.int32(i)), -x[j : j + 2, j : j + 2])
+
+
 @pytest.mark.parametrize("in_place", [True, False])
 def test_a_lone_dynamic_update_slice_copies_its_block(in_place):
     # In place, the update is written over the operand's buffer; otherwise
