@@ -14,21 +14,24 @@ namespace uir::runtime {
 
 namespace {
 
-// The element at `to` combined with the one at `from`.
+// The `n` contiguous elements at `to` combined with those at `from`, in
+// order (a loop the compiler vectorizes).
 template <typename T, FoldOp Op, bool Replace>
-void Combine(uint8_t* to, const uint8_t* from) {
+void Combine(uint8_t* to, const uint8_t* from, int64_t n) {
   if constexpr (Replace) {
-    std::memcpy(to, from, sizeof(T));
+    std::memmove(to, from, static_cast<size_t>(n) * sizeof(T));
   } else {
-    T a, b;
-    std::memcpy(&a, to, sizeof(T));
-    std::memcpy(&b, from, sizeof(T));
-    const T c = Apply<T, Op>(a, b);
-    std::memcpy(to, &c, sizeof(T));
+    for (int64_t i = 0; i < n; ++i) {
+      T a, b;
+      std::memcpy(&a, to + i * int64_t{sizeof(T)}, sizeof(T));
+      std::memcpy(&b, from + i * int64_t{sizeof(T)}, sizeof(T));
+      const T c = Apply<T, Op>(a, b);
+      std::memcpy(to + i * int64_t{sizeof(T)}, &c, sizeof(T));
+    }
   }
 }
 
-using CombineFn = void (*)(uint8_t*, const uint8_t*);
+using CombineFn = void (*)(uint8_t*, const uint8_t*, int64_t);
 
 template <typename T>
 CombineFn CombinerFor(const ScatterPlan& p) {
@@ -231,19 +234,30 @@ void RunScatter(const ScatterPlan& p, const void* operand, const void* indices, 
   const bool by_position =
       scatter_dims.empty() || window_dims.empty() || scatter_dims.back() < window_dims.front();
   if (by_position) {
+    // Runs along the innermost window dimension where it is contiguous in
+    // both the updates and the result.
+    int64_t run = 1;
+    size_t outer = window_dims.size();
+    if (!window_dims.empty()) {
+      const auto d = static_cast<size_t>(window_dims.back());
+      if (p.update_stride[d] == 1 && p.out_stride[static_cast<size_t>(p.update_operand[d])] == 1) {
+        run = p.update_size[d];
+        outer = window_dims.size() - 1;
+      }
+    }
     for (int64_t b = 0; b < positions; ++b) {
       if (!fits[static_cast<size_t>(b)]) continue;
-      for (int64_t w = 0; w < per_window; ++w) {
+      for (int64_t w = 0; w < per_window / run; ++w) {
         int64_t to = out_base[static_cast<size_t>(b)], from = update_base[static_cast<size_t>(b)];
         int64_t rest = w;
-        for (size_t j = window_dims.size(); j-- > 0;) {
+        for (size_t j = outer; j-- > 0;) {
           const auto d = static_cast<size_t>(window_dims[j]);
           const int64_t c = rest % p.update_size[d];
           rest /= p.update_size[d];
           from += c * p.update_stride[d];
           to += c * p.out_stride[static_cast<size_t>(p.update_operand[d])];
         }
-        combine(dst + to * e, upd + from * e);
+        combine(dst + to * e, upd + from * e, run);
       }
     }
     return;
@@ -264,7 +278,7 @@ void RunScatter(const ScatterPlan& p, const void* operand, const void* indices, 
       }
     }
     if (!fits[static_cast<size_t>(b)]) continue;
-    combine(dst + (out_base[static_cast<size_t>(b)] + to) * e, upd + from * e);
+    combine(dst + (out_base[static_cast<size_t>(b)] + to) * e, upd + from * e, 1);
   }
 }
 
