@@ -16,20 +16,31 @@ namespace uir::igraph {
 using hlo::HloInstruction;
 using hlo::HloOpcode;
 
+namespace {
+
+// A dot's batch and contracting dimensions: lhs batch, rhs batch, lhs
+// contracting, rhs contracting.
+struct DotDims {
+  std::vector<int64_t> lhs_batch, rhs_batch, lhs_contracting, rhs_contracting;
+};
+DotDims DotDimsOf(const HloInstruction& dot) {
+  const auto& a = dot.attributes();
+  auto list = [&](hlo::AttrKey key) {
+    return a.GetOr<std::vector<int64_t>>(key).value_or(std::vector<int64_t>{});
+  };
+  return {list(hlo::AttrKey::kLhsBatchDims), list(hlo::AttrKey::kRhsBatchDims),
+          list(hlo::AttrKey::kLhsContractingDims), list(hlo::AttrKey::kRhsContractingDims)};
+}
+
+}  // namespace
+
 bool PlanGemm(const HloInstruction& dot, const DramTensor& lhs, const DramTensor& rhs,
               const DramTensor& out, runtime::GemmPlan* plan) {
   const hlo::PrimitiveType t = out.shape.element_type();
   if (t != hlo::PrimitiveType::kF32 && t != hlo::PrimitiveType::kF64) return false;
   if (lhs.shape.element_type() != t || rhs.shape.element_type() != t) return false;
   if (!IsRowMajor(lhs.shape) || !IsRowMajor(rhs.shape) || !IsRowMajor(out.shape)) return false;
-  const auto& a = dot.attributes();
-  auto list = [&](hlo::AttrKey key) {
-    return a.GetOr<std::vector<int64_t>>(key).value_or(std::vector<int64_t>{});
-  };
-  const std::vector<int64_t> lb = list(hlo::AttrKey::kLhsBatchDims);
-  const std::vector<int64_t> rb = list(hlo::AttrKey::kRhsBatchDims);
-  const std::vector<int64_t> lc = list(hlo::AttrKey::kLhsContractingDims);
-  const std::vector<int64_t> rc = list(hlo::AttrKey::kRhsContractingDims);
+  const auto [lb, rb, lc, rc] = DotDimsOf(dot);
   const int64_t nb = static_cast<int64_t>(lb.size());
   if (lc.size() != 1 || rc.size() != 1 || rb.size() != lb.size()) return false;
   for (int64_t i = 0; i < nb; ++i) {
@@ -300,14 +311,7 @@ std::optional<NodeDot> DotOf(const KernelNode& n) {
   p.lhs_type = L.element_type();
   p.rhs_type = R.element_type();
   p.out_type = O.element_type();
-  const auto& a = dot->op->attributes();
-  auto list = [&](hlo::AttrKey key) {
-    return a.GetOr<std::vector<int64_t>>(key).value_or(std::vector<int64_t>{});
-  };
-  const std::vector<int64_t> lb = list(hlo::AttrKey::kLhsBatchDims);
-  const std::vector<int64_t> rb = list(hlo::AttrKey::kRhsBatchDims);
-  const std::vector<int64_t> lc = list(hlo::AttrKey::kLhsContractingDims);
-  const std::vector<int64_t> rc = list(hlo::AttrKey::kRhsContractingDims);
+  const auto [lb, rb, lc, rc] = DotDimsOf(*dot->op);
   constexpr size_t kMax = runtime::DotPlan::kMaxDims;
   if (lb.size() != rb.size() || lc.size() != rc.size() || lb.size() > kMax || lc.size() > kMax) {
     return std::nullopt;

@@ -102,6 +102,15 @@ int Builder::ComplexElementwise(const HloInstruction* inst, const IndexMap& map,
     const hlo::PrimitiveType t = PartType(out);
     auto bin = [&](HloOpcode o, int x, int y) { return Op(o, t, {x, y}, reduced, src); };
     auto un = [&](HloOpcode o, int x) { return Op(o, t, {x}, reduced, src); };
+    auto zero = [&] {
+      TileOp fill;
+      fill.kind = TileOp::Kind::kFill;
+      fill.reduced = reduced;
+      fill.dtype = t;
+      fill.literal = hlo::Literal(Shape(t, {}));
+      fill.source = src;
+      return Push(std::move(fill));
+    };
     const int p = part_;
     switch (code) {
       case HloOpcode::kAdd:
@@ -153,13 +162,7 @@ int Builder::ComplexElementwise(const HloInstruction* inst, const IndexMap& map,
                            bin(HloOpcode::kMultiply, bi, lr));
         const int v = bin(HloOpcode::kMultiply, un(HloOpcode::kExp, mr),
                           un(p == 0 ? HloOpcode::kCos : HloOpcode::kSin, mi));
-        TileOp zero;
-        zero.kind = TileOp::Kind::kFill;
-        zero.reduced = reduced;
-        zero.dtype = t;
-        zero.literal = hlo::Literal(Shape(t, {}));
-        zero.source = src;
-        const int z = Push(std::move(zero));
+        const int z = zero();
         const hlo::PrimitiveType pred = hlo::PrimitiveType::kPred;
         const int at_zero = Op(HloOpcode::kAnd, pred,
                                {Op(HloOpcode::kCompare, pred, {ar, z}, reduced, src, "eq"),
@@ -173,13 +176,7 @@ int Builder::ComplexElementwise(const HloInstruction* inst, const IndexMap& map,
         const hlo::PrimitiveType from = inst->operand(0)->shape().element_type();
         if (hlo::IsComplex(from)) return Op(code, t, {part(0, p)}, reduced, src);
         if (p == 0) return Op(code, t, {part(0, -1)}, reduced, src);
-        TileOp zero;
-        zero.kind = TileOp::Kind::kFill;
-        zero.reduced = reduced;
-        zero.dtype = t;
-        zero.literal = hlo::Literal(Shape(t, {}));
-        zero.source = src;
-        return Push(std::move(zero));
+        return zero();
       }
       default:
         return complain();

@@ -67,6 +67,7 @@ const std::vector<algsimp::Rule>& RulesFor(hlo::HloOpcode op) {
     case hlo::HloOpcode::kDot:
     case hlo::HloOpcode::kConvolution:
     case hlo::HloOpcode::kReduce:
+    case hlo::HloOpcode::kReduceWindow:
       return algsimp::DotReduceRules();
     default:
       return kNone;

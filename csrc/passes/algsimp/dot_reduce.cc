@@ -221,12 +221,13 @@ HloInstruction* ReduceOfBroadcast(HloInstruction* i, hlo::ComputationBuilder& b)
 
 }  // namespace
 
-// A variadic reduce whose reducer folds each operand on its own (result k
-// is one add, multiply, maximum, minimum, and or or of accumulator k and
-// value k) is one reduce per operand: the kernels then fuse and run each
-// like any single reduction.
+// A variadic reduce or reduce-window whose reducer folds each operand on
+// its own (result k is one add, multiply, maximum, minimum, and or or of
+// accumulator k and value k) is one per operand: the kernels and the
+// runtime's window loops then run each like any single one.
 HloInstruction* SplitComponentwiseReduce(HloInstruction* i, hlo::ComputationBuilder& b) {
-  if (i->opcode() != HloOpcode::kReduce || i->operand_count() < 4 || !i->shape().IsTuple()) {
+  if ((i->opcode() != HloOpcode::kReduce && i->opcode() != HloOpcode::kReduceWindow) ||
+      i->operand_count() < 4 || !i->shape().IsTuple()) {
     return nullptr;
   }
   const auto* reducer = i->attributes().Get<hlo::HloComputation*>(AttrKey::kToApply);
@@ -263,8 +264,8 @@ HloInstruction* SplitComponentwiseReduce(HloInstruction* i, hlo::ComputationBuil
     hlo::HloComputation* fold = module->AddComputation(f.Build(f.Binary(ops[k], x, y)));
     AttributeMap attrs = i->attributes();
     attrs.Set(AttrKey::kToApply, fold);
-    parts.push_back(b.Add(HloOpcode::kReduce, {i->operand(k), i->operand(n + k)}, attrs,
-                          i->shape().tuple_shapes(k)));
+    parts.push_back(
+        b.Add(i->opcode(), {i->operand(k), i->operand(n + k)}, attrs, i->shape().tuple_shapes(k)));
   }
   HloInstruction* tuple = b.Tuple(parts);
   tuple->mutable_shape() = i->shape();
