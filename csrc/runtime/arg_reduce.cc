@@ -73,7 +73,9 @@ inline int64_t FirstExtremeOf(const T* x, int64_t n) {
     using M = typename Vec<T, Bytes>::M;
     using E = std::remove_reference_t<decltype(M{}[0])>;
     constexpr int kWidth = sizeof(V) / sizeof(T);
-    if (n >= 2 * kWidth && n <= std::numeric_limits<E>::max()) {
+    // Short lines (k-means' few centres) go faster one element at a time:
+    // setting up and folding the lanes costs more than it saves.
+    if (n >= 16 * kWidth && n <= std::numeric_limits<E>::max()) {
       V lane[2], check[2], v;
       M where[2], step;
       for (int j = 0; j < kWidth; ++j) step[j] = static_cast<E>(j);
@@ -163,13 +165,20 @@ void Run(const ArgReducePlan& p, const T* in, T init_v, I init_i, T* out_v, I* o
       *oi = static_cast<I>(i);
     }
   };
-  const int64_t grain = std::max<int64_t>(1, (1 << 15) / std::max<int64_t>(1, n * row));
+  const int64_t grain = std::max<int64_t>(1, (1 << 13) / std::max<int64_t>(1, n * row));
   ParallelFor(lines, grain, [&](int64_t begin, int64_t end) {
     std::unique_ptr<T[]> best(new T[static_cast<size_t>(row)]);
     std::unique_ptr<int64_t[]> where(new int64_t[static_cast<size_t>(row)]);
     for (int64_t l = begin; l < end; ++l) {
       int64_t in_off = 0, ov_off = 0, oi_off = 0, r = l;
-      for (size_t j = outer.size(); j-- > 0;) {
+      const bool one = outer.size() == 1;  // one walked dimension: no divisions
+      if (one) {
+        const auto d = static_cast<size_t>(outer[0]);
+        in_off = l * p.kept_in[d];
+        ov_off = l * p.kept_value_out[d];
+        oi_off = l * p.kept_index_out[d];
+      }
+      for (size_t j = one ? 0 : outer.size(); j-- > 0;) {
         const auto d = static_cast<size_t>(outer[j]);
         const int64_t c = r % p.kept_size[d];
         r /= p.kept_size[d];
