@@ -4,6 +4,10 @@ The public names are re-exported here; the implementation lives in uir._src
 and the C++ core in uir._core.
 """
 
+from uir._src import blas_core as _blas_core
+
+_blas_core.choose()  # before the extension loads OpenBLAS
+
 from uir import (
     _core,
     buffers,

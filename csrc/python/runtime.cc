@@ -11,6 +11,7 @@
 #include "python/hlo_types.h"
 #include "runtime/buffer_pool.h"
 #include "runtime/custom_call.h"
+#include "runtime/gemm.h"
 #include "runtime/thread_pool.h"
 #include "support/error.h"
 
@@ -127,6 +128,9 @@ runtime::CustomCallApi ApiFromName(const std::string& api) {
 
 void BindRuntime(py::module_& m) {
   py::module_ sm = m.def_submodule("runtime", "Thread pool, executor and buffers.");
+  sm.def("blas_core", &runtime::BlasCore,
+         "The BLAS library's kernel family for this CPU (uir names it from the CPU's "
+         "features through OPENBLAS_CORETYPE unless that is set).");
   sm.def("num_threads", &runtime::NumThreads,
          "Worker threads kernels run on: UIR_NUM_THREADS, else the CPUs available.");
   sm.def(

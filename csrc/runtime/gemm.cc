@@ -73,6 +73,11 @@ void RunGemm(const GemmPlan& p, const void* a, const void* b, void* c) {
   RunGemmBatches(p, a, b, c);
 }
 
+std::string BlasCore() {
+  const char* name = openblas_get_corename();
+  return name != nullptr ? name : "";
+}
+
 namespace {
 
 std::mutex scope_mutex;

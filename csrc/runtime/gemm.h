@@ -4,6 +4,7 @@
 #define UIR_RUNTIME_GEMM_H_
 
 #include <cstdint>
+#include <string>
 
 namespace uir::runtime {
 
@@ -20,6 +21,9 @@ struct GemmPlan {
 };
 
 void RunGemm(const GemmPlan& plan, const void* a, const void* b, void* c);
+
+// The BLAS library's kernel family for this CPU ("SkylakeX", "Haswell").
+std::string BlasCore();
 
 // While one lives, GEMMs run on the thread that calls them: for callers
 // that spread many small GEMMs over the worker threads themselves. Scopes

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import importlib.metadata
+import os
 import platform
+import subprocess
+import sys
 
 import pytest
 
@@ -16,10 +19,19 @@ def test_version_matches_package_metadata():
 
 def test_info_has_every_documented_key_with_its_type():
     data = uir.info()
-    assert set(data) == {"version", "llvm_version", "host_triple", "cpu", "cpu_features", "threads"}
+    assert set(data) == {
+        "version",
+        "llvm_version",
+        "host_triple",
+        "cpu",
+        "cpu_features",
+        "threads",
+        "blas_core",
+    }
     assert data["version"] == uir.__version__
     assert isinstance(data["cpu"], str) and data["cpu"]
     assert isinstance(data["threads"], int) and data["threads"] >= 1
+    assert isinstance(data["blas_core"], str)
 
 
 def test_info_reports_llvm_19():
@@ -65,3 +77,33 @@ def test_bad_uir_num_threads_is_a_clear_error(run_python, value):
     )
     assert result.returncode == 0, result.stderr
     assert f"UIR_NUM_THREADS must be a positive integer, got '{value}'" in result.stdout
+
+
+def test_blas_kernels_are_named_from_the_cpus_features():
+    from uir._src import blas_core
+
+    assert blas_core.core_for({"avx512f", "avx512bw", "avx512vl", "avx512dq", "avx512cd"}) == (
+        "SkylakeX"
+    )
+    assert blas_core.core_for({"avx", "avx2", "fma"}) == "Haswell"
+    assert blas_core.core_for({"sse2"}) is None
+    core = uir.info()["blas_core"]
+    assert core
+    # Without OPENBLAS_CORETYPE set by the user, the kernels are those the
+    # flags allow (Debian's OpenBLAS otherwise falls back to SSE3 ones on
+    # CPUs newer than itself).
+    want = blas_core.core_for(blas_core._flags())
+    if want is not None and os.environ.get("OPENBLAS_CORETYPE") == want:
+        assert core == want
+
+
+def test_a_users_openblas_coretype_is_kept():
+    env = dict(os.environ, OPENBLAS_CORETYPE="Haswell")
+    out = subprocess.run(
+        [sys.executable, "-c", "import os, uir; print(os.environ['OPENBLAS_CORETYPE'])"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert out.stdout.strip() == "Haswell"

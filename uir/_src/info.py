@@ -9,7 +9,8 @@ from uir import _core
 
 def info() -> dict[str, Any]:
     """Returns the uir version, the LLVM version, the host triple, the host CPU
-    name and its features as LLVM detects them, and the number of worker threads."""
+    name and its features as LLVM detects them, the number of worker threads
+    and the BLAS library's kernel family."""
     host = _core.codegen.host_info()
     return {
         "version": _core.__version__,
@@ -18,4 +19,5 @@ def info() -> dict[str, Any]:
         "cpu": host["cpu"],
         "cpu_features": list(host["features"]),
         "threads": _core.runtime.num_threads(),
+        "blas_core": _core.runtime.blas_core(),
     }
