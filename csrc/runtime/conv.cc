@@ -34,6 +34,10 @@ class Conv {
   }
 
   void Run() {
+    if (Depthwise()) {
+      RunDepthwise();
+      return;
+    }
     const int64_t rows = p_.batch * positions_;
     const int64_t work = rows * row_ * p_.out_features * p_.groups;
     int64_t block = std::max<int64_t>(16, kBlockBytes / (static_cast<int64_t>(sizeof(T)) * row_));
@@ -70,6 +74,59 @@ class Conv {
   }
 
  private:
+  // One input and one output feature per group, each contiguous across
+  // groups (a depthwise convolution in NHWC): a GEMM per group would have
+  // one column, so the window is summed directly, all channels of an
+  // output position at once in one vectorized loop per window position.
+  bool Depthwise() const {
+    return p_.groups > 1 && p_.in_features == 1 && p_.out_features == 1 && p_.in_feature == 1 &&
+           p_.out_feature == 1;
+  }
+
+  void RunDepthwise() const {
+    const int64_t channels = p_.groups, rows = p_.batch * positions_;
+    // by_window[w][c]: the kernel at window position w for channel c.
+    std::vector<T> by_window(static_cast<size_t>(window_positions_ * channels));
+    for (int64_t c = 0; c < channels; ++c) {
+      for (int64_t w = 0; w < window_positions_; ++w) {
+        by_window[static_cast<size_t>(w * channels + c)] =
+            packed_[static_cast<size_t>(c * window_positions_ + w)];
+      }
+    }
+    const int64_t grain = std::max<int64_t>(1, 4096 / std::max<int64_t>(1, channels));
+    ParallelFor(rows, grain, [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) {
+        int64_t b;
+        std::array<int64_t, ConvPlan::kMaxSpatial> o{0, 0, 0}, k{0, 0, 0};
+        Position(r, b, o);
+        int64_t to = b * p_.out_batch;
+        for (int d = 0; d < p_.spatial; ++d) to += o[d] * p_.out_spatial[d];
+        T* dst = out_ + to;
+        std::fill(dst, dst + channels, T(0));
+        const T* batch = in_ + b * p_.in_batch;
+        for (int64_t w = 0; w < window_positions_; ++w) {
+          int64_t at = 0;
+          bool inside = true;
+          for (int d = 0; d < p_.spatial && inside; ++d) {
+            const int64_t pos = o[d] * p_.stride[d] + k[d] * p_.window_dilation[d] - p_.pad_low[d];
+            const int64_t i = pos / p_.base_dilation[d];
+            inside = pos >= 0 && pos % p_.base_dilation[d] == 0 && i < p_.in_size[d];
+            at += i * p_.in_spatial[d];
+          }
+          if (inside) {
+            const T* src = batch + at;
+            const T* kw = by_window.data() + w * channels;
+            for (int64_t c = 0; c < channels; ++c) dst[c] += src[c] * kw[c];
+          }
+          for (int d = p_.spatial - 1; d >= 0; --d) {
+            if (++k[d] < p_.window[d]) break;
+            k[d] = 0;
+          }
+        }
+      }
+    });
+  }
+
   // packed_[g][(k, i)][f] = kernel[i, g*og + f, k'] with k the window
   // position (row-major) and k' it reversed where asked.
   void Pack(const T* kernel) {
