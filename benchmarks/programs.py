@@ -26,6 +26,17 @@ def cnn(np_, lax, x, k1, k2):
     return np_.mean(h, axis=(1, 2))
 
 
+def resnet_block(np_, lax, x, k, gamma, beta):
+    """Conv 3x3 (NHWC), batch norm over the batch, ReLU, max-pool 2x2."""
+    dn = ("NHWC", "HWIO", "NHWC")
+    h = lax.conv_general_dilated(x, k, (1, 1), "SAME", dimension_numbers=dn)
+    mean = h.mean(axis=(0, 1, 2))
+    var = ((h - mean) ** 2).mean(axis=(0, 1, 2))
+    h = (h - mean) / np_.sqrt(var + 1e-5) * gamma + beta
+    h = np_.maximum(h, 0.0)
+    return lax.reduce_window(h, -np_.inf, lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
+
+
 def depthwise(np_, lax, x, k):
     """A depthwise 3x3 convolution (feature groups = channels)."""
     return lax.conv_general_dilated(
@@ -120,6 +131,7 @@ def _inputs(rng):
     f = lambda *s: rng.standard_normal(s).astype(np.float32)  # noqa: E731
     return {
         cnn: (f(8, 32, 32, 3), f(3, 3, 3, 16) * 0.3, f(3, 3, 16, 32) * 0.1),
+        resnet_block: (f(8, 32, 32, 64), f(3, 3, 64, 64) * 0.05, f(64) + 1.0, f(64)),
         depthwise: (f(8, 56, 56, 64), f(3, 3, 1, 64) * 0.3),
         rnn: (f(64, 32, 128), f(128, 128) * 0.08, f(128, 128) * 0.08),
         kmeans: (f(4096, 16), f(8, 16)),
