@@ -38,6 +38,10 @@ class Conv {
       RunDepthwise();
       return;
     }
+    if (FewInputs()) {
+      RunFewInputs();
+      return;
+    }
     const int64_t rows = p_.batch * positions_;
     const int64_t work = rows * row_ * p_.out_features * p_.groups;
     int64_t block = std::max<int64_t>(16, kBlockBytes / (static_cast<int64_t>(sizeof(T)) * row_));
@@ -78,6 +82,26 @@ class Conv {
   // groups (a depthwise convolution in NHWC): a GEMM per group would have
   // one column, so the window is summed directly, all channels of an
   // output position at once in one vectorized loop per window position.
+  // Where window position k of output position o reads the input (an
+  // element offset within its batch); false where it reads padding or a
+  // hole of the base dilation.
+  bool InputAt(const std::array<int64_t, ConvPlan::kMaxSpatial>& o,
+               const std::array<int64_t, ConvPlan::kMaxSpatial>& k, int64_t* at) const {
+    int64_t offset = 0;
+    for (int d = 0; d < p_.spatial; ++d) {
+      int64_t pos = o[d] * p_.stride[d] + k[d] * p_.window_dilation[d] - p_.pad_low[d];
+      if (pos < 0) return false;
+      if (p_.base_dilation[d] != 1) {
+        if (pos % p_.base_dilation[d] != 0) return false;
+        pos /= p_.base_dilation[d];
+      }
+      if (pos >= p_.in_size[d]) return false;
+      offset += pos * p_.in_spatial[d];
+    }
+    *at = offset;
+    return true;
+  }
+
   bool Depthwise() const {
     return p_.groups > 1 && p_.in_features == 1 && p_.out_features == 1 && p_.in_feature == 1 &&
            p_.out_feature == 1;
@@ -106,17 +130,51 @@ class Conv {
         const T* batch = in_ + b * p_.in_batch;
         for (int64_t w = 0; w < window_positions_; ++w) {
           int64_t at = 0;
-          bool inside = true;
-          for (int d = 0; d < p_.spatial && inside; ++d) {
-            const int64_t pos = o[d] * p_.stride[d] + k[d] * p_.window_dilation[d] - p_.pad_low[d];
-            const int64_t i = pos / p_.base_dilation[d];
-            inside = pos >= 0 && pos % p_.base_dilation[d] == 0 && i < p_.in_size[d];
-            at += i * p_.in_spatial[d];
-          }
-          if (inside) {
+          if (InputAt(o, k, &at)) {
             const T* src = batch + at;
             const T* kw = by_window.data() + w * channels;
             for (int64_t c = 0; c < channels; ++c) dst[c] += src[c] * kw[c];
+          }
+          for (int d = p_.spatial - 1; d >= 0; --d) {
+            if (++k[d] < p_.window[d]) break;
+            k[d] = 0;
+          }
+        }
+      }
+    });
+  }
+
+  // Few input features (an image's 3 colours) and a row of output
+  // features, both contiguous: a GEMM of so few columns of patches runs
+  // far below BLAS's speed, so each input element scales a row of the
+  // packed kernel into the output row, one vectorized loop over the
+  // output features.
+  bool FewInputs() const {
+    return p_.groups == 1 && p_.in_features <= 4 && p_.out_features >= 8 && p_.in_feature == 1 &&
+           p_.out_feature == 1;
+  }
+
+  void RunFewInputs() const {
+    const int64_t ig = p_.in_features, og = p_.out_features, rows = p_.batch * positions_;
+    const int64_t grain = std::max<int64_t>(1, 2048 / std::max<int64_t>(1, og));
+    ParallelFor(rows, grain, [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) {
+        int64_t b;
+        std::array<int64_t, ConvPlan::kMaxSpatial> o{0, 0, 0}, k{0, 0, 0};
+        Position(r, b, o);
+        int64_t to = b * p_.out_batch;
+        for (int d = 0; d < p_.spatial; ++d) to += o[d] * p_.out_spatial[d];
+        T* dst = out_ + to;
+        std::fill(dst, dst + og, T(0));
+        const T* batch = in_ + b * p_.in_batch;
+        for (int64_t w = 0; w < window_positions_; ++w) {
+          int64_t at = 0;
+          if (InputAt(o, k, &at)) {
+            for (int64_t i = 0; i < ig; ++i) {
+              const T x = batch[at + i];
+              const T* kw = packed_.data() + (w * ig + i) * og;
+              for (int64_t f = 0; f < og; ++f) dst[f] += x * kw[f];
+            }
           }
           for (int d = p_.spatial - 1; d >= 0; --d) {
             if (++k[d] < p_.window[d]) break;
