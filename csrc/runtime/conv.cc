@@ -108,7 +108,7 @@ class Conv {
   }
 
   void RunDepthwise() const {
-    const int64_t channels = p_.groups, rows = p_.batch * positions_;
+    const int64_t channels = p_.groups;
     // by_window[w][c]: the kernel at window position w for channel c.
     std::vector<T> by_window(static_cast<size_t>(window_positions_ * channels));
     for (int64_t c = 0; c < channels; ++c) {
@@ -117,30 +117,9 @@ class Conv {
             packed_[static_cast<size_t>(c * window_positions_ + w)];
       }
     }
-    const int64_t grain = std::max<int64_t>(1, 4096 / std::max<int64_t>(1, channels));
-    ParallelFor(rows, grain, [&](int64_t begin, int64_t end) {
-      for (int64_t r = begin; r < end; ++r) {
-        int64_t b;
-        std::array<int64_t, ConvPlan::kMaxSpatial> o{0, 0, 0}, k{0, 0, 0};
-        Position(r, b, o);
-        int64_t to = b * p_.out_batch;
-        for (int d = 0; d < p_.spatial; ++d) to += o[d] * p_.out_spatial[d];
-        T* dst = out_ + to;
-        std::fill(dst, dst + channels, T(0));
-        const T* batch = in_ + b * p_.in_batch;
-        for (int64_t w = 0; w < window_positions_; ++w) {
-          int64_t at = 0;
-          if (InputAt(o, k, &at)) {
-            const T* src = batch + at;
-            const T* kw = by_window.data() + w * channels;
-            for (int64_t c = 0; c < channels; ++c) dst[c] += src[c] * kw[c];
-          }
-          for (int d = p_.spatial - 1; d >= 0; --d) {
-            if (++k[d] < p_.window[d]) break;
-            k[d] = 0;
-          }
-        }
-      }
+    DirectRows(channels, [&](T* dst, const T* src, int64_t w) {
+      const T* kw = by_window.data() + w * channels;
+      for (int64_t c = 0; c < channels; ++c) dst[c] += src[c] * kw[c];
     });
   }
 
@@ -155,8 +134,24 @@ class Conv {
   }
 
   void RunFewInputs() const {
-    const int64_t ig = p_.in_features, og = p_.out_features, rows = p_.batch * positions_;
-    const int64_t grain = std::max<int64_t>(1, 2048 / std::max<int64_t>(1, og));
+    const int64_t ig = p_.in_features, og = p_.out_features;
+    DirectRows(og, [&](T* dst, const T* src, int64_t w) {
+      for (int64_t i = 0; i < ig; ++i) {
+        const T x = src[i];
+        const T* kw = packed_.data() + (w * ig + i) * og;
+        for (int64_t f = 0; f < og; ++f) dst[f] += x * kw[f];
+      }
+    });
+  }
+
+  // The direct loops' frame: each output position's `width` contiguous
+  // features zeroed, then `add(dst, src, w)` for every window position w
+  // that reads the input (src: the input features it reads there), output
+  // positions over the workers.
+  template <typename Add>
+  void DirectRows(int64_t width, Add&& add) const {
+    const int64_t rows = p_.batch * positions_;
+    const int64_t grain = std::max<int64_t>(1, 4096 / std::max<int64_t>(1, width));
     ParallelFor(rows, grain, [&](int64_t begin, int64_t end) {
       for (int64_t r = begin; r < end; ++r) {
         int64_t b;
@@ -165,17 +160,11 @@ class Conv {
         int64_t to = b * p_.out_batch;
         for (int d = 0; d < p_.spatial; ++d) to += o[d] * p_.out_spatial[d];
         T* dst = out_ + to;
-        std::fill(dst, dst + og, T(0));
+        std::fill(dst, dst + width, T(0));
         const T* batch = in_ + b * p_.in_batch;
         for (int64_t w = 0; w < window_positions_; ++w) {
           int64_t at = 0;
-          if (InputAt(o, k, &at)) {
-            for (int64_t i = 0; i < ig; ++i) {
-              const T x = batch[at + i];
-              const T* kw = packed_.data() + (w * ig + i) * og;
-              for (int64_t f = 0; f < og; ++f) dst[f] += x * kw[f];
-            }
-          }
+          if (InputAt(o, k, &at)) add(dst, batch + at, w);
           for (int d = p_.spatial - 1; d >= 0; --d) {
             if (++k[d] < p_.window[d]) break;
             k[d] = 0;

@@ -85,22 +85,14 @@ def test_random_convolutions_match_the_reference(case, seed):
     np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
 
 
-@settings(max_examples=60, deadline=None)
-@given(
-    geometry=conv_case(),
-    channels=st.integers(2, 19),
-    n=st.integers(1, 3),
-    dtype=st.sampled_from([np.float32, np.float64]),
-    seed=st.integers(0, 1000),
-)
-def test_random_depthwise_convolutions_in_channels_last_order(geometry, channels, n, dtype, seed):
-    # One input and one output feature per group, channels contiguous: the
-    # direct depthwise loop rather than one-column GEMMs.
+def _check_channels_last(geometry, groups, ig, og, n, dtype, seed):
+    """A convolution in channels-last order ([N, spatial..., C] input and
+    output, [spatial..., I, O] kernel) against the reference."""
     sizes, strides, pads, lhs_dil, rhs_dil, reversal, in_sizes = geometry
     rng = np.random.default_rng(seed)
-    lhs = rng.standard_normal((n, channels, *in_sizes)).astype(dtype)
-    rhs = rng.standard_normal((channels, 1, *sizes)).astype(dtype)
-    want = conv_reference(lhs, rhs, strides, pads, lhs_dil, rhs_dil, reversal, fgc=channels)
+    lhs = rng.standard_normal((n, groups * ig, *in_sizes)).astype(dtype)
+    rhs = rng.standard_normal((groups * og, ig, *sizes)).astype(dtype)
+    want = conv_reference(lhs, rhs, strides, pads, lhs_dil, rhs_dil, reversal, fgc=groups)
     if 0 in want.shape:
         return
     k = len(sizes)
@@ -113,11 +105,25 @@ def test_random_depthwise_convolutions_in_channels_last_order(geometry, channels
         last(want).shape,
         window_text(sizes, strides, pads, lhs_dil, rhs_dil, reversal),
         f"b{sp}f_{sp}io->b{sp}f",
-        channels,
+        groups,
     )
     got, _ = _run(module, last(lhs), kernel)
     tol = 1e-4 if dtype == np.float32 else 1e-12
     np.testing.assert_allclose(got, last(want), rtol=tol, atol=tol)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    geometry=conv_case(),
+    channels=st.integers(2, 19),
+    n=st.integers(1, 3),
+    dtype=st.sampled_from([np.float32, np.float64]),
+    seed=st.integers(0, 1000),
+)
+def test_random_depthwise_convolutions_in_channels_last_order(geometry, channels, n, dtype, seed):
+    # One input and one output feature per group, channels contiguous: the
+    # direct depthwise loop rather than one-column GEMMs.
+    _check_channels_last(geometry, channels, 1, 1, n, dtype, seed)
 
 
 @settings(max_examples=60, deadline=None)
@@ -134,27 +140,7 @@ def test_random_convolutions_of_few_input_features_in_channels_last_order(
 ):
     # An image's few colours into a row of features: each input element
     # scales a kernel row, with no GEMM of a few columns.
-    sizes, strides, pads, lhs_dil, rhs_dil, reversal, in_sizes = geometry
-    rng = np.random.default_rng(seed)
-    lhs = rng.standard_normal((n, ig, *in_sizes)).astype(dtype)
-    rhs = rng.standard_normal((og, ig, *sizes)).astype(dtype)
-    want = conv_reference(lhs, rhs, strides, pads, lhs_dil, rhs_dil, reversal)
-    if 0 in want.shape:
-        return
-    k = len(sizes)
-    sp = "".join(str(d) for d in range(k))
-    last = lambda a: np.ascontiguousarray(np.moveaxis(a, 1, -1))  # noqa: E731
-    kernel = np.ascontiguousarray(np.transpose(rhs, (*range(2, 2 + k), 1, 0)))  # spatial, i, o
-    module = _module(
-        last(lhs),
-        kernel,
-        last(want).shape,
-        window_text(sizes, strides, pads, lhs_dil, rhs_dil, reversal),
-        f"b{sp}f_{sp}io->b{sp}f",
-    )
-    got, _ = _run(module, last(lhs), kernel)
-    tol = 1e-4 if dtype == np.float32 else 1e-12
-    np.testing.assert_allclose(got, last(want), rtol=tol, atol=tol)
+    _check_channels_last(geometry, 1, ig, og, n, dtype, seed)
 
 
 @pytest.mark.parametrize("labels", sorted(ORDERS))
