@@ -437,7 +437,7 @@ ENTRY e {{
 """)
 
 
-def test_descending_and_total_order_comparators_are_recognised_and_plain_less_is_not():
+def test_descending_total_order_and_plain_less_comparators_all_sort_natively():
     rng = np.random.default_rng(5)
     x = _specials(rng, rng.integers(-3, 4, (4, 33)).astype(np.float32))
     for direction, kind in ((" GT", "sort"), (" LT", "sort")):
