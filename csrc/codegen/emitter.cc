@@ -12,7 +12,6 @@
 // second emitter needs it.
 #include "codegen/emitter.h"
 
-#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -21,12 +20,11 @@
 #include <vector>
 
 #include "codegen/math.h"
+#include "codegen/narrow_storage.h"
 #include "codegen/row_plan.h"
 #include "eval/elementwise.h"
 #include "hlo/float_format.h"
 #include "llvm/Analysis/ValueTracking.h"
-#include "llvm/IR/Constants.h"
-#include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/MDBuilder.h"
@@ -164,99 +162,11 @@ class KernelEmitter {
   static bool IsSubByteInteger(PrimitiveType t) {
     return hlo::IsInteger(t) && hlo::BitWidth(t) < 8;
   }
-  // The narrow floats of a byte or less (the f8, f6 and f4 families; not
-  // e8m0, which has no sign and no zero): read through a table of their
-  // values, written by rounding the f32 bits.
-  static bool IsByteFloat(PrimitiveType t) {
-    return hlo::IsNarrowFloat(t) && t != PrimitiveType::kF16 && t != PrimitiveType::kBF16 &&
-           hlo::FormatOf(t).nan != hlo::NanEncoding::kAllOnesU;
-  }
-  llvm::Value* DecodeByteFloat(PrimitiveType t, llvm::Value* raw) {
-    const int bits = hlo::FormatOf(t).total_bits();
-    llvm::GlobalVariable*& table = decode_tables_[t];
-    if (table == nullptr) {
-      std::vector<float> values(size_t{1} << bits);
-      for (size_t i = 0; i < values.size(); ++i) {
-        values[i] = hlo::DecodeNarrowFloat(t, static_cast<uint32_t>(i));
-      }
-      llvm::Constant* init = llvm::ConstantDataArray::get(ctx_, values);
-      table = new llvm::GlobalVariable(m_, init->getType(), /*isConstant=*/true,
-                                       llvm::GlobalValue::PrivateLinkage, init,
-                                       "decode." + std::string(hlo::PrimitiveTypeName(t)));
-    }
-    llvm::Value* index = b_.CreateZExt(
-        b_.CreateAnd(raw, b_.getInt8(static_cast<uint8_t>((1 << bits) - 1))), b_.getInt64Ty());
-    llvm::Value* at = b_.CreateInBoundsGEP(table->getValueType(), table, {b_.getInt64(0), index});
-    return b_.CreateLoad(b_.getFloatTy(), at);
-  }
-  // `v` rounded to the nearest value of `t` (ties to even), as
-  // hlo::EncodeNarrowFloat does: out of range to infinity, else NaN, else
-  // the largest finite value of that sign.
-  llvm::Value* EncodeByteFloat(PrimitiveType t, llvm::Value* v) {
-    const hlo::FloatFormat& f = hlo::FormatOf(t);
-    const int e = f.exponent_bits, m = f.mantissa_bits, bias = f.bias;
-    const int field = e + m;  // the sign's bit
-    llvm::Type* i32 = b_.getInt32Ty();
-    auto k = [&](int64_t x) { return llvm::ConstantInt::get(i32, static_cast<uint64_t>(x)); };
-    llvm::Value* bits = b_.CreateBitCast(v, i32);
-    llvm::Value* sign = b_.CreateLShr(bits, 31);
-    llvm::Value* mag = b_.CreateAnd(bits, k(0x7fffffff));
-    llvm::Value* a = b_.CreateBitCast(mag, b_.getFloatTy());
-    // Normal range: the f32 bits rounded to m mantissa bits (a carry moves
-    // into the exponent), the exponent rebiased.
-    llvm::Value* lsb = b_.CreateAnd(b_.CreateLShr(mag, k(23 - m)), k(1));
-    llvm::Value* rounded = b_.CreateLShr(
-        b_.CreateAdd(mag, b_.CreateAdd(lsb, k((int64_t{1} << (22 - m)) - 1))), k(23 - m));
-    llvm::Value* normal = b_.CreateSub(rounded, k(int64_t{127 - bias} << m));
-    // Below the smallest normal: a multiple of the subnormal step.
-    const float min_normal = std::ldexp(1.0f, 1 - bias);
-    llvm::Value* small =
-        Intrinsic(llvm::Intrinsic::minnum, a, llvm::ConstantFP::get(a->getType(), min_normal));
-    llvm::Value* steps = Intrinsic(
-        llvm::Intrinsic::roundeven,
-        b_.CreateFMul(small, llvm::ConstantFP::get(a->getType(), std::ldexp(1.0f, bias - 1 + m))));
-    llvm::Value* sub = b_.CreateFPToSI(steps, i32);
-    llvm::Value* enc = b_.CreateSelect(
-        b_.CreateFCmpOLT(a, llvm::ConstantFP::get(a->getType(), min_normal)), sub, normal);
-    int64_t max_finite = 0, overflow = 0, nan = 0;
-    switch (f.nan) {
-      case hlo::NanEncoding::kIeee:
-        max_finite = ((int64_t{1} << e) - 2) << m | ((int64_t{1} << m) - 1);
-        overflow = ((int64_t{1} << e) - 1) << m;  // infinity
-        nan = overflow | (int64_t{1} << (m - 1));
-        break;
-      case hlo::NanEncoding::kAllOnes:
-        max_finite = (int64_t{1} << field) - 2;
-        overflow = nan = (int64_t{1} << field) - 1;
-        break;
-      case hlo::NanEncoding::kNegZero:
-        max_finite = (int64_t{1} << field) - 1;
-        overflow = nan = int64_t{1} << field;  // the encoding of -0, unsigned
-        break;
-      default:  // kNone: no NaN, no infinity
-        max_finite = overflow = (int64_t{1} << field) - 1;
-        nan = 0;
-        break;
-    }
-    llvm::Value* over = b_.CreateICmpSGT(enc, k(max_finite));
-    enc = b_.CreateSelect(over, k(overflow), enc);
-    llvm::Value* is_nan = b_.CreateFCmpUNO(v, v);
-    enc = b_.CreateSelect(is_nan, k(nan), enc);
-    llvm::Value* with_sign = b_.CreateOr(enc, b_.CreateShl(sign, k(field)));
-    if (f.nan == hlo::NanEncoding::kNegZero) {
-      // No -0, and the NaN carries no sign.
-      llvm::Value* unsigned_ =
-          b_.CreateOr(b_.CreateICmpEQ(enc, k(0)), b_.CreateICmpEQ(enc, k(nan)));
-      return b_.CreateSelect(unsigned_, enc, with_sign);
-    }
-    if (f.nan == hlo::NanEncoding::kNone) return b_.CreateSelect(is_nan, k(0), with_sign);
-    return with_sign;
-  }
 
   llvm::Value* FromStorage(PrimitiveType t, llvm::Value* raw) {
     // A sub-byte integer is its byte's low bits (the upper ones ignored).
     if (IsSubByteInteger(t)) return b_.CreateTrunc(raw, ComputeType(t));
-    if (IsByteFloat(t)) return DecodeByteFloat(t, raw);
+    if (IsByteFloat(t)) return EmitDecodeByteFloat(b_, t, raw);
     switch (t) {
       case PrimitiveType::kPred:
         return b_.CreateICmpNE(raw, b_.getInt8(0));
@@ -272,7 +182,7 @@ class KernelEmitter {
   llvm::Value* ToStorage(PrimitiveType t, llvm::Value* v) {
     // Written as NumPy's int4/uint4 hold them: the low bits, zeros above.
     if (IsSubByteInteger(t)) return b_.CreateZExt(v, b_.getInt8Ty());
-    if (IsByteFloat(t)) return b_.CreateTrunc(EncodeByteFloat(t, v), b_.getInt8Ty());
+    if (IsByteFloat(t)) return b_.CreateTrunc(EmitEncodeByteFloat(b_, t, v), b_.getInt8Ty());
     switch (t) {
       case PrimitiveType::kPred:
         return b_.CreateZExt(v, b_.getInt8Ty());
@@ -1363,7 +1273,6 @@ class KernelEmitter {
     return b_.CreateIntCast(v, target, hlo::IsSigned(from));
   }
 
-  std::map<PrimitiveType, llvm::GlobalVariable*> decode_tables_;
   const IGraph& g_;
   llvm::Module& m_;
   llvm::LLVMContext& ctx_;
