@@ -492,22 +492,11 @@ std::string EvaluatorWork(const KernelNode& n, const buffers::BufferAssignment& 
   const HloInstruction* inst = n.instruction;
   const std::string op =
       inst != nullptr ? std::string(hlo::OpcodeName(inst->opcode())) : std::string(n.op);
-  auto gemm = [](const HloInstruction& dot, const DramTensor& lhs, const DramTensor& rhs,
-                 const DramTensor& out) {
-    runtime::GemmPlan plan;
-    return PlanGemm(dot, lhs, rhs, out, &plan);
-  };
   if (n.chain != nullptr || NothingToRun(n)) return "";
   if (!n.igraphs.empty()) {
     if (n.library == nullptr) return "";  // its iGraphs (ones the emitter refused are listed apart)
     const HloInstruction& lib = *n.library;
-    if (lib.opcode() == HloOpcode::kDot &&
-        (gemm(lib, n.inputs.at(static_cast<size_t>(lib.operand(0)->parameter_number())),
-              n.inputs.at(static_cast<size_t>(lib.operand(1)->parameter_number())),
-              n.outputs.at(0)) ||
-         GemmOf(n) || DotOf(n))) {
-      return "";
-    }
+    if (lib.opcode() == HloOpcode::kDot && (GemmOf(n) || DotOf(n))) return "";
     return std::string(hlo::OpcodeName(lib.opcode())) + " before its epilogue";
   }
   if (n.kind == NodeKind::kControlFlow && inst != nullptr) {
@@ -531,11 +520,7 @@ std::string EvaluatorWork(const KernelNode& n, const buffers::BufferAssignment& 
     return op + " on the evaluator's buffer loops";
   }
   if (n.kind == NodeKind::kCopy && inst != nullptr) return "";
-  if (inst != nullptr && inst->opcode() == HloOpcode::kDot && n.inputs.size() == 2 &&
-      n.outputs.size() == 1 &&
-      (gemm(*inst, n.inputs[0], n.inputs[1], n.outputs[0]) || GemmOf(n) || DotOf(n))) {
-    return "";
-  }
+  if (inst != nullptr && inst->opcode() == HloOpcode::kDot && (GemmOf(n) || DotOf(n))) return "";
   return op + " on the evaluator" + (n.reason.empty() ? "" : " (" + n.reason + ")");
 }
 

@@ -202,8 +202,6 @@ int Builder::ComplexElementwise(const HloInstruction* inst, const IndexMap& map,
           inst->attributes().GetEnum<hlo::ComparisonDirection>(hlo::AttrKey::kDirection);
       const bool eq = dir == hlo::ComparisonDirection::kEq;
       if (!eq && dir != hlo::ComparisonDirection::kNe) return complain();
-      const hlo::PrimitiveType pt = PartType(inst->operand(0)->shape().element_type());
-      (void)pt;
       const int re = Op(code, t, {part(0, 0), part(1, 0)}, reduced, src, eq ? "eq" : "ne");
       const int im = Op(code, t, {part(0, 1), part(1, 1)}, reduced, src, eq ? "eq" : "ne");
       return Op(eq ? HloOpcode::kAnd : HloOpcode::kOr, t, {re, im}, reduced, src);

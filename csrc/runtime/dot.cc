@@ -180,11 +180,8 @@ void UnpackTyped(const C* src, const std::vector<int64_t>& row_offsets,
       T* row = dst + row_offsets[static_cast<size_t>(r)];
       const C* in = src + r * cols;
       for (int64_t c = 0; c < cols; ++c) {
-        if constexpr (std::is_integral_v<T>) {
-          row[col_offsets[static_cast<size_t>(c)]] = static_cast<T>(in[c]);  // modulo 2^width
-        } else {
-          row[col_offsets[static_cast<size_t>(c)]] = static_cast<T>(in[c]);
-        }
+        // Integers: modulo 2^width, the result's wraparound.
+        row[col_offsets[static_cast<size_t>(c)]] = static_cast<T>(in[c]);
       }
     }
   });
