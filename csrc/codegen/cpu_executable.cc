@@ -539,7 +539,7 @@ std::optional<BlockCopy> CpuExecutable::CompiledBlockCopy(const igraph::KernelNo
   const hlo::Shape& whole = inst.operand(0)->shape();
   const hlo::Shape& block = update ? inst.operand(1)->shape() : inst.shape();
   const int64_t rank = whole.rank();
-  if (!igraph::Contiguous(whole.dimensions(), block.dimensions())) return std::nullopt;
+  if (!hlo::IsContiguousBlock(whole.dimensions(), block.dimensions())) return std::nullopt;
   const igraph::DramTensor& out = m.outputs.at(0);
   const igraph::DramTensor& operand = m.inputs.at(0);
   if (update && (operand.allocation != out.allocation || operand.offset != out.offset)) {

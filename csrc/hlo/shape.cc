@@ -177,4 +177,13 @@ std::string Shape::ToString(bool print_layout, bool index_comments) const {
   return os.str();
 }
 
+bool IsContiguousBlock(const std::vector<int64_t>& dims, const std::vector<int64_t>& sizes) {
+  size_t k = 0;
+  while (k < dims.size() && sizes[k] == 1) ++k;
+  for (size_t d = k + 1; d < dims.size(); ++d) {
+    if (sizes[d] != dims[d]) return false;
+  }
+  return true;
+}
+
 }  // namespace uir::hlo

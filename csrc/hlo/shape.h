@@ -122,6 +122,10 @@ class Shape {
 // XLA's layout text without braces' surroundings: "1,0:T(8,128)S(1)".
 std::string LayoutToString(const Layout& layout);
 
+// Whether a block of `sizes` is contiguous in a row-major array of `dims`:
+// size 1 before the first dimension it cuts, whole after it.
+bool IsContiguousBlock(const std::vector<int64_t>& dims, const std::vector<int64_t>& sizes);
+
 }  // namespace uir::hlo
 
 #endif  // UIR_HLO_SHAPE_H_

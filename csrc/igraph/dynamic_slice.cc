@@ -293,15 +293,6 @@ int64_t ClampStart(int64_t v, PrimitiveType t, int64_t limit) {
 
 }  // namespace
 
-bool Contiguous(const std::vector<int64_t>& dims, const std::vector<int64_t>& sizes) {
-  size_t k = 0;
-  while (k < dims.size() && sizes[k] == 1) ++k;
-  for (size_t d = k + 1; d < dims.size(); ++d) {
-    if (sizes[d] != dims[d]) return false;
-  }
-  return true;
-}
-
 std::vector<int64_t> RowMajorByteStrides(const Shape& s) {
   std::vector<int64_t> strides(static_cast<size_t>(s.rank()));
   int64_t stride = hlo::StorageBytes(s.element_type());
@@ -328,7 +319,7 @@ std::shared_ptr<const DynamicWindows> WindowDynamicSlices(const HloInstruction& 
     const Shape& s = p->shape();
     if (p->opcode() != HloOpcode::kParameter || !RowMajor(s) || !RowMajor(x->shape()) ||
         x->operand_count() != s.rank() + 1 ||
-        !Contiguous(s.dimensions(), x->shape().dimensions())) {
+        !hlo::IsContiguousBlock(s.dimensions(), x->shape().dimensions())) {
       continue;
     }
     std::vector<int> st;
@@ -364,7 +355,7 @@ std::shared_ptr<const DynamicWindows> WindowDynamicSlices(const HloInstruction& 
         up.dims = s.dimensions();
         up.sizes = u->shape().dimensions();
         up.strides = RowMajorByteStrides(s);
-        up.contiguous = Contiguous(up.dims, up.sizes);
+        up.contiguous = hlo::IsContiguousBlock(up.dims, up.sizes);
         up.name = root->name();
         out->update = std::move(up);
       }

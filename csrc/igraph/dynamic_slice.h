@@ -86,9 +86,6 @@ std::shared_ptr<const DynamicWindows> WindowDynamicSlices(const hlo::HloInstruct
 // The memory of node input `input` (the runner's).
 using InputMemory = std::function<const uint8_t*(int64_t input)>;
 
-// Whether a block of `sizes` is contiguous in a row-major array of `dims`:
-// size 1 before the first dimension it cuts, whole after it.
-bool Contiguous(const std::vector<int64_t>& dims, const std::vector<int64_t>& sizes);
 // The byte strides of a row-major array of shape `s`.
 std::vector<int64_t> RowMajorByteStrides(const hlo::Shape& s);
 

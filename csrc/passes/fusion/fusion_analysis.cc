@@ -120,12 +120,8 @@ bool IsFusible(const HloInstruction& i) {
     // A kernel reads a dynamic window as one more input placed on each
     // run, which must be one contiguous block of its operand (rows of
     // whole minor dims); another window runs as a copy of its own.
-    const std::vector<int64_t>& dims = i.operand(0)->shape().dimensions();
-    const std::vector<int64_t>& sizes = i.shape().dimensions();
-    size_t k = 0;
-    while (k < dims.size() && sizes[k] == 1) ++k;
-    for (size_t d = k + 1; d < dims.size(); ++d) {
-      if (sizes[d] != dims[d]) return false;
+    if (!hlo::IsContiguousBlock(i.operand(0)->shape().dimensions(), i.shape().dimensions())) {
+      return false;
     }
   }
   // A bitcast that changes layout moves elements across rows: kernels only
