@@ -507,6 +507,7 @@ class KernelEmitter {
     switch (op) {
       case HloOpcode::kAdd:
       case HloOpcode::kOr:
+      case HloOpcode::kXor:
         return llvm::ConstantInt::get(ct, 0);
       case HloOpcode::kMultiply:
         return llvm::ConstantInt::get(ct, 1);
@@ -1136,6 +1137,12 @@ class KernelEmitter {
         return b_.CreateSub(a, c);
       case HloOpcode::kMultiply:
         return b_.CreateMul(a, c);
+      case HloOpcode::kMulhi: {  // the high half of the double-width product
+        llvm::Type* wide = b_.getIntNTy(2 * bits);
+        llvm::Value* p = s ? b_.CreateMul(b_.CreateSExt(a, wide), b_.CreateSExt(c, wide))
+                           : b_.CreateMul(b_.CreateZExt(a, wide), b_.CreateZExt(c, wide));
+        return b_.CreateTrunc(b_.CreateLShr(p, bits), ty);
+      }
       case HloOpcode::kAnd:
         return b_.CreateAnd(a, c);
       case HloOpcode::kOr:

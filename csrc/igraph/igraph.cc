@@ -118,7 +118,7 @@ std::string_view FunctionName(FunctionClass cls, hlo::HloOpcode opcode) {
 
 bool IsReduceFunction(std::string_view name) {
   return name == "add" || name == "mul" || name == "max" || name == "min" || name == "and" ||
-         name == "or";
+         name == "or" || name == "xor";
 }
 
 hlo::HloOpcode ReduceOpcode(std::string_view name) {
@@ -127,6 +127,7 @@ hlo::HloOpcode ReduceOpcode(std::string_view name) {
   if (name == "max") return hlo::HloOpcode::kMaximum;
   if (name == "min") return hlo::HloOpcode::kMinimum;
   if (name == "and") return hlo::HloOpcode::kAnd;
+  if (name == "xor") return hlo::HloOpcode::kXor;
   return hlo::HloOpcode::kOr;
 }
 

@@ -53,7 +53,7 @@ std::string_view ScopeName(Scope scope);
 
 // The functions of functions.def. Unary and scalar forms apply to `unary`,
 // binary ones to `binary`, ternary ones to `ternary`; `reduce` takes add,
-// mul, max, min, and, or; `compare` takes eq, ne, lt, le, gt, ge.
+// mul, max, min, and, or, xor; `compare` takes eq, ne, lt, le, gt, ge.
 enum class FunctionClass : uint8_t { kUnary, kScalar, kBinary, kTernary };
 bool LookupFunction(FunctionClass cls, std::string_view name, hlo::HloOpcode* opcode);
 // The name of `opcode` in class `cls`, or "" when it has none.
@@ -76,7 +76,7 @@ bool IsCompareDirection(std::string_view name);
 //  fill       dtype; params: the value
 //  iota       dtype; iota_base (affine in the index variables), iota_step
 //  broadcast  axis, scope, dtype; group scope: buffer, group_size
-//  reduce     function (add, mul, max, min, and, or), axis, scope, dtype;
+//  reduce     function (add, mul, max, min, and, or, xor), axis, scope, dtype;
 //             group scope: buffer, group_size
 //  identity   outputs and inputs name the same bytes
 struct IOp {

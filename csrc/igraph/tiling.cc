@@ -23,6 +23,8 @@ std::string ReduceName(hlo::HloOpcode op) {
       return "min";
     case hlo::HloOpcode::kAnd:
       return "and";
+    case hlo::HloOpcode::kXor:
+      return "xor";
     default:
       return "or";
   }
@@ -49,9 +51,9 @@ bool IsIdentity(hlo::HloOpcode op, const TileOp& init) {
   }
   if (t == hlo::PrimitiveType::kPred) {
     return (op == hlo::HloOpcode::kAnd && v.GetInt64(0) == 1) ||
-           (op == hlo::HloOpcode::kOr && v.GetInt64(0) == 0);
+           ((op == hlo::HloOpcode::kOr || op == hlo::HloOpcode::kXor) && v.GetInt64(0) == 0);
   }
-  if (op == hlo::HloOpcode::kAdd)
+  if (op == hlo::HloOpcode::kAdd || op == hlo::HloOpcode::kXor)
     return hlo::IsSigned(t) ? v.GetInt64(0) == 0 : v.GetUint64(0) == 0;
   if (op == hlo::HloOpcode::kMultiply)
     return hlo::IsSigned(t) ? v.GetInt64(0) == 1 : v.GetUint64(0) == 1;

@@ -113,7 +113,9 @@ class Verifier {
     const int64_t r = s.shape[0], c = s.shape[1];
     const int64_t sr = std::abs(s.stride[0]), sc = std::abs(s.stride[1]);
     bool ok = (c == 1 || sc != 0) && (r == 1 || sr != 0);
-    if (ok && r > 1 && c > 1) ok = sr >= sc * c || sc >= sr * r;
+    // Rows (or columns) whose address ranges do not overlap: a row spans
+    // sc * (c - 1) past its start.
+    if (ok && r > 1 && c > 1) ok = sr > sc * (c - 1) || sc > sr * (r - 1);
     if (!ok) FailOp(op, "'" + s.name + "' is written but some of its elements share an address");
   }
   void NoLoopVars(const IOp& op, Section section, const Affine& a, const std::string& what) const {

@@ -303,3 +303,17 @@ def test_written_slices_may_not_repeat_elements():
         ),
         r"line 19: .*'tSlice' is written but some of its elements share an address",
     )
+    # Rows of 32 every other element: a row spans 62 elements past its
+    # start, so rows 63 apart never meet, and rows 62 apart do.
+    spread = SEED_ADD.replace(
+        "t = iPointer(2, dram, fp32, 8192)", "t = iPointer(2, dram, fp32, 16384)"
+    )
+    apart = spread.replace(
+        "tSlice = iSlice(t, 64*pid + 4096*lid, (2, 32), (32, 1))",
+        "tSlice = iSlice(t, 128*pid + 8192*lid, (2, 32), (63, 2))",
+    )
+    ig.parse(apart).verify()
+    _fails(
+        apart.replace("(2, 32), (63, 2))", "(2, 32), (62, 2))"),
+        r"line 19: .*'tSlice' is written but some of its elements share an address",
+    )

@@ -1,6 +1,8 @@
 // algsimp, shape family: reshape, transpose, broadcast, slice, concatenate,
 // pad, convert, copy and reverse that do nothing, and chains that compose
 // into one op.
+#include <algorithm>
+
 #include "passes/algsimp/algsimp.h"
 
 namespace uir::passes::algsimp {
@@ -125,6 +127,41 @@ HloInstruction* Pad(HloInstruction* i, hlo::ComputationBuilder&) {
   return Same(i->operand(0), i);
 }
 
+// A pad that both removes (negative low or high) and inserts (interior)
+// -> slice(pad) with the removal done by the slice, as kernels write a
+// pad's interior only when no edge cuts into it.
+HloInstruction* CuttingInteriorPad(HloInstruction* i, hlo::ComputationBuilder& b) {
+  if (i->opcode() != HloOpcode::kPad || !i->shape().IsArray()) return nullptr;
+  const hlo::PaddingConfig& config = i->attributes().Get<hlo::PaddingConfig>(AttrKey::kPadding);
+  bool interior = false, negative = false;
+  for (const hlo::PaddingDim& p : config) {
+    interior = interior || p.interior > 0;
+    negative = negative || p.low < 0 || p.high < 0;
+  }
+  if (!interior || !negative) return nullptr;
+  hlo::PaddingConfig grown = config;
+  std::vector<hlo::SliceRange> cut(config.size());
+  std::vector<int64_t> dims;
+  const hlo::Shape& x = i->operand(0)->shape();
+  for (size_t d = 0; d < config.size(); ++d) {
+    grown[d].low = std::max<int64_t>(config[d].low, 0);
+    grown[d].high = std::max<int64_t>(config[d].high, 0);
+    const int64_t n = x.dimensions(static_cast<int64_t>(d));
+    dims.push_back(grown[d].low + grown[d].high + n +
+                   std::max<int64_t>(n - 1, 0) * grown[d].interior);
+    cut[d].start = grown[d].low - config[d].low;
+    cut[d].limit = cut[d].start + i->shape().dimensions(static_cast<int64_t>(d));
+    cut[d].stride = 1;
+  }
+  AttributeMap pad_attrs;
+  pad_attrs.Set(AttrKey::kPadding, std::move(grown));
+  HloInstruction* padded = b.Add(HloOpcode::kPad, {i->operand(0), i->operand(1)},
+                                 std::move(pad_attrs), hlo::Shape(i->shape().element_type(), dims));
+  AttributeMap slice_attrs;
+  slice_attrs.Set(AttrKey::kSlice, std::move(cut));
+  return b.Add(HloOpcode::kSlice, {padded}, std::move(slice_attrs), i->shape());
+}
+
 // convert to the same type, copy to the same layout -> operand.
 HloInstruction* Identity(HloInstruction* i, hlo::ComputationBuilder&) {
   if (i->opcode() != HloOpcode::kConvert && i->opcode() != HloOpcode::kCopy) return nullptr;
@@ -155,7 +192,8 @@ HloInstruction* Bitcast(HloInstruction* i, hlo::ComputationBuilder& b) {
 
 const std::vector<Rule>& ShapeRules() {
   static const std::vector<Rule> kRules = {
-      Reshape, Transpose, Broadcast, Slice, Concatenate, Pad, Identity, Reverse, Bitcast,
+      Reshape, Transpose, Broadcast, Slice,   Concatenate,
+      Pad,     Identity,  Reverse,   Bitcast, CuttingInteriorPad,
   };
   return kRules;
 }
