@@ -14,6 +14,7 @@ packages=(
   pkgconf             # finds OpenBLAS for CMake
   libopenblas-dev     # BLAS: the evaluator's large float dots and convolutions
   libeigen3-dev       # Eigen's FFT module: the evaluator's fft
+  libkissfft-dev      # KISS FFT's C++ header: the runtime's fft
   libabsl-dev         # Abseil's flat hash tables: the IR's per-instruction maps
   ccache              # optional, but makes rebuilds after a clean build cheap
   clang-format-19     # the C++ format check of the test suite

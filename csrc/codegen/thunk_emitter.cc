@@ -289,6 +289,19 @@ class Emitter {
       out.push_back(std::move(thunk));
       return;
     }
+    if (const std::optional<igraph::NodeFft> f = igraph::FftOf(n)) {
+      auto thunk = runtime::FftThunk::Create(n.name, f->plan, SliceOf(f->input), SliceOf(f->out));
+      thunk->set_bytes_moved(f->input.bytes + f->out.bytes);
+      out.push_back(std::move(thunk));
+      return;
+    }
+    if (const std::optional<igraph::NodeRngBits> r = igraph::RngBitsOf(n)) {
+      auto thunk = runtime::RngBitsThunk::Create(n.name, r->plan, SliceOf(r->state_in),
+                                                 SliceOf(r->state_out), SliceOf(r->bits));
+      thunk->set_bytes_moved(r->bits.bytes);
+      out.push_back(std::move(thunk));
+      return;
+    }
     if (const std::optional<igraph::NodeWindow> w = igraph::WindowOf(n)) {
       auto thunk = runtime::WindowThunk::Create(n.name, w->plan, SliceOf(w->input),
                                                 SliceOf(w->init), SliceOf(w->out));

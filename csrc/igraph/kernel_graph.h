@@ -21,8 +21,10 @@
 #include "runtime/conv.h"
 #include "runtime/custom_call.h"
 #include "runtime/dot.h"
+#include "runtime/fft.h"
 #include "runtime/gather.h"
 #include "runtime/gemm.h"
+#include "runtime/rng_bits.h"
 #include "runtime/scatter.h"
 #include "runtime/sort.h"
 #include "runtime/window.h"
@@ -252,6 +254,22 @@ struct NodeWindow {
   DramTensor input, init, out;
 };
 std::optional<NodeWindow> WindowOf(const KernelNode& node);
+// The fft of a lone fft node as the runtime runs it (runtime/fft.h): FFT,
+// IFFT, RFFT or IRFFT over one to three innermost dimensions of row-major
+// c64/c128 (f32/f64 for the real side) arrays; nullopt otherwise.
+struct NodeFft {
+  runtime::FftPlan plan;
+  DramTensor input, out;
+};
+std::optional<NodeFft> FftOf(const KernelNode& node);
+// The rng-bit-generator of a lone node as the runtime runs it
+// (runtime/rng_bits.h): a u64 state of two or more words, a row-major
+// array of 8-, 16-, 32- or 64-bit integers; nullopt otherwise.
+struct NodeRngBits {
+  runtime::RngBitsPlan plan;
+  DramTensor state_in, state_out, bits;
+};
+std::optional<NodeRngBits> RngBitsOf(const KernelNode& node);
 // The argmax or argmin of a lone variadic reduce node as the runtime runs
 // it (runtime/arg_reduce.h): values and an iota along the one reduced
 // dimension, reduced by a computation that picks, between the accumulated
@@ -275,11 +293,13 @@ std::string EvaluatorWork(const KernelNode& node, const buffers::BufferAssignmen
 bool NothingToRun(const KernelNode& node);
 
 // The sort of a lone sort node as the runtime runs it (runtime/sort.h):
-// any number of operands along one dimension, keyed by the one operand
-// whose pair the comparator reads, ordered ascending or descending (by
-// total order, or with -0 = +0 and NaNs equal, as JAX's comparators do, or
-// by a plain float LT or GT, NaNs then placed as in that canonical order;
-// checked on every class of key values).
+// any number of operands along one dimension, keyed by the operands whose
+// pairs the comparator reads (a complex one as its real, then imaginary
+// part), each ordered ascending or descending (by total order, or with
+// -0 = +0 and NaNs equal, as JAX's comparators do, or, a lone float key,
+// by a plain LT or GT, NaNs then placed as in that canonical order), one
+// after another (lexicographically); checked on every class of key values
+// and on mixed pairs, not by the comparator's spelling.
 struct NodeSort {
   runtime::SortPlan plan;
   std::vector<DramTensor> inputs, outputs;

@@ -154,6 +154,13 @@ class Runner {
     } else if (const std::optional<NodeWindow> w =
                    n.kind == NodeKind::kLibrary ? WindowOf(n) : std::nullopt) {
       runtime::RunWindow(w->plan, At(w->input), At(w->init), At(w->out));
+    } else if (const std::optional<NodeFft> f =
+                   n.kind == NodeKind::kLibrary ? FftOf(n) : std::nullopt) {
+      runtime::RunFft(f->plan, At(f->input), At(f->out));
+    } else if (const std::optional<NodeRngBits> r =
+                   n.kind == NodeKind::kLibrary ? RngBitsOf(n) : std::nullopt) {
+      runtime::RunRngBits(r->plan, reinterpret_cast<const uint64_t*>(At(r->state_in)),
+                          reinterpret_cast<uint64_t*>(At(r->state_out)), At(r->bits));
     } else if (const std::optional<NodeScatter> sc =
                    n.kind == NodeKind::kLibrary ? ScatterOf(n) : std::nullopt) {
       runtime::RunScatter(sc->plan, At(sc->operand), At(sc->indices), At(sc->updates), At(sc->out));
@@ -511,8 +518,8 @@ std::string EvaluatorWork(const KernelNode& n, const buffers::BufferAssignment& 
     return CustomCallFrameOf(n) ? "" : "custom-call with a buffer not in row-major order";
   }
   if (n.kind == NodeKind::kFallback) return n.reason.empty() ? op + " on the evaluator" : n.reason;
-  if (n.kind == NodeKind::kLibrary &&
-      (ArgReduceOf(n) || WindowOf(n) || SortOf(n) || GatherOf(n) || ScatterOf(n))) {
+  if (n.kind == NodeKind::kLibrary && (ArgReduceOf(n) || WindowOf(n) || SortOf(n) || GatherOf(n) ||
+                                       ScatterOf(n) || FftOf(n) || RngBitsOf(n))) {
     return "";
   }
   if (n.kind == NodeKind::kLibrary && inst != nullptr &&

@@ -45,6 +45,87 @@ std::optional<runtime::FoldOp> FoldOpOf(const hlo::HloComputation& reducer) {
   }
 }
 
+std::optional<NodeFft> FftOf(const KernelNode& n) {
+  const HloInstruction* inst = n.instruction;
+  if (inst == nullptr || inst->opcode() != HloOpcode::kFft || !inst->shape().IsArray() ||
+      n.inputs.size() != 1 || n.outputs.size() != 1 || !n.igraphs.empty() ||
+      !IsRowMajorTensor(n.inputs[0]) || !IsRowMajorTensor(n.outputs[0])) {
+    return std::nullopt;
+  }
+  NodeFft f{{}, n.inputs[0], n.outputs[0]};
+  const auto& length = inst->attributes().Get<std::vector<int64_t>>(hlo::AttrKey::kFftLength);
+  runtime::FftPlan& p = f.plan;
+  switch (inst->attributes().GetEnum<hlo::FftType>(hlo::AttrKey::kFftType)) {
+    case hlo::FftType::kFft:
+      p.kind = runtime::FftKind::kFft;
+      break;
+    case hlo::FftType::kIfft:
+      p.kind = runtime::FftKind::kIfft;
+      break;
+    case hlo::FftType::kRfft:
+      p.kind = runtime::FftKind::kRfft;
+      break;
+    case hlo::FftType::kIrfft:
+      p.kind = runtime::FftKind::kIrfft;
+      break;
+  }
+  // The real side (RFFT's input, IRFFT's output) sets the precision.
+  const hlo::Shape& real = p.kind == runtime::FftKind::kIrfft ? f.out.shape : f.input.shape;
+  const hlo::Shape& complex = p.kind == runtime::FftKind::kIrfft ? f.input.shape : f.out.shape;
+  const hlo::PrimitiveType c = complex.element_type();
+  if (c != hlo::PrimitiveType::kC64 && c != hlo::PrimitiveType::kC128) return std::nullopt;
+  p.f64 = c == hlo::PrimitiveType::kC128;
+  const hlo::PrimitiveType want =
+      p.kind == runtime::FftKind::kRfft || p.kind == runtime::FftKind::kIrfft
+          ? (p.f64 ? hlo::PrimitiveType::kF64 : hlo::PrimitiveType::kF32)
+          : c;
+  if (real.element_type() != want) return std::nullopt;
+  const int64_t rank = static_cast<int64_t>(length.size());
+  if (rank < 1 || rank > 3 || real.rank() < rank || real.rank() != complex.rank()) {
+    return std::nullopt;
+  }
+  p.rank = static_cast<int>(rank);
+  const int64_t lead = real.rank() - rank;
+  for (int64_t d = 0; d < lead; ++d) p.batch *= real.dimensions(d);
+  for (int64_t d = 0; d < rank; ++d) {
+    p.length[static_cast<size_t>(d)] = length[static_cast<size_t>(d)];
+    if (real.dimensions(lead + d) != length[static_cast<size_t>(d)]) return std::nullopt;
+  }
+  if (!p.Invalid().empty() || p.InputElements() != f.input.shape.element_count() ||
+      p.OutputElements() != f.out.shape.element_count()) {
+    return std::nullopt;
+  }
+  return f;
+}
+
+std::optional<NodeRngBits> RngBitsOf(const KernelNode& n) {
+  const HloInstruction* inst = n.instruction;
+  if (inst == nullptr || inst->opcode() != HloOpcode::kRngBitGenerator || n.inputs.size() != 1 ||
+      n.outputs.size() != 2 || !n.igraphs.empty()) {
+    return std::nullopt;
+  }
+  NodeRngBits r{{}, n.inputs[0], n.outputs[0], n.outputs[1]};
+  const hlo::Shape& state = r.state_in.shape;
+  const hlo::Shape& bits = r.bits.shape;
+  const hlo::PrimitiveType t = bits.element_type();
+  if (state.element_type() != hlo::PrimitiveType::kU64 || state.rank() != 1 ||
+      r.state_out.shape.element_type() != hlo::PrimitiveType::kU64 ||
+      r.state_out.shape.element_count() != state.element_count() || !IsRowMajorTensor(r.bits) ||
+      t == hlo::PrimitiveType::kPred || hlo::IsComplex(t) ||
+      hlo::BitWidth(t) != 8 * hlo::StorageBytes(t)) {
+    return std::nullopt;
+  }
+  const std::string algorithm =
+      inst->attributes().GetOr<std::string>(hlo::AttrKey::kAlgorithm).value_or("rng_default");
+  r.plan.algorithm = algorithm == "rng_three_fry" ? runtime::BitAlgorithm::kThreefry
+                                                  : runtime::BitAlgorithm::kPhilox;
+  r.plan.state_words = static_cast<int>(state.element_count());
+  r.plan.bytes = static_cast<int>(hlo::StorageBytes(t));
+  r.plan.dims = bits.dimensions();
+  if (!r.plan.Invalid().empty()) return std::nullopt;
+  return r;
+}
+
 std::optional<NodeWindow> WindowOf(const KernelNode& n) {
   const HloInstruction* inst = n.instruction;
   if (inst == nullptr || inst->opcode() != HloOpcode::kReduceWindow || inst->operand_count() != 2 ||
@@ -96,6 +177,7 @@ namespace {
 // exact for the small values the classes use) or a truth value.
 struct Scalar {
   double number = 0;
+  double imag = 0;  // a complex value's imaginary part
   bool truth = false;
 };
 
@@ -209,6 +291,11 @@ bool EvalPick(const HloInstruction* inst, const std::vector<Scalar>& params,
       break;
     case HloOpcode::kSelect:
       out = {one(0).truth ? one(1) : one(2)};
+      break;
+    case HloOpcode::kReal:
+    case HloOpcode::kImag:
+      r.number = inst->opcode() == HloOpcode::kReal ? one(0).number : one(0).imag;
+      out = {r};
       break;
     case HloOpcode::kTuple:
       for (const std::vector<Scalar>& v : ops) out.push_back(v.at(0));
@@ -354,80 +441,181 @@ void ParamsRead(const HloInstruction* inst, std::set<int64_t>& out) {
   for (const HloInstruction* o : inst->operands()) ParamsRead(o, out);
 }
 
-// The order a sort comparator that reads only operand `key`'s pair
-// (p2k, p2k+1) defines, where it is one the runtime sorts by: its value on
-// every pair of representative keys (zeros of both signs, infinities,
-// NaNs of both signs, the type's extremes) is that of ascending or
-// descending order, by total order or with -0 = +0 and NaNs equal.
-bool KeyOrderOf(const hlo::HloComputation& comparator, int key, hlo::PrimitiveType t,
-                runtime::SortPlan& plan) {
-  std::set<int64_t> read;
-  ParamsRead(comparator.root(), read);
-  if (read != std::set<int64_t>{2 * key, 2 * key + 1} ||
-      comparator.root()->shape().element_type() != hlo::PrimitiveType::kPred) {
-    return false;
-  }
+// Values of each class a key of type `t` can take: zeros of both signs,
+// infinities, NaNs of both signs and finite values of floats; the
+// extremes and small values of integers.
+std::vector<double> RepresentativeKeys(hlo::PrimitiveType t) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();
-  std::vector<double> values;
-  const bool floats = hlo::IsFloat(t);
-  if (floats) {
-    values = {-nan, -inf, -2.5, -1, -0.0, 0.0, 1, 2.5, inf, nan};
-  } else if (t == hlo::PrimitiveType::kPred) {
-    values = {0, 1};
-  } else if (hlo::IsSigned(t)) {
+  if (hlo::IsFloat(t)) return {-nan, -inf, -2.5, -1, -0.0, 0.0, 1, 2.5, inf, nan};
+  if (t == hlo::PrimitiveType::kPred) return {0, 1};
+  if (hlo::IsSigned(t)) {
     const double big = std::ldexp(1.0, std::min(hlo::BitWidth(t) - 1, 52));
-    values = {-big, -3, -1, 0, 1, 3, big - 1};
-  } else {
-    const double big = std::ldexp(1.0, std::min(hlo::BitWidth(t), 52));
-    values = {0, 1, 3, big - 1};
+    return {-big, -3, -1, 0, 1, 3, big - 1};
   }
-  // Each candidate's rank of a value: equal ranks are equal keys.
-  auto rank_of = [&](double v, bool canonical) -> double {
-    if (!floats) return v;
-    if (canonical && std::isnan(v)) v = nan;  // every NaN the positive one
-    if (canonical && v == 0) v = 0.0;         // -0 as +0
-    return static_cast<double>(TotalOrderKey(v));
-  };
-  std::vector<std::vector<bool>> table(values.size(), std::vector<bool>(values.size()));
-  for (size_t i = 0; i < values.size(); ++i) {
-    for (size_t j = 0; j < values.size(); ++j) {
-      std::vector<Scalar> params(static_cast<size_t>(2 * key + 2));
-      Scalar& a = params[static_cast<size_t>(2 * key)];
-      Scalar& b = params[static_cast<size_t>(2 * key + 1)];
-      a.number = values[i];
-      b.number = values[j];
-      a.truth = a.number != 0;
-      b.truth = b.number != 0;
-      std::map<const HloInstruction*, std::vector<Scalar>> memo;
-      std::vector<Scalar> out;
-      if (!EvalPick(comparator.root(), params, memo, out) || out.size() != 1) return false;
-      table[i][j] = out[0].truth;
+  const double big = std::ldexp(1.0, std::min(hlo::BitWidth(t), 52));
+  return {0, 1, 3, big - 1};
+}
+
+// A key value's rank in a candidate order: equal ranks are equal keys.
+double KeyRank(double v, bool floats, bool canonical) {
+  if (!floats) return v;
+  if (canonical && std::isnan(v)) v = std::numeric_limits<double>::quiet_NaN();  // every NaN +NaN
+  if (canonical && v == 0) v = 0.0;                                              // -0 as +0
+  return static_cast<double>(TotalOrderKey(v));
+}
+
+// A key of a sort comparator: an operand, or one part of a complex one.
+struct KeySlot {
+  int operand = 0;
+  int part = -1;
+  hlo::PrimitiveType type;  // the key's (part's) type
+  std::vector<double> values;
+};
+
+// The comparator on the pair (lhs, rhs), each a value per slot; false
+// where it does not evaluate.
+bool Compare(const hlo::HloComputation& comparator, const std::vector<KeySlot>& slots,
+             const std::vector<double>& lhs, const std::vector<double>& rhs, bool* result) {
+  std::vector<Scalar> params(static_cast<size_t>(comparator.num_parameters()));
+  for (size_t k = 0; k < slots.size(); ++k) {
+    for (int side = 0; side < 2; ++side) {
+      Scalar& x = params.at(static_cast<size_t>(2 * slots[k].operand + side));
+      (slots[k].part == 1 ? x.imag : x.number) = side == 0 ? lhs[k] : rhs[k];
+      x.truth = x.number != 0;
     }
   }
-  // Last, a float comparison that is no order where NaNs are (a plain
-  // `compare` LT or GT: a NaN is neither before nor after anything, so
-  // HLO fixes no place for it): ordered as it orders every other pair,
-  // NaNs where the canonical order puts them.
-  for (const auto& [canonical, skip_nan] : {std::pair{true, false}, {false, false}, {true, true}}) {
-    if (!floats && (!canonical || skip_nan)) break;
-    for (bool descending : {false, true}) {
-      bool same = true;
-      for (size_t i = 0; i < values.size() && same; ++i) {
-        for (size_t j = 0; j < values.size() && same; ++j) {
-          if (skip_nan && (std::isnan(values[i]) || std::isnan(values[j]))) continue;
-          const double a = rank_of(values[i], canonical), b = rank_of(values[j], canonical);
-          same = table[i][j] == (descending ? b < a : a < b);
+  std::map<const HloInstruction*, std::vector<Scalar>> memo;
+  std::vector<Scalar> out;
+  if (!EvalPick(comparator.root(), params, memo, out) || out.size() != 1) return false;
+  *result = out[0].truth;
+  return true;
+}
+
+// The order a sort comparator defines on the keys it reads, where it is
+// one the runtime sorts by: with one key, its value on every pair of
+// representative keys is that of ascending or descending order, by total
+// order or with -0 = +0 and NaNs equal (or, for one float key, a plain LT
+// or GT whose NaNs HLO leaves unplaced); with several, each key alone
+// (the others equal) orders so, one key decides before another wherever
+// they disagree, and the lexicographic order so found agrees with the
+// comparator on thousands of mixed pairs.
+bool KeyOrdersOf(const hlo::HloComputation& comparator, const std::vector<KeySlot>& slots,
+                 runtime::SortPlan& plan) {
+  if (comparator.root()->shape().element_type() != hlo::PrimitiveType::kPred) return false;
+  const size_t nk = slots.size();
+  std::vector<runtime::SortKey> keys(nk);
+  std::vector<double> same(nk, 1.0);  // every other key at 1: equal on both sides
+  for (size_t s = 0; s < nk; ++s) {
+    const std::vector<double>& values = slots[s].values;
+    const bool floats = hlo::IsFloat(slots[s].type);
+    std::vector<std::vector<bool>> table(values.size(), std::vector<bool>(values.size()));
+    for (size_t i = 0; i < values.size(); ++i) {
+      for (size_t j = 0; j < values.size(); ++j) {
+        std::vector<double> lhs = same, rhs = same;
+        lhs[s] = values[i];
+        rhs[s] = values[j];
+        bool r = false;
+        if (!Compare(comparator, slots, lhs, rhs, &r)) return false;
+        table[i][j] = r;
+      }
+    }
+    // Last, a float comparison that is no order where NaNs are (a plain
+    // `compare` LT or GT: a NaN is neither before nor after anything, so
+    // HLO fixes no place for it): ordered as it orders every other pair,
+    // NaNs where the canonical order puts them. Only a lone key may.
+    bool found = false;
+    for (const auto& [canonical, skip_nan] :
+         {std::pair{true, false}, {false, false}, {true, true}}) {
+      if (found || (!floats && (!canonical || skip_nan)) || (skip_nan && nk > 1)) break;
+      for (bool descending : {false, true}) {
+        bool match = true;
+        for (size_t i = 0; i < values.size() && match; ++i) {
+          for (size_t j = 0; j < values.size() && match; ++j) {
+            if (skip_nan && (std::isnan(values[i]) || std::isnan(values[j]))) continue;
+            const double a = KeyRank(values[i], floats, canonical);
+            const double b = KeyRank(values[j], floats, canonical);
+            match = table[i][j] == (descending ? b < a : a < b);
+          }
+        }
+        if (match) {
+          keys[s] = {slots[s].operand, slots[s].part, slots[s].type, descending,
+                     floats && canonical};
+          found = true;
+          break;
         }
       }
-      if (same) {
-        plan.descending = descending;
-        plan.canonical = floats && canonical;
-        return true;
-      }
+    }
+    if (!found) return false;
+  }
+  if (nk == 1) {
+    plan.keys = keys;
+    return true;
+  }
+  // Two values of each key, the first before the second in its order.
+  auto rank = [&](size_t s, double v) {
+    const double r = KeyRank(v, hlo::IsFloat(slots[s].type), keys[s].canonical);
+    return keys[s].descending ? -r : r;
+  };
+  std::vector<double> first(nk, 0.0), second(nk, 1.0);
+  for (size_t s = 0; s < nk; ++s) {
+    if (rank(s, 1.0) < rank(s, 0.0)) std::swap(first[s], second[s]);
+  }
+  // Which key decides first: where i says lhs first and j says rhs first.
+  std::vector<int> wins(nk, 0);
+  std::vector<std::vector<bool>> beats(nk, std::vector<bool>(nk, false));
+  for (size_t i = 0; i < nk; ++i) {
+    for (size_t j = 0; j < nk; ++j) {
+      if (i == j) continue;
+      std::vector<double> lhs = same, rhs = same;
+      lhs[i] = first[i];
+      rhs[i] = second[i];
+      lhs[j] = second[j];
+      rhs[j] = first[j];
+      bool r = false;
+      if (!Compare(comparator, slots, lhs, rhs, &r)) return false;
+      beats[i][j] = r;
+      wins[i] += r ? 1 : 0;
     }
   }
-  return false;
+  std::vector<size_t> priority(nk);
+  for (size_t s = 0; s < nk; ++s) priority[s] = s;
+  std::stable_sort(priority.begin(), priority.end(),
+                   [&](size_t a, size_t b) { return wins[a] > wins[b]; });
+  for (size_t a = 0; a < nk; ++a) {
+    for (size_t b = a + 1; b < nk; ++b) {
+      if (!beats[priority[a]][priority[b]] || beats[priority[b]][priority[a]]) return false;
+    }
+  }
+  // The lexicographic order against the comparator on mixed pairs, half
+  // of each key's values equal on both sides.
+  uint64_t state = 0x9e3779b97f4a7c15u;
+  auto next = [&](uint64_t bound) {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state % bound;
+  };
+  for (int sample = 0; sample < 4000; ++sample) {
+    std::vector<double> lhs(nk), rhs(nk);
+    for (size_t s = 0; s < nk; ++s) {
+      const std::vector<double>& values = slots[s].values;
+      lhs[s] = values[next(values.size())];
+      rhs[s] = next(2) == 0 ? lhs[s] : values[next(values.size())];
+    }
+    bool model = false;
+    for (size_t s : priority) {
+      const double a = rank(s, lhs[s]), b = rank(s, rhs[s]);
+      if (a != b) {
+        model = a < b;
+        break;
+      }
+    }
+    bool r = false;
+    if (!Compare(comparator, slots, lhs, rhs, &r) || r != model) return false;
+  }
+  for (size_t s : priority) plan.keys.push_back(keys[s]);
+  return true;
 }
 
 // How many leading positions along `dim` of a sort's results are read:
@@ -463,25 +651,42 @@ std::optional<NodeSort> SortOf(const KernelNode& n) {
   const HloInstruction* inst = n.instruction;
   if (inst == nullptr || inst->opcode() != HloOpcode::kSort || !n.igraphs.empty() ||
       n.inputs.size() != static_cast<size_t>(inst->operand_count()) ||
-      n.outputs.size() != n.inputs.size()) {
+      n.outputs.size() != n.inputs.size() || n.inputs.empty()) {
     return std::nullopt;
   }
   NodeSort out;
   out.inputs = n.inputs;
   out.outputs = n.outputs;
   runtime::SortPlan& p = out.plan;
-  // The key: the one operand whose pair the comparator reads.
+  // The keys: the operands whose pairs the comparator reads, each whole or
+  // (complex) as its two parts.
   const hlo::HloComputation& comparator =
       *inst->attributes().Get<hlo::HloComputation*>(hlo::AttrKey::kToApply);
   std::set<int64_t> read;
   ParamsRead(comparator.root(), read);
-  if (read.size() != 2 || *read.begin() % 2 != 0 || *read.rbegin() != *read.begin() + 1 ||
-      *read.begin() / 2 >= static_cast<int64_t>(n.inputs.size())) {
-    return std::nullopt;
+  std::vector<KeySlot> slots;
+  for (int64_t r : read) {
+    const int64_t o = r / 2;
+    if (o >= static_cast<int64_t>(n.inputs.size()) || !read.contains(2 * o) ||
+        !read.contains(2 * o + 1)) {
+      return std::nullopt;
+    }
+    if (r % 2 == 1) continue;
+    const hlo::PrimitiveType t = n.inputs[static_cast<size_t>(o)].shape.element_type();
+    if (hlo::IsComplex(t)) {
+      const hlo::PrimitiveType part =
+          t == hlo::PrimitiveType::kC64 ? hlo::PrimitiveType::kF32 : hlo::PrimitiveType::kF64;
+      for (int k = 0; k < 2; ++k) slots.push_back({static_cast<int>(o), k, part, {}});
+    } else {
+      slots.push_back({static_cast<int>(o), -1, t, {}});
+    }
   }
-  p.key = static_cast<int>(*read.begin() / 2);
-  const hlo::Shape& key = n.inputs[static_cast<size_t>(p.key)].shape;
-  p.key_type = key.element_type();
+  if (slots.empty()) return std::nullopt;
+  for (KeySlot& slot : slots) {
+    if (!runtime::SortKeySupported(slot.type)) return std::nullopt;
+    slot.values = RepresentativeKeys(slot.type);
+  }
+  const hlo::Shape& key = n.inputs[static_cast<size_t>(slots[0].operand)].shape;
   p.rank = static_cast<int>(key.rank());
   const auto& dims = inst->attributes().Get<std::vector<int64_t>>(hlo::AttrKey::kDimensions);
   if (dims.size() != 1 || p.rank > runtime::SortPlan::kMaxRank) return std::nullopt;
@@ -506,10 +711,7 @@ std::optional<NodeSort> SortOf(const KernelNode& n) {
     p.operands.push_back(op);
   }
   p.keep = KeptPositions(*inst, p.dim);
-  if (!runtime::SortKeySupported(p.key_type) || !KeyOrderOf(comparator, p.key, p.key_type, p) ||
-      !p.Invalid().empty()) {
-    return std::nullopt;
-  }
+  if (!KeyOrdersOf(comparator, slots, p) || !p.Invalid().empty()) return std::nullopt;
   return out;
 }
 

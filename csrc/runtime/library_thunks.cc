@@ -23,6 +23,41 @@ void WindowThunk::Execute(const ExecuteParams& params) const {
   RunWindow(plan_, params.At(input_), params.At(init_), params.At(out_));
 }
 
+std::unique_ptr<FftThunk> FftThunk::Create(std::string name, const FftPlan& plan,
+                                           const BufferSlice& input, const BufferSlice& out) {
+  CheckSlices(name, {input, out});
+  const std::string invalid = plan.Invalid();
+  UIR_CHECK(invalid.empty()) << "fft thunk " << name << ": " << invalid;
+  UIR_CHECK(input.size >= plan.InputElements() * plan.InputBytes() &&
+            out.size >= plan.OutputElements() * plan.OutputBytes())
+      << "fft thunk " << name << ": slices of " << input.size << " and " << out.size
+      << " bytes for " << plan.ToString();
+  return std::unique_ptr<FftThunk>(new FftThunk(std::move(name), plan, input, out));
+}
+
+void FftThunk::Execute(const ExecuteParams& params) const {
+  RunFft(plan_, params.At(input_), params.At(out_));
+}
+
+std::unique_ptr<RngBitsThunk> RngBitsThunk::Create(std::string name, const RngBitsPlan& plan,
+                                                   const BufferSlice& state_in,
+                                                   const BufferSlice& state_out,
+                                                   const BufferSlice& bits) {
+  CheckSlices(name, {state_in, state_out, bits});
+  const std::string invalid = plan.Invalid();
+  UIR_CHECK(invalid.empty()) << "rng thunk " << name << ": " << invalid;
+  UIR_CHECK(state_in.size >= 8 * plan.state_words && state_out.size >= 8 * plan.state_words &&
+            bits.size >= plan.Elements() * plan.bytes)
+      << "rng thunk " << name << ": slices too small for " << plan.ToString();
+  return std::unique_ptr<RngBitsThunk>(
+      new RngBitsThunk(std::move(name), plan, state_in, state_out, bits));
+}
+
+void RngBitsThunk::Execute(const ExecuteParams& params) const {
+  RunRngBits(plan_, reinterpret_cast<const uint64_t*>(params.At(state_in_)),
+             reinterpret_cast<uint64_t*>(params.At(state_out_)), params.At(bits_));
+}
+
 std::unique_ptr<ArgReduceThunk> ArgReduceThunk::Create(std::string name, const ArgReducePlan& plan,
                                                        const BufferSlice& values,
                                                        const BufferSlice& init_value,

@@ -1,5 +1,5 @@
 // Thunks of the runtime's library loops (reduce-window, arg-reduce, sort,
-// gather, scatter), each over the slices its plan reads and writes. First
+// gather, scatter, fft, rng-bit-generator), each over the slices its plan reads and writes. First
 // a reduce-window thunk: RunWindow over an input, its init value and the
 // output.
 #ifndef UIR_RUNTIME_LIBRARY_THUNKS_H_
@@ -10,7 +10,9 @@
 
 #include "runtime/arg_reduce.h"
 #include "runtime/dot.h"
+#include "runtime/fft.h"
 #include "runtime/gather.h"
+#include "runtime/rng_bits.h"
 #include "runtime/scatter.h"
 #include "runtime/sort.h"
 #include "runtime/thunk.h"
@@ -97,6 +99,52 @@ class SortThunk final : public Thunk {
 
   SortPlan plan_;
   std::vector<BufferSlice> inputs_, outputs_;
+};
+
+// An fft thunk: RunFft from the input to the output.
+class FftThunk final : public Thunk {
+ public:
+  static std::unique_ptr<FftThunk> Create(std::string name, const FftPlan& plan,
+                                          const BufferSlice& input, const BufferSlice& out);
+  const FftPlan& plan() const { return plan_; }
+  void Execute(const ExecuteParams& params) const override;
+
+ private:
+  FftThunk(std::string name, const FftPlan& plan, const BufferSlice& input, const BufferSlice& out)
+      : Thunk(Kind::kFft, std::move(name), {BufferUse::Read(input), BufferUse::Write(out)}),
+        plan_(plan),
+        input_(input),
+        out_(out) {}
+  std::string Details() const override { return plan_.ToString(); }
+
+  FftPlan plan_;
+  BufferSlice input_, out_;
+};
+
+// An rng-bit-generator thunk: RunRngBits from the state to the new state
+// and the bits.
+class RngBitsThunk final : public Thunk {
+ public:
+  static std::unique_ptr<RngBitsThunk> Create(std::string name, const RngBitsPlan& plan,
+                                              const BufferSlice& state_in,
+                                              const BufferSlice& state_out,
+                                              const BufferSlice& bits);
+  const RngBitsPlan& plan() const { return plan_; }
+  void Execute(const ExecuteParams& params) const override;
+
+ private:
+  RngBitsThunk(std::string name, const RngBitsPlan& plan, const BufferSlice& state_in,
+               const BufferSlice& state_out, const BufferSlice& bits)
+      : Thunk(Kind::kRng, std::move(name),
+              {BufferUse::Read(state_in), BufferUse::Write(state_out), BufferUse::Write(bits)}),
+        plan_(plan),
+        state_in_(state_in),
+        state_out_(state_out),
+        bits_(bits) {}
+  std::string Details() const override { return plan_.ToString(); }
+
+  RngBitsPlan plan_;
+  BufferSlice state_in_, state_out_, bits_;
 };
 
 // A gather thunk: RunGather over the operand, the start indices and the

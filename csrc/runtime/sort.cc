@@ -49,10 +49,20 @@ uint64_t Load(const uint8_t* p) {
   return static_cast<uint64_t>(v);
 }
 
+// The quiet NaN every NaN key of a canonical float order becomes: one value
+// above infinity.
+uint64_t CanonicalNan(hlo::PrimitiveType t) {
+  if (!hlo::IsFloat(t)) return 0;
+  const int bits = hlo::BitWidth(t);
+  const int mantissa = MantissaBits(t);
+  const uint64_t sign = uint64_t{1} << (bits - 1);
+  return ((sign - 1) & ~((uint64_t{1} << mantissa) - 1)) | (uint64_t{1} << (mantissa - 1));
+}
+
 // The key of the element at `p` as an unsigned integer in ascending order.
-uint64_t KeyOf(const SortPlan& plan, const uint8_t* p, uint64_t canonical_nan) {
+uint64_t KeyOf(const SortKey& plan, const uint8_t* p, uint64_t canonical_nan) {
   using P = hlo::PrimitiveType;
-  switch (plan.key_type) {
+  switch (plan.type) {
     case P::kPred:
     case P::kU8:
       return *p;
@@ -71,14 +81,14 @@ uint64_t KeyOf(const SortPlan& plan, const uint8_t* p, uint64_t canonical_nan) {
     case P::kS64:
       return Load<uint64_t>(p) ^ (uint64_t{1} << 63);
     default: {
-      const int bits = hlo::BitWidth(plan.key_type);
+      const int bits = hlo::BitWidth(plan.type);
       uint64_t b = bits == 64   ? Load<uint64_t>(p)
                    : bits == 32 ? Load<uint32_t>(p)
                                 : Load<uint16_t>(p);
       if (plan.canonical) {
         const uint64_t sign = uint64_t{1} << (bits - 1);
         const uint64_t magnitude = b & (sign - 1);
-        const int mantissa = MantissaBits(plan.key_type);
+        const int mantissa = MantissaBits(plan.type);
         const uint64_t exponent_all = (sign - 1) & ~((uint64_t{1} << mantissa) - 1);
         if ((magnitude & exponent_all) == exponent_all &&
             (magnitude & ((uint64_t{1} << mantissa) - 1))) {
@@ -125,11 +135,18 @@ int64_t SortPlan::Elements(const Operand& o, bool out) const {
 }
 
 std::string SortPlan::Invalid() const {
-  if (!SortKeySupported(key_type))
-    return "keys of " + std::string(hlo::PrimitiveTypeName(key_type));
   if (rank < 1 || rank > kMaxRank || dim < 0 || dim >= rank) return "rank or dimension";
   if (operands.empty()) return "no operands";
-  if (key < 0 || key >= static_cast<int>(operands.size())) return "key operand";
+  if (keys.empty()) return "no keys";
+  for (const SortKey& k : keys) {
+    if (!SortKeySupported(k.type)) return "keys of " + std::string(hlo::PrimitiveTypeName(k.type));
+    if (k.operand < 0 || k.operand >= static_cast<int>(operands.size())) return "key operand";
+    const int64_t bytes = hlo::StorageBytes(k.type);
+    const int64_t e = operands[static_cast<size_t>(k.operand)].element_bytes;
+    if (k.part < -1 || k.part > 1 || (k.part >= 0 ? 2 * bytes != e : bytes != e)) {
+      return "a key's type does not fit its operand";
+    }
+  }
   if (keep < 0) return "kept positions";
   for (int d = 0; d < rank; ++d) {
     if (size[static_cast<size_t>(d)] < 0) return "negative size";
@@ -141,15 +158,26 @@ std::string SortPlan::Invalid() const {
 }
 
 std::string SortPlan::ToString() const {
-  std::string s = std::string(hlo::PrimitiveTypeName(key_type)) +
-                  (descending ? " descending" : " ascending") + (canonical ? " (canonical)" : "") +
-                  " [";
+  std::string s;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const SortKey& k = keys[i];
+    s += (i ? ", then " : "") + std::string(hlo::PrimitiveTypeName(k.type)) +
+         (k.descending ? " descending" : " ascending") + (k.canonical ? " (canonical)" : "");
+    if (k.part >= 0) {
+      s += std::string(k.part == 0 ? " real" : " imag") + " of " + std::to_string(k.operand);
+    } else if (keys.size() > 1) {
+      s += " of " + std::to_string(k.operand);
+    }
+  }
+  const bool one_plain = keys.size() == 1 && keys[0].part < 0;
+  s += " [";
   for (int d = 0; d < rank; ++d) {
     const std::string n = std::to_string(size[static_cast<size_t>(d)]);
     s += (d ? "x" : "") + (d == dim ? "(" + n + ")" : n);
   }
   return s + "] " + std::to_string(operands.size()) + " operand" +
-         (operands.size() == 1 ? "" : "s") + (key != 0 ? ", keys in " + std::to_string(key) : "") +
+         (operands.size() == 1 ? "" : "s") +
+         (one_plain && keys[0].operand != 0 ? ", keys in " + std::to_string(keys[0].operand) : "") +
          (keep > 0 ? ", first " + std::to_string(keep) : "");
 }
 
@@ -164,20 +192,16 @@ void RunSort(const SortPlan& p, const std::vector<const void*>& in, const std::v
     lines *= p.size[static_cast<size_t>(d)];
   }
   if (n == 0 || lines == 0) return;
-  uint64_t canonical_nan = 0;
-  if (hlo::IsFloat(p.key_type)) {
-    const int bits = hlo::BitWidth(p.key_type);
-    const int mantissa = MantissaBits(p.key_type);
-    const uint64_t sign = uint64_t{1} << (bits - 1);
-    canonical_nan =
-        ((sign - 1) & ~((uint64_t{1} << mantissa) - 1)) | (uint64_t{1} << (mantissa - 1));
-  }
-  const auto ko = static_cast<size_t>(p.key);
-  const SortPlan::Operand& key = p.operands[ko];
+  const size_t nk = p.keys.size();
+  std::vector<uint64_t> canonical_nan(nk);
+  for (size_t k = 0; k < nk; ++k) canonical_nan[k] = CanonicalNan(p.keys[k].type);
   const int64_t keep = p.keep > 0 && p.keep < n ? p.keep : n;
   const int64_t grain = std::max<int64_t>(1, (1 << 14) / std::max<int64_t>(1, n));
   ParallelFor(lines, grain, [&](int64_t begin, int64_t end) {
+    // The first key with each position; the later keys (several keys)
+    // position by position.
     std::vector<std::pair<uint64_t, int64_t>> order(static_cast<size_t>(n));
+    std::vector<uint64_t> later(static_cast<size_t>(n) * (nk - 1));
     std::vector<uint8_t> line;
     for (int64_t l = begin; l < end; ++l) {
       // The line's first element in every operand, input and output.
@@ -192,18 +216,49 @@ void RunSort(const SortPlan& p, const std::vector<const void*>& in, const std::v
           out_at[o] += c * p.operands[o].out_stride[d];
         }
       }
-      const auto* keys = static_cast<const uint8_t*>(in[ko]);
-      for (int64_t i = 0; i < n; ++i) {
-        const uint8_t* at = keys + (in_at[ko] + i * key.in_stride[kd]) * key.element_bytes;
-        const uint64_t k = KeyOf(p, at, canonical_nan);
-        order[static_cast<size_t>(i)] = {p.descending ? ~k : k, i};
+      for (size_t k = 0; k < nk; ++k) {
+        const SortKey& key = p.keys[k];
+        const auto ko = static_cast<size_t>(key.operand);
+        const SortPlan::Operand& op = p.operands[ko];
+        const auto* data = static_cast<const uint8_t*>(in[ko]) +
+                           std::max(key.part, 0) * hlo::StorageBytes(key.type);
+        for (int64_t i = 0; i < n; ++i) {
+          const uint8_t* at = data + (in_at[ko] + i * op.in_stride[kd]) * op.element_bytes;
+          uint64_t v = KeyOf(key, at, canonical_nan[k]);
+          if (key.descending) v = ~v;
+          if (k == 0) {
+            order[static_cast<size_t>(i)] = {v, i};
+          } else {
+            later[static_cast<size_t>(i) * (nk - 1) + k - 1] = v;
+          }
+        }
       }
-      if (keep < n) {
-        // The first `keep` by (key, position): what a stable sort puts there.
-        std::partial_sort(order.begin(), order.begin() + keep, order.end());
+      if (nk == 1) {
+        if (keep < n) {
+          // The first `keep` by (key, position): what a stable sort puts there.
+          std::partial_sort(order.begin(), order.begin() + keep, order.end());
+        } else {
+          std::stable_sort(order.begin(), order.end(),
+                           [](const auto& a, const auto& b) { return a.first < b.first; });
+        }
       } else {
-        std::stable_sort(order.begin(), order.end(),
-                         [](const auto& a, const auto& b) { return a.first < b.first; });
+        // Lexicographic over the keys, then by position: a total order, so
+        // any sort gives the stable result.
+        auto before = [&](const std::pair<uint64_t, int64_t>& a,
+                          const std::pair<uint64_t, int64_t>& b) {
+          if (a.first != b.first) return a.first < b.first;
+          const uint64_t* x = later.data() + static_cast<size_t>(a.second) * (nk - 1);
+          const uint64_t* y = later.data() + static_cast<size_t>(b.second) * (nk - 1);
+          for (size_t k = 0; k + 1 < nk; ++k) {
+            if (x[k] != y[k]) return x[k] < y[k];
+          }
+          return a.second < b.second;
+        };
+        if (keep < n) {
+          std::partial_sort(order.begin(), order.begin() + keep, order.end(), before);
+        } else {
+          std::sort(order.begin(), order.end(), before);
+        }
       }
       // Each operand's line copied out first: the result may be the
       // operand's own memory (a sort in place).

@@ -1,7 +1,7 @@
-// The library sort: lines of several arrays ordered by the first array's
-// keys, described by numbers only (the Kernel Graph plans it from a sort
-// whose comparator orders one key ascending or descending, checked on
-// every class of key values).
+// The library sort: lines of several arrays ordered by one key or by
+// several in turn (lexicographically), described by numbers only (the
+// Kernel Graph plans it from a sort whose comparator orders its keys
+// ascending or descending, checked on every class of key values).
 #ifndef UIR_RUNTIME_SORT_H_
 #define UIR_RUNTIME_SORT_H_
 
@@ -14,24 +14,31 @@
 
 namespace uir::runtime {
 
+// One key of a sort: an operand's values (or one part of its complex
+// values), ascending or descending. Float keys compare by their total
+// order (-NaN < -inf < ... < -0 < +0 < ... < inf < NaN), or, `canonical`,
+// with -0 equal to +0 and every NaN equal and above infinity.
+struct SortKey {
+  int operand = 0;
+  int part = -1;  // 0 or 1: the real or imaginary part of a complex operand
+  hlo::PrimitiveType type = hlo::PrimitiveType::kF32;  // the key's (part's) type
+  bool descending = false;
+  bool canonical = false;
+};
+
 // Along dimension `dim` of every operand, the elements of each line are
-// put in the order of operand `key`'s values: ascending or descending, stably
-// (equal keys keep their order). Float keys compare by their total order
-// (-NaN < -inf < ... < -0 < +0 < ... < inf < NaN), or, `canonical`, with
-// -0 equal to +0 and every NaN equal and above infinity. Every operand's
-// output element at line position j is its input element at the position
-// the key sorted to j. Arrays are addressed by element strides.
+// put in the order of the keys, stably (equal keys keep their order): by
+// the first key, elements equal there by the second, and so on. Every
+// operand's output element at line position j is its input element at the
+// position the keys sorted to j. Arrays are addressed by element strides.
 struct SortPlan {
   static constexpr int kMaxRank = 8;
   using Dims = std::array<int64_t, kMaxRank>;
-  hlo::PrimitiveType key_type = hlo::PrimitiveType::kF32;
-  int key = 0;  // the operand whose values order the lines
+  std::vector<SortKey> keys;  // first the one that decides first
   // Positive: only the first `keep` positions of each output line are
   // read afterwards (a top-k's slice), so only they are written: the
   // smallest `keep` keys selected, in order, ties by position.
   int64_t keep = 0;
-  bool descending = false;
-  bool canonical = false;
   int rank = 0, dim = 0;
   Dims size{};
   struct Operand {
@@ -42,7 +49,9 @@ struct SortPlan {
 
   int64_t Elements(const Operand& o, bool out) const;
   std::string Invalid() const;
-  // "f32 ascending (canonical) [4x(8)] 2 operands".
+  // "f32 ascending (canonical) [4x(8)] 2 operands"; several keys as
+  // "s32 ascending, then f32 descending ...", a key of operand k as
+  // "... keys in k", a complex part as "... real of k".
   std::string ToString() const;
 };
 

@@ -29,6 +29,10 @@ std::string_view Thunk::KindName(Kind kind) {
       return "gather";
     case Kind::kScatter:
       return "scatter";
+    case Kind::kFft:
+      return "fft";
+    case Kind::kRng:
+      return "rng";
     case Kind::kCopy:
       return "copy";
     case Kind::kWhile:

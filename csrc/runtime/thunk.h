@@ -72,6 +72,8 @@ class Thunk {
     kSort,
     kGather,
     kScatter,
+    kFft,
+    kRng,
     kCopy,
     kWhile,
     kConditional,

@@ -277,47 +277,46 @@ def test_a_reducer_that_is_not_argmax_is_not_taken_for_one():
     np.testing.assert_array_equal(exe(x), np.argmax(x, axis=1))
 
 
-def _fft_module(rows, n):
-    return uir.hlo.parse_module(f"""HloModule f
+def _rng_module(rows, n):
+    return uir.hlo.parse_module(f"""HloModule r
 
 ENTRY e {{
-  x = c64[{rows},{n}] parameter(0)
-  ROOT fft = c64[{rows},{n}] fft(x), fft_type=FFT, fft_length={{{n}}}
+  lo = f32[] parameter(0)
+  hi = f32[] constant(1)
+  ROOT r = f32[{rows},{n}] rng(lo, hi), distribution=rng_uniform
 }}
 """)
 
 
 def test_fallbacks_are_listed_profiled_and_governed_by_the_flag(monkeypatch):
-    rng = np.random.default_rng(4)
-    x = (rng.standard_normal((256, 512)) + 1j * rng.standard_normal((256, 512))).astype(
-        np.complex64
-    )
+    lo = np.float32(0.5)
     monkeypatch.setenv("UIR_FLAGS", "--fallback=off --executable_cache=0")
-    # An FFT (the runtime has no loop of its own for it) still runs on the
-    # evaluator.
-    module = _fft_module(256, 512)
+    # The stateful rng (the runtime has no loop of its own for it) still
+    # runs on the evaluator.
+    module = _rng_module(1024, 512)
     exe = uir.compile(module, backend="cpu")
-    assert [f.split(":")[0] for f in exe.fallbacks] == ["fft"]
-    assert "fallback fft (evaluator: fft on the evaluator)" in exe.thunk_text
-    np.testing.assert_allclose(exe(x), np.fft.fft(x, axis=1), rtol=1e-4, atol=1e-3)
-    profile = exe.profile(x)
+    assert [f.split(":")[0] for f in exe.fallbacks] == ["r"]
+    assert "fallback r (evaluator: " in exe.thunk_text
+    draws = np.asarray(exe(lo))
+    assert draws.shape == (1024, 512) and draws.min() >= 0.5 and draws.max() < 1
+    profile = exe.profile(lo)
     (row,) = [r for r in profile.rows if r.kind == "fallback"]
-    assert row.op == "fft" and 0 < profile.fallback_share <= 1
+    assert row.op == "r" and 0 < profile.fallback_share <= 1
     assert "on the evaluator (fallbacks)" in str(profile)
     monkeypatch.setenv("UIR_FLAGS", "--fallback=error --executable_cache=0")
-    with pytest.raises(uir.FallbackError, match="fft on the evaluator"):
+    with pytest.raises(uir.FallbackError, match="rng"):
         uir.compile(module, backend="cpu")
     monkeypatch.setenv("UIR_FLAGS", "--fallback=warn --executable_cache=0")
-    with pytest.warns(uir.FallbackWarning, match="fft"):
+    with pytest.warns(uir.FallbackWarning, match="rng"):
         uir.compile(module, backend="cpu")
-    # By default only a large fallback warns: this one moves 2 MB.
+    # By default only a large fallback warns: this one writes 2 MB.
     monkeypatch.setenv("UIR_FLAGS", "--executable_cache=0")
     with pytest.warns(uir.FallbackWarning):
         uir.compile(module, backend="cpu")
-    small = _fft_module(8, 16)
+    small = _rng_module(8, 16)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        uir.compile(small, backend="cpu")  # 2 KB: no warning
+        uir.compile(small, backend="cpu")  # 512 bytes: no warning
     monkeypatch.setenv("UIR_FLAGS", "--fallback=sometimes")
     with pytest.raises(ValueError, match="--fallback must be one of"):
         uir.compile(small, backend="cpu")
@@ -504,6 +503,122 @@ ENTRY e {
     order = np.argsort(k, axis=1, kind="stable")
     np.testing.assert_array_equal(got[2], order)
     np.testing.assert_array_equal(got[0], np.take_along_axis(x, order, axis=1))
+
+
+KEY_TYPES = {"s32": np.int32, "u8": np.uint8, "f32": np.float32, "f64": np.float64}
+
+
+def _key_values(rng, t, n):
+    if t in ("f32", "f64"):
+        pool = np.array([-np.inf, -2.5, -1.0, -0.0, 0.0, 1.0, 2.5, np.inf, np.nan, 3.0])
+        return rng.choice(pool, n).astype(KEY_TYPES[t])
+    return rng.integers(0, 4, n).astype(KEY_TYPES[t])  # few values: many ties
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    types=st.lists(st.sampled_from(sorted(KEY_TYPES)), min_size=2, max_size=3),
+    data=st.data(),
+)
+def test_sorts_by_several_keys_in_any_priority_and_direction(types, data):
+    m = len(types)
+    priority = data.draw(st.permutations(range(m)))
+    descending = [data.draw(st.booleans()) for _ in range(m)]
+    total = [data.draw(st.booleans()) for _ in range(m)]
+    keep = data.draw(st.sampled_from([0, 3]))
+    n = 23
+    params = []
+    for k, t in enumerate(types):
+        params += [f"a{k} = {t}[] parameter({2 * k})", f"b{k} = {t}[] parameter({2 * k + 1})"]
+    params.append(f"ai = s32[] parameter({2 * m})")
+    params.append(f"bi = s32[] parameter({2 * m + 1})")
+    body = []
+    for k, t in enumerate(types):
+        kind = ", type=TOTALORDER" if t.startswith("f") and total[k] else ""
+        if t.startswith("f") and not total[k]:
+            kind = ", type=TOTALORDER"  # canonicalized first, as JAX does
+            body += [
+                f"z{k} = {t}[] constant(0)",
+                f"nan{k} = {t}[] constant(nan)",
+            ]
+            for side in "ab":
+                body += [
+                    f"{side}z{k} = pred[] compare({side}{k}, z{k}), direction=EQ",
+                    f"{side}s{k} = {t}[] select({side}z{k}, z{k}, {side}{k})",
+                    f"{side}n{k} = pred[] compare({side}s{k}, {side}s{k}), direction=NE",
+                    f"{side}c{k} = {t}[] select({side}n{k}, nan{k}, {side}s{k})",
+                ]
+            a, b = f"ac{k}", f"bc{k}"
+        else:
+            a, b = f"a{k}", f"b{k}"
+        d = "GT" if descending[k] else "LT"
+        body += [
+            f"lt{k} = pred[] compare({a}, {b}), direction={d}{kind}",
+            f"eq{k} = pred[] compare({a}, {b}), direction=EQ{kind}",
+        ]
+    last = priority[-1]
+    root = f"lt{last}"
+    for k in reversed(priority[:-1]):
+        body += [f"and{k} = pred[] and(eq{k}, {root})", f"or{k} = pred[] or(lt{k}, and{k})"]
+        root = f"or{k}"
+    body[-1] = "ROOT " + body[-1]
+    shapes = ", ".join(f"{t}[{n}]" for t in types)
+    names = ", ".join(f"x{k}" for k in range(m))
+    kept = ""
+    if keep:
+        kept = "".join(
+            f"  g{k} = {t}[{n}] get-tuple-element(s), index={k}\n"
+            f"  t{k} = {t}[{keep}] slice(g{k}), slice={{[0:{keep}]}}\n"
+            for k, t in enumerate(types)
+        )
+        kept += f"  gi = s32[{n}] get-tuple-element(s), index={m}\n"
+        kept += f"  ti = s32[{keep}] slice(gi), slice={{[0:{keep}]}}\n"
+        outs = ", ".join(f"{t}[{keep}]" for t in types)
+        kept += (
+            f"  ROOT r = ({outs}, s32[{keep}]) tuple({', '.join(f't{k}' for k in range(m))}, ti)\n"
+        )
+    text = (
+        "HloModule s\n\ncmp {\n  "
+        + "\n  ".join(params + body)
+        + "\n}\n\nENTRY e {\n"
+        + "".join(f"  x{k} = {t}[{n}] parameter({k})\n" for k, t in enumerate(types))
+        + f"  i = s32[{n}] iota(), iota_dimension=0\n"
+        + f"  {'' if keep else 'ROOT '}s = ({shapes}, s32[{n}]) sort({names}, i), "
+        + "dimensions={0}, is_stable=true, to_apply=cmp\n"
+        + kept
+        + "}\n"
+    )
+    module = uir.hlo.parse_module(text)
+    rng = np.random.default_rng(m * 31 + sum(priority))
+    args = [_key_values(rng, t, n) for t in types]
+    exe = uir.compile(module, backend="cpu")
+    assert exe.fallbacks == [] and exe.thunk_kinds.get("sort") == 1, exe.thunk_text
+    for g, w in zip(exe(*args), uir.evaluate(module, *args), strict=True):
+        np.testing.assert_array_equal(g, w)
+
+
+def test_a_comparator_that_is_no_lexicographic_order_stays_on_the_evaluator():
+    # "a < b or c < d" orders nothing consistently; it is no key order.
+    module = uir.hlo.parse_module("""HloModule s
+
+cmp {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  c = s32[] parameter(2)
+  d = s32[] parameter(3)
+  l = pred[] compare(a, b), direction=LT
+  m = pred[] compare(c, d), direction=LT
+  ROOT o = pred[] or(l, m)
+}
+
+ENTRY e {
+  x = s32[9] parameter(0)
+  y = s32[9] parameter(1)
+  ROOT s = (s32[9], s32[9]) sort(x, y), dimensions={0}, to_apply=cmp
+}
+""")
+    exe = uir.compile(module, backend="cpu")
+    assert exe.thunk_kinds.get("sort", 0) == 0 and len(exe.fallbacks) == 1, exe.thunk_text
 
 
 @st.composite
