@@ -20,6 +20,7 @@
 #include "passes/layout_assignment.h"
 #include "passes/layout_normalization.h"
 #include "passes/map_inliner.h"
+#include "passes/reduce_expander.h"
 #include "passes/tuple_simplifier.h"
 #include "passes/while_loop_simplifier.h"
 #include "schedule/passes.h"
@@ -53,6 +54,7 @@ const std::map<std::string, Factory>& Table() {
       {"multi-output-fusion", Make<MultiOutputFusion>()},
       {"dot-chain-fusion", Make<DotChainFusion>()},
       {"priority-fusion", Make<PriorityFusion>()},
+      {"reduce-expander", Make<ReduceExpander>()},
       {"tuple-simplifier", Make<TupleSimplifier>()},
       {"while-loop-simplifier", Make<WhileLoopSimplifier>()},
   };
@@ -99,6 +101,8 @@ void AddSimplification(HloPassPipeline& pipeline) {
   simplify->Add<WhileLoopSimplifier>();
   simplify->Add<Dce>();
   simplify->Add<Cse>();
+  // After algsimp split variadic reduces of independent operands.
+  p->Add<ReduceExpander>();
 }
 
 }  // namespace

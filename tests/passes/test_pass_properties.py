@@ -43,7 +43,7 @@ def modules(draw, dtype: str = "f32"):
     values += ["p0", "p1"]
     loops: list[str] = []
     for _ in range(draw(st.integers(2, 9))):
-        kind = draw(st.sampled_from(range(20)))
+        kind = draw(st.sampled_from(range(21)))
         x = draw(st.sampled_from(values))
         y = draw(st.sampled_from(values))
         if kind == 0:
@@ -180,6 +180,19 @@ def modules(draw, dtype: str = "f32"):
             # a map of a scalar computation (add, max, or arithmetic with a constant)
             f = draw(st.sampled_from(["add", "max", "mapper"]))
             values.append(new(f"{s} map({x}, {y}), dimensions={{0,1}}, to_apply={f}"))
+        elif kind == 19:
+            # a reduction by a computation of its own, over rows, columns or
+            # both, broadcast back
+            axes = draw(st.sampled_from([[0], [1], [0, 1]]))
+            kept = [n for d, n in enumerate((4, 3)) if d not in axes]
+            k = new(f"{t}[] constant(0)")
+            dims = ",".join(map(str, axes))
+            r = new(
+                f"{t}[{','.join(map(str, kept))}] reduce({x}, {k}), "
+                f"dimensions={{{dims}}}, to_apply=absmax"
+            )
+            along = "" if len(kept) == 0 else ("1" if axes == [0] else "0")
+            values.append(new(f"{s} broadcast({r}), dimensions={{{along}}}"))
         else:
             new(f"{s} abs({x})")  # dead
     root = values[-1]
@@ -195,6 +208,13 @@ max {{
   a = {t}[] parameter(0)
   b = {t}[] parameter(1)
   ROOT r = {t}[] maximum(a, b)
+}}
+absmax {{
+  a = {t}[] parameter(0)
+  b = {t}[] parameter(1)
+  aa = {t}[] abs(a)
+  ab = {t}[] abs(b)
+  ROOT r = {t}[] maximum(aa, ab)
 }}
 mapper {{
   a = {t}[] parameter(0)
@@ -246,6 +266,7 @@ PASSES = [
     "tuple-simplifier",
     "call-inliner",
     "map-inliner",
+    "reduce-expander",
     "priority-fusion",
     "multi-output-fusion",
     "dot-chain-fusion",
