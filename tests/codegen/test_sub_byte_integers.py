@@ -109,3 +109,40 @@ ENTRY e {
 }
 """)
     np.testing.assert_array_equal(uir.evaluate(module, x), [-8, -1, 7, 3])
+
+
+@pytest.mark.parametrize(
+    ("narrow", "wide", "count"),
+    [("s4", "s8", 2), ("u4", "u8", 2), ("s2", "u8", 4), ("u4", "s32", 8), ("s4", "f32", 8)],
+)
+def test_bitcast_converts_between_sub_byte_and_whole_byte_types_compile(narrow, wide, count):
+    np_type, lo, hi = TYPES[narrow]
+    rng = np.random.default_rng(count)
+    x = rng.integers(lo, hi, (5, count)).astype(np_type)
+    pack = uir.hlo.parse_module(f"""HloModule m
+
+ENTRY e {{
+  a = {narrow}[5,{count}] parameter(0)
+  n = {narrow}[5,{count}] negate(a)
+  ROOT b = {wide}[5] bitcast-convert(n)
+}}
+""")
+    exe = uir.compile(pack, backend="cpu")
+    assert exe.fallbacks == [], exe.fallbacks
+    packed = np.asarray(exe(x))
+    want = np.asarray(uir.evaluate(pack, x))
+    np.testing.assert_array_equal(packed.view(np.uint8), want.view(np.uint8))
+    unpack = uir.hlo.parse_module(f"""HloModule m
+
+ENTRY e {{
+  a = {wide}[5] parameter(0)
+  ROOT b = {narrow}[5,{count}] bitcast-convert(a)
+}}
+""")
+    exe = uir.compile(unpack, backend="cpu")
+    assert exe.fallbacks == [], exe.fallbacks
+    back = np.asarray(exe(packed))
+    np.testing.assert_array_equal(
+        back.astype(np.int64), np.asarray(uir.evaluate(unpack, packed)).astype(np.int64)
+    )
+    np.testing.assert_array_equal(back.astype(np.int64), _wrap(-x.astype(np.int64), narrow))

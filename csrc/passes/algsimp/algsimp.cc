@@ -63,6 +63,7 @@ const std::vector<algsimp::Rule>& RulesFor(hlo::HloOpcode op) {
     case hlo::HloOpcode::kCopy:
     case hlo::HloOpcode::kReverse:
     case hlo::HloOpcode::kBitcast:
+    case hlo::HloOpcode::kBitcastConvert:
       return algsimp::ShapeRules();
     case hlo::HloOpcode::kDot:
     case hlo::HloOpcode::kConvolution:

@@ -162,6 +162,87 @@ HloInstruction* CuttingInteriorPad(HloInstruction* i, hlo::ComputationBuilder& b
   return b.Add(HloOpcode::kSlice, {padded}, std::move(slice_attrs), i->shape());
 }
 
+// The unsigned integer type of `bits` (8, 16, 32 or 64) bits.
+hlo::PrimitiveType UnsignedOf(int bits) {
+  switch (bits) {
+    case 8:
+      return hlo::PrimitiveType::kU8;
+    case 16:
+      return hlo::PrimitiveType::kU16;
+    case 32:
+      return hlo::PrimitiveType::kU32;
+    default:
+      return hlo::PrimitiveType::kU64;
+  }
+}
+
+// A bitcast-convert between sub-byte integers and a whole-byte type
+// (s4[..., 2] <-> s8[...]; element j of the minor dimension in bits
+// [j*w, (j+1)*w), little-endian, as XLA packs them) -> the packing written
+// out: converts, masks, shifts and ors (or their inverse and a
+// concatenate), which kernels compile.
+HloInstruction* SubBytePacking(HloInstruction* i, hlo::ComputationBuilder& b) {
+  if (i->opcode() != HloOpcode::kBitcastConvert || !i->shape().IsArray()) return nullptr;
+  HloInstruction* x = i->operand(0);
+  const hlo::Shape& in = x->shape();
+  const hlo::Shape& out = i->shape();
+  const bool packing = in.rank() == out.rank() + 1;
+  const hlo::Shape& narrow = packing ? in : out;
+  const hlo::Shape& wide = packing ? out : in;
+  const int w = hlo::BitWidth(narrow.element_type());
+  const int bits = hlo::BitWidth(wide.element_type());
+  if (narrow.rank() != wide.rank() + 1 || !hlo::IsInteger(narrow.element_type()) || w >= 8 ||
+      !hlo::IsRegisterBitcast(wide.element_type(), UnsignedOf(bits)) ||
+      narrow.dimensions(narrow.rank() - 1) != bits / w) {
+    return nullptr;
+  }
+  const hlo::PrimitiveType u = UnsignedOf(bits);
+  const std::vector<int64_t>& dims = wide.dimensions();
+  auto splat = [&](double v) {
+    return b.Broadcast(b.Constant(hlo::ScalarLiteral(u, v)), dims, {});
+  };
+  const int64_t k = bits / w;
+  const int64_t minor = narrow.rank() - 1;
+  if (packing) {
+    HloInstruction* acc = nullptr;
+    for (int64_t j = 0; j < k; ++j) {
+      std::vector<hlo::SliceRange> ranges(static_cast<size_t>(narrow.rank()));
+      for (int64_t d = 0; d < narrow.rank(); ++d) {
+        ranges[static_cast<size_t>(d)] = {d == minor ? j : 0,
+                                          d == minor ? j + 1 : narrow.dimensions(d), 1};
+      }
+      std::vector<int64_t> one = dims;
+      one.push_back(1);
+      AttributeMap attrs;
+      attrs.Set(AttrKey::kSlice, std::move(ranges));
+      HloInstruction* part =
+          b.Add(HloOpcode::kSlice, {x}, std::move(attrs), hlo::Shape(narrow.element_type(), one));
+      HloInstruction* bits_j = b.Binary(HloOpcode::kAnd, b.Convert(b.Reshape(part, dims), u),
+                                        splat(static_cast<double>((1u << w) - 1)));
+      if (j > 0)
+        bits_j = b.Binary(HloOpcode::kShiftLeft, bits_j, splat(static_cast<double>(w * j)));
+      acc = acc == nullptr ? bits_j : b.Binary(HloOpcode::kOr, acc, bits_j);
+    }
+    if (u == out.element_type()) return acc;
+    return b.Add(HloOpcode::kBitcastConvert, {acc}, {}, out);
+  }
+  HloInstruction* v =
+      u == in.element_type() ? x : b.Add(HloOpcode::kBitcastConvert, {x}, {}, hlo::Shape(u, dims));
+  std::vector<HloInstruction*> parts;
+  std::vector<int64_t> one = dims;
+  one.push_back(1);
+  for (int64_t j = 0; j < k; ++j) {
+    HloInstruction* shifted =
+        j == 0 ? v : b.Binary(HloOpcode::kShiftRightLogical, v, splat(static_cast<double>(w * j)));
+    HloInstruction* low =
+        b.Binary(HloOpcode::kAnd, shifted, splat(static_cast<double>((1u << w) - 1)));
+    parts.push_back(b.Reshape(b.Convert(low, out.element_type()), one));
+  }
+  AttributeMap attrs;
+  attrs.Set(AttrKey::kDimensions, std::vector<int64_t>{minor});
+  return b.Add(HloOpcode::kConcatenate, parts, std::move(attrs), out);
+}
+
 // convert to the same type, copy to the same layout -> operand.
 HloInstruction* Identity(HloInstruction* i, hlo::ComputationBuilder&) {
   if (i->opcode() != HloOpcode::kConvert && i->opcode() != HloOpcode::kCopy) return nullptr;
@@ -192,8 +273,8 @@ HloInstruction* Bitcast(HloInstruction* i, hlo::ComputationBuilder& b) {
 
 const std::vector<Rule>& ShapeRules() {
   static const std::vector<Rule> kRules = {
-      Reshape, Transpose, Broadcast, Slice,   Concatenate,
-      Pad,     Identity,  Reverse,   Bitcast, CuttingInteriorPad,
+      Reshape, Transpose, Broadcast,          Slice,          Concatenate, Pad, Identity,
+      Reverse, Bitcast,   CuttingInteriorPad, SubBytePacking,
   };
   return kRules;
 }
