@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "runtime/thread_pool.h"
+#include "support/machine.h"
 
 namespace uir::runtime {
 
@@ -41,8 +42,8 @@ inline bool Beats(T a, T b) {
 
 // Vectors of `Bytes` bytes of floats or doubles, with their masks, as
 // GCC's and Clang's vector extensions spell them: 16 bytes, SSE, which
-// every x86-64 host has. (An AVX2 clone with 32-byte vectors measured the
-// same: the loop is bound by memory, not arithmetic.)
+// every x86-64 host has, and 32 bytes for an AVX2 clone (one blend per
+// select instead of three ops) chosen at run time.
 template <typename T, int Bytes>
 struct Vec;
 template <>
@@ -55,67 +56,89 @@ struct Vec<double, 16> {
   using V = double __attribute__((vector_size(16)));
   using M = int64_t __attribute__((vector_size(16)));
 };
+template <>
+struct Vec<float, 32> {
+  using V = float __attribute__((vector_size(32)));
+  using M = int32_t __attribute__((vector_size(32)));
+};
+template <>
+struct Vec<double, 32> {
+  using V = double __attribute__((vector_size(32)));
+  using M = int64_t __attribute__((vector_size(32)));
+};
+template <>
+struct Vec<float, 64> {
+  using V = float __attribute__((vector_size(64)));
+  using M = int32_t __attribute__((vector_size(64)));
+};
+template <>
+struct Vec<double, 64> {
+  using V = double __attribute__((vector_size(64)));
+  using M = int64_t __attribute__((vector_size(64)));
+};
 
-// The first i of x[0..n) (n >= 1, contiguous) holding the extreme value,
-// in one pass: lanes of a vector keep the best value each has seen and
-// where (strictly better only, so the first of equals), and the lanes'
-// winner is the best value at its lowest position. NaNs are noticed as
-// v - v, which is NaN for NaN and for an infinity: only then is the line
-// searched for its first NaN.
+// The first i of x[0..n) (n >= 1, contiguous) holding the extreme value.
+// Chunks of 512 are folded by lanes of a vector that keep only the best
+// value each has seen (one compare and one select per vector); a chunk
+// whose best beats every earlier chunk's strictly becomes the candidate,
+// and the first element of it equal to the overall best is the answer:
+// every earlier chunk holds only worse values. NaNs never enter the lanes
+// (compares with them are false); they are noticed in running sums of the
+// lanes, which a NaN makes NaN (as do infinities of both signs): only then
+// is the line searched for its first NaN.
 template <typename T, bool Max, int Bytes>
-inline int64_t FirstExtremeOf(const T* x, int64_t n) {
+__attribute__((always_inline)) inline int64_t FirstExtremeOf(const T* x, int64_t n) {
   T best = x[0];
-  int64_t at = 0;
+  int64_t chunk_at = 0;  // the chunk that first holds `best`
   bool maybe_nan = false;
   int64_t i = 1;
+  constexpr int64_t kChunk = 512;
   if constexpr (std::is_floating_point_v<T>) {
     using V = typename Vec<T, Bytes>::V;
     using M = typename Vec<T, Bytes>::M;
-    using E = std::remove_reference_t<decltype(M{}[0])>;
     constexpr int kWidth = sizeof(V) / sizeof(T);
     // Short lines (k-means' few centres) go faster one element at a time:
     // setting up and folding the lanes costs more than it saves.
-    if (n >= 16 * kWidth && n <= std::numeric_limits<E>::max()) {
-      V lane[2], check[2], v;
-      M where[2], step;
-      for (int j = 0; j < kWidth; ++j) step[j] = static_cast<E>(j);
-      for (int r = 0; r < 2; ++r) {
-        std::memcpy(&lane[r], x + r * kWidth, sizeof(V));
-        where[r] = step + static_cast<E>(r * kWidth);
-        check[r] = lane[r] - lane[r];
-      }
-      for (i = 2 * kWidth; i + 2 * kWidth <= n; i += 2 * kWidth) {
-        for (int r = 0; r < 2; ++r) {
-          std::memcpy(&v, x + i + r * kWidth, sizeof(V));
-          const M take = Max ? v > lane[r] : v < lane[r];
-          lane[r] = reinterpret_cast<V>((reinterpret_cast<M>(v) & take) |
-                                        (reinterpret_cast<M>(lane[r]) & ~take));
-          const M here = step + static_cast<E>(i + r * kWidth);
-          where[r] = (here & take) | (where[r] & ~take);
-          check[r] += v - v;
-        }
-      }
-      best = lane[0][0];
-      at = where[0][0];
-      for (int r = 0; r < 2; ++r) {
-        for (int j = 0; j < kWidth; ++j) {
-          maybe_nan = maybe_nan || IsNan(check[r][j]);
-          const T l = lane[r][j];
-          const int64_t w = where[r][j];
-          if ((Max ? l > best : l < best) || (l == best && w < at)) {
-            best = l;
-            at = w;
+    if (n >= 16 * kWidth) {
+      V check[2] = {V{}, V{}};
+      for (i = 0; i + kChunk <= n; i += kChunk) {
+        V lane[2], v;
+        std::memcpy(&lane[0], x + i, sizeof(V));
+        std::memcpy(&lane[1], x + i + kWidth, sizeof(V));
+        for (int64_t k = i; k < i + kChunk; k += 2 * kWidth) {
+          for (int r = 0; r < 2; ++r) {
+            std::memcpy(&v, x + k + r * kWidth, sizeof(V));
+            const M take = Max ? v > lane[r] : v < lane[r];
+            lane[r] = reinterpret_cast<V>((reinterpret_cast<M>(v) & take) |
+                                          (reinterpret_cast<M>(lane[r]) & ~take));
+            check[r] += v;
           }
         }
+        T chunk_best = lane[0][0];
+        for (int r = 0; r < 2; ++r) {
+          for (int j = 0; j < kWidth; ++j) {
+            if (Max ? lane[r][j] > chunk_best : lane[r][j] < chunk_best) chunk_best = lane[r][j];
+          }
+        }
+        if (i == 0 || (Max ? chunk_best > best : chunk_best < best)) {
+          best = chunk_best;
+          chunk_at = i;
+        }
       }
+      for (int r = 0; r < 2; ++r) {
+        for (int j = 0; j < kWidth; ++j) maybe_nan = maybe_nan || IsNan(check[r][j]);
+      }
+      // The tail is left to the loop below, which finds its own position.
+      if (i == 0) i = 1;
     }
   }
+  int64_t at = -1;
   maybe_nan = maybe_nan || IsNan(x[0]);
-  for (; i < n; ++i) {
-    maybe_nan = maybe_nan || IsNan(x[i]);
-    if (Max ? x[i] > best : x[i] < best) {
-      best = x[i];
-      at = i;
+  for (int64_t k = i; k < n; ++k) {
+    maybe_nan = maybe_nan || IsNan(x[k]);
+    if (Max ? x[k] > best : x[k] < best) {
+      best = x[k];
+      at = k;
     }
   }
   if (maybe_nan) {
@@ -123,11 +146,31 @@ inline int64_t FirstExtremeOf(const T* x, int64_t n) {
       if (IsNan(x[k])) return k;
     }
   }
-  return at;
+  if (at >= 0) return at;  // the tail holds the best, strictly
+  for (int64_t k = chunk_at; k < n; ++k) {
+    if (x[k] == best) return k;
+  }
+  return 0;
 }
+
+#if defined(__x86_64__)
+template <typename T, bool Max>
+__attribute__((target("avx2"))) int64_t FirstExtremeAvx2(const T* x, int64_t n) {
+  return FirstExtremeOf<T, Max, 32>(x, n);
+}
+template <typename T, bool Max>
+__attribute__((target("avx512f"))) int64_t FirstExtremeAvx512(const T* x, int64_t n) {
+  return FirstExtremeOf<T, Max, 64>(x, n);
+}
+#endif
 
 template <typename T, bool Max>
 int64_t FirstExtreme(const T* x, int64_t n) {
+#if defined(__x86_64__)
+  static const int64_t vector = MachineModel::Host().vector_bytes;
+  if (vector >= 64) return FirstExtremeAvx512<T, Max>(x, n);
+  if (vector >= 32) return FirstExtremeAvx2<T, Max>(x, n);
+#endif
   return FirstExtremeOf<T, Max, 16>(x, n);
 }
 
