@@ -330,12 +330,9 @@ std::shared_ptr<const DynamicWindows> WindowDynamicSlices(const HloInstruction& 
     }
     if (static_cast<int64_t>(st.size()) == s.rank()) starts[x] = std::move(st);
   }
-  // A parameter is windowed only when every use of it is.
-  for (auto it = starts.begin(); it != starts.end();) {
-    bool all = true;
-    for (const HloInstruction* u : it->first->operand(0)->users()) all = all && starts.count(u) > 0;
-    it = all ? std::next(it) : starts.erase(it);
-  }
+  // A parameter read elsewhere in the fusion too (a slice beside the
+  // dynamic-slice, after multi-output fusion) stays a parameter for those
+  // reads; its dynamic-slices still become windows.
   // A root dynamic-update-slice of a parameter used nowhere else.
   const HloInstruction* root = f.root();
   if (root->opcode() == HloOpcode::kDynamicUpdateSlice) {

@@ -6,7 +6,8 @@
 // indices are scalar integer expressions of the fusion's scalar parameters
 // and constants, becomes a parameter of its own shape: a window into the
 // operand's memory, placed on every run at the offset those scalars give
-// (XLA's clamping included). The fusion is lowered with windows for
+// (XLA's clamping included); other reads of the parameter in the fusion
+// read it whole, as before. The fusion is lowered with windows for
 // parameters; its iGraphs never see a data-dependent address. (XLA's GPU
 // backend runs its dynamic-slice fusions the same way: a thunk shifts the
 // buffer addresses an otherwise static kernel gets.)

@@ -545,3 +545,39 @@ ENTRY e {{
             )
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
     assert "library %p = reduce-window" in exe.kernel_graph.to_text()
+
+
+def test_a_parameter_read_whole_and_through_a_window_in_one_fusion():
+    # What multi-output fusion makes of x[1] and x[i] (with JAX's
+    # wrap-around of a negative index): a slice and a dynamic-slice of one
+    # parameter in one fusion. The slice reads the parameter whole, the
+    # dynamic-slice a window of it.
+    text = """HloModule m
+f {
+  x = f32[4,5,6] parameter(0)
+  z = s32[] parameter(1)
+  i = s32[] parameter(2)
+  s = f32[1,5,6] slice(x), slice={[1:2], [0:5], [0:6]}
+  sb = f32[5,6] bitcast(s)
+  neg = pred[] compare(i, z), direction=LT
+  four = s32[] constant(4)
+  wrapped = s32[] add(i, four)
+  at = s32[] select(neg, wrapped, i)
+  d = f32[1,5,6] dynamic-slice(x, at, z, z), dynamic_slice_sizes={1,5,6}
+  db = f32[5,6] bitcast(d)
+  ROOT t = (f32[5,6], f32[5,6]) tuple(sb, db)
+}
+ENTRY e {
+  x = f32[4,5,6] parameter(0)
+  i = s32[] parameter(1)
+  z = s32[] constant(0)
+  ROOT r = (f32[5,6], f32[5,6]) fusion(x, z, i), kind=kLoop, calls=f
+}
+"""
+    x = np.random.default_rng(12).standard_normal((4, 5, 6)).astype(np.float32)
+    for i in (2, -1, 9):
+        exe = uir.compile(uir.hlo.parse_module(text), backend="cpu")
+        assert exe.fallbacks == [], exe.fallbacks
+        whole, window = exe(x, np.int32(i))
+        np.testing.assert_array_equal(whole, x[1])
+        np.testing.assert_array_equal(window, x[min(i + 4 if i < 0 else i, 3)])
