@@ -2,12 +2,14 @@
 #include "runtime/conv.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <memory>
 #include <vector>
 
 #include "runtime/gemm.h"
 #include "runtime/thread_pool.h"
+#include "support/machine.h"
 
 namespace uir::runtime {
 namespace {
@@ -133,15 +135,77 @@ class Conv {
            p_.out_feature == 1;
   }
 
+  // Output rows of up to this many features accumulate in registers or
+  // L1 of their own, stored once; wider ones accumulate in the output.
+  static constexpr int64_t kFewInputsRow = 256;
+
   void RunFewInputs() const {
-    const int64_t ig = p_.in_features, og = p_.out_features;
-    DirectRows(og, [&](T* dst, const T* src, int64_t w) {
-      for (int64_t i = 0; i < ig; ++i) {
-        const T x = src[i];
-        const T* kw = packed_.data() + (w * ig + i) * og;
-        for (int64_t f = 0; f < og; ++f) dst[f] += x * kw[f];
-      }
+    const int64_t og = p_.out_features;
+    if (og > kFewInputsRow) {
+      const int64_t ig = p_.in_features;
+      DirectRows(og, [&](T* dst, const T* src, int64_t w) {
+        for (int64_t i = 0; i < ig; ++i) {
+          const T x = src[i];
+          const T* kw = packed_.data() + (w * ig + i) * og;
+          for (int64_t f = 0; f < og; ++f) dst[f] += x * kw[f];
+        }
+      });
+      return;
+    }
+    // The rows' loop in a clone for the host's widest vectors with FMA,
+    // chosen at run time (the runtime itself is built for baseline x86-64).
+    static const int64_t vector = MachineModel::Host().vector_bytes;
+    const int64_t rows = p_.batch * positions_;
+    const int64_t grain = std::max<int64_t>(1, 4096 / std::max<int64_t>(1, og));
+    ParallelFor(rows, grain, [&](int64_t begin, int64_t end) {
+#if defined(__x86_64__)
+      if (vector >= 64) return FewInputsRowsAvx512(begin, end);
+      if (vector >= 32) return FewInputsRowsAvx2(begin, end);
+#endif
+      FewInputsRows(begin, end);
     });
+  }
+
+#if defined(__x86_64__)
+  __attribute__((target("avx512f,avx512vl,fma"))) void FewInputsRowsAvx512(int64_t begin,
+                                                                           int64_t end) const {
+    FewInputsRows(begin, end);
+  }
+  __attribute__((target("avx2,fma"))) void FewInputsRowsAvx2(int64_t begin, int64_t end) const {
+    FewInputsRows(begin, end);
+  }
+#endif
+
+  // Output rows [begin, end): each input element of each window position
+  // scales a row of the packed kernel into the row's accumulators.
+  __attribute__((always_inline)) void FewInputsRows(int64_t begin, int64_t end) const {
+    const int64_t ig = p_.in_features, og = p_.out_features;
+    T acc[kFewInputsRow];
+    for (int64_t r = begin; r < end; ++r) {
+      int64_t b;
+      std::array<int64_t, ConvPlan::kMaxSpatial> o{0, 0, 0}, k{0, 0, 0};
+      Position(r, b, o);
+      int64_t to = b * p_.out_batch;
+      for (int d = 0; d < p_.spatial; ++d) to += o[d] * p_.out_spatial[d];
+      for (int64_t f = 0; f < og; ++f) acc[f] = T(0);
+      const T* batch = in_ + b * p_.in_batch;
+      for (int64_t w = 0; w < window_positions_; ++w) {
+        int64_t at = 0;
+        if (InputAt(o, k, &at)) {
+          const T* src = batch + at;
+          for (int64_t i = 0; i < ig; ++i) {
+            const T x = src[i];
+            const T* kw = packed_.data() + (w * ig + i) * og;
+            for (int64_t f = 0; f < og; ++f) acc[f] += x * kw[f];
+          }
+        }
+        for (int d = p_.spatial - 1; d >= 0; --d) {
+          if (++k[d] < p_.window[d]) break;
+          k[d] = 0;
+        }
+      }
+      std::copy(acc, acc + og, out_ + to);
+    }
   }
 
   // The direct loops' frame: each output position's `width` contiguous
