@@ -3,7 +3,8 @@
 a*b+c is memory-bound (16 bytes moved per element); the transcendental
 chains move the same bytes, so on a machine whose math keeps up they take
 the same time. Each width runs in a fresh process with
-UIR_FLAGS=--cpu_vector_bits=N (256 forces AVX2 code on an AVX-512 host);
+UIR_FLAGS=--cpu_vector_bits=N (256 with UIR_CPU_ISA=avx2: AVX2 code, no
+AVX-512 instruction, on an AVX-512 host);
 jax.jit (XLA:CPU) runs beside it in the same process where installed."""
 
 from __future__ import annotations
@@ -52,6 +53,8 @@ def run() -> list[dict]:
     rows = []
     for bits in ("512", "256"):
         env = dict(os.environ, UIR_FLAGS=f"--cpu_vector_bits={bits}")
+        if bits == "256":
+            env["UIR_CPU_ISA"] = "avx2"  # as an AVX2 host: no AVX-512 instruction at all
         done = subprocess.run(
             [sys.executable, "-c", _CHILD, str(N)], env=env, capture_output=True, text=True
         )

@@ -15,7 +15,12 @@ struct HostInfo {
 };
 
 // Detects the host once (thread-safe) and returns the same object afterwards.
+// Under UIR_CPU_ISA=avx2 (or sse) the features beyond it are left out, and
+// kernels are compiled without them (IsaVectorLimitBytes).
 const HostInfo& GetHostInfo();
+
+// Whether the x86 feature `name` lies beyond what UIR_CPU_ISA allows.
+bool BeyondIsaLimit(const std::string& name);
 
 }  // namespace uir::codegen
 

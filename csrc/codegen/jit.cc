@@ -18,6 +18,7 @@
 #include "llvm/Transforms/IPO/GlobalDCE.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "support/error.h"
+#include "support/machine.h"
 
 namespace uir::codegen {
 namespace {
@@ -82,6 +83,12 @@ Jit::Jit(JitOptions options) : options_(options), impl_(std::make_unique<Impl>()
       << "opt_level must be 0..3, got " << options_.opt_level;
   InitializeNativeTargetOnce();
   auto jtmb = UnwrapLlvm(llvm::orc::JITTargetMachineBuilder::detectHost(), "detecting the host");
+  // UIR_CPU_ISA narrows the host: turning a feature off turns off every
+  // feature that implies it (-avx512f: all of AVX-512; -avx: AVX2, FMA...).
+  if (IsaVectorLimitBytes() > 0 && IsaVectorLimitBytes() < 64) {
+    jtmb.getFeatures().AddFeature("avx512f", false);
+    if (IsaVectorLimitBytes() < 32) jtmb.getFeatures().AddFeature("avx", false);
+  }
   jtmb.setCodeGenOptLevel(options_.opt_level == 0 ? llvm::CodeGenOptLevel::None
                                                   : llvm::CodeGenOptLevel::Aggressive);
   impl_->target_machine = UnwrapLlvm(jtmb.createTargetMachine(), "creating the target machine");

@@ -2,7 +2,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 #include <thread>
 
 namespace uir {
@@ -35,12 +38,17 @@ MachineModel MachineModel::Reference() {
 namespace {
 
 int64_t VectorBytes() {
+  int64_t bytes = 16;
 #if defined(__x86_64__)
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) return 64;
-  if (__builtin_cpu_supports("avx2")) return 32;
+  if (__builtin_cpu_supports("avx512f")) {
+    bytes = 64;
+  } else if (__builtin_cpu_supports("avx2")) {
+    bytes = 32;
+  }
 #endif
-  return 16;
+  const int64_t limit = IsaVectorLimitBytes();
+  return limit > 0 ? std::min(bytes, limit) : bytes;
 }
 
 MachineModel Detect() {
@@ -58,6 +66,18 @@ MachineModel Detect() {
 }
 
 }  // namespace
+
+int64_t IsaVectorLimitBytes() {
+  static const int64_t limit = [] {
+    const char* isa = std::getenv("UIR_CPU_ISA");
+    if (isa == nullptr) return int64_t{0};
+    const std::string name(isa);
+    if (name == "avx2") return int64_t{32};
+    if (name == "sse") return int64_t{16};
+    return int64_t{0};
+  }();
+  return limit;
+}
 
 const MachineModel& MachineModel::Host() {
   static const MachineModel kHost = Detect();

@@ -41,6 +41,12 @@ struct MachineModel {
   static MachineModel Reference();
 };
 
+// The widest vectors code may use, in bytes, when the environment variable
+// UIR_CPU_ISA narrows what the host offers: "avx2" (32; no AVX-512), "sse"
+// (16; no AVX at all), to compile and measure as on a narrower x86-64 host.
+// 0 when unset or "native".
+int64_t IsaVectorLimitBytes();
+
 }  // namespace uir
 
 #endif  // UIR_SUPPORT_MACHINE_H_
