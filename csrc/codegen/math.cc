@@ -207,23 +207,26 @@ llvm::Value* EmitExp(llvm::IRBuilder<>& b, llvm::Value* x) {
 
 namespace {
 
-// expm1 without its large-argument tail when `large` is false: then results
-// for x above `big` (60 in f32, 700 in f64) are wrong, for callers that
-// replace them (tanh).
-llvm::Value* Expm1(llvm::IRBuilder<>& b, llvm::Value* x, bool large) {
+// expm1 for every x when `full`; else only for x in [0, `big`] (60 in f32,
+// 700 in f64) and NaN, for a caller that replaces the rest and does not
+// need expm1(-0) = -0 (tanh, from 2|x|): no clamp, no large-argument tail,
+// no zero fix.
+llvm::Value* Expm1(llvm::IRBuilder<>& b, llvm::Value* x, bool full) {
   Consts k(b, x);
   // e^x - 1 = 2^n (e^r - 1) + (2^n - 1): expm1(r) by its series and the rest
   // exact, so small |x| (n = 0) keeps full relative accuracy. Past `big` the
   // -1 no longer matters and exp takes over; below `low` the result is -1.
   const double big = k.f64 ? 700.0 : 60.0, low = k.f64 ? -40.0 : -30.0;
-  llvm::Value* xc = Clamp(k, x, low, big);
+  llvm::Value* xc = full ? Clamp(k, x, low, big) : x;
   llvm::Value *n, *ni;
   llvm::Value* r = Reduce(k, xc, &n, &ni);
-  llvm::Value* t = b.CreateFMul(k.Poly(r, InverseFactorials(1, k.f64 ? 14 : 8)), r);
+  // |r| <= ln2/2: the f32 series' next term, r^8/8!, is under a quarter ulp.
+  llvm::Value* t = b.CreateFMul(k.Poly(r, InverseFactorials(1, k.f64 ? 14 : 7)), r);
   llvm::Value* s = k.Pow2(ni);
   // A NaN x makes t NaN, and so the result.
   llvm::Value* y = k.Fma(s, t, b.CreateFSub(s, k.F(1.0)));
-  if (large) y = b.CreateSelect(b.CreateFCmpOGT(x, k.F(big)), EmitExp(b, x), y);
+  if (!full) return y;
+  y = b.CreateSelect(b.CreateFCmpOGT(x, k.F(big)), EmitExp(b, x), y);
   // expm1(-0) is -0: the sum above gives +0 for either zero.
   return b.CreateSelect(b.CreateFCmpOEQ(x, k.F(0.0)), x, y);
 }
@@ -288,8 +291,10 @@ llvm::Value* EmitTanh(llvm::IRBuilder<>& b, llvm::Value* x) {
   // tanh |x| = e / (e + 2), e = expm1(2 |x|); 1 in the type beyond `one`.
   const double one = k.f64 ? 19.5 : 9.1;
   llvm::Value* a = b.CreateIntrinsic(llvm::Intrinsic::fabs, {k.t}, {x});
-  // Past `one` the result is replaced, so expm1 needs no large-argument tail.
-  llvm::Value* e = Expm1(b, b.CreateFMul(a, k.F(2.0)), /*large=*/false);
+  // Past `one` (and for infinities) the result is replaced, and copysign
+  // gives the zero's sign: expm1 needs no clamp, tail or zero fix. A NaN
+  // stays NaN through it.
+  llvm::Value* e = Expm1(b, b.CreateFMul(a, k.F(2.0)), /*full=*/false);
   llvm::Value* t = b.CreateFDiv(e, b.CreateFAdd(e, k.F(2.0)));
   t = b.CreateSelect(b.CreateFCmpOGT(a, k.F(one)), k.F(1.0), t);
   return b.CreateIntrinsic(llvm::Intrinsic::copysign, {k.t}, {t, x});
