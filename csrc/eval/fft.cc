@@ -13,6 +13,7 @@
 #include "eval/shape_ops.h"
 #include "eval/typed.h"
 #include "support/error.h"
+#include "support/integers.h"
 
 namespace uir::eval {
 namespace {
@@ -23,17 +24,6 @@ using C = std::complex<double>;
 constexpr int64_t kMaxDirectRadix = 64;
 // Eigen indexes its plans with int; the chirp squares indices in int64.
 constexpr int64_t kMaxLength = int64_t{1} << 29;
-
-int64_t LargestPrimeFactor(int64_t n) {
-  int64_t largest = 1;
-  for (int64_t p = 2; p * p <= n; ++p) {
-    while (n % p == 0) {
-      largest = p;
-      n /= p;
-    }
-  }
-  return n > 1 ? n : largest;
-}
 
 // Transforms lines of one length. Forward and unscaled throughout: the
 // inverse is conj(F(conj(x))) / n.

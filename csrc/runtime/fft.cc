@@ -5,11 +5,12 @@
 #include <complex>
 #include <cstring>
 #include <kissfft/kissfft.hh>
-#include <memory>
 #include <numbers>
+#include <optional>
 #include <vector>
 
 #include "runtime/thread_pool.h"
+#include "support/integers.h"
 
 namespace uir::runtime {
 namespace {
@@ -18,19 +19,9 @@ namespace {
 // factor p; above this one the chirp convolution is cheaper.
 constexpr int64_t kLargestDirectFactor = 61;
 
-int64_t LargestPrimeFactor(int64_t n) {
-  int64_t largest = 1;
-  for (int64_t p = 2; p * p <= n; ++p) {
-    while (n % p == 0) {
-      largest = p;
-      n /= p;
-    }
-  }
-  return std::max(largest, n);
-}
-
 // One unscaled 1-D transform of length n in one direction: out[k] =
-// sum_j in[j] e^{-+2 pi i jk/n}. Read-only once built, so threads share it.
+// sum_j in[j] e^{-+2 pi i jk/n}. KISS FFT's butterfly for factors past 5
+// writes a scratch buffer of the plan's own, so each worker runs a copy.
 template <typename T>
 class Line {
  public:
@@ -39,7 +30,7 @@ class Line {
   Line(int64_t n, bool inverse) : n_(n) {
     if (n <= 1) return;
     if (LargestPrimeFactor(n) <= kLargestDirectFactor) {
-      direct_ = std::make_unique<kissfft<T>>(static_cast<size_t>(n), inverse);
+      direct_.emplace(static_cast<size_t>(n), inverse);
       return;
     }
     // Bluestein: jk = (j^2 + k^2 - (k-j)^2) / 2, so with c_j = e^{-+pi i
@@ -47,8 +38,8 @@ class Line {
     // convolution of length m >= 2n - 1 done with power-of-two FFTs.
     m_ = 1;
     while (m_ < 2 * n - 1) m_ *= 2;
-    forward_ = std::make_unique<kissfft<T>>(static_cast<size_t>(m_), false);
-    backward_ = std::make_unique<kissfft<T>>(static_cast<size_t>(m_), true);
+    forward_.emplace(static_cast<size_t>(m_), false);
+    backward_.emplace(static_cast<size_t>(m_), true);
     chirp_.resize(static_cast<size_t>(n));
     const double sign = inverse ? 1.0 : -1.0;
     // q = j^2 mod 2n, stepped by (j+1)^2 = j^2 + 2j + 1: the angle stays
@@ -97,9 +88,9 @@ class Line {
 
  private:
   int64_t n_ = 0;
-  std::unique_ptr<kissfft<T>> direct_;
+  std::optional<kissfft<T>> direct_;
   int64_t m_ = 0;
-  std::unique_ptr<kissfft<T>> forward_, backward_;
+  std::optional<kissfft<T>> forward_, backward_;
   std::vector<std::complex<T>> chirp_, kernel_spectrum_;
 };
 
@@ -118,7 +109,8 @@ void TransformAxis(std::complex<T>* data, int64_t outer, int64_t n, int64_t inne
   const int64_t block = std::min(inner, kBlock);
   const int64_t blocks_per_outer = (inner + block - 1) / block;
   ParallelFor(outer * blocks_per_outer, Grain(n * block), [&](int64_t begin, int64_t end) {
-    std::vector<C> buffer(static_cast<size_t>((block + 1) * n + line.ScratchSize()));
+    const Line<T> own = line;
+    std::vector<C> buffer(static_cast<size_t>((block + 1) * n + own.ScratchSize()));
     C* lines = buffer.data();  // block lines of n, one after another
     C* out = lines + block * n;
     C* scratch = out + n;
@@ -130,7 +122,7 @@ void TransformAxis(std::complex<T>* data, int64_t outer, int64_t n, int64_t inne
         for (int64_t b = 0; b < width; ++b) lines[b * n + k] = at[k * inner + b];
       }
       for (int64_t b = 0; b < width; ++b) {
-        line.Run(lines + b * n, out, scratch);
+        own.Run(lines + b * n, out, scratch);
         std::copy(out, out + n, lines + b * n);
       }
       for (int64_t k = 0; k < n; ++k) {
@@ -182,8 +174,9 @@ void Run(const FftPlan& p, const void* in_v, void* out_v) {
       // the length, then the two interleaved spectra taken apart (KISS
       // FFT's transform_real packs the zero and Nyquist terms in the first).
       const int64_t m = last / 2;
-      const kissfft<T> packed(static_cast<size_t>(m), false);
+      const kissfft<T> plan(static_cast<size_t>(m), false);
       ParallelFor(rows, Grain(m), [&](int64_t begin, int64_t end) {
+        const kissfft<T> packed = plan;
         for (int64_t i = begin; i < end; ++i) {
           C* o = out + i * half;
           packed.transform_real(in + i * last, o);
@@ -194,12 +187,13 @@ void Run(const FftPlan& p, const void* in_v, void* out_v) {
       });
     } else {
       ParallelFor(rows, Grain(last), [&](int64_t begin, int64_t end) {
-        std::vector<C> buffer(static_cast<size_t>(2 * last + line.ScratchSize()));
+        const Line<T> own = line;
+        std::vector<C> buffer(static_cast<size_t>(2 * last + own.ScratchSize()));
         C* row = buffer.data();
         C* spectrum = row + last;
         for (int64_t i = begin; i < end; ++i) {
           for (int64_t k = 0; k < last; ++k) row[k] = C(in[i * last + k], 0);
-          line.Run(row, spectrum, spectrum + last);
+          own.Run(row, spectrum, spectrum + last);
           std::copy(spectrum, spectrum + half, out + i * half);
         }
       });
@@ -222,13 +216,14 @@ void Run(const FftPlan& p, const void* in_v, void* out_v) {
   }
   T* out = static_cast<T*>(out_v);
   ParallelFor(rows, Grain(last), [&](int64_t begin, int64_t end) {
-    std::vector<C> buffer(static_cast<size_t>(2 * last + line.ScratchSize()));
+    const Line<T> own = line;
+    std::vector<C> buffer(static_cast<size_t>(2 * last + own.ScratchSize()));
     C* whole = buffer.data();
     C* signal = whole + last;
     for (int64_t i = begin; i < end; ++i) {
       const C* h = spectrum.data() + i * half;
       for (int64_t k = 0; k < last; ++k) whole[k] = k < half ? h[k] : std::conj(h[last - k]);
-      line.Run(whole, signal, signal + last);
+      own.Run(whole, signal, signal + last);
       for (int64_t k = 0; k < last; ++k) out[i * last + k] = signal[k].real() * scale;
     }
   });

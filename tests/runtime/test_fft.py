@@ -129,3 +129,13 @@ def test_the_plan_is_shown_in_the_thunk_listing():
         t for t in exe.thunk_text.splitlines() if " fft " in t or t.strip().startswith("fft")
     ]
     assert "rfft f32 [6x10] x 4" in line, exe.thunk_text
+
+
+@pytest.mark.parametrize("lengths", [[61], [4, 61, 67], [14, 22]])
+def test_lines_of_generic_radices_run_on_every_worker_at_once(lengths):
+    # KISS FFT's butterfly for factors past 5 keeps a scratch buffer in the
+    # plan: each worker runs a copy of its own. Many lines, so every thread
+    # works at once.
+    batch = [max(2, 40000 // int(np.prod(lengths)))]
+    for kind in ("FFT", "IRFFT"):
+        _check(kind, "f32", batch, lengths, seed=len(lengths))
