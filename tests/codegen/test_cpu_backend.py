@@ -24,17 +24,13 @@ CORE = sorted(r["file"] for r in manifest_rows() if r["cpu_class"] == "core")
 
 # What still runs on the evaluator in the core corpus, by reason (each a
 # node listed in Executable.fallbacks; a new reason fails the walk): all-
-# reduces across several replicas, arrays of dynamic size, a variadic
-# scatter (an argmax by scatter), a bitcast-convert that packs s4 pairs
-# into s8, and a reducer that is no single fold op (a logical or of
-# nonzero floats).
+# reduces across several replicas, arrays of dynamic size, and a variadic
+# scatter (an argmax by scatter).
 ALLOWED_FALLBACKS = (
     "all-reduce",
     "no lowering for all-reduce",
     "dynamic shapes",
     "no lowering for scatter",
-    "bitcast-convert from s4",
-    "reducer %",
 )
 
 # Tolerances, per dtype: integers and pred exact; f32/f64 rtol 1e-4 and
