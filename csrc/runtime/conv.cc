@@ -181,6 +181,32 @@ class Conv {
   __attribute__((always_inline)) void FewInputsRows(int64_t begin, int64_t end) const {
     const int64_t ig = p_.in_features, og = p_.out_features;
     T acc[kFewInputsRow];
+    // Each window position's input offset from the window's origin, for
+    // output positions whose window lies wholly inside an undilated input.
+    std::vector<int64_t> tap(static_cast<size_t>(window_positions_));
+    bool undilated = true;
+    {
+      std::array<int64_t, ConvPlan::kMaxSpatial> k{0, 0, 0};
+      for (int64_t w = 0; w < window_positions_; ++w) {
+        int64_t offset = 0;
+        for (int d = 0; d < p_.spatial; ++d) {
+          offset += k[d] * p_.window_dilation[d] * p_.in_spatial[d];
+        }
+        tap[static_cast<size_t>(w)] = offset;
+        for (int d = p_.spatial - 1; d >= 0; --d) {
+          if (++k[d] < p_.window[d]) break;
+          k[d] = 0;
+        }
+      }
+      for (int d = 0; d < p_.spatial; ++d) undilated = undilated && p_.base_dilation[d] == 1;
+    }
+    auto add = [&](const T* src, int64_t w) {
+      for (int64_t i = 0; i < ig; ++i) {
+        const T x = src[i];
+        const T* kw = packed_.data() + (w * ig + i) * og;
+        for (int64_t f = 0; f < og; ++f) acc[f] += x * kw[f];
+      }
+    };
     for (int64_t r = begin; r < end; ++r) {
       int64_t b;
       std::array<int64_t, ConvPlan::kMaxSpatial> o{0, 0, 0}, k{0, 0, 0};
@@ -189,19 +215,26 @@ class Conv {
       for (int d = 0; d < p_.spatial; ++d) to += o[d] * p_.out_spatial[d];
       for (int64_t f = 0; f < og; ++f) acc[f] = T(0);
       const T* batch = in_ + b * p_.in_batch;
-      for (int64_t w = 0; w < window_positions_; ++w) {
-        int64_t at = 0;
-        if (InputAt(o, k, &at)) {
-          const T* src = batch + at;
-          for (int64_t i = 0; i < ig; ++i) {
-            const T x = src[i];
-            const T* kw = packed_.data() + (w * ig + i) * og;
-            for (int64_t f = 0; f < og; ++f) acc[f] += x * kw[f];
-          }
+      bool inside = undilated;
+      int64_t origin = 0;
+      for (int d = 0; d < p_.spatial && inside; ++d) {
+        const int64_t first = o[d] * p_.stride[d] - p_.pad_low[d];
+        const int64_t last = first + (p_.window[d] - 1) * p_.window_dilation[d];
+        inside = first >= 0 && last < p_.in_size[d];
+        origin += first * p_.in_spatial[d];
+      }
+      if (inside) {
+        for (int64_t w = 0; w < window_positions_; ++w) {
+          add(batch + origin + tap[static_cast<size_t>(w)], w);
         }
-        for (int d = p_.spatial - 1; d >= 0; --d) {
-          if (++k[d] < p_.window[d]) break;
-          k[d] = 0;
+      } else {
+        for (int64_t w = 0; w < window_positions_; ++w) {
+          int64_t at = 0;
+          if (InputAt(o, k, &at)) add(batch + at, w);
+          for (int d = p_.spatial - 1; d >= 0; --d) {
+            if (++k[d] < p_.window[d]) break;
+            k[d] = 0;
+          }
         }
       }
       std::copy(acc, acc + og, out_ + to);
