@@ -1,8 +1,9 @@
 // The library arg-reduce. Along a contiguous reduced dimension each line
-// takes two passes: the extreme value (NaN-aware) with independent lanes
-// the compiler vectorizes, then the first index holding it. Otherwise the
-// line's best value and index are kept per element of a contiguous kept
-// dimension (the loop over it vectorizes), or per line.
+// is folded chunk by chunk by value alone (NaN-aware, in vector lanes, in
+// an AVX2 or AVX-512 clone where the host has one), then the first index
+// holding the extreme is found in the first chunk that reached it.
+// Otherwise the line's best value and index are kept per element of a
+// contiguous kept dimension (the loop over it vectorizes), or per line.
 #include "runtime/arg_reduce.h"
 
 #include <algorithm>
