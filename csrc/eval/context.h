@@ -35,6 +35,8 @@ class Context {
 // associative op (add, multiply, maximum, minimum, and, or), that opcode:
 // folds over it can run as typed loops.
 std::optional<hlo::HloOpcode> SimpleReducer(const hlo::HloComputation& c);
+// SimpleReducer's ops and xor: the reducers kernels fold with one op.
+std::optional<hlo::HloOpcode> KernelFoldReducer(const hlo::HloComputation& c);
 
 }  // namespace uir::eval
 

@@ -606,6 +606,17 @@ std::optional<HloOpcode> SimpleReducer(const HloComputation& c) {
   return r->opcode();
 }
 
+std::optional<HloOpcode> KernelFoldReducer(const HloComputation& c) {
+  if (std::optional<HloOpcode> op = SimpleReducer(c)) return op;
+  const HloInstruction* r = c.root();
+  if (c.num_parameters() == 2 && r->opcode() == HloOpcode::kXor &&
+      r->operand(0)->opcode() == HloOpcode::kParameter &&
+      r->operand(1)->opcode() == HloOpcode::kParameter && r->operand(0) != r->operand(1)) {
+    return HloOpcode::kXor;
+  }
+  return std::nullopt;
+}
+
 Literal EvaluateComputation(const HloComputation& computation,
                             const std::vector<const Literal*>& args, const Participant& self) {
   return Evaluator(self).Call(computation, args);

@@ -463,14 +463,7 @@ int Builder::Compute(const HloInstruction* inst, const IndexMap& map, bool reduc
 
 int Builder::Reduce(const HloInstruction* inst, const IndexMap& map, TileOp op) {
   const HloComputation* f = inst->attributes().Get<HloComputation*>(hlo::AttrKey::kToApply);
-  std::optional<HloOpcode> reducer = eval::SimpleReducer(*f);
-  // Exclusive or folds like the others (associative, with identity 0).
-  const HloInstruction* r = f->root();
-  if (!reducer && f->num_parameters() == 2 && r->opcode() == HloOpcode::kXor &&
-      r->operand(0)->opcode() == HloOpcode::kParameter &&
-      r->operand(1)->opcode() == HloOpcode::kParameter && r->operand(0) != r->operand(1)) {
-    reducer = HloOpcode::kXor;
-  }
+  const std::optional<HloOpcode> reducer = eval::KernelFoldReducer(*f);
   if (!reducer) Fail("reducer %" + f->name() + " is not add, mul, max, min, and, or or xor");
   // A complex sum is the sums of its parts; no other fold is.
   if (part_ >= 0 && *reducer != HloOpcode::kAdd) Fail("complex values (%" + inst->name() + ")");

@@ -20,24 +20,15 @@ using hlo::HloOpcode;
 // the level's kernel.
 constexpr int64_t kRunsPerLevel = 16;
 
-// One exclusive-or of the two parameters: kernels fold it like add.
-bool IsXorFold(const HloComputation& f) {
-  const HloInstruction* r = f.root();
-  return f.num_parameters() == 2 && r->opcode() == HloOpcode::kXor &&
-         r->operand(0)->opcode() == HloOpcode::kParameter &&
-         r->operand(1)->opcode() == HloOpcode::kParameter && r->operand(0) != r->operand(1);
-}
-
 bool Expandable(const HloInstruction& r) {
   if (r.opcode() != HloOpcode::kReduce || r.is_removed()) return false;
   if (!r.control_predecessors().empty() || !r.control_successors().empty()) return false;
   const auto* f = r.attributes().Get<HloComputation*>(AttrKey::kToApply);
   const int64_t n = r.operand_count() / 2;
   if (!IsScalarElementwise(*f, /*tuple_root=*/n > 1)) return false;
-  if (n == 1 && IsXorFold(*f)) return false;
   if (n == 1) {
     // Kernels fold one op; of complex values, only a sum (part by part).
-    const std::optional<HloOpcode> op = eval::SimpleReducer(*f);
+    const std::optional<HloOpcode> op = eval::KernelFoldReducer(*f);
     if (op && (*op == HloOpcode::kAdd || !hlo::IsComplex(r.shape().element_type()))) return false;
   }
   const auto& dims = r.attributes().Get<std::vector<int64_t>>(AttrKey::kDimensions);
