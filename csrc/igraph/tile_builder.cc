@@ -37,6 +37,8 @@ std::optional<IndexMap> Unravel(const Linear& l, const std::vector<int64_t>& siz
   for (int64_t q = static_cast<int64_t>(k) - 2; q >= 0; --q) place[q] = place[q + 1] * sizes[q + 1];
   IndexMap digits(k, Zero(extents.size()));
   if (k == 0) return digits;
+  // An array of no elements: no index reaches it, any map will do.
+  if (std::find(sizes.begin(), sizes.end(), 0) != sizes.end()) return digits;
   if (l.constant < 0) return std::nullopt;
   int64_t rest = l.constant;
   for (size_t q = 0; q < k; ++q) {

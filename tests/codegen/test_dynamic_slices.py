@@ -7,6 +7,8 @@ the block stays inside the operand; both must agree with the evaluator."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -581,3 +583,20 @@ ENTRY e {
         whole, window = exe(x, np.int32(i))
         np.testing.assert_array_equal(whole, x[1])
         np.testing.assert_array_equal(window, x[min(i + 4 if i < 0 else i, 3)])
+
+
+def test_a_loop_over_windows_of_no_elements_compiles_and_runs():
+    path = Path(__file__).parent.parent / "data" / "empty_window_loop.hlo"
+    module = uir.hlo.parse_module(path.read_text())
+    rng = np.random.default_rng(2)
+    args = [
+        rng.standard_normal((3, 1, 1)).astype(np.float32),
+        np.zeros((0, 3, 2), np.int32),
+        rng.integers(0, 9, (3, 1, 1)).astype(np.int32),
+        np.zeros((0, 3, 0, 2), np.float32),
+        np.zeros((0, 3, 0, 2), np.int32),
+    ]
+    exe = uir.compile(module, backend="cpu")
+    assert exe.fallbacks == []
+    for got, want in zip(exe(*args), (args[0], args[2]), strict=True):
+        np.testing.assert_array_equal(got, want)

@@ -64,6 +64,7 @@ const std::vector<algsimp::Rule>& RulesFor(hlo::HloOpcode op) {
     case hlo::HloOpcode::kReverse:
     case hlo::HloOpcode::kBitcast:
     case hlo::HloOpcode::kBitcastConvert:
+    case hlo::HloOpcode::kDynamicSlice:
       return algsimp::ShapeRules();
     case hlo::HloOpcode::kDot:
     case hlo::HloOpcode::kConvolution:

@@ -1,6 +1,6 @@
 // algsimp, shape family: reshape, transpose, broadcast, slice, concatenate,
-// pad, convert, copy and reverse that do nothing, and chains that compose
-// into one op.
+// pad, convert, copy and reverse that do nothing, chains that compose into
+// one op, and dynamic-slices at constant starts (slices).
 #include <algorithm>
 
 #include "passes/algsimp/algsimp.h"
@@ -101,6 +101,33 @@ HloInstruction* Slice(HloInstruction* i, hlo::ComputationBuilder& b) {
   AttributeMap attrs;
   attrs.Set(AttrKey::kSlice, std::move(composed));
   return b.Add(HloOpcode::kSlice, {x->operand(0)}, std::move(attrs), i->shape());
+}
+
+// A dynamic-slice whose start indices are all constants -> the slice it
+// reads: each start clamped into [0, dimension - size], as it would be.
+HloInstruction* ConstantDynamicSlice(HloInstruction* i, hlo::ComputationBuilder& b) {
+  if (i->opcode() != HloOpcode::kDynamicSlice) return nullptr;
+  HloInstruction* x = i->operand(0);
+  if (!x->shape().IsArray() || i->operand_count() != x->shape().rank() + 1) return nullptr;
+  std::vector<hlo::SliceRange> ranges;
+  for (int64_t d = 0; d < x->shape().rank(); ++d) {
+    const HloInstruction* start = i->operand(d + 1);
+    if (start->opcode() != HloOpcode::kConstant || !start->has_literal()) return nullptr;
+    const hlo::PrimitiveType t = start->shape().element_type();
+    const int64_t size = i->shape().dimensions(d);
+    const int64_t last = x->shape().dimensions(d) - size;
+    int64_t at = 0;
+    if (hlo::IsUnsigned(t)) {
+      at = static_cast<int64_t>(
+          std::min<uint64_t>(start->literal().GetUint64(0), static_cast<uint64_t>(last)));
+    } else {
+      at = std::clamp<int64_t>(start->literal().GetInt64(0), 0, last);
+    }
+    ranges.push_back({at, at + size, 1});
+  }
+  AttributeMap attrs;
+  attrs.Set(AttrKey::kSlice, std::move(ranges));
+  return b.Add(HloOpcode::kSlice, {x}, std::move(attrs), i->shape());
 }
 
 // concatenate(x) -> x; empty operands dropped.
@@ -273,8 +300,8 @@ HloInstruction* Bitcast(HloInstruction* i, hlo::ComputationBuilder& b) {
 
 const std::vector<Rule>& ShapeRules() {
   static const std::vector<Rule> kRules = {
-      Reshape, Transpose, Broadcast,          Slice,          Concatenate, Pad, Identity,
-      Reverse, Bitcast,   CuttingInteriorPad, SubBytePacking,
+      Reshape, Transpose, Broadcast,          Slice,          Concatenate,          Pad, Identity,
+      Reverse, Bitcast,   CuttingInteriorPad, SubBytePacking, ConstantDynamicSlice,
   };
   return kRules;
 }
