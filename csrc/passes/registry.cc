@@ -21,6 +21,7 @@
 #include "passes/layout_normalization.h"
 #include "passes/map_inliner.h"
 #include "passes/reduce_expander.h"
+#include "passes/scatter_expander.h"
 #include "passes/tuple_simplifier.h"
 #include "passes/while_loop_simplifier.h"
 #include "schedule/passes.h"
@@ -55,6 +56,7 @@ const std::map<std::string, Factory>& Table() {
       {"dot-chain-fusion", Make<DotChainFusion>()},
       {"priority-fusion", Make<PriorityFusion>()},
       {"reduce-expander", Make<ReduceExpander>()},
+      {"scatter-expander", Make<ScatterExpander>()},
       {"tuple-simplifier", Make<TupleSimplifier>()},
       {"while-loop-simplifier", Make<WhileLoopSimplifier>()},
   };
@@ -93,6 +95,7 @@ void AddSimplification(HloPassPipeline& pipeline) {
   p->Add<CallInliner>();
   p->Add<LibraryDefuser>();
   p->Add<MapInliner>();
+  p->Add<ScatterExpander>();
   p->Add<BatchNormExpander>();
   HloPassPipeline* simplify = p->AddFixedPoint("simplification");
   simplify->Add<AlgebraicSimplifier>();

@@ -267,6 +267,7 @@ PASSES = [
     "call-inliner",
     "map-inliner",
     "reduce-expander",
+    "scatter-expander",  # random modules hold none: tests/passes/test_scatter_expander.py
     "priority-fusion",
     "multi-output-fusion",
     "dot-chain-fusion",

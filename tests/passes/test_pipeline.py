@@ -61,10 +61,11 @@ def test_pipeline_runs_on_a_copy_and_simplifies():
 def test_trace_records_each_pass():
     m = uir.hlo.parse_module(SOFTMAXISH)
     out, records = uir.passes.default_pipeline().run(m, trace=True)
-    assert [r.name for r in records][:4] == [
+    assert [r.name for r in records][:5] == [
         "call-inliner",
         "library-defuser",
         "map-inliner",
+        "scatter-expander",
         "batchnorm_expander",
     ]
     first = records[0]
