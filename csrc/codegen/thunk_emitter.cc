@@ -302,6 +302,13 @@ class Emitter {
       out.push_back(std::move(thunk));
       return;
     }
+    if (const std::optional<igraph::NodeRng> r = igraph::RngOf(n)) {
+      auto thunk =
+          runtime::RngThunk::Create(n.name, r->plan, SliceOf(r->a), SliceOf(r->b), SliceOf(r->out));
+      thunk->set_bytes_moved(r->out.bytes);
+      out.push_back(std::move(thunk));
+      return;
+    }
     if (const std::optional<igraph::NodeWindow> w = igraph::WindowOf(n)) {
       auto thunk = runtime::WindowThunk::Create(n.name, w->plan, SliceOf(w->input),
                                                 SliceOf(w->init), SliceOf(w->out));

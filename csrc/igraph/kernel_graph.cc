@@ -509,6 +509,8 @@ void KernelGraph::LowerComputation(const hlo::HloComputation& computation) {
       node.kind = NodeKind::kLibrary;  // runtime::RunFft, on the buffers
     } else if (op == HloOpcode::kRngBitGenerator && RngBitsOf(node)) {
       node.kind = NodeKind::kLibrary;  // runtime::RunRngBits, on the buffers
+    } else if (op == HloOpcode::kRng && RngOf(node)) {
+      node.kind = NodeKind::kLibrary;  // runtime::RunRng, on the buffers
     } else if (IsDynamicCopy(*inst) && node.outputs.size() == 1 &&
                node.inputs.size() == static_cast<size_t>(inst->operand_count())) {
       node.kind = NodeKind::kCopy;  // a block copied at start indices read on each run

@@ -270,6 +270,13 @@ struct NodeRngBits {
   DramTensor state_in, state_out, bits;
 };
 std::optional<NodeRngBits> RngBitsOf(const KernelNode& node);
+// An rng node as the runtime draws it (runtime/rng_bits.h): scalar bounds
+// of the result's type, a row-major result, keyed by the node's name.
+struct NodeRng {
+  runtime::RngPlan plan;
+  DramTensor a, b, out;
+};
+std::optional<NodeRng> RngOf(const KernelNode& node);
 // The argmax or argmin of a lone variadic reduce node as the runtime runs
 // it (runtime/arg_reduce.h): values and an iota along the one reduced
 // dimension, reduced by a computation that picks, between the accumulated

@@ -519,7 +519,7 @@ std::string EvaluatorWork(const KernelNode& n, const buffers::BufferAssignment& 
   }
   if (n.kind == NodeKind::kFallback) return n.reason.empty() ? op + " on the evaluator" : n.reason;
   if (n.kind == NodeKind::kLibrary && (ArgReduceOf(n) || WindowOf(n) || SortOf(n) || GatherOf(n) ||
-                                       ScatterOf(n) || FftOf(n) || RngBitsOf(n))) {
+                                       ScatterOf(n) || FftOf(n) || RngBitsOf(n) || RngOf(n))) {
     return "";
   }
   if (n.kind == NodeKind::kLibrary && inst != nullptr &&

@@ -126,6 +126,34 @@ std::optional<NodeRngBits> RngBitsOf(const KernelNode& n) {
   return r;
 }
 
+std::optional<NodeRng> RngOf(const KernelNode& n) {
+  const HloInstruction* inst = n.instruction;
+  if (inst == nullptr || inst->opcode() != HloOpcode::kRng || n.inputs.size() != 2 ||
+      n.outputs.size() != 1 || !n.igraphs.empty()) {
+    return std::nullopt;
+  }
+  NodeRng r{{}, n.inputs[0], n.inputs[1], n.outputs[0]};
+  const hlo::PrimitiveType t = r.out.shape.element_type();
+  if (r.a.shape.element_type() != t || r.b.shape.element_type() != t ||
+      r.a.shape.element_count() != 1 || r.b.shape.element_count() != 1 ||
+      !IsRowMajorTensor(r.out)) {
+    return std::nullopt;
+  }
+  const auto dist =
+      inst->attributes().GetEnum<hlo::RandomDistribution>(hlo::AttrKey::kDistribution);
+  r.plan.distribution = dist == hlo::RandomDistribution::kNormal
+                            ? runtime::RngDistribution::kNormal
+                            : runtime::RngDistribution::kUniform;
+  r.plan.type = t;
+  r.plan.elements = r.out.shape.element_count();
+  // FNV-1a of the name: each rng of a module draws its own numbers.
+  uint64_t key = 0xCBF29CE484222325ull;
+  for (unsigned char ch : inst->name()) key = (key ^ ch) * 0x100000001B3ull;
+  r.plan.key = key;
+  if (!r.plan.Invalid().empty()) return std::nullopt;
+  return r;
+}
+
 std::optional<NodeWindow> WindowOf(const KernelNode& n) {
   const HloInstruction* inst = n.instruction;
   if (inst == nullptr || inst->opcode() != HloOpcode::kReduceWindow || inst->operand_count() != 2 ||

@@ -58,6 +58,23 @@ void RngBitsThunk::Execute(const ExecuteParams& params) const {
              reinterpret_cast<uint64_t*>(params.At(state_out_)), params.At(bits_));
 }
 
+std::unique_ptr<RngThunk> RngThunk::Create(std::string name, const RngPlan& plan,
+                                           const BufferSlice& a, const BufferSlice& b,
+                                           const BufferSlice& out) {
+  CheckSlices(name, {a, b, out});
+  const std::string invalid = plan.Invalid();
+  UIR_CHECK(invalid.empty()) << "rng thunk " << name << ": " << invalid;
+  const int64_t bytes = hlo::StorageBytes(plan.type);
+  UIR_CHECK(a.size >= bytes && b.size >= bytes && out.size >= plan.elements * bytes)
+      << "rng thunk " << name << ": slices too small for " << plan.ToString();
+  return std::unique_ptr<RngThunk>(new RngThunk(std::move(name), plan, a, b, out));
+}
+
+void RngThunk::Execute(const ExecuteParams& params) const {
+  RunRng(plan_, params.At(a_), params.At(b_), params.At(out_),
+         draws_.fetch_add(1, std::memory_order_relaxed));
+}
+
 std::unique_ptr<ArgReduceThunk> ArgReduceThunk::Create(std::string name, const ArgReducePlan& plan,
                                                        const BufferSlice& values,
                                                        const BufferSlice& init_value,

@@ -5,6 +5,7 @@
 #ifndef UIR_RUNTIME_LIBRARY_THUNKS_H_
 #define UIR_RUNTIME_LIBRARY_THUNKS_H_
 
+#include <atomic>
 #include <memory>
 #include <string>
 
@@ -145,6 +146,33 @@ class RngBitsThunk final : public Thunk {
 
   RngBitsPlan plan_;
   BufferSlice state_in_, state_out_, bits_;
+};
+
+// An rng thunk: RunRng from its two scalar operands into the array, each
+// run its next draw (the count is the thunk's own: every executable's rng
+// draws its own sequence, run after run).
+class RngThunk final : public Thunk {
+ public:
+  static std::unique_ptr<RngThunk> Create(std::string name, const RngPlan& plan,
+                                          const BufferSlice& a, const BufferSlice& b,
+                                          const BufferSlice& out);
+  const RngPlan& plan() const { return plan_; }
+  void Execute(const ExecuteParams& params) const override;
+
+ private:
+  RngThunk(std::string name, const RngPlan& plan, const BufferSlice& a, const BufferSlice& b,
+           const BufferSlice& out)
+      : Thunk(Kind::kRng, std::move(name),
+              {BufferUse::Read(a), BufferUse::Read(b), BufferUse::Write(out)}),
+        plan_(plan),
+        a_(a),
+        b_(b),
+        out_(out) {}
+  std::string Details() const override { return plan_.ToString(); }
+
+  RngPlan plan_;
+  BufferSlice a_, b_, out_;
+  mutable std::atomic<uint64_t> draws_{0};
 };
 
 // A gather thunk: RunGather over the operand, the start indices and the

@@ -1,8 +1,11 @@
 #include "runtime/rng_bits.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <numbers>
 
+#include "runtime/narrow_float.h"
 #include "runtime/thread_pool.h"
 
 namespace uir::runtime {
@@ -60,7 +63,123 @@ void Store(uint8_t* out, int64_t i, int bytes, uint64_t v) {
 
 constexpr int64_t kGrain = 4096;
 
+using hlo::PrimitiveType;
+
+bool IsRngFloat(PrimitiveType t) {
+  return t == PrimitiveType::kF16 || t == PrimitiveType::kBF16 || t == PrimitiveType::kF32 ||
+         t == PrimitiveType::kF64;
+}
+
+bool IsRngInteger(PrimitiveType t) {
+  return (hlo::IsSigned(t) || hlo::IsUnsigned(t)) && hlo::BitWidth(t) >= 8 &&
+         hlo::BitWidth(t) == 8 * hlo::StorageBytes(t);
+}
+
+// A scalar float of `type` at `at`, exactly, as a double.
+double FloatAt(PrimitiveType type, const void* at) {
+  if (type == PrimitiveType::kF64) return *static_cast<const double*>(at);
+  if (type == PrimitiveType::kF32) return *static_cast<const float*>(at);
+  float wide = 0;
+  WidenToF32(type, at, 1, &wide);
+  return wide;
+}
+
+// A scalar integer of `type` at `at`, sign- or zero-extended to 64 bits.
+uint64_t IntegerAt(PrimitiveType type, const void* at) {
+  const int bytes = static_cast<int>(hlo::StorageBytes(type));
+  uint64_t v = 0;
+  std::memcpy(&v, at, static_cast<size_t>(bytes));
+  if (hlo::IsSigned(type) && bytes < 8 && (v >> (8 * bytes - 1)) != 0)
+    v |= ~uint64_t{0} << (8 * bytes);
+  return v;
+}
+
+// The value of `type` just below the one whose bits are `bits` (floats of
+// any width order as sign and magnitude).
+uint64_t BitsBelow(uint64_t bits, int width) {
+  const uint64_t sign = uint64_t{1} << (width - 1);
+  const uint64_t magnitude = bits & (sign - 1);
+  if (magnitude == 0) return sign | 1;  // below zero: the smallest negative
+  return (bits & sign) != 0 ? bits + 1 : bits - 1;
+}
+
+double Uniform53(uint64_t bits) { return static_cast<double>(bits >> 11) * 0x1.0p-53; }
+
 }  // namespace
+
+std::string RngPlan::Invalid() const {
+  if (elements < 0) return "a negative element count";
+  if (distribution == RngDistribution::kNormal && !IsRngFloat(type)) {
+    return "normal draws of " + std::string(hlo::PrimitiveTypeName(type));
+  }
+  if (!IsRngFloat(type) && !IsRngInteger(type)) {
+    return "draws of " + std::string(hlo::PrimitiveTypeName(type));
+  }
+  return "";
+}
+
+std::string RngPlan::ToString() const {
+  return std::string(distribution == RngDistribution::kNormal ? "normal " : "uniform ") +
+         std::string(hlo::PrimitiveTypeName(type)) + " x " + std::to_string(elements);
+}
+
+void RunRng(const RngPlan& plan, const void* a_at, const void* b_at, void* out_v, uint64_t draw) {
+  auto* out = static_cast<uint8_t*>(out_v);
+  const PrimitiveType t = plan.type;
+  const int bytes = static_cast<int>(hlo::StorageBytes(t));
+  const uint32_t k0 = static_cast<uint32_t>(plan.key), k1 = static_cast<uint32_t>(plan.key >> 32);
+  const uint32_t d0 = static_cast<uint32_t>(draw), d1 = static_cast<uint32_t>(draw >> 32);
+  auto block = [&](int64_t i) {
+    const auto c = static_cast<uint64_t>(i);
+    const Words4 w =
+        Philox(k0, k1, static_cast<uint32_t>(c), static_cast<uint32_t>(c >> 32), d0, d1);
+    return std::pair<uint64_t, uint64_t>{uint64_t{w.w[0]} | (uint64_t{w.w[1]} << 32),
+                                         uint64_t{w.w[2]} | (uint64_t{w.w[3]} << 32)};
+  };
+  if (IsRngInteger(t)) {
+    const uint64_t a = IntegerAt(t, a_at), b = IntegerAt(t, b_at);
+    const bool empty =
+        hlo::IsSigned(t) ? static_cast<int64_t>(b) <= static_cast<int64_t>(a) : b <= a;
+    const uint64_t range = b - a;  // modulo 2^64: the width, as unsigned
+    ParallelFor(plan.elements, kGrain, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        Store(out, i, bytes, empty ? a : a + block(i).first % range);
+      }
+    });
+    return;
+  }
+  const double a = FloatAt(t, a_at), b = FloatAt(t, b_at);
+  const bool normal = plan.distribution == RngDistribution::kNormal;
+  // The largest value below b (not below a), for a uniform draw that rounds up to b.
+  uint64_t b_bits = 0;
+  std::memcpy(&b_bits, b_at, static_cast<size_t>(bytes));
+  uint64_t below = BitsBelow(b_bits, 8 * bytes);
+  if (!(FloatAt(t, &below) >= a)) std::memcpy(&below, a_at, static_cast<size_t>(bytes));
+  ParallelFor(plan.elements, kGrain, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      const auto [r0, r1] = block(i);
+      double v;
+      if (normal) {
+        const double u1 = 1.0 - Uniform53(r0), u2 = Uniform53(r1);
+        v = a + b * std::sqrt(-2.0 * std::log(u1)) * std::cos(2 * std::numbers::pi * u2);
+      } else {
+        v = a + (b - a) * Uniform53(r0);
+      }
+      uint64_t stored = 0;
+      if (t == PrimitiveType::kF64) {
+        std::memcpy(&stored, &v, 8);
+      } else if (t == PrimitiveType::kF32) {
+        const auto f = static_cast<float>(v);
+        std::memcpy(&stored, &f, 4);
+      } else {
+        const auto f = static_cast<float>(v);
+        NarrowFromF32(t, &f, 1, &stored);
+      }
+      if (!normal && b > a && !(FloatAt(t, &stored) < b)) stored = below;
+      Store(out, i, bytes, stored);
+    }
+  });
+}
 
 int64_t RngBitsPlan::Elements() const {
   int64_t n = 1;

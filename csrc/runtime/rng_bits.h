@@ -1,12 +1,15 @@
 // The library rng-bit-generator: counter-based random bits (Philox-4x32-10
 // or Threefry-2x32-20) laid out as XLA's RngBitGeneratorExpander lays them
-// out, described by numbers only, over the worker threads.
+// out, described by numbers only, over the worker threads; and the rng op's
+// draws (uniform or normal), from the same Philox blocks.
 #ifndef UIR_RUNTIME_RNG_BITS_H_
 #define UIR_RUNTIME_RNG_BITS_H_
 
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "hlo/primitive_type.h"
 
 namespace uir::runtime {
 
@@ -37,6 +40,32 @@ struct RngBitsPlan {
 // Runs `plan`: `state_in` and `state_out` hold state_words words (they may
 // be the same memory); `bits` the array.
 void RunRngBits(const RngBitsPlan& plan, const uint64_t* state_in, uint64_t* state_out, void* bits);
+
+enum class RngDistribution : uint8_t { kUniform, kNormal };
+
+// The rng op: `elements` values of `type`, element i of draw d (the
+// thunk's d-th run) from the Philox-4x32-10 block at counter (i, d) under
+// `key`. Uniform: floats in [a, b) (a + (b - a) u, u of 53 random bits,
+// rounded in the type; a result that rounds up to b takes the largest
+// value below it), integers a + r mod (b - a) from 64 random bits (a when
+// b <= a). Normal: mean a and standard deviation b, by Box and Muller's
+// transform of two uniforms, floats only. Float types: f16, bf16, f32 and
+// f64; integer types of 8 to 64 bits.
+struct RngPlan {
+  RngDistribution distribution = RngDistribution::kUniform;
+  hlo::PrimitiveType type = hlo::PrimitiveType::kF32;
+  int64_t elements = 0;
+  uint64_t key = 0;
+
+  // Why the plan cannot run, or "".
+  std::string Invalid() const;
+  // "uniform f32 x 1000".
+  std::string ToString() const;
+};
+
+// Runs `plan` for its `draw`-th time: `a` and `b` are scalars of the
+// plan's type, `out` the array.
+void RunRng(const RngPlan& plan, const void* a, const void* b, void* out, uint64_t draw);
 
 }  // namespace uir::runtime
 

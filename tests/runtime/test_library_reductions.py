@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import warnings
 
+import ml_dtypes
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -277,49 +278,142 @@ def test_a_reducer_that_is_not_argmax_is_not_taken_for_one():
     np.testing.assert_array_equal(exe(x), np.argmax(x, axis=1))
 
 
-def _rng_module(rows, n):
-    return uir.hlo.parse_module(f"""HloModule r
+def _magnitude_sort_module(n):
+    # Ordered by x*x: a valid order the runtime's sort (keys compared as
+    # they are, ascending or descending) does not take.
+    return uir.hlo.parse_module(f"""HloModule s
+
+cmp {{
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  aa = f32[] multiply(a, a)
+  bb = f32[] multiply(b, b)
+  ROOT lt = pred[] compare(aa, bb), direction=LT
+}}
 
 ENTRY e {{
-  lo = f32[] parameter(0)
-  hi = f32[] constant(1)
-  ROOT r = f32[{rows},{n}] rng(lo, hi), distribution=rng_uniform
+  x = f32[{n}] parameter(0)
+  ROOT s = f32[{n}] sort(x), dimensions={{0}}, is_stable=true, to_apply=cmp
 }}
 """)
 
 
 def test_fallbacks_are_listed_profiled_and_governed_by_the_flag(monkeypatch):
-    lo = np.float32(0.5)
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(4096).astype(np.float32)
     monkeypatch.setenv("UIR_FLAGS", "--fallback=off --executable_cache=0")
-    # The stateful rng (the runtime has no loop of its own for it) still
-    # runs on the evaluator.
-    module = _rng_module(1024, 512)
+    module = _magnitude_sort_module(4096)
     exe = uir.compile(module, backend="cpu")
-    assert [f.split(":")[0] for f in exe.fallbacks] == ["r"]
-    assert "fallback r (evaluator: " in exe.thunk_text
-    draws = np.asarray(exe(lo))
-    assert draws.shape == (1024, 512) and draws.min() >= 0.5 and draws.max() < 1
-    profile = exe.profile(lo)
+    assert [f.split(":")[0] for f in exe.fallbacks] == ["s"]
+    assert "fallback s (evaluator: " in exe.thunk_text
+    np.testing.assert_array_equal(exe(x), x[np.argsort(x * x, kind="stable")])
+    profile = exe.profile(x)
     (row,) = [r for r in profile.rows if r.kind == "fallback"]
-    assert row.op == "r" and 0 < profile.fallback_share <= 1
+    assert row.op == "s" and 0 < profile.fallback_share <= 1
     assert "on the evaluator (fallbacks)" in str(profile)
     monkeypatch.setenv("UIR_FLAGS", "--fallback=error --executable_cache=0")
-    with pytest.raises(uir.FallbackError, match="rng"):
+    with pytest.raises(uir.FallbackError, match="sort"):
         uir.compile(module, backend="cpu")
     monkeypatch.setenv("UIR_FLAGS", "--fallback=warn --executable_cache=0")
-    with pytest.warns(uir.FallbackWarning, match="rng"):
+    with pytest.warns(uir.FallbackWarning, match="sort"):
         uir.compile(module, backend="cpu")
-    # By default only a large fallback warns: this one writes 2 MB.
-    monkeypatch.setenv("UIR_FLAGS", "--executable_cache=0")
+    # By default only a large fallback warns: this one reads and writes
+    # 32 KiB, over a limit of 16 KiB.
+    monkeypatch.setenv("UIR_FLAGS", "--executable_cache=0 --fallback_warn_bytes=16384")
     with pytest.warns(uir.FallbackWarning):
         uir.compile(module, backend="cpu")
-    small = _rng_module(8, 16)
+    small = _magnitude_sort_module(8)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        uir.compile(small, backend="cpu")  # 512 bytes: no warning
+        uir.compile(small, backend="cpu")  # 64 bytes: no warning
     monkeypatch.setenv("UIR_FLAGS", "--fallback=sometimes")
     with pytest.raises(ValueError, match="--fallback must be one of"):
         uir.compile(small, backend="cpu")
+
+
+def test_rng_draws_natively_in_range_and_anew_each_run():
+    module = uir.hlo.parse_module("""HloModule r
+
+ENTRY e {
+  lo = f32[] parameter(0)
+  hi = f32[] constant(1)
+  ROOT r = f32[1024,512] rng(lo, hi), distribution=rng_uniform
+}
+""")
+    exe = uir.compile(module, backend="cpu")
+    assert exe.fallbacks == [] and exe.thunk_kinds.get("rng") == 1, exe.thunk_text
+    assert "rng r uniform f32 x 524288" in exe.thunk_text
+    first, second = np.asarray(exe(np.float32(0.5))), np.asarray(exe(np.float32(0.5)))
+    for draws in first, second:
+        assert draws.min() >= 0.5 and draws.max() < 1
+        assert abs(draws.mean() - 0.75) < 0.002 and abs(draws.std() - 0.5 / 12**0.5) < 0.002
+    assert (first != second).mean() > 0.99
+
+
+@pytest.mark.parametrize(
+    "t, lo, hi",
+    [("f16", 1, 1.0009765625), ("bf16", -2, 3), ("f64", -1e-300, 1e-300), ("f32", 5, 5)],
+)
+def test_uniform_floats_stay_below_the_upper_bound_in_their_own_precision(t, lo, hi):
+    # [1, 1 + 2^-10) holds one f16 value; an empty range gives the low bound.
+    module = uir.hlo.parse_module(f"""HloModule r
+
+ENTRY e {{
+  lo = {t}[] parameter(0)
+  hi = {t}[] parameter(1)
+  ROOT r = {t}[5000] rng(lo, hi), distribution=rng_uniform
+}}
+""")
+    dtype = {"f16": np.float16, "f64": np.float64, "f32": np.float32, "bf16": ml_dtypes.bfloat16}[t]
+    exe = uir.compile(module, backend="cpu")
+    assert exe.fallbacks == []
+    draws = np.asarray(exe(dtype(lo), dtype(hi))).astype(np.float64)
+    assert draws.min() >= lo and (draws.max() < hi or lo == hi) and draws.max() <= hi
+    if t == "f16":
+        assert set(draws) == {1.0}
+    elif lo < hi:
+        assert len(set(draws)) > 100
+
+
+@pytest.mark.parametrize("t", ["s8", "u8", "s32", "u32", "s64", "u64"])
+def test_uniform_integers_cover_their_range_evenly(t):
+    module = uir.hlo.parse_module(f"""HloModule r
+
+ENTRY e {{
+  lo = {t}[] parameter(0)
+  hi = {t}[] parameter(1)
+  ROOT r = {t}[60000] rng(lo, hi), distribution=rng_uniform
+}}
+""")
+    dtype = np.dtype(t.replace("s", "int").replace("u", "uint"))
+    lo, hi = (dtype.type(-3), dtype.type(3)) if t[0] == "s" else (dtype.type(250), dtype.type(255))
+    exe = uir.compile(module, backend="cpu")
+    assert exe.fallbacks == []
+    counts = np.unique(np.asarray(exe(lo, hi)), return_counts=True)
+    assert list(counts[0]) == list(range(int(lo), int(hi)))
+    even = 60000 / len(counts[0])
+    assert counts[1].min() > 0.9 * even and counts[1].max() < 1.1 * even
+    # An empty range gives the low bound.
+    np.testing.assert_array_equal(exe(hi, lo), np.full(60000, hi))
+
+
+def test_normal_draws_have_the_mean_and_deviation_asked_for():
+    module = uir.hlo.parse_module("""HloModule r
+
+ENTRY e {
+  mu = f64[] parameter(0)
+  sigma = f64[] parameter(1)
+  ROOT r = f64[400000] rng(mu, sigma), distribution=rng_normal
+}
+""")
+    exe = uir.compile(module, backend="cpu")
+    assert exe.fallbacks == []
+    z = np.asarray(exe(np.float64(-3), np.float64(2)))
+    assert abs(z.mean() + 3) < 0.02 and abs(z.std() - 2) < 0.02
+    # The evaluator draws other numbers from the same distribution.
+    ref = np.asarray(uir.evaluate(module, np.float64(-3), np.float64(2)))
+    assert abs(ref.mean() - z.mean()) < 0.03 and abs(ref.std() - z.std()) < 0.03
+    assert abs(np.mean(np.abs(z + 3) < 2) - 0.6827) < 0.005
 
 
 def _scatter_module(combiner, window_first=False):
