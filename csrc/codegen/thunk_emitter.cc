@@ -116,16 +116,6 @@ std::string HostWhat(const igraph::KernelNode& n) {
     return "bitcast-convert in place";
   }
   if (n.kind == igraph::NodeKind::kCopy) return "dynamic copy";
-  if (n.kind == igraph::NodeKind::kLibrary && n.instruction != nullptr) {
-    switch (n.instruction->opcode()) {
-      case hlo::HloOpcode::kGather:
-      case hlo::HloOpcode::kScatter:
-      case hlo::HloOpcode::kReduceWindow:
-        return std::string(hlo::OpcodeName(n.instruction->opcode())) + " on buffers";
-      default:
-        break;
-    }
-  }
   return "evaluator";
 }
 

@@ -340,20 +340,6 @@ Literal ReduceWindow(Context& ctx, const HloInstruction& inst,
   return Reductions(ctx).ReduceWindow(inst, ops);
 }
 
-bool CanReduceWindowBuffers(const HloInstruction& inst) {
-  if (inst.opcode() != HloOpcode::kReduceWindow || inst.operand_count() != 2 ||
-      !inst.shape().IsArray()) {
-    return false;
-  }
-  const PrimitiveType t = inst.shape().element_type();
-  if (hlo::IsNarrowFloat(t) || hlo::IsComplex(t) || hlo::BitWidth(t) != 8 * hlo::StorageBytes(t) ||
-      inst.operand(0)->shape().element_type() != t ||
-      inst.operand(1)->shape().element_type() != t) {
-    return false;
-  }
-  return SimpleReducer(*inst.attributes().Get<HloComputation*>(AttrKey::kToApply)).has_value();
-}
-
 void ReduceWindowBuffers(const HloInstruction& inst, const uint8_t* in, const uint8_t* init,
                          uint8_t* out) {
   const HloOpcode op = *SimpleReducer(*inst.attributes().Get<HloComputation*>(AttrKey::kToApply));

@@ -199,54 +199,6 @@ Literal EvalScatter(const HloInstruction& inst, const std::vector<const Literal*
   return TupleOf(std::move(out));
 }
 
-bool CanScatterBuffers(const HloInstruction& inst) {
-  if (inst.opcode() != HloOpcode::kScatter || inst.operand_count() != 3) return false;
-  const PrimitiveType t = inst.shape().element_type();
-  if (!inst.shape().IsArray() || hlo::IsNarrowFloat(t) || hlo::IsComplex(t) ||
-      hlo::BitWidth(t) != 8 * hlo::StorageBytes(t) ||
-      !hlo::IsInteger(inst.operand(1)->shape().element_type())) {
-    return false;
-  }
-  const HloComputation& f = *inst.attributes().Get<HloComputation*>(AttrKey::kToApply);
-  const HloInstruction* root = f.root();
-  const bool assign = root->opcode() == HloOpcode::kParameter && root->parameter_number() == 1;
-  return assign || SimpleReducer(f).has_value();
-}
-
-void ScatterBuffers(const HloInstruction& inst, const uint8_t* operand, const uint8_t* indices,
-                    const uint8_t* updates, uint8_t* out) {
-  const hlo::Shape& shape = inst.shape();
-  const PrimitiveType type = shape.element_type();
-  const auto size = static_cast<size_t>(hlo::StorageBytes(type));
-  if (out != operand) {
-    std::memmove(out, operand, static_cast<size_t>(shape.element_count()) * size);
-  }
-  const PrimitiveType index_type = inst.operand(1)->shape().element_type();
-  auto index_at = [&](int64_t i) { return IndexAt(indices, i, index_type); };
-  const HloComputation& f = *inst.attributes().Get<HloComputation*>(AttrKey::kToApply);
-  const HloInstruction* root = f.root();
-  const auto& operand_dims = inst.operand(0)->shape().dimensions();
-  const auto& index_dims = inst.operand(1)->shape().dimensions();
-  const auto& update_dims = inst.operand(2)->shape().dimensions();
-  if (root->opcode() == HloOpcode::kParameter && root->parameter_number() == 1) {
-    ForEachScatterPair(inst, operand_dims, index_dims, update_dims, index_at,
-                       [&](int64_t o, int64_t u) {
-                         std::memcpy(out + o * static_cast<int64_t>(size),
-                                     updates + u * static_cast<int64_t>(size), size);
-                       });
-    return;
-  }
-  const HloOpcode op = *SimpleReducer(f);
-  DispatchNative(type, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    T* acc = reinterpret_cast<T*>(out);
-    const T* upd = reinterpret_cast<const T*>(updates);
-    ForEachScatterPair(
-        inst, operand_dims, index_dims, update_dims, index_at,
-        [&](int64_t o, int64_t u) { BinaryKernel<T>(op, acc + o, upd + u, acc + o, 1); });
-  });
-}
-
 // select-and-scatter: for each window of the operand (one per source
 // element), `select` picks one element among those inside the operand (a
 // padding position is never picked): scanning the window in row-major

@@ -11,7 +11,6 @@
 #include "eval/collectives.h"
 #include "eval/evaluator.h"
 #include "eval/reduce.h"
-#include "eval/scatter.h"
 #include "eval/shape_ops.h"
 #include "eval/typed.h"
 #include "hlo/builder.h"
@@ -488,19 +487,8 @@ void KernelGraph::LowerComputation(const hlo::HloComputation& computation) {
       }
     } else if (op == HloOpcode::kGather && GatherOf(node)) {
       node.kind = NodeKind::kLibrary;  // runtime::RunGather, on the buffers
-    } else if (op == HloOpcode::kGather && IsRowMajor(inst->shape()) &&
-               IsRowMajor(inst->operand(0)->shape()) && IsRowMajor(inst->operand(1)->shape()) &&
-               hlo::BitWidth(inst->shape().element_type()) ==
-                   8 * hlo::StorageBytes(inst->shape().element_type()) &&
-               node.inputs.size() == 2 && node.outputs.size() == 1) {
-      node.kind = NodeKind::kLibrary;  // eval::GatherBuffers, on the buffers
     } else if (op == HloOpcode::kScatter && ScatterOf(node)) {
       node.kind = NodeKind::kLibrary;  // runtime::RunScatter, on the buffers
-    } else if (eval::CanScatterBuffers(*inst) && IsRowMajor(inst->shape()) &&
-               IsRowMajor(inst->operand(0)->shape()) && IsRowMajor(inst->operand(1)->shape()) &&
-               IsRowMajor(inst->operand(2)->shape()) && node.inputs.size() == 3 &&
-               node.outputs.size() == 1) {
-      node.kind = NodeKind::kLibrary;  // eval::ScatterBuffers, on the buffers
     } else if (op == HloOpcode::kReduce && ArgReduceOf(node)) {
       node.kind = NodeKind::kLibrary;  // runtime::RunArgReduce, on the buffers
     } else if (op == HloOpcode::kReduceWindow && WindowOf(node)) {

@@ -12,7 +12,6 @@
 #include "eval/collectives.h"
 #include "eval/evaluator.h"
 #include "eval/reduce.h"
-#include "eval/scatter.h"
 #include "eval/shape_ops.h"
 #include "eval/typed.h"
 #include "hlo/builder.h"
@@ -136,10 +135,6 @@ class Runner {
     } else if (const std::optional<NodeGather> ga =
                    n.kind == NodeKind::kLibrary ? GatherOf(n) : std::nullopt) {
       runtime::RunGather(ga->plan, At(ga->operand), At(ga->indices), At(ga->out));
-    } else if (n.kind == NodeKind::kLibrary && n.igraphs.empty() &&
-               n.instruction->opcode() == HloOpcode::kGather) {
-      eval::GatherBuffers(*n.instruction, At(n.inputs.at(0)), At(n.inputs.at(1)),
-                          At(n.outputs.at(0)));
     } else if (const std::optional<NodeSort> so =
                    n.kind == NodeKind::kLibrary ? SortOf(n) : std::nullopt) {
       std::vector<const void*> in;
@@ -164,10 +159,6 @@ class Runner {
     } else if (const std::optional<NodeScatter> sc =
                    n.kind == NodeKind::kLibrary ? ScatterOf(n) : std::nullopt) {
       runtime::RunScatter(sc->plan, At(sc->operand), At(sc->indices), At(sc->updates), At(sc->out));
-    } else if (n.kind == NodeKind::kLibrary && n.igraphs.empty() &&
-               n.instruction->opcode() == HloOpcode::kScatter) {
-      eval::ScatterBuffers(*n.instruction, At(n.inputs.at(0)), At(n.inputs.at(1)),
-                           At(n.inputs.at(2)), At(n.outputs.at(0)));
     } else if (n.kind == NodeKind::kCopy && n.igraphs.empty() &&
                n.instruction->opcode() == HloOpcode::kBitcastConvert) {
       std::memmove(At(n.outputs.at(0)), At(n.inputs.at(0)),
@@ -521,10 +512,6 @@ std::string EvaluatorWork(const KernelNode& n, const buffers::BufferAssignment& 
   if (n.kind == NodeKind::kLibrary && (ArgReduceOf(n) || WindowOf(n) || SortOf(n) || GatherOf(n) ||
                                        ScatterOf(n) || FftOf(n) || RngBitsOf(n) || RngOf(n))) {
     return "";
-  }
-  if (n.kind == NodeKind::kLibrary && inst != nullptr &&
-      (inst->opcode() == HloOpcode::kGather || inst->opcode() == HloOpcode::kScatter)) {
-    return op + " on the evaluator's buffer loops";
   }
   if (n.kind == NodeKind::kCopy && inst != nullptr) return "";
   if (inst != nullptr && inst->opcode() == HloOpcode::kDot && (GemmOf(n) || DotOf(n))) return "";

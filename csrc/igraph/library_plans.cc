@@ -755,8 +755,9 @@ std::optional<NodeGather> GatherOf(const KernelNode& n) {
   const hlo::Shape& out = g.out.shape;
   const hlo::PrimitiveType t = out.element_type();
   constexpr int kMax = runtime::GatherPlan::kMaxRank;
-  if (os.element_type() != t || hlo::BitWidth(t) != 8 * hlo::StorageBytes(t) || os.rank() > kMax ||
-      is.rank() > kMax || out.rank() > kMax) {
+  // Elements are copied as bytes: any type (pred and sub-byte types take
+  // a byte each).
+  if (os.element_type() != t || os.rank() > kMax || is.rank() > kMax || out.rank() > kMax) {
     return std::nullopt;
   }
   const auto& a = inst->attributes();
@@ -851,8 +852,7 @@ std::optional<NodeScatter> ScatterOf(const KernelNode& n) {
   const hlo::Shape& us = sc.updates.shape;
   const hlo::PrimitiveType t = sc.out.shape.element_type();
   constexpr int kMax = runtime::ScatterPlan::kMaxRank;
-  if (os.element_type() != t || us.element_type() != t ||
-      hlo::BitWidth(t) != 8 * hlo::StorageBytes(t) || os.rank() > kMax || is.rank() > kMax ||
+  if (os.element_type() != t || us.element_type() != t || os.rank() > kMax || is.rank() > kMax ||
       us.rank() > kMax || sc.out.shape.dimensions() != os.dimensions()) {
     return std::nullopt;
   }

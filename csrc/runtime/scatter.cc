@@ -4,10 +4,12 @@
 #include "runtime/scatter.h"
 
 #include <algorithm>
+#include <complex>
 #include <cstring>
 #include <vector>
 
 #include "runtime/fold.h"
+#include "runtime/narrow_float.h"
 #include "runtime/strided.h"
 
 namespace uir::runtime {
@@ -33,33 +35,139 @@ void Combine(uint8_t* to, const uint8_t* from, int64_t n) {
 
 using CombineFn = void (*)(uint8_t*, const uint8_t*, int64_t);
 
-template <typename T>
-CombineFn CombinerFor(const ScatterPlan& p) {
-  if (p.replace) return &Combine<T, FoldOp::kAdd, true>;
-  switch (p.op) {
+// Replacing: the update's bytes, elements of any type of `Bytes` bytes.
+template <int Bytes>
+void Replace(uint8_t* to, const uint8_t* from, int64_t n) {
+  std::memmove(to, from, static_cast<size_t>(n) * Bytes);
+}
+
+// Narrow floats (f16, bf16, the f8 types): each run widened to f32,
+// combined there and rounded back, as the op on the type is defined.
+template <hlo::PrimitiveType Type, FoldOp Op>
+void CombineNarrowFloat(uint8_t* to, const uint8_t* from, int64_t n) {
+  constexpr int64_t kRun = 256;
+  const int64_t size = hlo::StorageBytes(Type);
+  float a[kRun], b[kRun];
+  for (int64_t s = 0; s < n; s += kRun) {
+    const int64_t m = std::min(kRun, n - s);
+    WidenToF32(Type, to + s * size, m, a);
+    WidenToF32(Type, from + s * size, m, b);
+    for (int64_t i = 0; i < m; ++i) a[i] = Apply<float, Op>(a[i], b[i]);
+    NarrowFromF32(Type, a, m, to + s * size);
+  }
+}
+
+// Integers of fewer than 8 bits, one per byte: combined as bytes, then
+// wrapped to their width (sign-extended, or masked).
+template <typename T, int Bits, FoldOp Op>
+void CombineSubByte(uint8_t* to, const uint8_t* from, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    const T c = Apply<T, Op>(static_cast<T>(to[i]), static_cast<T>(from[i]));
+    if constexpr (std::is_signed_v<T>) {
+      const auto wide = static_cast<uint8_t>(static_cast<uint8_t>(c) << (8 - Bits));
+      to[i] = static_cast<uint8_t>(static_cast<int8_t>(wide) >> (8 - Bits));
+    } else {
+      to[i] = static_cast<uint8_t>(c & ((1u << Bits) - 1));
+    }
+  }
+}
+
+// Complex numbers: sums and products.
+template <typename T, FoldOp Op>
+void CombineComplex(uint8_t* to, const uint8_t* from, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    std::complex<T> a, b;
+    std::memcpy(&a, to + i * int64_t{sizeof(a)}, sizeof(a));
+    std::memcpy(&b, from + i * int64_t{sizeof(b)}, sizeof(b));
+    const std::complex<T> c = Op == FoldOp::kAdd ? a + b : a * b;
+    std::memcpy(to + i * int64_t{sizeof(c)}, &c, sizeof(c));
+  }
+}
+
+// The combiner of `Op` through `Make<Op>()`, for the ops `T` has.
+template <typename Make>
+CombineFn ByOp(FoldOp op, bool numbers, bool bits, Make make) {
+  switch (op) {
     case FoldOp::kAdd:
-      return &Combine<T, FoldOp::kAdd, false>;
+      return make.template operator()<FoldOp::kAdd>();
     case FoldOp::kMultiply:
-      return &Combine<T, FoldOp::kMultiply, false>;
+      return make.template operator()<FoldOp::kMultiply>();
     case FoldOp::kMaximum:
-      return &Combine<T, FoldOp::kMaximum, false>;
+      return numbers ? make.template operator()<FoldOp::kMaximum>() : nullptr;
     case FoldOp::kMinimum:
-      return &Combine<T, FoldOp::kMinimum, false>;
+      return numbers ? make.template operator()<FoldOp::kMinimum>() : nullptr;
     case FoldOp::kAnd:
-      if constexpr (!std::is_floating_point_v<T>) return &Combine<T, FoldOp::kAnd, false>;
-      return nullptr;
+      return bits ? make.template operator()<FoldOp::kAnd>() : nullptr;
     case FoldOp::kOr:
-      if constexpr (!std::is_floating_point_v<T>) return &Combine<T, FoldOp::kOr, false>;
-      return nullptr;
+      return bits ? make.template operator()<FoldOp::kOr>() : nullptr;
   }
   return nullptr;
 }
 
+template <typename T>
+CombineFn CombinerFor(const ScatterPlan& p) {
+  constexpr bool kInteger = !std::is_floating_point_v<T>;
+  return ByOp(p.op, true, kInteger, []<FoldOp Op>() -> CombineFn {
+    if constexpr (kInteger || (Op != FoldOp::kAnd && Op != FoldOp::kOr)) {
+      return &Combine<T, Op, false>;
+    }
+    return nullptr;
+  });
+}
+
+template <hlo::PrimitiveType Type>
+CombineFn NarrowFloatCombiner(const ScatterPlan& p) {
+  return ByOp(p.op, true, false, []<FoldOp Op>() -> CombineFn {
+    if constexpr (Op != FoldOp::kAnd && Op != FoldOp::kOr) {
+      return &CombineNarrowFloat<Type, Op>;
+    }
+    return nullptr;
+  });
+}
+
+template <typename T, int Bits>
+CombineFn SubByteCombiner(const ScatterPlan& p) {
+  return ByOp(p.op, true, true,
+              []<FoldOp Op>() -> CombineFn { return &CombineSubByte<T, Bits, Op>; });
+}
+
+template <typename T>
+CombineFn ComplexCombiner(const ScatterPlan& p) {
+  return ByOp(p.op, false, false, []<FoldOp Op>() -> CombineFn {
+    if constexpr (Op == FoldOp::kAdd || Op == FoldOp::kMultiply) return &CombineComplex<T, Op>;
+    return nullptr;
+  });
+}
+
 CombineFn CombinerOf(const ScatterPlan& p) {
   using P = hlo::PrimitiveType;
+  if (p.replace) {
+    switch (hlo::StorageBytes(p.type)) {
+      case 1:
+        return &Replace<1>;
+      case 2:
+        return &Replace<2>;
+      case 4:
+        return &Replace<4>;
+      case 8:
+        return &Replace<8>;
+      case 16:
+        return &Replace<16>;
+      default:
+        return nullptr;
+    }
+  }
   switch (p.type) {
     case P::kPred:
       return CombinerFor<bool>(p);
+    case P::kS2:
+      return SubByteCombiner<int8_t, 2>(p);
+    case P::kS4:
+      return SubByteCombiner<int8_t, 4>(p);
+    case P::kU2:
+      return SubByteCombiner<uint8_t, 2>(p);
+    case P::kU4:
+      return SubByteCombiner<uint8_t, 4>(p);
     case P::kS8:
       return CombinerFor<int8_t>(p);
     case P::kS16:
@@ -76,10 +184,40 @@ CombineFn CombinerOf(const ScatterPlan& p) {
       return CombinerFor<uint32_t>(p);
     case P::kU64:
       return CombinerFor<uint64_t>(p);
+    case P::kF16:
+      return NarrowFloatCombiner<P::kF16>(p);
+    case P::kBF16:
+      return NarrowFloatCombiner<P::kBF16>(p);
     case P::kF32:
       return CombinerFor<float>(p);
     case P::kF64:
       return CombinerFor<double>(p);
+    case P::kC64:
+      return ComplexCombiner<float>(p);
+    case P::kC128:
+      return ComplexCombiner<double>(p);
+    case P::kF8E5M2:
+      return NarrowFloatCombiner<P::kF8E5M2>(p);
+    case P::kF8E4M3:
+      return NarrowFloatCombiner<P::kF8E4M3>(p);
+    case P::kF8E4M3FN:
+      return NarrowFloatCombiner<P::kF8E4M3FN>(p);
+    case P::kF8E4M3B11FNUZ:
+      return NarrowFloatCombiner<P::kF8E4M3B11FNUZ>(p);
+    case P::kF8E3M4:
+      return NarrowFloatCombiner<P::kF8E3M4>(p);
+    case P::kF8E5M2FNUZ:
+      return NarrowFloatCombiner<P::kF8E5M2FNUZ>(p);
+    case P::kF8E4M3FNUZ:
+      return NarrowFloatCombiner<P::kF8E4M3FNUZ>(p);
+    case P::kF8E8M0FNU:
+      return NarrowFloatCombiner<P::kF8E8M0FNU>(p);
+    case P::kF6E3M2FN:
+      return NarrowFloatCombiner<P::kF6E3M2FN>(p);
+    case P::kF6E2M3FN:
+      return NarrowFloatCombiner<P::kF6E2M3FN>(p);
+    case P::kF4E2M1FN:
+      return NarrowFloatCombiner<P::kF4E2M1FN>(p);
     default:
       return nullptr;
   }

@@ -2,6 +2,10 @@
 // inserted and batching dimensions, any index vector dimension and index
 // type, any layout), its updates combined by one fold op or replacing,
 // described by numbers only (the Kernel Graph plans it from a scatter).
+// Element types: pred, integers of every width (those under 8 bits one per
+// byte, wrapped to their width), floats of every width (those under 32
+// bits combined in f32 and rounded back) and complex numbers (add and
+// multiply); replacing copies the bytes of any type.
 #ifndef UIR_RUNTIME_SCATTER_H_
 #define UIR_RUNTIME_SCATTER_H_
 

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 import uir
 import uir.numpy as unp
 from uir import lax
+from uir._src.evaluate import random_arguments
 
 TYPES = {np.float32: "f32", np.float64: "f64", np.int32: "s32", np.int8: "s8", np.uint16: "u16"}
 OPS = {"add": "add", "max": "maximum", "min": "minimum", "mul": "multiply"}
@@ -455,6 +456,58 @@ def test_scatter_combines_in_the_updates_order_and_skips_windows_out_of_bounds(
     np.testing.assert_array_equal(exe(x, i, u), uir.evaluate(module, x, i, u))
 
 
+SCATTER_TYPES = {
+    "pred": ["or", "and", "add", "maximum", "replace"],
+    "s4": ["add", "multiply", "maximum", "or"],
+    "u4": ["add", "minimum", "and"],
+    "s8": ["add", "multiply"],
+    "u16": ["add", "maximum"],
+    "f16": ["add", "multiply", "maximum"],
+    "bf16": ["add", "minimum", "replace"],
+    "f8e4m3fn": ["add", "maximum"],
+    "f8e5m2": ["multiply"],
+    "c64": ["add", "multiply", "replace"],
+    "c128": ["add"],
+    "f64": ["add", "minimum"],
+}
+
+
+@pytest.mark.parametrize(
+    "t, op", [(t, op) for t, ops in SCATTER_TYPES.items() for op in ops], ids=str
+)
+def test_scatter_of_every_element_type_runs_natively_like_the_evaluator(t, op):
+    root = "ROOT b = {t}[] parameter(1)" if op == "replace" else "b = {t}[] parameter(1)"
+    body = "" if op == "replace" else f"ROOT r = {t}[] {op}(a, b)"
+    module = uir.hlo.parse_module(f"""HloModule s
+
+comb {{
+  a = {t}[] parameter(0)
+  {root.format(t=t)}
+  {body}
+}}
+
+ENTRY e {{
+  x = {t}[6,5] parameter(0)
+  i = s32[9,1] parameter(1)
+  u = {t}[9,5] parameter(2)
+  ROOT s = {t}[6,5] scatter(x, i, u), update_window_dims={{1}}, inserted_window_dims={{0}},
+    scatter_dims_to_operand_dims={{0}}, index_vector_dim=1, to_apply=comb
+}}
+""")
+    exe = uir.compile(module, backend="cpu")
+    assert exe.fallbacks == [] and exe.thunk_kinds.get("scatter") == 1, exe.thunk_text
+    rng = np.random.default_rng(11)
+    i = np.array([[0], [2], [2], [5], [-1], [6], [2], [0], [3]], np.int32)  # repeats, out of range
+    x, u = random_arguments(module, seed=3)[::2]
+    if t.startswith("c"):
+        x = (rng.standard_normal((6, 5)) + 1j * rng.standard_normal((6, 5))).astype(x.dtype)
+        u = (rng.standard_normal((9, 5)) + 1j * rng.standard_normal((9, 5))).astype(u.dtype)
+    got, want = exe(x, i, u), uir.evaluate(module, x, i, u)
+    np.testing.assert_array_equal(
+        np.asarray(got).view(np.uint8), np.asarray(want).view(np.uint8), err_msg=t
+    )
+
+
 @st.composite
 def sort_cases(draw):
     rank = draw(st.integers(1, 3))
@@ -768,6 +821,28 @@ ENTRY e {{
     exe = uir.compile(module, backend="cpu")
     assert exe.fallbacks == [], exe.fallbacks
     np.testing.assert_array_equal(exe(x, i), uir.evaluate(module, x, i))
+
+
+@pytest.mark.parametrize("t", ["pred", "s4", "u2", "f8e4m3fn", "bf16", "c128"])
+def test_gather_of_every_element_type_copies_bytes_natively(t):
+    module = uir.hlo.parse_module(f"""HloModule g
+
+ENTRY e {{
+  x = {t}[6,5] parameter(0)
+  i = s32[7,1] parameter(1)
+  ROOT g = {t}[7,5] gather(x, i), offset_dims={{1}}, collapsed_slice_dims={{0}},
+    start_index_map={{0}}, index_vector_dim=1, slice_sizes={{1,5}}
+}}
+""")
+    exe = uir.compile(module, backend="cpu")
+    assert exe.fallbacks == [] and exe.thunk_kinds.get("gather") == 1, exe.thunk_text
+    x = random_arguments(module, seed=4)[0]
+    i = np.array([[0], [5], [2], [2], [9], [-4], [3]], np.int32)  # clamped starts too
+    got = np.asarray(exe(x, i))
+    np.testing.assert_array_equal(
+        got.view(np.uint8), np.asarray(uir.evaluate(module, x, i)).view(np.uint8)
+    )
+    np.testing.assert_array_equal(got.view(np.uint8), x[np.clip(i[:, 0], 0, 5)].view(np.uint8))
 
 
 def test_batched_gather_runs_natively():
