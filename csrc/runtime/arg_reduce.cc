@@ -14,6 +14,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "hlo/float_format.h"
+#include "runtime/narrow_float.h"
 #include "runtime/thread_pool.h"
 #include "support/machine.h"
 
@@ -314,9 +316,14 @@ bool ValueTypeSupported(hlo::PrimitiveType t) {
     case P::kU16:
     case P::kU32:
     case P::kU64:
+    case P::kPred:
+    case P::kS2:
+    case P::kS4:
+    case P::kU2:
+    case P::kU4:
       return true;
     default:
-      return false;
+      return hlo::IsNarrowFloat(t);
   }
 }
 
@@ -375,7 +382,34 @@ std::string ArgReducePlan::ToString() const {
 void RunArgReduce(const ArgReducePlan& p, const void* in, const void* init_value,
                   const void* init_index, void* out_value, void* out_index) {
   using P = hlo::PrimitiveType;
+  if (hlo::IsNarrowFloat(p.value_type)) {
+    // Narrow floats widened to f32 (exactly, NaNs and signed zeros kept),
+    // reduced there, the winners rounded back (exactly: they were values
+    // of the type).
+    ArgReducePlan wide = p;
+    wide.value_type = P::kF32;
+    const int64_t n = p.InputElements(), m = p.OutputElements(false);
+    std::unique_ptr<float[]> values(new float[static_cast<size_t>(std::max<int64_t>(n, 1))]);
+    std::unique_ptr<float[]> best(new float[static_cast<size_t>(std::max<int64_t>(m, 1))]);
+    ParallelFor(n, 1 << 16, [&](int64_t begin, int64_t end) {
+      WidenToF32(p.value_type,
+                 static_cast<const uint8_t*>(in) + begin * hlo::StorageBytes(p.value_type),
+                 end - begin, values.get() + begin);
+    });
+    float init = 0;
+    WidenToF32(p.value_type, init_value, 1, &init);
+    RunValued<float>(wide, values.get(), &init, init_index, best.get(), out_index);
+    NarrowFromF32(p.value_type, best.get(), m, out_value);
+    return;
+  }
   switch (p.value_type) {
+    case P::kPred:
+    case P::kU2:
+    case P::kU4:  // one byte each, ordered as bytes
+      return RunValued<uint8_t>(p, in, init_value, init_index, out_value, out_index);
+    case P::kS2:
+    case P::kS4:  // one sign-extended byte each
+      return RunValued<int8_t>(p, in, init_value, init_index, out_value, out_index);
     case P::kF32:
       return RunValued<float>(p, in, init_value, init_index, out_value, out_index);
     case P::kF64:

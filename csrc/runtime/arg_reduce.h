@@ -17,7 +17,9 @@ namespace uir::runtime {
 // reduced dimension, the first i whose value is NaN, or else the first
 // whose value is the largest (smallest for argmin); its value and i go to
 // the outputs. An empty reduced dimension gives the init value and index.
-// Arrays are addressed by element strides.
+// Arrays are addressed by element strides. Values: pred, integers of any
+// width, f32, f64, and narrow floats (widened to f32, exactly, for the
+// fold).
 struct ArgReducePlan {
   static constexpr int kMaxKept = 7;
   using Dims = std::array<int64_t, kMaxKept>;

@@ -207,17 +207,22 @@ def arg_cases(draw):
     rank = draw(st.integers(1, 3))
     shape = [draw(st.integers(1, 9)) for _ in range(rank)]
     axis = draw(st.integers(0, rank - 1))
-    dtype = draw(st.sampled_from([np.float32, np.int32, np.int8, np.uint8]))
-    nans = draw(st.integers(0, 3)) if np.issubdtype(dtype, np.floating) else 0
+    dtype = draw(
+        st.sampled_from(
+            [np.float32, np.int32, np.int8, np.uint8, np.float16, ml_dtypes.bfloat16, np.bool_]
+        )
+    )
+    nans = draw(st.integers(0, 3)) if dtype not in (np.int32, np.int8, np.uint8, np.bool_) else 0
     return shape, axis, dtype, nans
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(arg_cases(), st.integers(0, 2**32 - 1), st.sampled_from(["argmax", "argmin"]))
 def test_argmax_and_argmin_match_numpy_and_the_evaluator(case, seed, which):
     shape, axis, dtype, nans = case
     rng = np.random.default_rng(seed)
-    x = rng.integers(-3, 4, shape).astype(dtype)  # few values: ties everywhere
+    x = rng.integers(-3, 4, shape)  # few values: ties everywhere
+    x = (x > 0) if dtype == np.bool_ else x.astype(dtype)
     for _ in range(nans):
         x.flat[rng.integers(0, x.size)] = np.nan
     fn = unp.argmax if which == "argmax" else unp.argmin
@@ -226,7 +231,9 @@ def test_argmax_and_argmin_match_numpy_and_the_evaluator(case, seed, which):
     assert compiled.fallbacks == [], compiled.fallbacks
     assert compiled.executable.thunk_kinds.get("reduce") == 1, compiled.executable.thunk_text
     got = compiled(x)
-    np.testing.assert_array_equal(got, (np.argmax if which == "argmax" else np.argmin)(x, axis))
+    # Narrow floats and bool widened exactly, for NumPy.
+    wide = x.astype(np.float32) if dtype in (np.float16, ml_dtypes.bfloat16) else x
+    np.testing.assert_array_equal(got, (np.argmax if which == "argmax" else np.argmin)(wide, axis))
     np.testing.assert_array_equal(got, uir.evaluate(f.lower(x).module, x))
 
 
@@ -277,6 +284,52 @@ def test_a_reducer_that_is_not_argmax_is_not_taken_for_one():
     exe = uir.compile(first, backend="cpu")
     assert exe.thunk_kinds.get("reduce") == 1
     np.testing.assert_array_equal(exe(x), np.argmax(x, axis=1))
+
+
+@pytest.mark.parametrize("t", ["bf16", "f16", "f8e4m3fn"])
+def test_narrow_float_argmax_returns_the_values_it_picked_bit_for_bit(t):
+    # (f8e4m3fn has no infinity: its lowest finite value starts the fold.)
+    module = uir.hlo.parse_module(f"""HloModule v
+
+pick {{
+  a = {t}[] parameter(0)
+  ai = s32[] parameter(1)
+  b = {t}[] parameter(2)
+  bi = s32[] parameter(3)
+  gt = pred[] compare(a, b), direction=GT
+  eq = pred[] compare(b, a), direction=EQ
+  lt = pred[] compare(bi, ai), direction=GT
+  tie = pred[] and(eq, lt)
+  a_nan = pred[] compare(a, a), direction=NE
+  better = pred[] or(tie, gt)
+  c = pred[] or(a_nan, better)
+  v = {t}[] select(c, a, b)
+  i = s32[] select(c, ai, bi)
+  ROOT r = ({t}[], s32[]) tuple(v, i)
+}}
+
+ENTRY e {{
+  x = {t}[5,300] parameter(0)
+  io = s32[5,300] iota(), iota_dimension=1
+  low = {t}[] constant({"-448" if t == "f8e4m3fn" else "-inf"})
+  zero = s32[] constant(0)
+  ROOT r = ({t}[5], s32[5]) reduce(x, io, low, zero), dimensions={{1}}, to_apply=pick
+}}
+""")
+    exe = uir.compile(module, backend="cpu")
+    assert exe.fallbacks == [] and exe.thunk_kinds.get("reduce") == 1, exe.thunk_text
+    (x,) = random_arguments(module, seed=5)
+    x[0, :] = -0.0
+    x[0, 7] = 0.0  # -0 and +0 tie: the first wins
+    x[1, :] = 1.0
+    x[1, 100] = np.nan
+    x[2, :] = x[2, 0]  # all equal
+    got, want = exe(x), uir.evaluate(module, x)
+    np.testing.assert_array_equal(np.asarray(got[1]), np.asarray(want[1]))
+    np.testing.assert_array_equal(
+        np.asarray(got[0]).view(np.uint8), np.asarray(want[0]).view(np.uint8)
+    )
+    assert list(np.asarray(got[1])[:3]) == [0, 100, 0]
 
 
 def _magnitude_sort_module(n):
