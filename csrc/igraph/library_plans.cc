@@ -725,8 +725,10 @@ std::optional<NodeSort> SortOf(const KernelNode& n) {
     const hlo::Shape& in = n.inputs[k].shape;
     const hlo::Shape& o = n.outputs[k].shape;
     const hlo::PrimitiveType t = in.element_type();
+    // Elements move as bytes: any type (pred and sub-byte types take a
+    // byte each).
     if (in.dimensions() != key.dimensions() || o.dimensions() != key.dimensions() ||
-        o.element_type() != t || hlo::BitWidth(t) != 8 * hlo::StorageBytes(t)) {
+        o.element_type() != t) {
       return std::nullopt;
     }
     runtime::SortPlan::Operand op;

@@ -402,14 +402,22 @@ void RunArgReduce(const ArgReducePlan& p, const void* in, const void* init_value
     NarrowFromF32(p.value_type, best.get(), m, out_value);
     return;
   }
+  if (hlo::BitWidth(p.value_type) < 8 && p.value_type != P::kPred) {
+    // Sub-byte integers read from their low bits into bytes of their
+    // values (sign-extended, or masked), then reduced as bytes.
+    const int64_t n = p.InputElements();
+    std::unique_ptr<uint8_t[]> values(new uint8_t[static_cast<size_t>(std::max<int64_t>(n, 1))]);
+    const auto* bytes = static_cast<const uint8_t*>(in);
+    for (int64_t i = 0; i < n; ++i) values[i] = SubByteValue(p.value_type, bytes[i]);
+    const uint8_t init = SubByteValue(p.value_type, *static_cast<const uint8_t*>(init_value));
+    if (hlo::IsSigned(p.value_type)) {
+      return RunValued<int8_t>(p, values.get(), &init, init_index, out_value, out_index);
+    }
+    return RunValued<uint8_t>(p, values.get(), &init, init_index, out_value, out_index);
+  }
   switch (p.value_type) {
-    case P::kPred:
-    case P::kU2:
-    case P::kU4:  // one byte each, ordered as bytes
+    case P::kPred:  // one byte each, 0 or 1
       return RunValued<uint8_t>(p, in, init_value, init_index, out_value, out_index);
-    case P::kS2:
-    case P::kS4:  // one sign-extended byte each
-      return RunValued<int8_t>(p, in, init_value, init_index, out_value, out_index);
     case P::kF32:
       return RunValued<float>(p, in, init_value, init_index, out_value, out_index);
     case P::kF64:

@@ -1,5 +1,6 @@
 // Narrow floats (bf16, f16, the f8 types) widened to f32 for a library
-// routine and rounded back: how GEMM and convolution thunks run them.
+// routine and rounded back: how GEMM and convolution thunks run them; and
+// the values of integers of fewer than 8 bits, a byte each.
 #ifndef UIR_RUNTIME_NARROW_FLOAT_H_
 #define UIR_RUNTIME_NARROW_FLOAT_H_
 
@@ -14,6 +15,17 @@ namespace uir::runtime {
 void WidenToF32(hlo::PrimitiveType type, const void* in, int64_t count, float* out);
 // `count` f32 values rounded to `type` (to nearest, ties to even).
 void NarrowFromF32(hlo::PrimitiveType type, const float* in, int64_t count, void* out);
+
+// An integer of fewer than 8 bits held in a byte, read from its low bits
+// (the upper ones may be anything: NumPy's int4 keeps -1 as 0x0f) and
+// returned as the byte of its value: sign-extended, or masked.
+inline uint8_t SubByteValue(hlo::PrimitiveType type, uint8_t byte) {
+  const int bits = hlo::BitWidth(type);
+  const auto low = static_cast<uint8_t>(byte & ((1u << bits) - 1));
+  if (!hlo::IsSigned(type)) return low;
+  const auto sign = static_cast<uint8_t>(1u << (bits - 1));
+  return static_cast<uint8_t>((low ^ sign) - sign);
+}
 
 // Runs `fn(a, b, out)` on f32 copies of two operands of narrow float
 // `type` (`a_count` and `b_count` elements) and rounds the `out_count`

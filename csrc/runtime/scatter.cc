@@ -57,18 +57,15 @@ void CombineNarrowFloat(uint8_t* to, const uint8_t* from, int64_t n) {
   }
 }
 
-// Integers of fewer than 8 bits, one per byte: combined as bytes, then
-// wrapped to their width (sign-extended, or masked).
-template <typename T, int Bits, FoldOp Op>
+// Integers of fewer than 8 bits, one per byte: read from their low bits,
+// combined as bytes, then wrapped to their width (sign-extended, or
+// masked).
+template <hlo::PrimitiveType Type, typename T, FoldOp Op>
 void CombineSubByte(uint8_t* to, const uint8_t* from, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
-    const T c = Apply<T, Op>(static_cast<T>(to[i]), static_cast<T>(from[i]));
-    if constexpr (std::is_signed_v<T>) {
-      const auto wide = static_cast<uint8_t>(static_cast<uint8_t>(c) << (8 - Bits));
-      to[i] = static_cast<uint8_t>(static_cast<int8_t>(wide) >> (8 - Bits));
-    } else {
-      to[i] = static_cast<uint8_t>(c & ((1u << Bits) - 1));
-    }
+    const T c = Apply<T, Op>(static_cast<T>(SubByteValue(Type, to[i])),
+                             static_cast<T>(SubByteValue(Type, from[i])));
+    to[i] = SubByteValue(Type, static_cast<uint8_t>(c));
   }
 }
 
@@ -125,10 +122,10 @@ CombineFn NarrowFloatCombiner(const ScatterPlan& p) {
   });
 }
 
-template <typename T, int Bits>
+template <hlo::PrimitiveType Type, typename T>
 CombineFn SubByteCombiner(const ScatterPlan& p) {
   return ByOp(p.op, true, true,
-              []<FoldOp Op>() -> CombineFn { return &CombineSubByte<T, Bits, Op>; });
+              []<FoldOp Op>() -> CombineFn { return &CombineSubByte<Type, T, Op>; });
 }
 
 template <typename T>
@@ -161,13 +158,13 @@ CombineFn CombinerOf(const ScatterPlan& p) {
     case P::kPred:
       return CombinerFor<bool>(p);
     case P::kS2:
-      return SubByteCombiner<int8_t, 2>(p);
+      return SubByteCombiner<P::kS2, int8_t>(p);
     case P::kS4:
-      return SubByteCombiner<int8_t, 4>(p);
+      return SubByteCombiner<P::kS4, int8_t>(p);
     case P::kU2:
-      return SubByteCombiner<uint8_t, 2>(p);
+      return SubByteCombiner<P::kU2, uint8_t>(p);
     case P::kU4:
-      return SubByteCombiner<uint8_t, 4>(p);
+      return SubByteCombiner<P::kU4, uint8_t>(p);
     case P::kS8:
       return CombinerFor<int8_t>(p);
     case P::kS16:

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "runtime/narrow_float.h"
 #include "runtime/thread_pool.h"
 
 namespace uir::runtime {
@@ -63,6 +64,9 @@ uint64_t CanonicalNan(hlo::PrimitiveType t) {
 uint64_t KeyOf(const SortKey& plan, const uint8_t* p, uint64_t canonical_nan) {
   using P = hlo::PrimitiveType;
   switch (plan.type) {
+    case P::kU2:
+    case P::kU4:
+      return SubByteValue(plan.type, *p);
     case P::kPred:
     case P::kU8:
       return *p;
@@ -72,6 +76,9 @@ uint64_t KeyOf(const SortKey& plan, const uint8_t* p, uint64_t canonical_nan) {
       return Load<uint32_t>(p);
     case P::kU64:
       return Load<uint64_t>(p);
+    case P::kS2:
+    case P::kS4:
+      return static_cast<uint8_t>(SubByteValue(plan.type, *p) ^ 0x80u);
     case P::kS8:
       return static_cast<uint8_t>(*p ^ 0x80u);
     case P::kS16:
@@ -106,6 +113,10 @@ bool SortKeySupported(hlo::PrimitiveType type) {
   using P = hlo::PrimitiveType;
   switch (type) {
     case P::kPred:
+    case P::kS2:
+    case P::kS4:
+    case P::kU2:
+    case P::kU4:
     case P::kS8:
     case P::kS16:
     case P::kS32:

@@ -209,10 +209,20 @@ def arg_cases(draw):
     axis = draw(st.integers(0, rank - 1))
     dtype = draw(
         st.sampled_from(
-            [np.float32, np.int32, np.int8, np.uint8, np.float16, ml_dtypes.bfloat16, np.bool_]
+            [
+                np.float32,
+                np.int32,
+                np.int8,
+                np.uint8,
+                np.float16,
+                ml_dtypes.bfloat16,
+                np.bool_,
+                ml_dtypes.int4,
+                ml_dtypes.uint4,
+            ]
         )
     )
-    nans = draw(st.integers(0, 3)) if dtype not in (np.int32, np.int8, np.uint8, np.bool_) else 0
+    nans = draw(st.integers(0, 3)) if dtype in (np.float32, np.float16, ml_dtypes.bfloat16) else 0
     return shape, axis, dtype, nans
 
 
@@ -222,7 +232,7 @@ def test_argmax_and_argmin_match_numpy_and_the_evaluator(case, seed, which):
     shape, axis, dtype, nans = case
     rng = np.random.default_rng(seed)
     x = rng.integers(-3, 4, shape)  # few values: ties everywhere
-    x = (x > 0) if dtype == np.bool_ else x.astype(dtype)
+    x = (x > 0) if dtype == np.bool_ else (x + 3 * (dtype == ml_dtypes.uint4)).astype(dtype)
     for _ in range(nans):
         x.flat[rng.integers(0, x.size)] = np.nan
     fn = unp.argmax if which == "argmax" else unp.argmin
@@ -231,8 +241,9 @@ def test_argmax_and_argmin_match_numpy_and_the_evaluator(case, seed, which):
     assert compiled.fallbacks == [], compiled.fallbacks
     assert compiled.executable.thunk_kinds.get("reduce") == 1, compiled.executable.thunk_text
     got = compiled(x)
-    # Narrow floats and bool widened exactly, for NumPy.
-    wide = x.astype(np.float32) if dtype in (np.float16, ml_dtypes.bfloat16) else x
+    # Narrow types widened exactly, for NumPy.
+    narrow = (np.float16, ml_dtypes.bfloat16, ml_dtypes.int4, ml_dtypes.uint4)
+    wide = x.astype(np.float32) if dtype in narrow else x
     np.testing.assert_array_equal(got, (np.argmax if which == "argmax" else np.argmin)(wide, axis))
     np.testing.assert_array_equal(got, uir.evaluate(f.lower(x).module, x))
 
@@ -555,10 +566,17 @@ ENTRY e {{
     if t.startswith("c"):
         x = (rng.standard_normal((6, 5)) + 1j * rng.standard_normal((6, 5))).astype(x.dtype)
         u = (rng.standard_normal((9, 5)) + 1j * rng.standard_normal((9, 5))).astype(u.dtype)
+    if t in ("s4", "u4"):  # every value, negative ones kept in their low bits as NumPy keeps them
+        lo, hi = (-8, 8) if t == "s4" else (0, 16)
+        x = rng.integers(lo, hi, (6, 5)).astype(x.dtype)
+        u = rng.integers(lo, hi, (9, 5)).astype(u.dtype)
     got, want = exe(x, i, u), uir.evaluate(module, x, i, u)
-    np.testing.assert_array_equal(
-        np.asarray(got).view(np.uint8), np.asarray(want).view(np.uint8), err_msg=t
-    )
+    if t in ("s4", "u4"):
+        np.testing.assert_array_equal(np.asarray(got).astype(int), np.asarray(want).astype(int))
+    else:
+        np.testing.assert_array_equal(
+            np.asarray(got).view(np.uint8), np.asarray(want).view(np.uint8), err_msg=t
+        )
 
 
 @st.composite
@@ -795,6 +813,45 @@ def test_sorts_by_several_keys_in_any_priority_and_direction(types, data):
     assert exe.fallbacks == [] and exe.thunk_kinds.get("sort") == 1, exe.thunk_text
     for g, w in zip(exe(*args), uir.evaluate(module, *args), strict=True):
         np.testing.assert_array_equal(g, w)
+
+
+@pytest.mark.parametrize("t", ["pred", "s2", "s4", "u4"])
+@pytest.mark.parametrize("direction", ["LT", "GT"])
+def test_sorts_by_pred_and_sub_byte_keys_natively(t, direction):
+    module = uir.hlo.parse_module(f"""HloModule s
+
+cmp {{
+  a = {t}[] parameter(0)
+  b = {t}[] parameter(1)
+  c = s32[] parameter(2)
+  d = s32[] parameter(3)
+  ROOT o = pred[] compare(a, b), direction={direction}
+}}
+
+ENTRY e {{
+  x = {t}[5,37] parameter(0)
+  y = s32[5,37] iota(), iota_dimension=1
+  ROOT s = ({t}[5,37], s32[5,37]) sort(x, y), dimensions={{1}}, is_stable=true, to_apply=cmp
+}}
+""")
+    exe = uir.compile(module, backend="cpu")
+    assert exe.fallbacks == [] and exe.thunk_kinds.get("sort") == 1, exe.thunk_text
+    rng = np.random.default_rng(8)
+    lo, hi = {"pred": (0, 2), "s2": (-2, 2), "s4": (-8, 8), "u4": (0, 16)}[t]
+    dtype = {"pred": np.bool_, "s2": ml_dtypes.int2, "s4": ml_dtypes.int4, "u4": ml_dtypes.uint4}[t]
+    x = rng.integers(lo, hi, (5, 37)).astype(
+        dtype
+    )  # negatives in their low bits, as NumPy keeps them
+    values, order = exe(x)
+    key = x.astype(np.int64) * (1 if direction == "LT" else -1)
+    want = np.argsort(key, axis=1, kind="stable")
+    np.testing.assert_array_equal(order, want)
+    np.testing.assert_array_equal(
+        values.astype(np.int64), np.take_along_axis(x, want, 1).astype(np.int64)
+    )
+    ref_values, ref_order = uir.evaluate(module, x)
+    np.testing.assert_array_equal(order, ref_order)
+    np.testing.assert_array_equal(values.astype(np.int64), ref_values.astype(np.int64))
 
 
 def test_a_comparator_that_is_no_lexicographic_order_stays_on_the_evaluator():

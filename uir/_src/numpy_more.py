@@ -16,6 +16,7 @@ import builtins
 import itertools
 import math
 
+import ml_dtypes
 import numpy as np
 
 import uir.numpy as jnp
@@ -1806,8 +1807,8 @@ def finfo(dtype):
 
 
 def iinfo(int_type):
-    """Machine limits of an integer type."""
-    return np.iinfo(np.dtype(int_type) if not hasattr(int_type, "dtype") else int_type.dtype)
+    """Machine limits of an integer type (int4 and the other narrow ones too)."""
+    return ml_dtypes.iinfo(np.dtype(int_type) if not hasattr(int_type, "dtype") else int_type.dtype)
 
 
 def can_cast(from_, to, casting: str = "safe") -> bool:

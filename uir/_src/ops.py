@@ -5,6 +5,7 @@ on top of these."""
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
 from uir._src import dtypes, errors, tracing
@@ -233,7 +234,7 @@ def reduction_identity(opcode: str, dtype):
         return np.array(v).astype(dtype)
     if dtype == np.bool_:
         return np.array(opcode == "minimum")
-    info = np.iinfo(dtype)
+    info = ml_dtypes.iinfo(dtype)  # int4 and the other narrow ones too
     return np.array(info.min if opcode == "maximum" else info.max, dtype)
 
 
