@@ -163,8 +163,10 @@ std::optional<NodeWindow> WindowOf(const KernelNode& n) {
   }
   NodeWindow w{{}, n.inputs[0], n.inputs[1], n.outputs[0]};
   const hlo::PrimitiveType t = w.out.shape.element_type();
+  // pred takes a byte, 0 or 1; sub-byte integers are left to kernels.
   if (w.input.shape.element_type() != t || w.init.shape.element_type() != t ||
-      w.init.shape.rank() != 0 || hlo::BitWidth(t) != 8 * hlo::StorageBytes(t)) {
+      w.init.shape.rank() != 0 ||
+      (hlo::BitWidth(t) != 8 * hlo::StorageBytes(t) && t != hlo::PrimitiveType::kPred)) {
     return std::nullopt;
   }
   const std::optional<runtime::FoldOp> op =

@@ -69,7 +69,9 @@ Compute ComputeOf(P out) {
   if (out == P::kF64) return Compute::kF64;
   if (out == P::kC64) return Compute::kC64;
   if (out == P::kC128) return Compute::kC128;
-  if (hlo::IsInteger(out)) return hlo::BitWidth(out) <= 32 ? Compute::kU32 : Compute::kU64;
+  if (hlo::IsInteger(out) || out == P::kPred) {
+    return hlo::BitWidth(out) <= 32 ? Compute::kU32 : Compute::kU64;
+  }
   return Compute::kF32;
 }
 
@@ -151,6 +153,7 @@ void Pack(P type, const void* src, int64_t span, const std::vector<int64_t>& row
   case P::E:                                                   \
     PackTyped<C>(static_cast<const T*>(src), rows, cols, dst); \
     return;
+    UIR_PACK(kPred, uint8_t)
     UIR_PACK(kS8, int8_t)
     UIR_PACK(kS16, int16_t)
     UIR_PACK(kS32, int32_t)
@@ -204,6 +207,7 @@ void Unpack(P type, const C* src, int64_t span, const std::vector<int64_t>& rows
   case P::E:                                               \
     UnpackTyped<T>(src, rows, cols, static_cast<T*>(dst)); \
     return;
+      UIR_UNPACK(kPred, bool)  // nonzero: true
       UIR_UNPACK(kS8, int8_t)
       UIR_UNPACK(kS16, int16_t)
       UIR_UNPACK(kS32, int32_t)
@@ -341,14 +345,20 @@ int64_t DotPlan::OutElements() const {
 }
 
 bool DotTypesSupported(P lhs, P rhs, P out) {
-  auto numeric = [](P t) {
-    return (hlo::IsInteger(t) && hlo::BitWidth(t) >= 2) || t == P::kF32 || t == P::kF64 ||
-           hlo::IsNarrowFloat(t) || hlo::IsComplex(t);
+  // pred counts as an integer of 0 and 1; a pred result is whether the
+  // sum of products is nonzero (the or of ands).
+  auto integral = [](P t) { return hlo::IsInteger(t) || t == P::kPred; };
+  auto numeric = [&](P t) {
+    return (integral(t) && (hlo::BitWidth(t) >= 2 || t == P::kPred)) || t == P::kF32 ||
+           t == P::kF64 || hlo::IsNarrowFloat(t) || hlo::IsComplex(t);
   };
-  if (!numeric(lhs) || !numeric(rhs) || !numeric(out) || hlo::BitWidth(out) < 8) return false;
+  if (!numeric(lhs) || !numeric(rhs) || !numeric(out) ||
+      (hlo::BitWidth(out) < 8 && out != P::kPred)) {
+    return false;
+  }
   for (P t : {lhs, rhs}) {
     if (hlo::IsComplex(t) && !hlo::IsComplex(out)) return false;
-    if (!hlo::IsInteger(t) && hlo::IsInteger(out)) return false;
+    if (!integral(t) && integral(out)) return false;
   }
   return true;
 }

@@ -4,18 +4,28 @@
 #define UIR_RUNTIME_FOLD_H_
 
 #include <cmath>
+#include <complex>
 #include <type_traits>
 
 #include "runtime/window.h"
 
 namespace uir::runtime {
 
+template <typename T>
+struct IsComplexType : std::false_type {};
+template <typename T>
+struct IsComplexType<std::complex<T>> : std::true_type {};
+
 // acc op x, as HLO defines op on T: integers wrap, maximum and minimum of
 // floats propagate NaN (the left one first, as the evaluator does), pred's
-// add and multiply are or and and.
+// add and multiply are or and and, complex numbers add and multiply.
 template <typename T, FoldOp Op>
 inline T Apply(T a, T b) {
-  if constexpr (std::is_same_v<T, bool>) {
+  if constexpr (IsComplexType<T>::value) {
+    if constexpr (Op == FoldOp::kAdd) return a + b;
+    if constexpr (Op == FoldOp::kMultiply) return a * b;
+    return a;  // no order, no bits: refused by WindowTypeSupported
+  } else if constexpr (std::is_same_v<T, bool>) {
     if constexpr (Op == FoldOp::kAdd || Op == FoldOp::kMaximum || Op == FoldOp::kOr) {
       return a || b;
     } else {

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstring>
 #include <memory>
 #include <type_traits>
@@ -311,6 +312,9 @@ bool WindowTypeSupported(hlo::PrimitiveType type, FoldOp op) {
     case P::kU32:
     case P::kU64:
       return true;
+    case P::kC64:
+    case P::kC128:
+      return op == FoldOp::kAdd || op == FoldOp::kMultiply;
     default:
       return false;
   }
@@ -367,6 +371,10 @@ void RunWindow(const WindowPlan& p, const void* in, const void* init, void* out)
       return RunOp<float>(p, in, init, out);
     case P::kF64:
       return RunOp<double>(p, in, init, out);
+    case P::kC64:
+      return RunOp<std::complex<float>>(p, in, init, out);
+    case P::kC128:
+      return RunOp<std::complex<double>>(p, in, init, out);
     case P::kF16:
     case P::kBF16: {
       // Widened as laid out, folded in f32, rounded once.

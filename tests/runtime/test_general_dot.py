@@ -27,9 +27,10 @@ DTYPES = {
     "c64": np.complex64,
     "c128": np.complex128,
     "s4": ml_dtypes.int4,
+    "pred": np.bool_,
 }
 # (lhs, rhs, result): one type throughout, and the mixed forms HLO allows.
-TYPE_TRIPLES = [(t, t, t) for t in DTYPES if t != "s4"] + [
+TYPE_TRIPLES = [(t, t, t) for t in DTYPES if t not in ("s4", "pred")] + [
     ("s8", "s8", "s32"),
     ("u8", "s8", "s32"),
     ("bf16", "bf16", "f32"),
@@ -38,6 +39,8 @@ TYPE_TRIPLES = [(t, t, t) for t in DTYPES if t != "s4"] + [
     ("f32", "f32", "c64"),
     ("bf16", "s4", "bf16"),  # int4 weights, one per byte
     ("s4", "s8", "s32"),
+    ("pred", "pred", "pred"),  # the or of ands
+    ("pred", "pred", "s32"),  # counts
 ]
 
 
@@ -50,6 +53,8 @@ def _data(rng, dtype, shape):
     np_type = DTYPES[dtype]
     if dtype == "s4":
         return rng.integers(-8, 8, shape).astype(np_type)
+    if dtype == "pred":
+        return rng.random(shape) < 0.3
     if dtype.startswith(("s", "u")):
         info = np.iinfo(np_type)
         # Large values too, so that integer products wrap.
@@ -132,6 +137,9 @@ def _einsum(case, x, y):
     spec_r = "".join(letters[r] for r in rhs_roles)
     spec_o = "".join(letters[r] for r in _out_roles(lhs_roles, rhs_roles, len(batch)))
     wide = np.complex128 if ot.startswith("c") else np.float64
+    if ot == "pred":  # whether any product is true
+        counts = np.einsum(f"{spec_l},{spec_r}->{spec_o}", x.astype(np.int64), y.astype(np.int64))
+        return counts != 0
     if ot.startswith(("s", "u")):
         # Exact products modulo 2^64 (the result's width divides it).
         x64, y64 = x.astype(np.int64).astype(np.uint64), y.astype(np.int64).astype(np.uint64)
@@ -142,7 +150,7 @@ def _einsum(case, x, y):
 def _check(got, want, reference, ot):
     got = np.asarray(got)
     assert got.dtype == DTYPES[ot]
-    if ot.startswith(("s", "u")):
+    if ot.startswith(("s", "u", "pred")):
         np.testing.assert_array_equal(got, want)
         np.testing.assert_array_equal(got, reference)
         return

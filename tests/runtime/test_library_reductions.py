@@ -182,6 +182,41 @@ def test_cumulative_ops_scan_along_each_axis(name, axis, reverse, dtype):
     )
 
 
+@pytest.mark.parametrize(
+    "name, dtype",
+    [
+        ("cummax", np.bool_),
+        ("cummin", np.bool_),
+        ("cumsum", np.complex64),
+        ("cumprod", np.complex64),
+    ],
+)
+def test_cumulative_ops_of_bools_and_complex_numbers_scan_natively(name, dtype):
+    op, reference = CUMULATIVE[name]
+    rng = np.random.default_rng(4)
+    if dtype == np.bool_:
+        x = rng.random((5, 40)) < (0.05 if name == "cummax" else 0.95)
+    else:
+        x = (1 + 0.1 * (rng.standard_normal((5, 40)) + 1j * rng.standard_normal((5, 40)))).astype(
+            dtype
+        )
+    f = uir.jit(lambda v: op(v, axis=1))
+    compiled = f.lower(x).compile()
+    assert compiled.fallbacks == []
+    assert "scan along 1" in compiled.executable.thunk_text, compiled.executable.thunk_text
+    got = compiled(x)
+    np.testing.assert_allclose(got, reference(x, 1).astype(dtype), rtol=1e-5)
+    np.testing.assert_allclose(got, uir.evaluate(f.lower(x).module, x), rtol=1e-5)
+
+
+def test_max_pooling_of_bools_runs_natively():
+    x = np.random.default_rng(5).random((6, 8)) < 0.2
+    f = uir.jit(lambda v: lax.reduce_window(v, False, lax.max, (2, 2), (2, 2), "VALID"))
+    compiled = f.lower(x).compile()
+    assert compiled.fallbacks == [] and "window" in compiled.executable.thunk_text
+    np.testing.assert_array_equal(compiled(x), x.reshape(3, 2, 4, 2).any(axis=(1, 3)))
+
+
 def test_cumulative_logsumexp_and_associative_scan_compile_without_fallbacks():
     x = np.random.default_rng(2).standard_normal((3, 50)).astype(np.float32)
     for fn, want in [
