@@ -231,9 +231,9 @@ class Emitter {
         return;
       }
       if (const std::optional<igraph::NodeConv> conv = igraph::ConvOf(n)) {
-        auto thunk =
-            runtime::ConvThunk::Create(n.name, conv->plan, SliceOf(conv->input),
-                                       SliceOf(conv->kernel), SliceOf(conv->out), conv->storage);
+        auto thunk = runtime::ConvThunk::Create(n.name, conv->plan, SliceOf(conv->input),
+                                                SliceOf(conv->kernel), SliceOf(conv->out),
+                                                conv->storage, conv->input_type, conv->kernel_type);
         thunk->set_flops(FlopsOf(conv->plan));
         library(std::move(thunk));
         return;

@@ -241,7 +241,8 @@ std::optional<NodeDot> DotOf(const KernelNode& node);
 struct NodeConv {
   runtime::ConvPlan plan;
   DramTensor input, kernel, out;
-  hlo::PrimitiveType storage = hlo::PrimitiveType::kF32;  // ConvThunk's
+  hlo::PrimitiveType storage = hlo::PrimitiveType::kF32;  // ConvThunk's: the result's type
+  hlo::PrimitiveType input_type = hlo::PrimitiveType::kF32, kernel_type = hlo::PrimitiveType::kF32;
 };
 std::optional<NodeConv> ConvOf(const KernelNode& node);
 

@@ -9,6 +9,7 @@
 #include "hlo/float_format.h"
 #include "igraph/kernel_graph.h"
 #include "igraph/tile_program.h"
+#include "runtime/conv_generic.h"
 #include "support/error.h"
 
 namespace uir::igraph {
@@ -371,10 +372,14 @@ std::optional<NodeConv> ConvOf(const KernelNode& n) {
   const HloInstruction* conv = op->op;
   NodeConv c{{}, op->lhs, op->rhs, op->out, op->out.shape.element_type()};
   const hlo::PrimitiveType t = c.storage;
-  if ((t != hlo::PrimitiveType::kF32 && t != hlo::PrimitiveType::kF64 && !hlo::IsNarrowFloat(t)) ||
-      c.input.shape.element_type() != t || c.kernel.shape.element_type() != t) {
-    return std::nullopt;
-  }
+  c.input_type = c.input.shape.element_type();
+  c.kernel_type = c.kernel.shape.element_type();
+  // One float type throughout: BLAS (narrow floats widened); any other
+  // types a dot takes: widened for BLAS or summed directly (ConvThunk).
+  const bool blas =
+      (t == hlo::PrimitiveType::kF32 || t == hlo::PrimitiveType::kF64 || hlo::IsNarrowFloat(t)) &&
+      c.input_type == t && c.kernel_type == t;
+  if (!blas && !runtime::ConvTypesSupported(c.input_type, c.kernel_type, t)) return std::nullopt;
   const auto& a = conv->attributes();
   if (a.GetOr<int64_t>(hlo::AttrKey::kBatchGroupCount).value_or(1) != 1) return std::nullopt;
   const int64_t groups = a.GetOr<int64_t>(hlo::AttrKey::kFeatureGroupCount).value_or(1);

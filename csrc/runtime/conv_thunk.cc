@@ -1,9 +1,12 @@
 // Convolution thunks: the plan checked against its slices once.
 #include "runtime/conv_thunk.h"
 
+#include <algorithm>
 #include <memory>
+#include <type_traits>
 
 #include "hlo/float_format.h"
+#include "runtime/conv_generic.h"
 #include "runtime/narrow_float.h"
 #include "support/error.h"
 
@@ -11,25 +14,87 @@ namespace uir::runtime {
 
 std::unique_ptr<ConvThunk> ConvThunk::Create(std::string name, const ConvPlan& plan,
                                              const BufferSlice& input, const BufferSlice& kernel,
-                                             const BufferSlice& out, hlo::PrimitiveType storage) {
+                                             const BufferSlice& out, hlo::PrimitiveType storage,
+                                             std::optional<hlo::PrimitiveType> input_type,
+                                             std::optional<hlo::PrimitiveType> kernel_type) {
   CheckSlices(name, {input, kernel, out});
   const std::string invalid = plan.Invalid();
   UIR_CHECK(invalid.empty()) << "convolution thunk " << name << ": " << invalid;
-  const bool narrow = hlo::IsNarrowFloat(storage);
-  UIR_CHECK(narrow ? !plan.f64
-                   : storage == (plan.f64 ? hlo::PrimitiveType::kF64 : hlo::PrimitiveType::kF32))
-      << "convolution thunk " << name << ": elements of " << hlo::PrimitiveTypeName(storage)
-      << " for a " << (plan.f64 ? "f64" : "f32") << " plan";
-  const int64_t e = hlo::StorageBytes(storage);
-  UIR_CHECK(input.size >= plan.InputElements() * e && kernel.size >= plan.KernelElements() * e &&
-            out.size >= plan.OutputElements() * e)
+  const hlo::PrimitiveType it = input_type.value_or(storage), kt = kernel_type.value_or(storage);
+  if (it == storage && kt == storage && hlo::IsFloat(storage)) {
+    const bool narrow = hlo::IsNarrowFloat(storage);
+    UIR_CHECK(narrow ? !plan.f64
+                     : storage == (plan.f64 ? hlo::PrimitiveType::kF64 : hlo::PrimitiveType::kF32))
+        << "convolution thunk " << name << ": elements of " << hlo::PrimitiveTypeName(storage)
+        << " for a " << (plan.f64 ? "f64" : "f32") << " plan";
+  } else {
+    UIR_CHECK(ConvTypesSupported(it, kt, storage))
+        << "convolution thunk " << name << ": operands of " << hlo::PrimitiveTypeName(it) << " and "
+        << hlo::PrimitiveTypeName(kt) << " for a result of " << hlo::PrimitiveTypeName(storage);
+  }
+  UIR_CHECK(input.size >= plan.InputElements() * hlo::StorageBytes(it) &&
+            kernel.size >= plan.KernelElements() * hlo::StorageBytes(kt) &&
+            out.size >= plan.OutputElements() * hlo::StorageBytes(storage))
       << "convolution thunk " << name << ": slices of " << input.size << ", " << kernel.size
       << " and " << out.size << " bytes for " << plan.ToString();
   return std::unique_ptr<ConvThunk>(
-      new ConvThunk(std::move(name), plan, input, kernel, out, storage));
+      new ConvThunk(std::move(name), plan, input, kernel, out, storage, it, kt));
 }
 
+namespace {
+
+bool IsRealFloat(hlo::PrimitiveType t) { return hlo::IsFloat(t); }
+
+// `count` elements of float type `type` as T (f32 or f64), exactly.
+template <typename T>
+std::unique_ptr<T[]> WidenFloats(hlo::PrimitiveType type, const void* src, int64_t count) {
+  std::unique_ptr<T[]> out(new T[static_cast<size_t>(std::max<int64_t>(count, 1))]);
+  if (type == hlo::PrimitiveType::kF64) {
+    const auto* d = static_cast<const double*>(src);
+    for (int64_t i = 0; i < count; ++i) out[i] = static_cast<T>(d[i]);
+  } else if (type == hlo::PrimitiveType::kF32) {
+    const auto* f = static_cast<const float*>(src);
+    for (int64_t i = 0; i < count; ++i) out[i] = static_cast<T>(f[i]);
+  } else if constexpr (std::is_same_v<T, float>) {
+    WidenToF32(type, src, count, out.get());
+  } else {
+    std::unique_ptr<float[]> wide(new float[static_cast<size_t>(std::max<int64_t>(count, 1))]);
+    WidenToF32(type, src, count, wide.get());
+    for (int64_t i = 0; i < count; ++i) out[i] = wide[i];
+  }
+  return out;
+}
+
+}  // namespace
+
 void ConvThunk::Execute(const ExecuteParams& params) const {
+  if (!Uniform()) {
+    if (IsRealFloat(input_type_) && IsRealFloat(kernel_type_) && IsRealFloat(storage_)) {
+      // Float operands of other types: widened to the plan's precision
+      // for BLAS, the result rounded once.
+      auto run = [&]<typename T>(T*) {
+        const auto in = WidenFloats<T>(input_type_, params.At(input_), plan_.InputElements());
+        const auto k = WidenFloats<T>(kernel_type_, params.At(kernel_), plan_.KernelElements());
+        if (storage_ == hlo::PrimitiveType::kF32 || storage_ == hlo::PrimitiveType::kF64) {
+          RunConv(plan_, in.get(), k.get(), params.At(out_));
+          return;
+        }
+        const int64_t n = plan_.OutputElements();
+        std::unique_ptr<float[]> result(new float[static_cast<size_t>(std::max<int64_t>(n, 1))]);
+        RunConv(plan_, in.get(), k.get(), result.get());
+        NarrowFromF32(storage_, result.get(), n, params.At(out_));
+      };
+      if (plan_.f64) {
+        run(static_cast<double*>(nullptr));
+      } else {
+        run(static_cast<float*>(nullptr));
+      }
+      return;
+    }
+    RunConvGeneric(plan_, input_type_, kernel_type_, storage_, params.At(input_),
+                   params.At(kernel_), params.At(out_));
+    return;
+  }
   if (!hlo::IsNarrowFloat(storage_)) {
     RunConv(plan_, params.At(input_), params.At(kernel_), params.At(out_));
     return;
@@ -43,7 +108,14 @@ void ConvThunk::Execute(const ExecuteParams& params) const {
 
 std::string ConvThunk::Details() const {
   std::string text = plan_.ToString();
-  if (hlo::IsNarrowFloat(storage_)) {
+  if (!Uniform()) {
+    const bool floats = IsRealFloat(input_type_) && IsRealFloat(kernel_type_);
+    text.replace(0, 3,
+                 std::string(hlo::PrimitiveTypeName(input_type_)) + " x " +
+                     std::string(hlo::PrimitiveTypeName(kernel_type_)) + " -> " +
+                     std::string(hlo::PrimitiveTypeName(storage_)) +
+                     (floats ? (plan_.f64 ? " (in f64)" : " (in f32)") : " (direct)"));
+  } else if (hlo::IsNarrowFloat(storage_)) {
     text.replace(0, 3, std::string(hlo::PrimitiveTypeName(storage_)) + " (in f32)");
   }
   return text;

@@ -7,6 +7,7 @@ epilogue."""
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 import pytest
 from eval_util import conv_case, conv_reference, window_text
@@ -240,3 +241,87 @@ def test_narrow_float_convolutions_and_dots_run_in_f32_and_round_once(dtype):
         # One unit in the last place of the result at most.
         np.testing.assert_array_less(np.abs(g64 - w64), 2 * eps * np.abs(w64) + 1e-30 + eps)
         assert np.mean(g64 == w64) > 0.9
+
+
+# Operand and result types BLAS does not take (summed directly, or widened
+# for BLAS when all are floats), as a dot takes them.
+MIXED = [
+    ("s8", "s8", "s32"),
+    ("s8", "s8", "s8"),  # wraps
+    ("u8", "u8", "u16"),
+    ("s32", "s32", "s32"),
+    ("s4", "s8", "s32"),
+    ("pred", "pred", "pred"),  # whether any product is true
+    ("c64", "c64", "c64"),
+    ("bf16", "bf16", "f32"),
+    ("f16", "f16", "f32"),
+    ("s32", "s32", "f32"),
+    ("bf16", "bf16", "bf16"),
+]
+_NP = {
+    "s8": np.int8,
+    "s32": np.int32,
+    "u8": np.uint8,
+    "u16": np.uint16,
+    "s4": ml_dtypes.int4,
+    "pred": np.bool_,
+    "c64": np.complex64,
+    "bf16": ml_dtypes.bfloat16,
+    "f16": np.float16,
+    "f32": np.float32,
+}
+
+
+def _values(rng, t, shape):
+    if t == "pred":
+        return rng.random(shape) < 0.3
+    if t == "c64":
+        return (rng.integers(-3, 4, shape) + 1j * rng.integers(-3, 4, shape)).astype(np.complex64)
+    lo = 0 if t.startswith("u") else -8 if t in ("s4", "s8") else -4
+    return rng.integers(lo, 8, shape).astype(_NP[t])  # small integers: every sum exact
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    geometry=conv_case(),
+    groups=st.sampled_from([1, 2]),
+    ig=st.integers(1, 3),
+    og=st.integers(1, 3),
+    types=st.sampled_from(MIXED),
+    seed=st.integers(0, 1000),
+)
+def test_convolutions_of_integers_pred_complex_and_mixed_types_match_the_evaluator(
+    geometry, groups, ig, og, types, seed
+):
+    sizes, strides, pads, lhs_dil, rhs_dil, reversal, in_sizes = geometry
+    lt, rt, ot = types
+    rng = np.random.default_rng(seed)
+    lhs = _values(rng, lt, (2, groups * ig, *in_sizes))
+    rhs = _values(rng, rt, (groups * og, ig, *sizes))
+    args = (strides, pads, lhs_dil, rhs_dil, reversal)
+    if lt == "c64":
+        re = lambda a, b: conv_reference(a, b, *args, fgc=groups)  # noqa: E731
+        want = (re(lhs.real, rhs.real) - re(lhs.imag, rhs.imag)) + 1j * (
+            re(lhs.real, rhs.imag) + re(lhs.imag, rhs.real)
+        )
+    else:
+        want = conv_reference(lhs.astype(np.float64), rhs.astype(np.float64), *args, fgc=groups)
+    if 0 in want.shape:
+        return
+    sp = "".join(str(d) for d in range(len(sizes)))
+    shape = lambda t, a: f"{t}[{','.join(map(str, a))}]"  # noqa: E731
+    window = window_text(sizes, *args)
+    module = uir.hlo.parse_module(
+        f"ENTRY e {{\n  l = {shape(lt, lhs.shape)} parameter(0)\n"
+        f"  r = {shape(rt, rhs.shape)} parameter(1)\n"
+        f"  ROOT c = {shape(ot, want.shape)} convolution(l, r), window={{{window}}}, "
+        f"dim_labels=bf{sp}_oi{sp}->bf{sp}, feature_group_count={groups}\n}}"
+    )
+    got, exe = _run(module, lhs, rhs)
+    assert exe.fallbacks == []
+    if ot == "pred":
+        want = want != 0
+    elif ot.startswith(("s", "u")):
+        want = want.astype(np.int64).astype(_NP[ot])  # the result's wraparound
+    np.testing.assert_array_equal(np.asarray(got), want.astype(_NP[ot]))
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(uir.evaluate(module, lhs, rhs)))
