@@ -19,8 +19,8 @@ hlo::Literal ReduceWindow(Context& ctx, const hlo::HloInstruction& inst,
                           const std::vector<const hlo::Literal*>& ops);
 
 // A one-input reduce-window of a native C++ element type (not a narrow
-// float, not complex) whose reducer is add, mul, max, min, and or or on row-major buffers (`init` the scalar), folding
-// each window in row-major order as the evaluator does.
+// float, not complex) whose reducer is add, mul, max, min, and or or on row-major buffers (`init`
+// the scalar), folding each window in row-major order as the evaluator does.
 void ReduceWindowBuffers(const hlo::HloInstruction& inst, const uint8_t* in, const uint8_t* init,
                          uint8_t* out);
 

@@ -446,6 +446,10 @@ void BindHlo(py::module_& m) {
                              })
       .def_property_readonly("shape", [](const PyInstruction& i) { return i.instruction->shape(); })
       .def_property_readonly(
+          "is_elementwise",
+          [](const PyInstruction& i) { return hlo::IsElementwise(i.instruction->opcode()); },
+          "An elementwise unary, binary or ternary op (convert and compare included).")
+      .def_property_readonly(
           "operands",
           [](const PyInstruction& i) { return Wrap(i.module, i.instruction->operands(), i.owner); })
       .def_property_readonly(

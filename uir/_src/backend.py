@@ -236,7 +236,7 @@ class Executable:
                 except SerializationError:
                     pass  # a damaged or stale entry: compiled again and replaced
         self._compile(module, optimized)
-        if cache_dir and self._exe is not None:
+        if cache_dir and self._exe is not None and self._dynamic is None:
             _write_atomically(path, self.serialize())
 
     def _compile(self, module, optimized: bool) -> None:
@@ -251,11 +251,25 @@ class Executable:
         self._exe = None
         self._reasons: list[str] = []
         entry = self.module.entry
+        self._dynamic = None
         if backend == "cpu" and any("<=" in str(i.shape) for i in [*entry.parameters, entry.root]):
-            # Arrays of dynamic size run on the evaluator, which reads only
-            # their valid entries.
-            self._reasons.append(f"{self.module.name}: dynamic shapes run on the evaluator")
-        elif backend == "cpu":
+            # Arrays of dynamic size run at their bounds where no op mixes
+            # padding in (uir._src.dynamic); else on the evaluator, which
+            # reads only their valid entries.
+            from uir._src.dynamic import DynamicPlan, Unsupported
+            from uir._src.hlo import parse_module
+
+            try:
+                self._dynamic = DynamicPlan.of(module)
+            except Unsupported as e:
+                self._reasons.append(
+                    f"{self.module.name}: dynamic shapes run on the evaluator ({e})"
+                )
+            else:
+                self._dynamic_module = self.module
+                static = parse_module(self._dynamic.static_text)
+                self.module = static if optimized else default_pipeline().run(static)
+        if backend == "cpu" and not self._reasons:
             start = time.perf_counter()
             self._kernel_graph = lower(self.module)
             self.compile_seconds["lowering"] = time.perf_counter() - start
@@ -293,6 +307,11 @@ class Executable:
         loads it in another process (same uir version, a CPU with those
         features) without running the HLO passes or LLVM's optimizer and
         code generator. Compiled code only (backend="cpu")."""
+        if getattr(self, "_dynamic", None) is not None:
+            raise ValueError(
+                f"{self.module.name} takes arrays of dynamic size, which the serialized form "
+                "does not record; serialize the module at its bounds"
+            )
         if self._exe is None:
             why = self._reasons[0] if self._reasons else f"backend={self.backend!r}"
             raise ValueError(
@@ -437,6 +456,10 @@ class Executable:
                 f"{self.module.name} runs on the {self.backend!r} backend; profiles time "
                 "compiled code (backend='cpu')"
             )
+        dynamic = getattr(self, "_dynamic", None)
+        original = arrays
+        if dynamic is not None:
+            arrays = dynamic.pad(arrays)
         params = self.module.entry.parameters
         if len(arrays) != len(params):
             raise ArgumentError(
@@ -450,6 +473,8 @@ class Executable:
         result, events, call_ns = exe.profile(checked)
         if loop_bodies:
             bodies = exe.loop_body_times(reset=True)
+        if dynamic is not None:
+            result = dynamic.crop(result, original)
         return Profile(
             self.module.name, result, events, call_ns, roofline or machine_roofline(), bodies
         )
@@ -465,6 +490,13 @@ class Executable:
     def _run(self, arrays, donated):
         if self._exe is None:
             return evaluate(self.module, *arrays)
+        if getattr(self, "_dynamic", None) is not None:
+            # At the bounds: padded copies in (nothing to donate), results cut.
+            result = self._run_compiled(self._dynamic.pad(arrays), [])
+            return self._dynamic.crop(result, arrays)
+        return self._run_compiled(arrays, donated)
+
+    def _run_compiled(self, arrays, donated):
         if all(type(a) is np.ndarray for a in arrays):
             # The executable checks dtypes and dims itself; only a mismatch
             # takes the slower path below, for its precise error.
