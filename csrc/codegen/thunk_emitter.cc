@@ -266,7 +266,12 @@ class Emitter {
       auto thunk = runtime::ScatterThunk::Create(n.name, sc->plan, SliceOf(sc->operand),
                                                  SliceOf(sc->indices), SliceOf(sc->updates),
                                                  SliceOf(sc->out));
-      thunk->set_bytes_moved(NodeBytes(n));
+      // In place, only the windows are read and written; else the operand
+      // is copied first.
+      const bool in_place = sc->operand.allocation == sc->out.allocation &&
+                            sc->operand.offset == sc->out.offset;
+      thunk->set_bytes_moved(2 * sc->updates.bytes + sc->indices.bytes +
+                             (in_place ? 0 : sc->operand.bytes + sc->out.bytes));
       out.push_back(std::move(thunk));
       return;
     }
@@ -327,6 +332,8 @@ class Emitter {
           graph.RunNodeOn(n, p.allocations, code);
         },
         NodeUses(n), ordered, !evaluator.empty());
+    // Kernels over dynamic windows read their windows, not the arrays.
+    if (n.windows != nullptr && evaluator.empty()) host->set_bytes_moved(BytesOf(n));
     // Listed where the host thunk is the one that runs.
     auto listed = [&] {
       if (evaluator.empty()) return;

@@ -76,12 +76,14 @@ ThunkExecutor ThunkExecutor::Create(ThunkSequence thunks, const ThunkExecutorOpt
   }
   for (auto& p : e.predecessors_) std::sort(p.begin(), p.end());
   // Concurrency pays only where a thunk is independent of a neighbour (else
-  // the order is total) and such thunks move enough bytes.
+  // the order is total) and such thunks move enough bytes: the bytes they
+  // move, not the slices they may reach (an in-place scatter of one
+  // element into a 400 KB array moves a few bytes).
   int64_t independent_bytes = 0;
   for (size_t j = 1; j < n; ++j) {
     const auto& p = e.predecessors_[j];
     if (!std::binary_search(p.begin(), p.end(), static_cast<int32_t>(j - 1))) {
-      independent_bytes += thunks[j - 1]->BytesTouched() + thunks[j]->BytesTouched();
+      independent_bytes += thunks[j - 1]->BytesMoved() + thunks[j]->BytesMoved();
     }
   }
   e.sequential_ =

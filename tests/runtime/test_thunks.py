@@ -177,3 +177,37 @@ def test_threads_calling_a_concurrent_executable_get_their_own_results():
     for t in threads:
         t.join()
     assert not errors, errors[0]
+
+
+def test_an_in_place_scatter_of_one_element_beside_a_small_kernel_stays_sequential():
+    # The scatter's slices span 400 KB, but in place it moves a few bytes:
+    # running the two independent thunks on workers would cost more than
+    # it saves (the executor weighs bytes moved, not slices reached).
+    module = uir.hlo.parse_module("""HloModule m, is_scheduled=true, input_output_alias={ {0}: (0, {}, may-alias) }
+
+assign {
+  a = f32[] parameter(0)
+  ROOT b = f32[] parameter(1)
+}
+
+ENTRY e {
+  x = f32[100000] parameter(0)
+  i = s32[1] parameter(1)
+  u = f32[] parameter(2)
+  q = f32[4] parameter(3)
+  s = f32[100000] scatter(x, i, u), update_window_dims={}, inserted_window_dims={0},
+    scatter_dims_to_operand_dims={0}, index_vector_dim=0, to_apply=assign
+  n = f32[4] negate(q)
+  ROOT t = (f32[100000], f32[4]) tuple(s, n)
+}
+""")
+    exe = Executable(module, "cpu", optimized=True)
+    text = exe.thunk_text
+    assert text.splitlines()[0] == "2 thunks, sequential", text
+    scatter, kernel = parse_thunks(text)[0]
+    assert scatter["kind"] == "scatter" and kernel["kind"] == "kernel" and not kernel["after"]
+    x = np.zeros(100000, np.float32)
+    q = np.arange(4, dtype=np.float32)
+    s, n = exe(x, np.array([7], np.int32), np.float32(3), q)
+    assert s[7] == 3 and s.sum() == 3
+    np.testing.assert_array_equal(n, -q)
