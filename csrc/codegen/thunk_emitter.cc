@@ -268,8 +268,8 @@ class Emitter {
                                                  SliceOf(sc->out));
       // In place, only the windows are read and written; else the operand
       // is copied first.
-      const bool in_place = sc->operand.allocation == sc->out.allocation &&
-                            sc->operand.offset == sc->out.offset;
+      const bool in_place =
+          sc->operand.allocation == sc->out.allocation && sc->operand.offset == sc->out.offset;
       thunk->set_bytes_moved(2 * sc->updates.bytes + sc->indices.bytes +
                              (in_place ? 0 : sc->operand.bytes + sc->out.bytes));
       out.push_back(std::move(thunk));
