@@ -89,8 +89,26 @@ struct Vec<double, 64> {
 // (compares with them are false); they are noticed in running sums of the
 // lanes, which a NaN makes NaN (as do infinities of both signs): only then
 // is the line searched for its first NaN.
+// A short line (k-means' few centres), one element at a time without
+// branches: the first NaN, else the first strictly better value.
+template <typename T, bool Max>
+__attribute__((always_inline)) inline int64_t FirstExtremeShort(const T* x, int64_t n) {
+  T best = x[0];
+  int64_t at = 0;
+  bool nan = IsNan(best);
+  for (int64_t k = 1; k < n; ++k) {
+    const T v = x[k];
+    const bool take = !nan && (IsNan(v) || (Max ? v > best : v < best));
+    best = take ? v : best;
+    at = take ? k : at;
+    nan = nan || IsNan(v);
+  }
+  return at;
+}
+
 template <typename T, bool Max, int Bytes>
 __attribute__((always_inline)) inline int64_t FirstExtremeOf(const T* x, int64_t n) {
+  if (n < 64) return FirstExtremeShort<T, Max>(x, n);
   T best = x[0];
   int64_t chunk_at = 0;  // the chunk that first holds `best`
   bool maybe_nan = false;

@@ -283,6 +283,21 @@ def test_argmax_and_argmin_match_numpy_and_the_evaluator(case, seed, which):
     np.testing.assert_array_equal(got, uir.evaluate(f.lower(x).module, x))
 
 
+@pytest.mark.parametrize("n", [63, 64, 700, 2048])
+@pytest.mark.parametrize("nans", [0, 1, 3])
+def test_long_rows_fold_in_vector_chunks_to_the_first_extreme(n, nans):
+    # Past 63 elements a row folds in chunks of vector lanes; ties (few
+    # distinct values) and NaNs anywhere must still give NumPy's first index.
+    rng = np.random.default_rng(n + nans)
+    x = rng.integers(-3, 4, (6, n)).astype(np.float32)
+    for _ in range(nans):
+        x[rng.integers(0, 6), rng.integers(0, n)] = np.nan
+    for fn, ref in ((unp.argmax, np.argmax), (unp.argmin, np.argmin)):
+        compiled = uir.jit(lambda v, fn=fn: fn(v, axis=1)).lower(x).compile()
+        assert compiled.fallbacks == []
+        np.testing.assert_array_equal(compiled(x), ref(x, axis=1))
+
+
 def _variadic(pick):
     return uir.hlo.parse_module(f"""HloModule v
 
