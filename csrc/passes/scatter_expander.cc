@@ -5,6 +5,7 @@
 #include <numeric>
 #include <vector>
 
+#include "eval/context.h"
 #include "hlo/builder.h"
 #include "passes/scalar_inline.h"
 
@@ -29,28 +30,13 @@ bool Contains(const std::vector<int64_t>& v, int64_t x) {
 }
 
 // Whether the runtime's scatter loop combines with `f`: the update itself,
-// or one fold op of the two parameters.
+// or one add, multiply, maximum, minimum, and or or of the two parameters.
 bool RuntimeCombiner(const HloComputation& f) {
   const HloInstruction* r = f.root();
-  if (f.num_parameters() != 2) return false;
-  if (r->opcode() == HloOpcode::kParameter) return r->parameter_number() == 1;
-  if (r->operand_count() != 2) return false;
-  const HloInstruction* a = r->operand(0);
-  const HloInstruction* b = r->operand(1);
-  if (a->opcode() != HloOpcode::kParameter || b->opcode() != HloOpcode::kParameter || a == b) {
-    return false;
+  if (f.num_parameters() == 2 && r->opcode() == HloOpcode::kParameter) {
+    return r->parameter_number() == 1;
   }
-  switch (r->opcode()) {
-    case HloOpcode::kAdd:
-    case HloOpcode::kMultiply:
-    case HloOpcode::kMaximum:
-    case HloOpcode::kMinimum:
-    case HloOpcode::kAnd:
-    case HloOpcode::kOr:
-      return true;
-    default:
-      return false;
-  }
+  return eval::SimpleReducer(f).has_value();
 }
 
 bool Expandable(const HloInstruction& s) {
