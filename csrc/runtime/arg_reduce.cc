@@ -80,6 +80,16 @@ struct Vec<double, 64> {
   using M = int64_t __attribute__((vector_size(64)));
 };
 
+// Whether any lane of a compare's mask is set.
+template <typename M>
+__attribute__((always_inline)) inline bool AnyLane(M m) {
+  uint64_t words[sizeof(M) / 8];
+  std::memcpy(words, &m, sizeof(M));
+  uint64_t any = 0;
+  for (uint64_t w : words) any |= w;
+  return any != 0;
+}
+
 // The first i of x[0..n) (n >= 1, contiguous) holding the extreme value.
 // Chunks of 512 are folded by lanes of a vector that keep only the best
 // value each has seen (one compare and one select per vector); a chunk
@@ -135,15 +145,23 @@ __attribute__((always_inline)) inline int64_t FirstExtremeOf(const T* x, int64_t
             check[r] += v;
           }
         }
-        T chunk_best = lane[0][0];
-        for (int r = 0; r < 2; ++r) {
-          for (int j = 0; j < kWidth; ++j) {
-            if (Max ? lane[r][j] > chunk_best : lane[r][j] < chunk_best) chunk_best = lane[r][j];
+        // The two lane sets folded into one; a lane past the best so far
+        // (one vector compare, its mask's words or-ed) is rare after the
+        // first chunks, and only then are the lanes scanned.
+        const M first = Max ? lane[0] >= lane[1] : lane[0] <= lane[1];
+        const V top = reinterpret_cast<V>((reinterpret_cast<M>(lane[0]) & first) |
+                                          (reinterpret_cast<M>(lane[1]) & ~first));
+        V best_v;
+        for (int j = 0; j < kWidth; ++j) best_v[j] = best;
+        if (i == 0 || AnyLane(Max ? top > best_v : top < best_v)) {
+          T chunk_best = top[0];
+          for (int j = 1; j < kWidth; ++j) {
+            if (Max ? top[j] > chunk_best : top[j] < chunk_best) chunk_best = top[j];
           }
-        }
-        if (i == 0 || (Max ? chunk_best > best : chunk_best < best)) {
-          best = chunk_best;
-          chunk_at = i;
+          if (i == 0 || (Max ? chunk_best > best : chunk_best < best)) {
+            best = chunk_best;
+            chunk_at = i;
+          }
         }
       }
       for (int r = 0; r < 2; ++r) {
@@ -168,7 +186,21 @@ __attribute__((always_inline)) inline int64_t FirstExtremeOf(const T* x, int64_t
     }
   }
   if (at >= 0) return at;  // the tail holds the best, strictly
-  for (int64_t k = chunk_at; k < n; ++k) {
+  int64_t k = chunk_at;
+  if constexpr (std::is_floating_point_v<T>) {
+    // A vector at a time: the best is in the chunk, found where a lane
+    // equals it.
+    using V = typename Vec<T, Bytes>::V;
+    constexpr int kWidth = sizeof(V) / sizeof(T);
+    V best_v;
+    for (int j = 0; j < kWidth; ++j) best_v[j] = best;
+    for (; k + kWidth <= n; k += kWidth) {
+      V v;
+      std::memcpy(&v, x + k, sizeof(V));
+      if (AnyLane(v == best_v)) break;
+    }
+  }
+  for (; k < n; ++k) {
     if (x[k] == best) return k;
   }
   return 0;
