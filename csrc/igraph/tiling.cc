@@ -142,6 +142,12 @@ bool Lowerer::Run(std::vector<IGraph>* parts, std::string* reason) {
     ct = whole(col_) ? p_.extents[col_]
                      : Fit(p_.extents[col_], budget, p_.reduced_dim[col_],
                            row_ < 0 || p_.reduced_dim[row_]);
+    // A contiguous dim is spread over the groups only into tiles of a
+    // vector or more: narrower ones (columns of [4096, 8] summed two at a
+    // time) cost more in lanes left empty than the parallelism gains.
+    if (!whole(col_) && ct < std::min(p_.extents[col_], lanes)) {
+      ct = Fit(p_.extents[col_], budget, p_.reduced_dim[col_], /*spread=*/false);
+    }
   }
   if (row_ >= 0) {
     rt = whole(row_)
