@@ -87,3 +87,30 @@ def test_dynamic_sizes_that_meet_in_one_op_must_be_equal():
     exe = uir.compile(uir.hlo.parse_module(CHAIN), backend="cpu")
     with pytest.raises(uir.ArgumentError, match="sizes must be equal"):
         exe(np.zeros((3, 5), np.float32), np.zeros(6, np.float32))
+
+
+def test_the_evaluator_runs_the_module_as_written_when_it_cannot_be_padded():
+    # The passes turn the transpose and reshape into bitcasts, which the
+    # evaluator does not carry dynamic sizes through: the fallback runs the
+    # module it was given.
+    module = uir.hlo.parse_module("""HloModule d
+
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] add(a, b)
+}
+
+ENTRY e {
+  x = f32[<=10,3] parameter(0)
+  t = f32[3,<=10] transpose(x), dimensions={1,0}
+  r = f32[3,<=10,1] reshape(t)
+  m = f32[3,<=10,1] multiply(r, r)
+  z = f32[] constant(0)
+  ROOT s = f32[3,1] reduce(m, z), dimensions={1}, to_apply=add
+}
+""")
+    exe = uir.compile(module, backend="cpu")
+    assert "reduce over a dynamic dimension" in exe.fallbacks[0]
+    x = np.arange(12, dtype=np.float32).reshape(4, 3)
+    np.testing.assert_array_equal(np.asarray(exe(x)).ravel(), (x * x).sum(0))

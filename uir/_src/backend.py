@@ -244,31 +244,32 @@ class Executable:
         from uir._src.passes import default_pipeline
 
         backend = self.backend
-        start = time.perf_counter()
-        self.module = module if optimized else default_pipeline().run(module)
-        self.compile_seconds["hlo_passes"] = time.perf_counter() - start
         self._kernel_graph = None
         self._exe = None
         self._reasons: list[str] = []
-        entry = self.module.entry
         self._dynamic = None
+        # What runs where there is no compiled code.
+        evaluated = None
+        entry = module.entry
         if backend == "cpu" and any("<=" in str(i.shape) for i in [*entry.parameters, entry.root]):
             # Arrays of dynamic size run at their bounds where no op mixes
             # padding in (uir._src.dynamic); else on the evaluator, which
-            # reads only their valid entries.
+            # reads only their valid entries, through the module as written
+            # (it carries dynamic sizes through no bitcast the passes make).
             from uir._src.dynamic import DynamicPlan, Unsupported
             from uir._src.hlo import parse_module
 
             try:
                 self._dynamic = DynamicPlan.of(module)
             except Unsupported as e:
-                self._reasons.append(
-                    f"{self.module.name}: dynamic shapes run on the evaluator ({e})"
-                )
+                self._reasons.append(f"{module.name}: dynamic shapes run on the evaluator ({e})")
+                evaluated = module
             else:
-                self._dynamic_module = self.module
-                static = parse_module(self._dynamic.static_text)
-                self.module = static if optimized else default_pipeline().run(static)
+                module = parse_module(self._dynamic.static_text)
+        start = time.perf_counter()
+        self.module = module if optimized else default_pipeline().run(module)
+        self.compile_seconds["hlo_passes"] = time.perf_counter() - start
+        self._evaluated = evaluated or self.module
         if backend == "cpu" and not self._reasons:
             start = time.perf_counter()
             self._kernel_graph = lower(self.module)
@@ -297,6 +298,8 @@ class Executable:
         start = time.perf_counter()
         self.module, self._kernel_graph, self._exe = _core.igraph.deserialize(blob)
         self._reasons = []
+        self._dynamic = None
+        self._evaluated = self.module
         self.compile_seconds = {"load": time.perf_counter() - start}
         self.compile_seconds.update({f"llvm_{k}": v for k, v in self._exe.compile_seconds.items()})
 
@@ -307,7 +310,7 @@ class Executable:
         loads it in another process (same uir version, a CPU with those
         features) without running the HLO passes or LLVM's optimizer and
         code generator. Compiled code only (backend="cpu")."""
-        if getattr(self, "_dynamic", None) is not None:
+        if self._dynamic is not None:
             raise ValueError(
                 f"{self.module.name} takes arrays of dynamic size, which the serialized form "
                 "does not record; serialize the module at its bounds"
@@ -456,7 +459,7 @@ class Executable:
                 f"{self.module.name} runs on the {self.backend!r} backend; profiles time "
                 "compiled code (backend='cpu')"
             )
-        dynamic = getattr(self, "_dynamic", None)
+        dynamic = self._dynamic
         original = arrays
         if dynamic is not None:
             arrays = dynamic.pad(arrays)
@@ -489,8 +492,8 @@ class Executable:
 
     def _run(self, arrays, donated):
         if self._exe is None:
-            return evaluate(self.module, *arrays)
-        if getattr(self, "_dynamic", None) is not None:
+            return evaluate(self._evaluated, *arrays)
+        if self._dynamic is not None:
             # At the bounds: padded copies in (nothing to donate), results cut.
             result = self._run_compiled(self._dynamic.pad(arrays), [])
             return self._dynamic.crop(result, arrays)
