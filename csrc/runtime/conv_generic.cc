@@ -10,6 +10,7 @@
 
 #include "hlo/float_format.h"
 #include "runtime/dot.h"
+#include "runtime/fold.h"
 #include "runtime/narrow_float.h"
 #include "runtime/thread_pool.h"
 
@@ -17,11 +18,6 @@ namespace uir::runtime {
 namespace {
 
 using P = hlo::PrimitiveType;
-
-template <typename T>
-struct IsComplex : std::false_type {};
-template <typename T>
-struct IsComplex<std::complex<T>> : std::true_type {};
 
 template <typename T>
 T LoadAs(const uint8_t* at) {
@@ -34,7 +30,7 @@ T LoadAs(const uint8_t* at) {
 template <typename C>
 C ValueAt(P type, const uint8_t* base, int64_t i) {
   const uint8_t* at = base + i * hlo::StorageBytes(type);
-  if constexpr (IsComplex<C>::value) {
+  if constexpr (IsComplexType<C>::value) {
     using R = typename C::value_type;
     if (type == P::kC64) return C(LoadAs<std::complex<float>>(at));
     if (type == P::kC128) return C(LoadAs<std::complex<double>>(at));
@@ -92,7 +88,7 @@ template <typename C>
 void Store(P type, uint8_t* base, int64_t i, C v) {
   const int64_t bytes = hlo::StorageBytes(type);
   uint8_t* at = base + i * bytes;
-  if constexpr (IsComplex<C>::value) {
+  if constexpr (IsComplexType<C>::value) {
     if (type == P::kC64) {
       const std::complex<float> c(v);
       std::memcpy(at, &c, sizeof(c));

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "hlo/float_format.h"
+#include "runtime/fold.h"
 #include "runtime/gemm.h"
 #include "runtime/narrow_float.h"
 #include "runtime/strided.h"
@@ -27,11 +28,6 @@ namespace {
 
 using P = hlo::PrimitiveType;
 using Dims = DotPlan::Dims;
-
-template <typename T>
-struct IsComplex : std::false_type {};
-template <typename T>
-struct IsComplex<std::complex<T>> : std::true_type {};
 
 int64_t Product(const Dims& d, int rank) {
   int64_t p = 1;
@@ -78,16 +74,16 @@ Compute ComputeOf(P out) {
 // Whether values of T convert to the compute type C.
 template <typename C, typename T>
 constexpr bool Converts() {
-  if constexpr (IsComplex<T>::value) return IsComplex<C>::value;
+  if constexpr (IsComplexType<T>::value) return IsComplexType<C>::value;
   if constexpr (std::is_floating_point_v<T>) return !std::is_integral_v<C>;
   return true;
 }
 
 template <typename C, typename T>
 C ConvertTo(T v) {
-  if constexpr (IsComplex<C>::value) {
+  if constexpr (IsComplexType<C>::value) {
     using R = typename C::value_type;
-    if constexpr (IsComplex<T>::value) {
+    if constexpr (IsComplexType<T>::value) {
       return C(static_cast<R>(v.real()), static_cast<R>(v.imag()));
     } else {
       return C(static_cast<R>(v), R(0));
@@ -220,7 +216,7 @@ void Unpack(P type, const C* src, int64_t span, const std::vector<int64_t>& rows
       default:
         break;
     }
-  } else if constexpr (IsComplex<C>::value) {
+  } else if constexpr (IsComplexType<C>::value) {
     UnpackTyped<C>(src, rows, cols, static_cast<C*>(dst));
     return;
   } else {
@@ -252,7 +248,7 @@ void Multiply(int64_t batch, int64_t m, int64_t n, int64_t k, const C* a, const 
     g.b_batch_stride = k * n;
     g.c_batch_stride = m * n;
     RunGemm(g, a, w, c);
-  } else if constexpr (IsComplex<C>::value) {
+  } else if constexpr (IsComplexType<C>::value) {
     const C one(1), zero(0);
     for (int64_t b = 0; b < batch; ++b) {
       const C* ab = a + b * m * k;

@@ -11,6 +11,7 @@
 
 namespace uir::runtime {
 
+// Whether T is a std::complex (the runtime's loops over any element type).
 template <typename T>
 struct IsComplexType : std::false_type {};
 template <typename T>

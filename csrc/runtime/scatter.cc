@@ -69,18 +69,6 @@ void CombineSubByte(uint8_t* to, const uint8_t* from, int64_t n) {
   }
 }
 
-// Complex numbers: sums and products.
-template <typename T, FoldOp Op>
-void CombineComplex(uint8_t* to, const uint8_t* from, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) {
-    std::complex<T> a, b;
-    std::memcpy(&a, to + i * int64_t{sizeof(a)}, sizeof(a));
-    std::memcpy(&b, from + i * int64_t{sizeof(b)}, sizeof(b));
-    const std::complex<T> c = Op == FoldOp::kAdd ? a + b : a * b;
-    std::memcpy(to + i * int64_t{sizeof(c)}, &c, sizeof(c));
-  }
-}
-
 // The combiner of `Op` through `Make<Op>()`, for the ops `T` has.
 template <typename Make>
 CombineFn ByOp(FoldOp op, bool numbers, bool bits, Make make) {
@@ -131,7 +119,10 @@ CombineFn SubByteCombiner(const ScatterPlan& p) {
 template <typename T>
 CombineFn ComplexCombiner(const ScatterPlan& p) {
   return ByOp(p.op, false, false, []<FoldOp Op>() -> CombineFn {
-    if constexpr (Op == FoldOp::kAdd || Op == FoldOp::kMultiply) return &CombineComplex<T, Op>;
+    // Complex numbers: sums and products (fold.h's Apply).
+    if constexpr (Op == FoldOp::kAdd || Op == FoldOp::kMultiply) {
+      return &Combine<std::complex<T>, Op, false>;
+    }
     return nullptr;
   });
 }
