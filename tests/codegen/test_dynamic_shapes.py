@@ -28,6 +28,17 @@ ENTRY e {
 """
 
 
+# A module head with the scalar sum its reductions apply.
+SUMS = """HloModule d
+
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] add(a, b)
+}
+"""
+
+
 @pytest.mark.parametrize("n", [0, 1, 17, 50])
 def test_a_chain_of_dynamic_sizes_runs_compiled_and_cut_to_size(n):
     module = uir.hlo.parse_module(CHAIN)
@@ -45,20 +56,16 @@ def test_a_chain_of_dynamic_sizes_runs_compiled_and_cut_to_size(n):
 
 
 def test_a_reduction_over_a_dynamic_dimension_stays_on_the_evaluator():
-    module = uir.hlo.parse_module("""HloModule d
-
-add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT c = f32[] add(a, b)
-}
-
+    module = uir.hlo.parse_module(
+        SUMS
+        + """
 ENTRY e {
   x = f32[<=40] parameter(0)
   z = f32[] constant(0)
   ROOT s = f32[] reduce(x, z), dimensions={0}, to_apply=add
 }
-""")
+"""
+    )
     exe = uir.compile(module, backend="cpu")
     (reason,) = exe.fallbacks
     assert "dynamic shapes run on the evaluator" in reason and "reduce" in reason, reason
@@ -93,14 +100,9 @@ def test_the_evaluator_runs_the_module_as_written_when_it_cannot_be_padded():
     # The passes turn the transpose and reshape into bitcasts, which the
     # evaluator does not carry dynamic sizes through: the fallback runs the
     # module it was given.
-    module = uir.hlo.parse_module("""HloModule d
-
-add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT c = f32[] add(a, b)
-}
-
+    module = uir.hlo.parse_module(
+        SUMS
+        + """
 ENTRY e {
   x = f32[<=10,3] parameter(0)
   t = f32[3,<=10] transpose(x), dimensions={1,0}
@@ -109,7 +111,8 @@ ENTRY e {
   z = f32[] constant(0)
   ROOT s = f32[3,1] reduce(m, z), dimensions={1}, to_apply=add
 }
-""")
+"""
+    )
     exe = uir.compile(module, backend="cpu")
     assert "reduce over a dynamic dimension" in exe.fallbacks[0]
     x = np.arange(12, dtype=np.float32).reshape(4, 3)
