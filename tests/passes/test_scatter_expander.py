@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from xla_util import assert_compiled_like_xla
 
 import uir
 
@@ -143,6 +144,14 @@ def test_scatters_with_random_dimension_numbers_and_combiners_compile_like_the_e
     got, want = exe(*args), uir.evaluate(module, *args)
     for g, w in zip(got, want, strict=True) if isinstance(want, tuple) else [(got, want)]:
         np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+
+
+@pytest.mark.xla
+@settings(max_examples=40, deadline=None)
+@given(scatter_cases(), st.integers(0, 2**32 - 1))
+def test_scatters_with_random_dimension_numbers_and_combiners_compile_like_xla(c, seed):
+    module = uir.hlo.parse_module(scatter_module(c))
+    assert_compiled_like_xla(module, scatter_arguments(c, seed))
 
 
 def test_a_combiner_of_its_own_runs_as_a_loop_of_compiled_steps():

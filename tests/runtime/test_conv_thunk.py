@@ -13,6 +13,7 @@ import pytest
 from eval_util import conv_case, conv_reference, window_text
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from xla_util import assert_compiled_like_xla
 
 import uir
 
@@ -86,9 +87,32 @@ def test_random_convolutions_match_the_reference(case, seed):
     np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
 
 
-def _check_channels_last(geometry, groups, ig, og, n, dtype, seed):
+@pytest.mark.xla
+@settings(max_examples=40, deadline=None)
+@given(case=conv_cases(), seed=st.integers(0, 1000), order=st.sampled_from(sorted(ORDERS)))
+def test_random_convolutions_compile_like_xla(case, seed, order):
+    sizes, strides, pads, lhs_dil, rhs_dil, reversal, in_sizes, groups, ig, og, n, dtype = case
+    if len(sizes) != 2:
+        order = "bf01_oi01->bf01"  # ORDERS are written for two spatial dimensions
+    rng = np.random.default_rng(seed)
+    lhs = rng.standard_normal((n, groups * ig, *in_sizes)).astype(dtype)
+    rhs = rng.standard_normal((groups * og, ig, *sizes)).astype(dtype)
+    out_shape = conv_reference(lhs, rhs, strides, pads, lhs_dil, rhs_dil, reversal, groups).shape
+    if 0 in out_shape:
+        return
+    sp = "".join(str(d) for d in range(len(sizes)))
+    labels = order if len(sizes) == 2 else f"bf{sp}_oi{sp}->bf{sp}"
+    into_lhs, into_rhs, into_out = ORDERS[order] if len(sizes) == 2 else [None] * 3
+    if into_lhs is not None:
+        lhs, rhs = lhs.transpose(into_lhs), rhs.transpose(into_rhs)
+        out_shape = tuple(out_shape[d] for d in np.argsort(into_out))
+    window = window_text(sizes, strides, pads, lhs_dil, rhs_dil, reversal)
+    assert_compiled_like_xla(_module(lhs, rhs, out_shape, window, labels, groups), [lhs, rhs])
+
+
+def _check_channels_last(geometry, groups, ig, og, n, dtype, seed, xla=False):
     """A convolution in channels-last order ([N, spatial..., C] input and
-    output, [spatial..., I, O] kernel) against the reference."""
+    output, [spatial..., I, O] kernel) against the reference (or XLA:CPU)."""
     sizes, strides, pads, lhs_dil, rhs_dil, reversal, in_sizes = geometry
     rng = np.random.default_rng(seed)
     lhs = rng.standard_normal((n, groups * ig, *in_sizes)).astype(dtype)
@@ -108,6 +132,9 @@ def _check_channels_last(geometry, groups, ig, og, n, dtype, seed):
         f"b{sp}f_{sp}io->b{sp}f",
         groups,
     )
+    if xla:
+        assert_compiled_like_xla(module, [last(lhs), kernel])
+        return
     got, _ = _run(module, last(lhs), kernel)
     tol = 1e-4 if dtype == np.float32 else 1e-12
     np.testing.assert_allclose(got, last(want), rtol=tol, atol=tol)
@@ -143,6 +170,24 @@ def test_random_convolutions_of_few_input_features_in_channels_last_order(
     # An image's few colours into a row of features: each input element
     # scales a kernel row, with no GEMM of a few columns.
     _check_channels_last(geometry, 1, ig, og, n, dtype, seed)
+
+
+@pytest.mark.xla
+@settings(max_examples=40, deadline=None)
+@given(
+    geometry=conv_case(),
+    depthwise=st.booleans(),
+    channels=st.integers(2, 19),
+    n=st.integers(1, 3),
+    seed=st.integers(0, 1000),
+)
+def test_depthwise_and_few_input_convolutions_compile_like_xla(
+    geometry, depthwise, channels, n, seed
+):
+    if depthwise:
+        _check_channels_last(geometry, channels, 1, 1, n, np.float32, seed, xla=True)
+    else:
+        _check_channels_last(geometry, 1, 3, channels, n, np.float32, seed, xla=True)
 
 
 @pytest.mark.parametrize("labels", sorted(ORDERS))

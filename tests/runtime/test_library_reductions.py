@@ -12,8 +12,9 @@ import warnings
 import ml_dtypes
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from xla_util import assert_compiled_like_xla
 
 import uir
 import uir.numpy as unp
@@ -127,6 +128,16 @@ def test_reduce_window_with_every_attribute_matches_the_evaluator(case, seed):
     _close(got, want, dtype, op)
 
 
+@pytest.mark.xla
+@settings(max_examples=40, deadline=None)
+@given(window_cases(), st.integers(0, 2**32 - 1))
+def test_reduce_window_with_every_attribute_compiles_like_xla(case, seed):
+    shape, sizes, strides, pads, base, wdil, dtype, op, layout = case
+    lay = None if layout is None else list(range(len(shape)))
+    module, _ = _window_module(shape, dtype, op, sizes, strides, pads, base, wdil, lay)
+    assert_compiled_like_xla(module, [_data(np.random.default_rng(seed), shape, dtype, op)])
+
+
 @pytest.mark.parametrize("layout", [None, [0, 1, 2, 3]])
 def test_max_and_average_pooling_run_as_window_thunks(layout):
     rng = np.random.default_rng(1)
@@ -180,6 +191,30 @@ def test_cumulative_ops_scan_along_each_axis(name, axis, reverse, dtype):
     np.testing.assert_allclose(
         got, uir.evaluate(f.lower(x).module, x), rtol=1e-5 if dtype == np.float32 else 0
     )
+
+
+@pytest.mark.xla
+@settings(max_examples=40, deadline=None)
+@given(
+    st.sampled_from(sorted(CUMULATIVE)),
+    st.lists(st.integers(1, 40), min_size=1, max_size=3),
+    st.data(),
+    st.booleans(),
+    st.sampled_from([np.float32, np.int32, np.float64]),
+)
+def test_cumulative_ops_along_each_axis_compile_like_xla(name, shape, data, reverse, dtype):
+    axis = data.draw(st.integers(0, len(shape) - 1))
+    x = np.random.default_rng(len(shape)).standard_normal(shape)
+    x = (1 + 0.05 * x) if name == "cumprod" else 3 * x
+    x = x.astype(dtype)
+    before = uir.config.read("enable_x64")
+    uir.config.update("enable_x64", dtype == np.float64)
+    try:
+        f = uir.jit(lambda v: CUMULATIVE[name][0](v, axis=axis, reverse=reverse))
+        module = f.lower(x).module
+    finally:
+        uir.config.update("enable_x64", before)
+    assert_compiled_like_xla(module, [x])
 
 
 @pytest.mark.parametrize(
@@ -281,6 +316,22 @@ def test_argmax_and_argmin_match_numpy_and_the_evaluator(case, seed, which):
     wide = x.astype(np.float32) if dtype in narrow else x
     np.testing.assert_array_equal(got, (np.argmax if which == "argmax" else np.argmin)(wide, axis))
     np.testing.assert_array_equal(got, uir.evaluate(f.lower(x).module, x))
+
+
+@pytest.mark.xla
+@settings(max_examples=40, deadline=None)
+@given(arg_cases(), st.integers(0, 2**32 - 1), st.sampled_from(["argmax", "argmin"]))
+def test_argmax_and_argmin_compile_like_xla(case, seed, which):
+    shape, axis, dtype, nans = case
+    if dtype in (ml_dtypes.int4, ml_dtypes.uint4):
+        dtype = np.int16  # jaxlib's arrays take no sub-byte NumPy types
+    rng = np.random.default_rng(seed)
+    x = rng.integers(-3, 4, shape)
+    x = (x > 0) if dtype == np.bool_ else x.astype(dtype)
+    for _ in range(nans):
+        x.flat[rng.integers(0, x.size)] = np.nan
+    fn = unp.argmax if which == "argmax" else unp.argmin
+    assert_compiled_like_xla(uir.jit(lambda v: fn(v, axis=axis)).lower(x).module, [x])
 
 
 @pytest.mark.parametrize("n", [63, 64, 700, 2048])
@@ -953,9 +1004,8 @@ def gather_cases(draw):
     return shape, mapped, collapsed, sizes, batch, index_shape, vector_dim, offset, dtype, layout
 
 
-@settings(max_examples=80, deadline=None)
-@given(gather_cases(), st.integers(0, 2**32 - 1))
-def test_gather_with_random_dimension_numbers_runs_natively_like_the_evaluator(case, seed):
+def _gather_module(case, seed):
+    """A gather of random dimension numbers, its operand and its indices."""
     shape, mapped, collapsed, sizes, batch, index_shape, vector_dim, offset, dtype, layout = case
     t = {np.float32: "f32", np.int8: "s8", np.float64: "f64"}[dtype]
     kept = [d for d in range(len(shape)) if d not in collapsed]
@@ -978,9 +1028,29 @@ ENTRY e {{
     x = rng.integers(-100, 100, shape).astype(dtype)
     # Out-of-range starts too: they clamp.
     i = rng.integers(-3, max(shape) + 3, index_shape).astype(np.int32)
+    return module, x, i
+
+
+@settings(max_examples=80, deadline=None)
+@given(gather_cases(), st.integers(0, 2**32 - 1))
+def test_gather_with_random_dimension_numbers_runs_natively_like_the_evaluator(case, seed):
+    module, x, i = _gather_module(case, seed)
     exe = uir.compile(module, backend="cpu")
     assert exe.fallbacks == [], exe.fallbacks
     np.testing.assert_array_equal(exe(x, i), uir.evaluate(module, x, i))
+
+
+@pytest.mark.xla
+@settings(max_examples=40, deadline=None)
+@given(gather_cases(), st.integers(0, 2**32 - 1))
+def test_gather_with_random_dimension_numbers_compiles_like_xla(case, seed):
+    _, _, collapsed, sizes, *_ = case
+    # A collapsed dimension's empty slice still gives the output elements:
+    # uir (and its evaluator) write zeros there, XLA:CPU reads the operand.
+    # The values are left unspecified, so they are not compared.
+    assume(all(sizes[d] == 1 for d in collapsed))
+    module, x, i = _gather_module(case, seed)
+    assert_compiled_like_xla(module, [x, i])
 
 
 @pytest.mark.parametrize("t", ["pred", "s4", "u2", "f8e4m3fn", "bf16", "c128"])
