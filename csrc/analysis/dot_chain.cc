@@ -19,9 +19,7 @@ std::vector<int64_t> IntList(const HloInstruction& i, AttrKey key) {
   return i.attributes().GetOr<std::vector<int64_t>>(key).value_or(std::vector<int64_t>{});
 }
 
-bool IsGemmType(hlo::PrimitiveType t) {
-  return t == hlo::PrimitiveType::kF32 || t == hlo::PrimitiveType::kF64;
-}
+bool IsGemmType(PrimitiveType t) { return t == PrimitiveType::kF32 || t == PrimitiveType::kF64; }
 
 // A value in the walk: an instruction and the entered fusion whose
 // computation holds it (nullptr: `second`'s own computation).
@@ -194,7 +192,7 @@ class Matcher {
 
 bool IsGemmDot(const HloInstruction& dot) {
   if (dot.opcode() != HloOpcode::kDot || dot.operand_count() != 2) return false;
-  const hlo::PrimitiveType t = dot.shape().element_type();
+  const PrimitiveType t = dot.shape().element_type();
   if (!dot.shape().IsArray() || !IsGemmType(t)) return false;
   const hlo::Shape& l = dot.operand(0)->shape();
   const hlo::Shape& r = dot.operand(1)->shape();
@@ -232,7 +230,7 @@ int64_t DotChainBlockRows(int64_t rows, int64_t row_bytes, int64_t reread_bytes,
 
 int64_t DotChainBlockRows(const DotChain& chain, int64_t fast_bytes) {
   const hlo::Shape& mid = chain.first->shape();
-  const int64_t e = hlo::StorageBytes(mid.element_type());
+  const int64_t e = StorageBytes(mid.element_type());
   const int64_t rank = mid.rank();
   int64_t batch = 1;
   for (int64_t d = 0; d + 2 < rank; ++d) batch *= mid.dimensions(d);

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "hlo/primitive_type.h"
 #include "support/error.h"
+#include "support/primitive_type.h"
 
 namespace uir::analysis {
 
@@ -51,7 +51,7 @@ int64_t ByteSize(const hlo::Shape& shape, int64_t pointer_bytes) {
   // ml_dtypes arrays, the evaluator's literals and the kernels: an element
   // size in the layout (E(4) on s4) is kept in the text, not in memory, so
   // every stage sizes a buffer alike.
-  const int64_t bits = std::max<int64_t>(hlo::BitWidth(shape.element_type()), 8);
+  const int64_t bits = std::max<int64_t>(BitWidth(shape.element_type()), 8);
   return (shape.element_count() * bits + 7) / 8;
 }
 

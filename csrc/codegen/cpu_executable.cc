@@ -417,7 +417,7 @@ void CpuExecutable::PlanLoops(const igraph::KernelGraph& graph,
   for (const igraph::KernelNode& n : graph.nodes()) {
     for (const igraph::KernelGraph& sub : n.subgraphs) PlanLoops(sub, graphs, drivers, nodes);
     const std::optional<igraph::WhileLoop> loop = igraph::InPlaceWhile(n, graph.assignment());
-    if (!loop || loop->predicate.shape.element_type() != hlo::PrimitiveType::kPred) continue;
+    if (!loop || loop->predicate.shape.element_type() != PrimitiveType::kPred) continue;
     // Every node a kernel laid out (its dynamic windows placed by index
     // programs the loop computes) or a dynamic block copy (compiled when
     // the block is contiguous, else a hook), every kernel one a single
@@ -566,7 +566,7 @@ std::optional<BlockCopy> CpuExecutable::CompiledBlockCopy(const igraph::KernelNo
                       : BufferRef{operand.allocation, operand.offset, nullptr};
   const igraph::DramTensor& b = update ? m.inputs.at(1) : out;
   copy.block = {b.allocation, b.offset, nullptr};
-  copy.bytes = block.element_count() * hlo::StorageBytes(whole.element_type());
+  copy.bytes = block.element_count() * StorageBytes(whole.element_type());
   copy.into_whole = update;
   return copy;
 }

@@ -22,19 +22,17 @@
 #include "codegen/math.h"
 #include "codegen/narrow_storage.h"
 #include "codegen/row_plan.h"
-#include "eval/elementwise.h"
-#include "hlo/float_format.h"
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/MDBuilder.h"
 #include "support/error.h"
+#include "support/float_format.h"
 
 namespace uir::codegen {
 namespace {
 
 using hlo::HloOpcode;
-using hlo::PrimitiveType;
 using igraph::Affine;
 using igraph::Axis;
 using igraph::IGraph;
@@ -148,20 +146,17 @@ class KernelEmitter {
       case PrimitiveType::kF64:
         return b_.getDoubleTy();
       default:
-        Refuse("no machine form for " + std::string(hlo::PrimitiveTypeName(t)));
+        Refuse("no machine form for " + std::string(PrimitiveTypeName(t)));
     }
   }
   // The type arithmetic happens in: narrow floats widen to float, pred is i1.
   llvm::Type* ComputeType(PrimitiveType t) {
     if (t == PrimitiveType::kPred) return b_.getInt1Ty();
-    if (IsSubByteInteger(t)) return b_.getIntNTy(static_cast<unsigned>(hlo::BitWidth(t)));
-    if (hlo::IsNarrowFloat(t)) return b_.getFloatTy();
+    if (IsSubByteInteger(t)) return b_.getIntNTy(static_cast<unsigned>(BitWidth(t)));
+    if (IsNarrowFloat(t)) return b_.getFloatTy();
     return StorageType(t);
   }
-  static bool IsFloat(PrimitiveType t) { return hlo::IsFloat(t); }
-  static bool IsSubByteInteger(PrimitiveType t) {
-    return hlo::IsInteger(t) && hlo::BitWidth(t) < 8;
-  }
+  static bool IsSubByteInteger(PrimitiveType t) { return IsInteger(t) && BitWidth(t) < 8; }
 
   llvm::Value* FromStorage(PrimitiveType t, llvm::Value* raw) {
     // A sub-byte integer is its byte's low bits (the upper ones ignored).
@@ -211,7 +206,7 @@ class KernelEmitter {
   // A scalar literal as a value of `t`'s compute type.
   llvm::Value* Constant(const hlo::Literal& literal, PrimitiveType t) {
     const PrimitiveType lt = literal.shape().element_type();
-    const int bytes = hlo::StorageBytes(lt);
+    const int bytes = StorageBytes(lt);
     uint64_t raw = 0;
     std::memcpy(&raw, literal.bytes().data(), static_cast<size_t>(bytes));
     llvm::Type* storage = StorageType(lt);
@@ -337,7 +332,7 @@ class KernelEmitter {
                              : load);
       } else {
         bases_.push_back(b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), scratch, local));
-        const int64_t bytes = p.size * hlo::StorageBytes(p.dtype);
+        const int64_t bytes = p.size * StorageBytes(p.dtype);
         local += (bytes + 63) / 64 * 64;
       }
     }
@@ -476,7 +471,7 @@ class KernelEmitter {
   bool IsDram(int slice) const { return g_.PointerOf(slice).level == Level::kDram; }
   // A value of `t` as its storage would round it (narrow floats).
   llvm::Value* Rounded(PrimitiveType t, llvm::Value* v) {
-    return hlo::IsNarrowFloat(t) ? FromStorage(t, ToStorage(t, v)) : v;
+    return IsNarrowFloat(t) ? FromStorage(t, ToStorage(t, v)) : v;
   }
 
   // The start value of a reduction by `function` on `t`.
@@ -499,11 +494,11 @@ class KernelEmitter {
         case HloOpcode::kMinimum:
           return llvm::ConstantFP::getInfinity(ct, /*Negative=*/false);
         default:
-          Refuse("reduce." + function + " on " + std::string(hlo::PrimitiveTypeName(t)));
+          Refuse("reduce." + function + " on " + std::string(PrimitiveTypeName(t)));
       }
     }
     const unsigned bits = ct->getIntegerBitWidth();
-    const bool s = hlo::IsSigned(t);
+    const bool s = IsSigned(t);
     switch (op) {
       case HloOpcode::kAdd:
       case HloOpcode::kOr:
@@ -657,7 +652,7 @@ class KernelEmitter {
           row = b_.CreateAdd(i, b_.getInt64(1));
           ahead = 0;
         }
-        const int bits = hlo::BitWidth(TypeOf(slice));
+        const int bits = BitWidth(TypeOf(slice));
         if (g_.slices()[slice].stride[1] != 1 || bits % 8 != 0) continue;
         if (!done.insert(g_.slices()[slice].pointer).second) continue;
         const ISlice& sl = g_.slices()[slice];
@@ -785,7 +780,7 @@ class KernelEmitter {
     const ISlice& os = g_.slices()[out];
     const ISlice& is = g_.slices()[in];
     const PrimitiveType t = TypeOf(in);
-    const int64_t bytes = hlo::StorageBytes(t);
+    const int64_t bytes = StorageBytes(t);
     if ((bytes != 4 && bytes != 8) || TypeOf(out) != t) return false;
     const int64_t w = 32 / bytes;
     const int64_t rows_in_blocks = os.shape[0] / w * w, cols_in_blocks = os.shape[1] / w * w;
@@ -881,7 +876,7 @@ class KernelEmitter {
           llvm::Value* next = Reassociable(combine, t, a, Load(t, Element(in, in_base, i, j)));
           // Narrow floats round after every step, as the reducer
           // computation in the narrow type does.
-          return hlo::IsNarrowFloat(t) ? FromStorage(t, ToStorage(t, next)) : next;
+          return IsNarrowFloat(t) ? FromStorage(t, ToStorage(t, next)) : next;
         });
         Store(t, acc, Element(out, out_base, i, zero));
       });
@@ -1043,7 +1038,7 @@ class KernelEmitter {
     } else if (t == PrimitiveType::kPred) {
       if (op == HloOpcode::kNot) return b_.CreateNot(x);
     } else {
-      const bool is_signed = hlo::IsSigned(t);
+      const bool is_signed = IsSigned(t);
       llvm::Value* zero = llvm::ConstantInt::get(x->getType(), 0);
       switch (op) {
         case HloOpcode::kAbs:
@@ -1071,7 +1066,7 @@ class KernelEmitter {
       }
     }
     Refuse("unary " + std::string(hlo::OpcodeName(op)) + " on " +
-           std::string(hlo::PrimitiveTypeName(t)));
+           std::string(PrimitiveTypeName(t)));
   }
 
   llvm::Value* Binary(HloOpcode op, PrimitiveType t, llvm::Value* a, llvm::Value* c) {
@@ -1120,13 +1115,13 @@ class KernelEmitter {
       return IntBinary(op, t, a, c);
     }
     Refuse("binary " + std::string(hlo::OpcodeName(op)) + " on " +
-           std::string(hlo::PrimitiveTypeName(t)));
+           std::string(PrimitiveTypeName(t)));
   }
 
   llvm::Value* IntBinary(HloOpcode op, PrimitiveType t, llvm::Value* a, llvm::Value* c) {
     using I = llvm::Intrinsic::IndependentIntrinsics;
     llvm::Type* ty = a->getType();
-    const bool s = hlo::IsSigned(t);
+    const bool s = IsSigned(t);
     const unsigned bits = ty->getIntegerBitWidth();
     auto k = [&](int64_t v) { return llvm::ConstantInt::getSigned(ty, v); };
     llvm::Value* zero = k(0);
@@ -1205,7 +1200,7 @@ class KernelEmitter {
       }
       default:
         Refuse("binary " + std::string(hlo::OpcodeName(op)) + " on " +
-               std::string(hlo::PrimitiveTypeName(t)));
+               std::string(PrimitiveTypeName(t)));
     }
   }
 
@@ -1236,7 +1231,7 @@ class KernelEmitter {
                                 : P::FCMP_OGE;
       return b_.CreateFCmp(p, a, c);
     }
-    const bool s = hlo::IsSigned(t);
+    const bool s = IsSigned(t);
     P p = direction == "eq"   ? P::ICMP_EQ
           : direction == "ne" ? P::ICMP_NE
           : direction == "lt" ? (s ? P::ICMP_SLT : P::ICMP_ULT)
@@ -1246,12 +1241,12 @@ class KernelEmitter {
     return b_.CreateICmp(p, a, c);
   }
 
-  // The same bits read as `to` (hlo::IsRegisterBitcast: the iGraph builder
+  // The same bits read as `to` (IsRegisterBitcast: the iGraph builder
   // keeps other bitcast-converts on the evaluator).
   llvm::Value* BitcastConvert(PrimitiveType from, PrimitiveType to, llvm::Value* v) {
-    if (!hlo::IsRegisterBitcast(from, to)) {
-      Refuse("bitcast-convert from " + std::string(hlo::PrimitiveTypeName(from)) + " to " +
-             std::string(hlo::PrimitiveTypeName(to)));
+    if (!IsRegisterBitcast(from, to)) {
+      Refuse("bitcast-convert from " + std::string(PrimitiveTypeName(from)) + " to " +
+             std::string(PrimitiveTypeName(to)));
     }
     return b_.CreateBitCast(v, ComputeType(to));
   }
@@ -1271,13 +1266,13 @@ class KernelEmitter {
     if (IsFloat(from) && IsFloat(to)) return b_.CreateFPCast(v, target);
     if (IsFloat(from)) {
       return b_.CreateIntrinsic(
-          hlo::IsSigned(to) ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat,
+          IsSigned(to) ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat,
           {target, v->getType()}, {v});
     }
     if (IsFloat(to)) {
-      return hlo::IsSigned(from) ? b_.CreateSIToFP(v, target) : b_.CreateUIToFP(v, target);
+      return IsSigned(from) ? b_.CreateSIToFP(v, target) : b_.CreateUIToFP(v, target);
     }
-    return b_.CreateIntCast(v, target, hlo::IsSigned(from));
+    return b_.CreateIntCast(v, target, IsSigned(from));
   }
 
   const IGraph& g_;

@@ -23,8 +23,8 @@
 namespace uir::codegen {
 namespace {
 
-bool HasMachineForm(hlo::PrimitiveType t) {
-  using P = hlo::PrimitiveType;
+bool HasMachineForm(PrimitiveType t) {
+  using P = PrimitiveType;
   switch (t) {
     case P::kPred:
     case P::kS1:
@@ -125,7 +125,7 @@ std::vector<bool> StreamedPointers(const igraph::IGraph& graph, bool row_form,
     const igraph::IPointer& ip = pointers[p];
     const auto g = static_cast<size_t>(group(static_cast<int>(p)));
     out[p] = ip.level == igraph::Level::kDram && written[g] && !read[g] &&
-             ip.size * hlo::StorageBytes(ip.dtype) >= min_bytes;
+             ip.size * StorageBytes(ip.dtype) >= min_bytes;
     any = any || out[p];
   }
   return any ? out : std::vector<bool>();
@@ -174,7 +174,7 @@ double Since(std::chrono::steady_clock::time_point start) {
 std::string UnsupportedReason(const igraph::IGraph& graph) {
   for (const igraph::IPointer& p : graph.pointers()) {
     if (!HasMachineForm(p.dtype)) {
-      return "no machine form for " + std::string(hlo::PrimitiveTypeName(p.dtype)) + " (iPointer " +
+      return "no machine form for " + std::string(PrimitiveTypeName(p.dtype)) + " (iPointer " +
              p.name + ")";
     }
   }
@@ -185,7 +185,7 @@ int64_t ScratchBytes(const igraph::IGraph& graph) {
   int64_t total = 0;
   for (const igraph::IPointer& p : graph.pointers()) {
     if (p.level == igraph::Level::kDram) continue;
-    total += (p.size * hlo::StorageBytes(p.dtype) + 63) / 64 * 64;
+    total += (p.size * StorageBytes(p.dtype) + 63) / 64 * 64;
   }
   // Row buffers of the row-by-row form follow the iPointers.
   const RowPlan plan = PlanRows(graph);

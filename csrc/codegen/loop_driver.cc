@@ -13,7 +13,6 @@ namespace uir::codegen {
 namespace {
 
 using hlo::HloOpcode;
-using hlo::PrimitiveType;
 using igraph::IndexStep;
 
 // A block program's offset in LLVM, step by step as igraph's Evaluate
@@ -38,10 +37,10 @@ class BlockOffsetEmitter {
  private:
   llvm::Value* Wrap(llvm::Value* v, PrimitiveType t) {
     if (t == PrimitiveType::kPred) return b_.CreateZExt(b_.CreateICmpNE(v, b_.getInt64(0)), i64());
-    const int bits = hlo::BitWidth(t);
+    const int bits = BitWidth(t);
     if (bits >= 64) return v;
     llvm::Value* narrow = b_.CreateTrunc(v, b_.getIntNTy(static_cast<unsigned>(bits)));
-    return hlo::IsSigned(t) ? b_.CreateSExt(narrow, i64()) : b_.CreateZExt(narrow, i64());
+    return IsSigned(t) ? b_.CreateSExt(narrow, i64()) : b_.CreateZExt(narrow, i64());
   }
   llvm::Value* Less(llvm::Value* a, llvm::Value* c, bool unsigned_) {
     return unsigned_ ? b_.CreateICmpULT(a, c) : b_.CreateICmpSLT(a, c);
@@ -52,18 +51,18 @@ class BlockOffsetEmitter {
     llvm::Value* zero = b_.getInt64(0);
     llvm::Value* low = b_.CreateSelect(b_.CreateICmpSLT(v, zero), zero, v);
     llvm::Value* clamped = b_.CreateSelect(b_.CreateICmpSGT(low, hi), hi, low);
-    if (hlo::IsUnsigned(t)) return b_.CreateSelect(b_.CreateICmpSLT(v, zero), hi, clamped);
+    if (IsUnsigned(t)) return b_.CreateSelect(b_.CreateICmpSLT(v, zero), hi, clamped);
     return clamped;
   }
   llvm::Value* Step(const BlockProgram& p, const IndexStep& s) {
     auto v = [&](size_t i) { return values_.at(static_cast<size_t>(s.operands.at(i))); };
     auto type_of = [&](size_t i) { return p.steps.at(static_cast<size_t>(s.operands.at(i))).type; };
-    const bool u = hlo::IsUnsigned(s.type);
+    const bool u = IsUnsigned(s.type);
     llvm::Value* r = nullptr;
     switch (s.kind) {
       case IndexStep::Kind::kInput: {
         const BufferRef& in = p.inputs.at(static_cast<size_t>(s.input));
-        const int64_t bytes = hlo::StorageBytes(s.type);
+        const int64_t bytes = StorageBytes(s.type);
         llvm::Value* at = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), address_(in),
                                                         static_cast<uint64_t>(s.element * bytes));
         llvm::Type* t = b_.getIntNTy(static_cast<unsigned>(8 * bytes));
@@ -149,7 +148,7 @@ class BlockOffsetEmitter {
         break;
       }
       case IndexStep::Kind::kCompare: {
-        const bool cu = hlo::IsUnsigned(type_of(0));
+        const bool cu = IsUnsigned(type_of(0));
         llvm::Value* a = v(0);
         llvm::Value* c = v(1);
         llvm::Value* bit = nullptr;

@@ -5,28 +5,28 @@
 #include <string>
 #include <vector>
 
-#include "hlo/float_format.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/Module.h"
+#include "support/float_format.h"
 
 namespace uir::codegen {
 
-bool IsByteFloat(hlo::PrimitiveType t) {
-  return hlo::IsNarrowFloat(t) && t != hlo::PrimitiveType::kF16 && t != hlo::PrimitiveType::kBF16 &&
-         hlo::FormatOf(t).nan != hlo::NanEncoding::kAllOnesU;
+bool IsByteFloat(PrimitiveType t) {
+  return IsNarrowFloat(t) && t != PrimitiveType::kF16 && t != PrimitiveType::kBF16 &&
+         FormatOf(t).nan != NanEncoding::kAllOnesU;
 }
 
-llvm::Value* EmitDecodeByteFloat(llvm::IRBuilder<>& b, hlo::PrimitiveType t, llvm::Value* raw) {
-  const int bits = hlo::FormatOf(t).total_bits();
+llvm::Value* EmitDecodeByteFloat(llvm::IRBuilder<>& b, PrimitiveType t, llvm::Value* raw) {
+  const int bits = FormatOf(t).total_bits();
   llvm::Module& m = *b.GetInsertBlock()->getModule();
-  const std::string name = "decode." + std::string(hlo::PrimitiveTypeName(t));
+  const std::string name = "decode." + std::string(PrimitiveTypeName(t));
   llvm::GlobalVariable* table = m.getNamedGlobal(name);
   if (table == nullptr) {
     std::vector<float> values(size_t{1} << bits);
     for (size_t i = 0; i < values.size(); ++i) {
-      values[i] = hlo::DecodeNarrowFloat(t, static_cast<uint32_t>(i));
+      values[i] = DecodeNarrowFloat(t, static_cast<uint32_t>(i));
     }
     llvm::Constant* init = llvm::ConstantDataArray::get(m.getContext(), values);
     table = new llvm::GlobalVariable(m, init->getType(), /*isConstant=*/true,
@@ -38,8 +38,8 @@ llvm::Value* EmitDecodeByteFloat(llvm::IRBuilder<>& b, hlo::PrimitiveType t, llv
   return b.CreateLoad(b.getFloatTy(), at);
 }
 
-llvm::Value* EmitEncodeByteFloat(llvm::IRBuilder<>& b, hlo::PrimitiveType t, llvm::Value* v) {
-  const hlo::FloatFormat& f = hlo::FormatOf(t);
+llvm::Value* EmitEncodeByteFloat(llvm::IRBuilder<>& b, PrimitiveType t, llvm::Value* v) {
+  const FloatFormat& f = FormatOf(t);
   const int e = f.exponent_bits, m = f.mantissa_bits, bias = f.bias;
   const int field = e + m;  // the sign's bit
   llvm::Type* i32 = b.getInt32Ty();
@@ -66,16 +66,16 @@ llvm::Value* EmitEncodeByteFloat(llvm::IRBuilder<>& b, hlo::PrimitiveType t, llv
       b.CreateSelect(b.CreateFCmpOLT(a, real(min_normal)), b.CreateFPToSI(steps, i32), normal);
   int64_t max_finite = 0, overflow = 0, nan = 0;
   switch (f.nan) {
-    case hlo::NanEncoding::kIeee:
+    case NanEncoding::kIeee:
       max_finite = ((int64_t{1} << e) - 2) << m | ((int64_t{1} << m) - 1);
       overflow = ((int64_t{1} << e) - 1) << m;  // infinity
       nan = overflow | (int64_t{1} << (m - 1));
       break;
-    case hlo::NanEncoding::kAllOnes:
+    case NanEncoding::kAllOnes:
       max_finite = (int64_t{1} << field) - 2;
       overflow = nan = (int64_t{1} << field) - 1;
       break;
-    case hlo::NanEncoding::kNegZero:
+    case NanEncoding::kNegZero:
       max_finite = (int64_t{1} << field) - 1;
       overflow = nan = int64_t{1} << field;  // the encoding of -0, unsigned
       break;
@@ -88,12 +88,12 @@ llvm::Value* EmitEncodeByteFloat(llvm::IRBuilder<>& b, hlo::PrimitiveType t, llv
   llvm::Value* is_nan = b.CreateFCmpUNO(v, v);
   enc = b.CreateSelect(is_nan, k(nan), enc);
   llvm::Value* with_sign = b.CreateOr(enc, b.CreateShl(sign, k(field)));
-  if (f.nan == hlo::NanEncoding::kNegZero) {
+  if (f.nan == NanEncoding::kNegZero) {
     // No -0, and the NaN carries no sign.
     llvm::Value* unsigned_ = b.CreateOr(b.CreateICmpEQ(enc, k(0)), b.CreateICmpEQ(enc, k(nan)));
     return b.CreateSelect(unsigned_, enc, with_sign);
   }
-  if (f.nan == hlo::NanEncoding::kNone) return b.CreateSelect(is_nan, k(0), with_sign);
+  if (f.nan == NanEncoding::kNone) return b.CreateSelect(is_nan, k(0), with_sign);
   return with_sign;
 }
 

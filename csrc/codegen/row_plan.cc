@@ -167,7 +167,7 @@ RowPlan PlanRows(const IGraph& g) {
     if (!needed[k] || plan.reread[k]) continue;
     const ISlice& out = g.slices()[ops[k].outputs[0]];
     plan.buffer[k] = plan.scratch_bytes;
-    const int64_t bytes = out.shape[1] * hlo::StorageBytes(g.pointers()[out.pointer].dtype);
+    const int64_t bytes = out.shape[1] * StorageBytes(g.pointers()[out.pointer].dtype);
     plan.scratch_bytes += (bytes + 63) / 64 * 64;
   }
   plan.ok = true;

@@ -394,8 +394,8 @@ class Emitter {
       return true;
     }
     if (const std::optional<igraph::Branches> branches = igraph::InPlaceBranches(n, ba)) {
-      const hlo::PrimitiveType t = branches->selector.shape.element_type();
-      if (t != hlo::PrimitiveType::kPred && t != hlo::PrimitiveType::kS32) return false;
+      const PrimitiveType t = branches->selector.shape.element_type();
+      if (t != PrimitiveType::kPred && t != PrimitiveType::kS32) return false;
       std::vector<runtime::ThunkExecutor> sequences;
       for (const igraph::KernelGraph* g : branches->graphs) sequences.push_back(Emit(*g));
       out.push_back(runtime::ConditionalThunk::Create(n.name, SliceOf(branches->selector),

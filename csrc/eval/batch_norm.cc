@@ -16,7 +16,6 @@ using hlo::AttrKey;
 using hlo::HloInstruction;
 using hlo::HloOpcode;
 using hlo::Literal;
-using hlo::PrimitiveType;
 
 // Batch norm over every dimension but `feature_index`, in f64.
 Literal BatchNorm(const HloInstruction& inst, const std::vector<const Literal*>& ops) {

@@ -5,13 +5,12 @@
 
 #include "eval/elementwise.h"
 #include "eval/typed.h"
-#include "hlo/float_format.h"
+#include "support/float_format.h"
 
 namespace uir::eval {
 namespace {
 
 using hlo::Literal;
-using hlo::PrimitiveType;
 
 template <typename T>
 struct IsComplex : std::false_type {};
@@ -46,10 +45,10 @@ D ConvertOne(S s) {
 // Saturating float -> sub-byte int needs the narrow range, not int8's.
 void SaturateSubByte(const Literal& in, Literal& out) {
   const PrimitiveType t = out.shape().element_type();
-  const int bits = hlo::BitWidth(t);
-  if (bits >= 8 || !hlo::IsInteger(t) || !(hlo::IsFloat(in.shape().element_type()))) return;
-  const double lo = hlo::IsSigned(t) ? -std::ldexp(1.0, bits - 1) : 0;
-  const double hi = hlo::IsSigned(t) ? std::ldexp(1.0, bits - 1) - 1 : std::ldexp(1.0, bits) - 1;
+  const int bits = BitWidth(t);
+  if (bits >= 8 || !IsInteger(t) || !(IsFloat(in.shape().element_type()))) return;
+  const double lo = IsSigned(t) ? -std::ldexp(1.0, bits - 1) : 0;
+  const double hi = IsSigned(t) ? std::ldexp(1.0, bits - 1) - 1 : std::ldexp(1.0, bits) - 1;
   for (int64_t i = 0; i < in.element_count(); ++i) {
     double v = in.GetDouble(i);
     if (std::isnan(v)) {
@@ -64,9 +63,9 @@ void SaturateSubByte(const Literal& in, Literal& out) {
 
 Literal Convert(const Literal& in, PrimitiveType type) {
   const PrimitiveType from = in.shape().element_type();
-  if (hlo::IsNarrowFloat(from)) return Convert(WidenToF32(in), type);
+  if (IsNarrowFloat(from)) return Convert(WidenToF32(in), type);
   // To a narrow float through f32, as XLA (and Eigen's conversions) do.
-  if (hlo::IsNarrowFloat(type)) return NarrowFromF32(Convert(in, PrimitiveType::kF32), type);
+  if (IsNarrowFloat(type)) return NarrowFromF32(Convert(in, PrimitiveType::kF32), type);
   Literal out = MakeLiteral(type, in.shape().dimensions());
   const int64_t n = in.element_count();
   DispatchNative(from, [&](auto s_tag) {

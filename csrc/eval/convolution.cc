@@ -30,7 +30,6 @@ namespace {
 using hlo::AttrKey;
 using hlo::HloInstruction;
 using hlo::Literal;
-using hlo::PrimitiveType;
 
 struct Geometry {
   int64_t groups = 1;         // feature or batch groups (at most one is > 1)
@@ -176,10 +175,10 @@ void Convolve(const HloInstruction& inst, const Literal& lhs, const Literal& rhs
 
 Literal EvalConvolution(const HloInstruction& inst, const Literal& lhs_in, const Literal& rhs_in) {
   const PrimitiveType out_type = inst.shape().element_type();
-  const bool integral = hlo::IsInteger(out_type) || out_type == PrimitiveType::kPred;
-  const PrimitiveType work = hlo::IsComplex(out_type) ? PrimitiveType::kC128
-                             : integral               ? PrimitiveType::kS64
-                                                      : PrimitiveType::kF64;
+  const bool integral = IsInteger(out_type) || out_type == PrimitiveType::kPred;
+  const PrimitiveType work = IsComplex(out_type) ? PrimitiveType::kC128
+                             : integral          ? PrimitiveType::kS64
+                                                 : PrimitiveType::kF64;
   const Literal lhs = Convert(lhs_in, work), rhs = Convert(rhs_in, work);
   Literal out = MakeLiteral(work, inst.shape().dimensions());
   DispatchNative(work, [&](auto tag) {

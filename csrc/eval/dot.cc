@@ -11,7 +11,7 @@
 #include "eval/kernels.h"
 #include "eval/shape_ops.h"
 #include "eval/typed.h"
-#include "hlo/float_format.h"
+#include "support/float_format.h"
 
 namespace uir::eval {
 namespace {
@@ -21,7 +21,6 @@ using hlo::HloComputation;
 using hlo::HloInstruction;
 using hlo::HloOpcode;
 using hlo::Literal;
-using hlo::PrimitiveType;
 using hlo::Shape;
 
 struct DotImpl {
@@ -40,10 +39,10 @@ struct DotImpl {
     const auto lc = dims_of(AttrKey::kLhsContractingDims),
                rc = dims_of(AttrKey::kRhsContractingDims);
     const PrimitiveType out_type = inst.shape().element_type();
-    const bool integral = hlo::IsInteger(out_type) || out_type == PrimitiveType::kPred;
-    const PrimitiveType work = hlo::IsComplex(out_type) ? PrimitiveType::kC128
-                               : integral               ? PrimitiveType::kS64
-                                                        : PrimitiveType::kF64;
+    const bool integral = IsInteger(out_type) || out_type == PrimitiveType::kPred;
+    const PrimitiveType work = IsComplex(out_type) ? PrimitiveType::kC128
+                               : integral          ? PrimitiveType::kS64
+                                                   : PrimitiveType::kF64;
     int64_t batch = 1, m = 1, n = 1, k = 1;
     const Literal lhs = Arrange(Convert(lhs_in, work), lb, lc, &batch, &m, &k);
     const Literal rhs = Arrange(Convert(rhs_in, work), rb, rc, &batch, &n, &k);
@@ -113,7 +112,7 @@ struct DotImpl {
     for (int64_t p : perm) out_dims.push_back(d[p]);
     Literal out = MakeLiteral(x.shape().element_type(), out_dims);
     const auto in_strides = Strides(d);
-    const size_t size = static_cast<size_t>(hlo::StorageBytes(x.shape().element_type()));
+    const size_t size = static_cast<size_t>(StorageBytes(x.shape().element_type()));
     ForEachIndex(out_dims, [&](const std::vector<int64_t>& idx, int64_t linear) {
       int64_t src = 0;
       for (size_t i = 0; i < idx.size(); ++i) src += idx[i] * in_strides[perm[i]];

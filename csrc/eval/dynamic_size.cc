@@ -16,7 +16,6 @@ using hlo::AttrKey;
 using hlo::HloInstruction;
 using hlo::HloOpcode;
 using hlo::Literal;
-using hlo::PrimitiveType;
 
 Literal EvalDynamicSize(const HloInstruction& inst, const std::vector<const Literal*>& ops) {
   switch (inst.opcode()) {

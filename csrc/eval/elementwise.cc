@@ -7,7 +7,7 @@
 
 #include "eval/kernels.h"
 #include "eval/typed.h"
-#include "hlo/float_format.h"
+#include "support/float_format.h"
 
 namespace uir::eval {
 namespace {
@@ -16,19 +16,18 @@ using hlo::AttrKey;
 using hlo::HloInstruction;
 using hlo::HloOpcode;
 using hlo::Literal;
-using hlo::PrimitiveType;
 
 [[noreturn]] void Unsupported(const HloInstruction& inst, PrimitiveType t) {
   throw UnimplementedError("the evaluator does not support " +
                            std::string(hlo::OpcodeName(inst.opcode())) + " on " +
-                           std::string(hlo::PrimitiveTypeName(t)) + " (%" + inst.name() + ")");
+                           std::string(PrimitiveTypeName(t)) + " (%" + inst.name() + ")");
 }
 
 // Expands a scalar to `dims` (clamp's bounds may be scalars).
 Literal Expand(const Literal& l, const std::vector<int64_t>& dims) {
   if (l.shape().dimensions() == dims) return l;
   Literal out = MakeLiteral(l.shape().element_type(), dims);
-  const size_t size = static_cast<size_t>(hlo::StorageBytes(l.shape().element_type()));
+  const size_t size = static_cast<size_t>(StorageBytes(l.shape().element_type()));
   for (int64_t i = 0; i < out.element_count(); ++i) {
     std::memcpy(out.mutable_bytes().data() + i * size, l.bytes().data(), size);
   }
@@ -37,7 +36,7 @@ Literal Expand(const Literal& l, const std::vector<int64_t>& dims) {
 
 [[noreturn]] void Unsupported(std::string_view what, PrimitiveType t) {
   throw UnimplementedError("the evaluator does not support " + std::string(what) + " on " +
-                           std::string(hlo::PrimitiveTypeName(t)));
+                           std::string(PrimitiveTypeName(t)));
 }
 
 Literal Unary(const HloInstruction& inst, HloOpcode op, const Literal& x) {
@@ -51,7 +50,7 @@ Literal Binary(const HloInstruction& inst, HloOpcode op, const Literal& x, const
 
 Literal CompareImpl(Direction d, bool total, const Literal& x, const Literal& y) {
   const PrimitiveType t = x.shape().element_type();
-  if (hlo::IsNarrowFloat(t)) return CompareImpl(d, total, WidenToF32(x), WidenToF32(y));
+  if (IsNarrowFloat(t)) return CompareImpl(d, total, WidenToF32(x), WidenToF32(y));
   Literal out = MakeLiteral(PrimitiveType::kPred, x.shape().dimensions());
   DispatchNative(t, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -62,7 +61,7 @@ Literal CompareImpl(Direction d, bool total, const Literal& x, const Literal& y)
 
 Literal Select(const Literal& pred, const Literal& on_true, const Literal& on_false) {
   Literal out = on_true;
-  const size_t size = static_cast<size_t>(hlo::StorageBytes(on_true.shape().element_type()));
+  const size_t size = static_cast<size_t>(StorageBytes(on_true.shape().element_type()));
   const bool* p = Data<bool>(pred);
   const bool scalar = pred.element_count() == 1 && on_true.element_count() != 1;
   for (int64_t i = 0; i < out.element_count(); ++i) {
@@ -78,7 +77,7 @@ Literal Compare(const HloInstruction& inst, const Literal& x, const Literal& y) 
   const auto type = inst.attributes().GetEnumOr<hlo::ComparisonType>(AttrKey::kCompareType);
   const bool total = type == hlo::ComparisonType::kTotalOrder;
   const PrimitiveType t = x.shape().element_type();
-  if (hlo::IsComplex(t) && d != Direction::kEq && d != Direction::kNe) Unsupported(inst, t);
+  if (IsComplex(t) && d != Direction::kEq && d != Direction::kNe) Unsupported(inst, t);
   return CompareImpl(d, total, x, y);
 }
 
@@ -160,7 +159,7 @@ T ReducePrecisionOne(T value, int exponent_bits, int mantissa_bits) {
 
 Literal ReducePrecision(const HloInstruction& inst, const Literal& x) {
   const PrimitiveType t = x.shape().element_type();
-  if (hlo::IsNarrowFloat(t)) return NarrowFromF32(ReducePrecision(inst, WidenToF32(x)), t);
+  if (IsNarrowFloat(t)) return NarrowFromF32(ReducePrecision(inst, WidenToF32(x)), t);
   const int e = static_cast<int>(inst.attributes().Get<int64_t>(AttrKey::kExponentBits));
   const int m = static_cast<int>(inst.attributes().Get<int64_t>(AttrKey::kMantissaBits));
   Literal out = x;
@@ -190,8 +189,8 @@ Direction DirectionOf(const HloInstruction& compare) {
 // saturate to the result type's bounds.
 Literal StochasticConvert(const HloInstruction& inst, const Literal& x, const Literal& random) {
   const PrimitiveType t = inst.shape().element_type();
-  const int out_bits = hlo::BitWidth(t);
-  const int random_bits = hlo::BitWidth(random.shape().element_type());
+  const int out_bits = BitWidth(t);
+  const int random_bits = BitWidth(random.shape().element_type());
   const int64_t max = static_cast<int64_t>((uint64_t{1} << (out_bits - 1)) - 1);
   const int64_t min = -max - 1;
   Literal out = MakeLiteral(t, x.shape().dimensions());
@@ -236,8 +235,7 @@ Literal EvalElementwise(const HloInstruction& inst, const std::vector<const Lite
     case HloOpcode::kComplex:
       return MakeComplex(*ops[0], *ops[1]);
     case HloOpcode::kIsFinite: {
-      Literal f =
-          hlo::IsNarrowFloat(ops[0]->shape().element_type()) ? WidenToF32(*ops[0]) : *ops[0];
+      Literal f = IsNarrowFloat(ops[0]->shape().element_type()) ? WidenToF32(*ops[0]) : *ops[0];
       Literal out = MakeLiteral(PrimitiveType::kPred, f.shape().dimensions());
       bool* o = MutableData<bool>(out);
       for (int64_t i = 0; i < f.element_count(); ++i) o[i] = std::isfinite(f.GetDouble(i));
@@ -248,7 +246,7 @@ Literal EvalElementwise(const HloInstruction& inst, const std::vector<const Lite
     case HloOpcode::kReal:
     case HloOpcode::kImag:
     case HloOpcode::kAbs:
-      if (hlo::IsComplex(ops[0]->shape().element_type())) return ComplexPart(op, *ops[0]);
+      if (IsComplex(ops[0]->shape().element_type())) return ComplexPart(op, *ops[0]);
       return Unary(inst, op, *ops[0]);
     default:
       break;
@@ -267,7 +265,7 @@ Literal EvalElementwise(const HloInstruction& inst, const std::vector<const Lite
 
 Literal ApplyUnary(HloOpcode op, const Literal& x, std::string_view what) {
   const PrimitiveType t = x.shape().element_type();
-  if (hlo::IsNarrowFloat(t)) return NarrowFromF32(ApplyUnary(op, WidenToF32(x), what), t);
+  if (IsNarrowFloat(t)) return NarrowFromF32(ApplyUnary(op, WidenToF32(x), what), t);
   Literal out = MakeLiteral(t, x.shape().dimensions());
   bool ok = DispatchNative(t, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -280,7 +278,7 @@ Literal ApplyUnary(HloOpcode op, const Literal& x, std::string_view what) {
 
 Literal ApplyBinary(HloOpcode op, const Literal& x, const Literal& y, std::string_view what) {
   const PrimitiveType t = x.shape().element_type();
-  if (hlo::IsNarrowFloat(t)) {
+  if (IsNarrowFloat(t)) {
     return NarrowFromF32(ApplyBinary(op, WidenToF32(x), WidenToF32(y), what), t);
   }
   Literal out = MakeLiteral(t, x.shape().dimensions());

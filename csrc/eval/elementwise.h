@@ -23,7 +23,7 @@ hlo::Literal EvalElementwise(const hlo::HloInstruction& inst,
 // compare's `direction` attribute (EQ, NE, GE, GT, LE, LT).
 Direction DirectionOf(const hlo::HloInstruction& compare);
 
-hlo::Literal Convert(const hlo::Literal& in, hlo::PrimitiveType type);
+hlo::Literal Convert(const hlo::Literal& in, PrimitiveType type);
 
 // The elementwise semantics without an instruction (the iGraph interpreter
 // runs them): `op` a unary or binary opcode, operands of one shape and

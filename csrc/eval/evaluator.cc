@@ -29,8 +29,8 @@
 #include "eval/shape_ops.h"
 #include "eval/sort.h"
 #include "eval/typed.h"
-#include "hlo/float_format.h"
 #include "hlo/verifier.h"
+#include "support/float_format.h"
 
 namespace uir::eval {
 namespace {
@@ -39,10 +39,9 @@ namespace {
 std::string AllocationFailure(const hlo::HloInstruction& inst) {
   const hlo::Shape& shape = inst.shape();
   const std::string bytes =
-      shape.IsArray()
-          ? DescribeBytes(static_cast<uint64_t>(shape.element_count()) *
-                          static_cast<uint64_t>(hlo::StorageBytes(shape.element_type())))
-          : "the memory";
+      shape.IsArray() ? DescribeBytes(static_cast<uint64_t>(shape.element_count()) *
+                                      static_cast<uint64_t>(StorageBytes(shape.element_type())))
+                      : "the memory";
   return "cannot allocate " + bytes + " for %" + inst.name() + " (" +
          std::string(hlo::OpcodeName(inst.opcode())) + ", " + shape.ToString() + ")";
 }
@@ -56,7 +55,6 @@ using hlo::HloComputation;
 using hlo::HloInstruction;
 using hlo::HloOpcode;
 using hlo::Literal;
-using hlo::PrimitiveType;
 using hlo::Shape;
 
 // A value during evaluation. Arrays are shared, not copied, between the
@@ -485,7 +483,7 @@ class Evaluator final : public Context {
   // Bytes of one element in the evaluator's row-major storage, and the
   // number of blocks above dimension d and block bytes below it.
   static std::pair<int64_t, int64_t> Blocks(const Shape& s, int64_t d) {
-    int64_t outer = 1, inner = hlo::StorageBytes(s.element_type());
+    int64_t outer = 1, inner = StorageBytes(s.element_type());
     for (int64_t i = 0; i < d; ++i) outer *= s.dimensions(i);
     for (int64_t i = d + 1; i < s.rank(); ++i) inner *= s.dimensions(i);
     return {outer, inner};

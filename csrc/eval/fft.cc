@@ -113,7 +113,6 @@ void FftLines(std::vector<C>& x, const std::vector<int64_t>& dims, size_t dim, b
 hlo::Literal Fft(const hlo::HloInstruction& inst, const hlo::Literal& in) {
   using hlo::AttrKey;
   using hlo::Literal;
-  using hlo::PrimitiveType;
   const hlo::FftType type = inst.attributes().GetEnum<hlo::FftType>(AttrKey::kFftType);
   const auto& length = inst.attributes().Get<std::vector<int64_t>>(AttrKey::kFftLength);
   const auto& out_dims = inst.shape().dimensions();

@@ -24,7 +24,6 @@ using hlo::AttrKey;
 using hlo::HloInstruction;
 using hlo::HloOpcode;
 using hlo::Literal;
-using hlo::PrimitiveType;
 using C = std::complex<double>;
 
 template <typename T>
@@ -37,7 +36,7 @@ T Conj(T x) {
 }
 
 PrimitiveType WorkType(PrimitiveType t) {
-  return hlo::IsComplex(t) ? PrimitiveType::kC128 : PrimitiveType::kF64;
+  return IsComplex(t) ? PrimitiveType::kC128 : PrimitiveType::kF64;
 }
 
 // Calls f.template operator()<T>() with T = double or complex<double>.

@@ -14,7 +14,7 @@
 #include "eval/kernels.h"
 #include "eval/shape_ops.h"
 #include "eval/typed.h"
-#include "hlo/float_format.h"
+#include "support/float_format.h"
 
 namespace uir::eval {
 namespace {
@@ -24,7 +24,6 @@ using hlo::HloComputation;
 using hlo::HloInstruction;
 using hlo::HloOpcode;
 using hlo::Literal;
-using hlo::PrimitiveType;
 using hlo::Shape;
 
 // Calls visit(out, in) for each input element `in` inside the window of
@@ -160,10 +159,10 @@ class Reductions {
     });
     const auto simple = n == 1 ? SimpleReducer(*f) : std::nullopt;
     const PrimitiveType t = ops[0]->shape().element_type();
-    if (simple && !hlo::IsNarrowFloat(t) && t == ops[1]->shape().element_type()) {
+    if (simple && !IsNarrowFloat(t) && t == ops[1]->shape().element_type()) {
       return FastReduce(*simple, *ops[0], *ops[1], out_dims, target);
     }
-    if (simple == HloOpcode::kAdd && hlo::IsNarrowFloat(t) && t == ops[1]->shape().element_type()) {
+    if (simple == HloOpcode::kAdd && IsNarrowFloat(t) && t == ops[1]->shape().element_type()) {
       return NarrowSum(*ops[0], *ops[1], out_dims, target);
     }
     std::vector<Literal> acc;
@@ -242,7 +241,7 @@ class Reductions {
     }
     const std::optional<HloOpcode> simple = n == 1 ? SimpleReducer(*f) : std::nullopt;
     const PrimitiveType t = ops[0]->shape().element_type();
-    if (simple.has_value() && !hlo::IsNarrowFloat(t) && t == ops[1]->shape().element_type()) {
+    if (simple.has_value() && !IsNarrowFloat(t) && t == ops[1]->shape().element_type()) {
       // A plain binary reducer: typed loops on the bytes.
       ReduceWindowBuffers(inst, ops[0]->bytes().data(), ops[1]->bytes().data(),
                           acc[0].mutable_bytes().data());
@@ -315,9 +314,8 @@ class Reductions {
     const float start = Data<float>(WidenToF32(init))[0];
     float* a = MutableData<float>(acc);
     for (int64_t i = 0; i < acc.element_count(); ++i) a[i] = start;
-    PairwiseReduce(a, acc.element_count(), Data<float>(x), target, [t](float v) {
-      return hlo::DecodeNarrowFloat(t, hlo::EncodeNarrowFloat(t, v));
-    });
+    PairwiseReduce(a, acc.element_count(), Data<float>(x), target,
+                   [t](float v) { return DecodeNarrowFloat(t, EncodeNarrowFloat(t, v)); });
     return NarrowFromF32(acc, t);
   }
 

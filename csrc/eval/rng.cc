@@ -20,7 +20,6 @@ using hlo::AttrKey;
 using hlo::HloInstruction;
 using hlo::HloOpcode;
 using hlo::Literal;
-using hlo::PrimitiveType;
 
 uint64_t SplitMix64(uint64_t x) {
   x += 0x9E3779B97F4A7C15ull;
@@ -50,7 +49,7 @@ Literal Rng(const HloInstruction& inst, const std::vector<const Literal*>& ops, 
     }
     return out;
   }
-  if (hlo::IsFloat(t)) {
+  if (IsFloat(t)) {
     // [a, b): a draw that rounds up to b in the result type is redrawn.
     const double a = ops[0]->GetDouble(0), b = ops[1]->GetDouble(0);
     for (int64_t i = 0; i < out.element_count(); ++i) {
@@ -63,7 +62,7 @@ Literal Rng(const HloInstruction& inst, const std::vector<const Literal*>& ops, 
     }
     return out;
   }
-  const bool is_unsigned = hlo::IsUnsigned(t) || t == PrimitiveType::kPred;
+  const bool is_unsigned = IsUnsigned(t) || t == PrimitiveType::kPred;
   const uint64_t a =
       is_unsigned ? ops[0]->GetUint64(0) : static_cast<uint64_t>(ops[0]->GetInt64(0));
   const uint64_t b =
@@ -144,16 +143,16 @@ Literal BitGenerator(const HloInstruction& inst, const Literal& state_in) {
   const std::string algorithm =
       inst.attributes().GetOr<std::string>(AttrKey::kAlgorithm).value_or("rng_default");
   const bool threefry = algorithm == "rng_three_fry";
-  if (state_in.element_count() < 2 || hlo::BitWidth(state_in.shape().element_type()) != 64) {
+  if (state_in.element_count() < 2 || BitWidth(state_in.shape().element_type()) != 64) {
     throw UnimplementedError("the evaluator's rng-bit-generator takes a u64[2+] state (%" +
                              inst.name() + ")");
   }
   const uint64_t key64 = state_in.GetUint64(0);
   const uint32_t key[2] = {static_cast<uint32_t>(key64), static_cast<uint32_t>(key64 >> 32)};
   Literal bits(inst.shape().tuple_shapes(1));
-  const hlo::PrimitiveType type = bits.shape().element_type();
-  const int width = hlo::BitWidth(type);
-  const int bytes = hlo::StorageBytes(type);
+  const PrimitiveType type = bits.shape().element_type();
+  const int width = BitWidth(type);
+  const int bytes = StorageBytes(type);
   const int64_t n = bits.element_count();
   std::vector<uint8_t>& out = bits.mutable_bytes();
   Literal new_state = state_in;

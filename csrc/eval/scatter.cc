@@ -16,7 +16,7 @@
 #include "eval/kernels.h"
 #include "eval/shape_ops.h"
 #include "eval/typed.h"
-#include "hlo/float_format.h"
+#include "support/float_format.h"
 
 namespace uir::eval {
 namespace {
@@ -26,7 +26,6 @@ using hlo::HloComputation;
 using hlo::HloInstruction;
 using hlo::HloOpcode;
 using hlo::Literal;
-using hlo::PrimitiveType;
 
 std::vector<int64_t> IntList(const HloInstruction& inst, AttrKey key) {
   return inst.attributes().GetOr<std::vector<int64_t>>(key).value_or(std::vector<int64_t>{});
@@ -44,7 +43,7 @@ class Combiner {
     const HloInstruction* root = f.root();
     if (n == 1 && root->opcode() == HloOpcode::kParameter && root->parameter_number() == 1) {
       kind_ = Kind::kAssign;
-    } else if (auto op = n == 1 && !hlo::IsNarrowFloat(type) ? SimpleReducer(f) : std::nullopt) {
+    } else if (auto op = n == 1 && !IsNarrowFloat(type) ? SimpleReducer(f) : std::nullopt) {
       kind_ = Kind::kBinary;
       op_ = *op;
     }

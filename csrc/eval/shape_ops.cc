@@ -14,10 +14,9 @@ using hlo::AttrKey;
 using hlo::HloInstruction;
 using hlo::HloOpcode;
 using hlo::Literal;
-using hlo::PrimitiveType;
 
 size_t ElementBytes(const Literal& l) {
-  return static_cast<size_t>(hlo::StorageBytes(l.shape().element_type()));
+  return static_cast<size_t>(StorageBytes(l.shape().element_type()));
 }
 
 void CopyElement(const Literal& from, int64_t i, Literal& to, int64_t j, size_t size) {
@@ -181,8 +180,8 @@ Literal Reverse(const HloInstruction& inst, const Literal& x) {
 Literal Iota(const HloInstruction& inst) {
   Literal out = Output(inst);
   const int64_t d = inst.attributes().Get<int64_t>(AttrKey::kIotaDimension);
-  const bool integral = hlo::IsInteger(out.shape().element_type()) ||
-                        out.shape().element_type() == PrimitiveType::kPred;
+  const bool integral =
+      IsInteger(out.shape().element_type()) || out.shape().element_type() == PrimitiveType::kPred;
   ForEachIndex(out.shape().dimensions(), [&](const std::vector<int64_t>& idx, int64_t linear) {
     if (integral) {
       out.SetInt64(linear, idx[d]);
@@ -253,8 +252,8 @@ namespace {
 // out: element 0 in the lowest bits.
 Literal Reinterpret(const HloInstruction& inst, const Literal& x) {
   Literal out = Output(inst);
-  const int in_bits = hlo::BitWidth(x.shape().element_type());
-  const int out_bits = hlo::BitWidth(out.shape().element_type());
+  const int in_bits = BitWidth(x.shape().element_type());
+  const int out_bits = BitWidth(out.shape().element_type());
   if (x.element_count() * in_bits != out.element_count() * out_bits) {
     throw UnimplementedError("the evaluator cannot reinterpret " + x.shape().Describe() + " as " +
                              out.shape().Describe() + " (%" + inst.name() + ")");
@@ -348,7 +347,7 @@ void GatherBuffers(const HloInstruction& inst, const uint8_t* operand, const uin
   const auto& id = indices_shape.dimensions();
   const auto o_strides = Strides(od);
   const auto i_strides = Strides(id);
-  const auto size = static_cast<size_t>(hlo::StorageBytes(operand_shape.element_type()));
+  const auto size = static_cast<size_t>(StorageBytes(operand_shape.element_type()));
   const PrimitiveType index_type = indices_shape.element_type();
   auto index_at = [&](int64_t pos) { return IndexAt(indices, pos, index_type); };
   const int64_t rank = operand_shape.rank();

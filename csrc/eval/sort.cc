@@ -24,8 +24,8 @@
 #include "eval/kernels.h"
 #include "eval/shape_ops.h"
 #include "eval/typed.h"
-#include "hlo/float_format.h"
 #include "runtime/thread_pool.h"
+#include "support/float_format.h"
 
 namespace uir::eval {
 namespace {
@@ -35,7 +35,6 @@ using hlo::HloComputation;
 using hlo::HloInstruction;
 using hlo::HloOpcode;
 using hlo::Literal;
-using hlo::PrimitiveType;
 
 bool DependsOnParameters(const HloInstruction* i) {
   if (i->opcode() == HloOpcode::kParameter) return true;
@@ -148,7 +147,7 @@ std::optional<KeyForm> FindKeyForm(const HloComputation& c) {
   const Direction d = DirectionOf(*root);
   if (d != Direction::kLt && d != Direction::kGt) return std::nullopt;
   const auto type = root->attributes().GetEnumOr<hlo::ComparisonType>(AttrKey::kCompareType);
-  if (hlo::IsComplex(root->operand(0)->shape().element_type())) return std::nullopt;
+  if (IsComplex(root->operand(0)->shape().element_type())) return std::nullopt;
   for (int64_t k = 0; 2 * k + 1 < c.num_parameters(); ++k) {
     if (Mirrors(root->operand(0), root->operand(1), 2 * k, 2 * k + 1)) {
       return KeyForm{root->operand(0), k, d, type == hlo::ComparisonType::kTotalOrder};
@@ -176,7 +175,7 @@ Literal EvalSort(const HloInstruction& inst, const std::vector<const Literal*>& 
     std::vector<const Literal*> args;
     for (int64_t p = 0; p < cmp.num_parameters(); ++p) args.push_back(&flat[p / 2]);
     keys = ctx.CallLifted(cmp, args, form->key);
-    if (hlo::IsNarrowFloat(keys.shape().element_type())) keys = WidenToF32(keys);
+    if (IsNarrowFloat(keys.shape().element_type())) keys = WidenToF32(keys);
   }
 
   std::vector<Literal> outs;
@@ -210,7 +209,7 @@ Literal EvalSort(const HloInstruction& inst, const std::vector<const Literal*>& 
       });
     }
     for (size_t j = 0; j < ops.size(); ++j) {
-      const int64_t size = hlo::StorageBytes(ops[j]->shape().element_type());
+      const int64_t size = StorageBytes(ops[j]->shape().element_type());
       Permute(ops[j]->bytes().data(), out_bytes[j], size, perm, at);
     }
   };

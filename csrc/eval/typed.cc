@@ -5,12 +5,11 @@
 #include <cstring>
 #include <limits>
 
-#include "hlo/float_format.h"
+#include "support/float_format.h"
 
 namespace uir::eval {
 
 using hlo::Literal;
-using hlo::PrimitiveType;
 
 std::vector<int64_t> Strides(const std::vector<int64_t>& dims) {
   std::vector<int64_t> s(dims.size(), 1);
@@ -19,15 +18,15 @@ std::vector<int64_t> Strides(const std::vector<int64_t>& dims) {
   return s;
 }
 
-int64_t IndexAt(const uint8_t* data, int64_t i, hlo::PrimitiveType type) {
-  const auto size = static_cast<size_t>(hlo::StorageBytes(type));
+int64_t IndexAt(const uint8_t* data, int64_t i, PrimitiveType type) {
+  const auto size = static_cast<size_t>(StorageBytes(type));
   uint64_t raw = 0;
   std::memcpy(&raw, data + i * static_cast<int64_t>(size), size);
   const int bits = static_cast<int>(size * 8);
-  if (bits < 64 && hlo::IsSigned(type) && ((raw >> (bits - 1)) & 1) != 0) {
+  if (bits < 64 && IsSigned(type) && ((raw >> (bits - 1)) & 1) != 0) {
     raw |= ~((uint64_t{1} << bits) - 1);  // sign-extend
   }
-  if (hlo::IsUnsigned(type) && bits == 64 && static_cast<int64_t>(raw) < 0) {
+  if (IsUnsigned(type) && bits == 64 && static_cast<int64_t>(raw) < 0) {
     return std::numeric_limits<int64_t>::max();
   }
   return static_cast<int64_t>(raw);
@@ -44,10 +43,10 @@ Literal WidenToF32(const Literal& l) {
   const int64_t n = l.element_count();
   if (t == PrimitiveType::kF16 || t == PrimitiveType::kBF16) {
     const auto* in = Data<uint16_t>(l);
-    for (int64_t i = 0; i < n; ++i) o[i] = hlo::DecodeNarrowFloat(t, in[i]);
+    for (int64_t i = 0; i < n; ++i) o[i] = DecodeNarrowFloat(t, in[i]);
   } else {
     const auto* in = Data<uint8_t>(l);
-    for (int64_t i = 0; i < n; ++i) o[i] = hlo::DecodeNarrowFloat(t, in[i]);
+    for (int64_t i = 0; i < n; ++i) o[i] = DecodeNarrowFloat(t, in[i]);
   }
   return out;
 }
@@ -58,12 +57,10 @@ Literal NarrowFromF32(const Literal& f32, PrimitiveType type) {
   const int64_t n = f32.element_count();
   if (type == PrimitiveType::kF16 || type == PrimitiveType::kBF16) {
     auto* o = MutableData<uint16_t>(out);
-    for (int64_t i = 0; i < n; ++i)
-      o[i] = static_cast<uint16_t>(hlo::EncodeNarrowFloat(type, in[i]));
+    for (int64_t i = 0; i < n; ++i) o[i] = static_cast<uint16_t>(EncodeNarrowFloat(type, in[i]));
   } else {
     auto* o = MutableData<uint8_t>(out);
-    for (int64_t i = 0; i < n; ++i)
-      o[i] = static_cast<uint8_t>(hlo::EncodeNarrowFloat(type, in[i]));
+    for (int64_t i = 0; i < n; ++i) o[i] = static_cast<uint8_t>(EncodeNarrowFloat(type, in[i]));
   }
   return out;
 }
@@ -77,7 +74,7 @@ Literal ElementAt(const Literal& l, int64_t i) {
 void SetElement(Literal& l, int64_t i, const Literal& scalar) { CopyElement(scalar, 0, l, i); }
 
 void CopyElement(const Literal& src, int64_t from, Literal& dst, int64_t to) {
-  const size_t size = static_cast<size_t>(hlo::StorageBytes(src.shape().element_type()));
+  const size_t size = static_cast<size_t>(StorageBytes(src.shape().element_type()));
   std::memcpy(dst.mutable_bytes().data() + to * size, src.bytes().data() + from * size, size);
 }
 
@@ -98,12 +95,12 @@ Literal TupleOf(std::vector<Literal> elements) {
 
 void NormalizeSubByte(Literal& l) {
   const PrimitiveType t = l.shape().element_type();
-  const int bits = hlo::BitWidth(t);
-  if (bits >= 8 || !hlo::IsInteger(t)) return;
+  const int bits = BitWidth(t);
+  if (bits >= 8 || !IsInteger(t)) return;
   auto* p = MutableData<uint8_t>(l);
   const int64_t n = l.element_count();
   const uint8_t mask = static_cast<uint8_t>((1u << bits) - 1);
-  if (hlo::IsUnsigned(t)) {
+  if (IsUnsigned(t)) {
     for (int64_t i = 0; i < n; ++i) p[i] &= mask;
   } else {
     const uint8_t sign = static_cast<uint8_t>(1u << (bits - 1));
@@ -154,7 +151,7 @@ Literal Resized(const Literal& l, const std::vector<int64_t>& dims) {
   std::vector<int64_t> common(dims.size());
   for (size_t i = 0; i < dims.size(); ++i) common[i] = std::min(from[i], dims[i]);
   const auto from_strides = Strides(from), to_strides = Strides(dims);
-  const size_t bytes = static_cast<size_t>(hlo::StorageBytes(l.shape().element_type()));
+  const size_t bytes = static_cast<size_t>(StorageBytes(l.shape().element_type()));
   int64_t total = 1;
   for (int64_t c : common) total *= c;
   if (total == 0) return out;

@@ -21,8 +21,7 @@ struct Tag {
 // elements as. Sub-byte integers use int8_t/uint8_t (see NormalizeSubByte).
 // Narrow floats are not native: callers widen them to f32 first.
 template <typename F>
-decltype(auto) DispatchNative(hlo::PrimitiveType type, F&& f) {
-  using hlo::PrimitiveType;
+decltype(auto) DispatchNative(PrimitiveType type, F&& f) {
   switch (type) {
     case PrimitiveType::kPred:
       return f(Tag<bool>{});
@@ -60,7 +59,7 @@ decltype(auto) DispatchNative(hlo::PrimitiveType type, F&& f) {
       break;
   }
   throw UnimplementedError("the evaluator has no native storage for " +
-                           std::string(hlo::PrimitiveTypeName(type)));
+                           std::string(PrimitiveTypeName(type)));
 }
 
 template <typename T>
@@ -78,15 +77,15 @@ std::vector<int64_t> Strides(const std::vector<int64_t>& dims);
 // Element i of an integer array of `type` at `data`, as an index: signed
 // types sign-extended; a u64 above INT64_MAX reads as INT64_MAX (out of any
 // range, as the value is).
-int64_t IndexAt(const uint8_t* data, int64_t i, hlo::PrimitiveType type);
+int64_t IndexAt(const uint8_t* data, int64_t i, PrimitiveType type);
 
 // A literal with `type` and `dims` (no layout), zero-filled.
-hlo::Literal MakeLiteral(hlo::PrimitiveType type, const std::vector<int64_t>& dims);
+hlo::Literal MakeLiteral(PrimitiveType type, const std::vector<int64_t>& dims);
 
 // Narrow floats travel through f32: widening is exact; narrowing rounds to
 // nearest even, as XLA rounds after each op on these types.
 hlo::Literal WidenToF32(const hlo::Literal& l);
-hlo::Literal NarrowFromF32(const hlo::Literal& f32, hlo::PrimitiveType type);
+hlo::Literal NarrowFromF32(const hlo::Literal& f32, PrimitiveType type);
 
 // A scalar literal holding element `i` of `l`, and the reverse.
 hlo::Literal ElementAt(const hlo::Literal& l, int64_t i);

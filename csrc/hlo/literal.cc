@@ -9,8 +9,8 @@
 #include <limits>
 #include <sstream>
 
-#include "hlo/float_format.h"
 #include "support/error.h"
+#include "support/float_format.h"
 
 namespace uir::hlo {
 namespace {

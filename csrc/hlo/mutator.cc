@@ -7,8 +7,8 @@
 
 #include "hlo/computation.h"
 #include "hlo/parser.h"
-#include "hlo/primitive_type.h"
 #include "hlo/printer.h"
+#include "support/primitive_type.h"
 
 namespace uir::hlo {
 namespace {

@@ -8,8 +8,8 @@
 #include <cstring>
 #include <limits>
 
-#include "hlo/float_format.h"
 #include "hlo/parser_impl.h"
+#include "support/float_format.h"
 
 namespace uir::hlo {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "hlo/primitive_type.h"
+#include "support/primitive_type.h"
 
 namespace uir::hlo {
 

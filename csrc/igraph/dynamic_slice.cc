@@ -17,20 +17,19 @@ namespace {
 using hlo::HloComputation;
 using hlo::HloInstruction;
 using hlo::HloOpcode;
-using hlo::PrimitiveType;
 using hlo::Shape;
 
 bool RowMajor(const Shape& shape) { return shape.IsArray() && IsRowMajor(shape); }
 
-bool IndexType(PrimitiveType t) { return hlo::IsInteger(t) || t == PrimitiveType::kPred; }
+bool IndexType(PrimitiveType t) { return IsInteger(t) || t == PrimitiveType::kPred; }
 
 // A value of `t` held in an int64: the low bits, sign- or zero-extended.
 int64_t Wrap(int64_t v, PrimitiveType t) {
   if (t == PrimitiveType::kPred) return v != 0 ? 1 : 0;
-  const int bits = hlo::BitWidth(t);
+  const int bits = BitWidth(t);
   if (bits >= 64) return v;
   const auto u = static_cast<uint64_t>(v) & ((uint64_t{1} << bits) - 1);
-  if (hlo::IsSigned(t) && (u >> (bits - 1)) != 0) {
+  if (IsSigned(t) && (u >> (bits - 1)) != 0) {
     return static_cast<int64_t>(u | ~((uint64_t{1} << bits) - 1));
   }
   return static_cast<int64_t>(u);
@@ -38,7 +37,7 @@ int64_t Wrap(int64_t v, PrimitiveType t) {
 
 int64_t ReadScalar(const uint8_t* at, PrimitiveType t) {
   uint64_t raw = 0;
-  std::memcpy(&raw, at, static_cast<size_t>(hlo::StorageBytes(t)));
+  std::memcpy(&raw, at, static_cast<size_t>(StorageBytes(t)));
   return Wrap(static_cast<int64_t>(raw), t);
 }
 
@@ -171,7 +170,7 @@ int64_t Evaluate(const std::vector<IndexStep>& steps, size_t upto, const InputMe
     int64_t r = 0;
     switch (s.kind) {
       case IndexStep::Kind::kInput:  // of the step's type: the parameter's
-        r = ReadScalar(at(s.input) + s.element * hlo::StorageBytes(s.type), s.type);
+        r = ReadScalar(at(s.input) + s.element * StorageBytes(s.type), s.type);
         break;
       case IndexStep::Kind::kConstant:
         r = s.constant;
@@ -193,7 +192,7 @@ int64_t Evaluate(const std::vector<IndexStep>& steps, size_t upto, const InputMe
         break;
       case IndexStep::Kind::kBinary: {
         const int64_t a = v(0), b = v(1);
-        const bool u = hlo::IsUnsigned(s.type);
+        const bool u = IsUnsigned(s.type);
         switch (s.opcode) {
           case HloOpcode::kAdd:
             r = static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
@@ -241,7 +240,7 @@ int64_t Evaluate(const std::vector<IndexStep>& steps, size_t upto, const InputMe
         r = v(0) != 0 ? v(1) : v(2);
         break;
       case IndexStep::Kind::kClamp: {  // clamp(lo, x, hi) = min(max(x, lo), hi)
-        const bool u = hlo::IsUnsigned(s.type);
+        const bool u = IsUnsigned(s.type);
         auto less = [&](int64_t a, int64_t b) {
           return u ? static_cast<uint64_t>(a) < static_cast<uint64_t>(b) : a < b;
         };
@@ -252,7 +251,7 @@ int64_t Evaluate(const std::vector<IndexStep>& steps, size_t upto, const InputMe
       }
       case IndexStep::Kind::kCompare: {
         const int64_t a = v(0), b = v(1);
-        const bool u = hlo::IsUnsigned(type_of(0));
+        const bool u = IsUnsigned(type_of(0));
         auto lt = [&](int64_t x, int64_t y) {
           return u ? static_cast<uint64_t>(x) < static_cast<uint64_t>(y) : x < y;
         };
@@ -287,7 +286,7 @@ int64_t Evaluate(const std::vector<IndexStep>& steps, size_t upto, const InputMe
 
 // Start index `v` of type `t` clamped to [0, limit], as XLA clamps them.
 int64_t ClampStart(int64_t v, PrimitiveType t, int64_t limit) {
-  if (hlo::IsUnsigned(t) && v < 0) return limit;  // a u64 above INT64_MAX
+  if (IsUnsigned(t) && v < 0) return limit;  // a u64 above INT64_MAX
   return std::clamp<int64_t>(v, 0, std::max<int64_t>(limit, 0));
 }
 
@@ -295,7 +294,7 @@ int64_t ClampStart(int64_t v, PrimitiveType t, int64_t limit) {
 
 std::vector<int64_t> RowMajorByteStrides(const Shape& s) {
   std::vector<int64_t> strides(static_cast<size_t>(s.rank()));
-  int64_t stride = hlo::StorageBytes(s.element_type());
+  int64_t stride = StorageBytes(s.element_type());
   for (int64_t d = s.rank() - 1; d >= 0; --d) {
     strides[static_cast<size_t>(d)] = stride;
     stride *= s.dimensions(d);
@@ -453,7 +452,7 @@ bool IsDynamicCopy(const HloInstruction& inst) {
   }
   for (int64_t k = first_index; k < inst.operand_count(); ++k) {
     const Shape& s = inst.operand(k)->shape();
-    if (!s.IsArray() || s.rank() != 0 || !hlo::IsInteger(s.element_type())) return false;
+    if (!s.IsArray() || s.rank() != 0 || !IsInteger(s.element_type())) return false;
   }
   return true;
 }
@@ -465,7 +464,7 @@ void RunDynamicCopy(const HloInstruction& inst, const std::vector<const uint8_t*
   const Shape& block = update ? inst.operand(1)->shape() : inst.shape();
   const int64_t rank = whole.rank();
   const int64_t first_index = update ? 2 : 1;
-  const int64_t element = hlo::StorageBytes(whole.element_type());
+  const int64_t element = StorageBytes(whole.element_type());
   int64_t base = 0;
   int64_t stride = element;  // row-major, from the last dim
   for (int64_t d = rank - 1; d >= 0; --d) {

@@ -36,11 +36,11 @@ struct IndexStep {
   Kind kind = Kind::kConstant;
   hlo::HloOpcode opcode = hlo::HloOpcode::kAdd;
   hlo::ComparisonDirection direction = hlo::ComparisonDirection::kEq;
-  hlo::PrimitiveType type = hlo::PrimitiveType::kS64;  // the result's; kCompare: the operands'
-  int64_t input = -1;                                  // kInput: the node input holding the scalar
-  int64_t element = 0;                                 // kInput: which element of it
-  int64_t constant = 0;                                // kConstant
-  std::vector<int> operands;                           // earlier steps
+  PrimitiveType type = PrimitiveType::kS64;  // the result's; kCompare: the operands'
+  int64_t input = -1;                        // kInput: the node input holding the scalar
+  int64_t element = 0;                       // kInput: which element of it
+  int64_t constant = 0;                      // kConstant
+  std::vector<int> operands;                 // earlier steps
 };
 
 // Input `input` of the node is a window of `sizes` into input `source`

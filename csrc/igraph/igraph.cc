@@ -33,18 +33,18 @@ std::string_view SectionName(Section section) {
   return "?";
 }
 
-std::string DtypeText(hlo::PrimitiveType type) {
-  std::string name(hlo::PrimitiveTypeName(type));
-  if (hlo::IsFloat(type) && name[0] == 'f') return "fp" + name.substr(1);
+std::string DtypeText(PrimitiveType type) {
+  std::string name(PrimitiveTypeName(type));
+  if (IsFloat(type) && name[0] == 'f') return "fp" + name.substr(1);
   return name;
 }
 
-bool DtypeFromText(std::string_view name, hlo::PrimitiveType* type) {
+bool DtypeFromText(std::string_view name, PrimitiveType* type) {
   std::string hlo_name(name);
   if (name.starts_with("fp")) hlo_name = "f" + std::string(name.substr(2));
-  auto t = hlo::PrimitiveTypeFromName(hlo_name);
-  if (!t || !hlo::IsArrayType(*t) || hlo::IsComplex(*t)) return false;
-  if (hlo::IsFloat(*t) && *t != hlo::PrimitiveType::kBF16 && !name.starts_with("fp")) return false;
+  auto t = PrimitiveTypeFromName(hlo_name);
+  if (!t || !IsArrayType(*t) || IsComplex(*t)) return false;
+  if (IsFloat(*t) && *t != PrimitiveType::kBF16 && !name.starts_with("fp")) return false;
   *type = *t;
   return true;
 }
@@ -277,7 +277,7 @@ std::string IGraph::FreshName(std::string_view base) const {
 int64_t IGraph::BytesAt(Level level) const {
   int64_t bytes = 0;
   for (const IPointer& p : pointers_) {
-    if (p.level == level) bytes += p.size * hlo::StorageBytes(p.dtype);
+    if (p.level == level) bytes += p.size * StorageBytes(p.dtype);
   }
   return bytes;
 }
@@ -301,7 +301,7 @@ int64_t DramBytes(const IGraph& g, bool read) {
       const ISlice& sl = g.slices()[slice];
       const int64_t distinct =
           (sl.stride[0] == 0 ? 1 : sl.shape[0]) * (sl.stride[1] == 0 ? 1 : sl.shape[1]);
-      bytes += distinct * hlo::StorageBytes(p.dtype) * Trips(g, s);
+      bytes += distinct * StorageBytes(p.dtype) * Trips(g, s);
     }
   }
   return bytes;

@@ -27,16 +27,16 @@
 #include <vector>
 
 #include "hlo/literal.h"
-#include "hlo/primitive_type.h"
 #include "igraph/hardware.h"
 #include "igraph/iop.h"
+#include "support/primitive_type.h"
 
 namespace uir::igraph {
 
 // The iGraph spelling of an element type: fp32, fp16, bf16, fp8e4m3fn, ...
 // for floats (the seed's names), the HLO name (s32, u8, pred) otherwise.
-std::string DtypeText(hlo::PrimitiveType type);
-bool DtypeFromText(std::string_view name, hlo::PrimitiveType* type);
+std::string DtypeText(PrimitiveType type);
+bool DtypeFromText(std::string_view name, PrimitiveType* type);
 
 // An index variable: a digit of parallel_id or loop_id.
 struct IndexVar {
@@ -50,7 +50,7 @@ struct IPointer {
   std::string name;
   int64_t id = 0;
   Level level = Level::kReg;
-  hlo::PrimitiveType dtype = hlo::PrimitiveType::kF32;
+  PrimitiveType dtype = PrimitiveType::kF32;
   int64_t size = 0;  // elements
   bool operator==(const IPointer&) const = default;
 };

@@ -11,16 +11,15 @@
 #include "eval/elementwise.h"
 #include "eval/kernels.h"
 #include "eval/typed.h"
-#include "hlo/float_format.h"
 #include "igraph/verifier.h"
 #include "support/error.h"
+#include "support/float_format.h"
 
 namespace uir::igraph {
 namespace {
 
 using hlo::HloOpcode;
 using hlo::Literal;
-using hlo::PrimitiveType;
 
 // A compare function's direction; "_total" (the total order on floats) is
 // read by the caller.
@@ -40,11 +39,11 @@ eval::Direction DirectionOf(std::string_view name) {
 Literal Fold(HloOpcode op, Axis axis, const Literal& x, std::string_view what) {
   const PrimitiveType t = x.shape().element_type();
   const int64_t r = x.shape().dimensions()[0], c = x.shape().dimensions()[1];
-  if (hlo::IsNarrowFloat(t)) {
+  if (IsNarrowFloat(t)) {
     // Round after every step, as the reducer computation in the narrow
     // type does: fold column by column (or row by row).
     const int64_t n = axis == Axis::kRow ? c : r, m = axis == Axis::kRow ? r : c;
-    const int64_t size = hlo::StorageBytes(t);
+    const int64_t size = StorageBytes(t);
     auto part = [&](int64_t k) {
       Literal out = eval::MakeLiteral(
           t, axis == Axis::kRow ? std::vector<int64_t>{r, 1} : std::vector<int64_t>{1, c});
@@ -105,7 +104,7 @@ class Interpreter {
                                                ": no buffer for dram iPointer '" + p.name +
                                                "' (id " + std::to_string(p.id) + ")");
       }
-      const int64_t need = p.size * hlo::StorageBytes(p.dtype);
+      const int64_t need = p.size * StorageBytes(p.dtype);
       if (static_cast<int64_t>(it->second.size()) < need) {
         throw UserError(ErrorKind::kShape, "iGraph " + g.name() + ": the buffer for '" + p.name +
                                                "' has " + std::to_string(it->second.size()) +
@@ -157,7 +156,7 @@ class Interpreter {
       if (p.level == Level::kDram) continue;
       const int64_t copies =
           p.level == Level::kReg ? last - first : (last - 1) / num_unit - first / num_unit + 1;
-      local_[i].assign(static_cast<size_t>(copies * p.size * hlo::StorageBytes(p.dtype)), 0);
+      local_[i].assign(static_cast<size_t>(copies * p.size * StorageBytes(p.dtype)), 0);
     }
     first_ = first;
     RunSection(Section::kPrologue);
@@ -189,7 +188,7 @@ class Interpreter {
     const ISlice& slice = g_.slices()[s];
     const IPointer& p = g_.pointers()[slice.pointer];
     if (p.level == Level::kDram) return dram_.at(slice.pointer);
-    const int64_t bytes = p.size * hlo::StorageBytes(p.dtype);
+    const int64_t bytes = p.size * StorageBytes(p.dtype);
     const int64_t copy = p.level == Level::kReg
                              ? u.pid - first_
                              : u.pid / g_.hardware().num_unit - first_ / g_.hardware().num_unit;
@@ -204,7 +203,7 @@ class Interpreter {
   Literal Gather(int s, const Unit& u) {
     const ISlice& slice = g_.slices()[s];
     const PrimitiveType t = g_.PointerOf(s).dtype;
-    const int64_t size = hlo::StorageBytes(t);
+    const int64_t size = StorageBytes(t);
     Literal out = eval::MakeLiteral(t, {slice.shape[0], slice.shape[1]});
     const uint8_t* base = Base(s, u);
     const int64_t off = Offset(slice.offset, u);
@@ -219,7 +218,7 @@ class Interpreter {
   }
   void Scatter(int s, const Unit& u, const Literal& value) {
     const ISlice& slice = g_.slices()[s];
-    const int64_t size = hlo::StorageBytes(g_.PointerOf(s).dtype);
+    const int64_t size = StorageBytes(g_.PointerOf(s).dtype);
     uint8_t* base = Base(s, u);
     const int64_t off = Offset(slice.offset, u);
     const uint8_t* src = value.bytes().data();
@@ -234,7 +233,7 @@ class Interpreter {
   Literal Full(const ISlice& shape_of, const Literal& scalar) {
     Literal out =
         eval::MakeLiteral(scalar.shape().element_type(), {shape_of.shape[0], shape_of.shape[1]});
-    const size_t size = static_cast<size_t>(hlo::StorageBytes(scalar.shape().element_type()));
+    const size_t size = static_cast<size_t>(StorageBytes(scalar.shape().element_type()));
     for (int64_t i = 0; i < out.element_count(); ++i) {
       std::memcpy(out.mutable_bytes().data() + i * size, scalar.bytes().data(), size);
     }
@@ -245,7 +244,7 @@ class Interpreter {
   Literal Broadcast(Axis axis, const Literal& small, const ISlice& big) {
     const PrimitiveType t = small.shape().element_type();
     const int64_t r = big.shape[0], c = big.shape[1];
-    const size_t size = static_cast<size_t>(hlo::StorageBytes(t));
+    const size_t size = static_cast<size_t>(StorageBytes(t));
     Literal out = eval::MakeLiteral(t, {r, c});
     for (int64_t i = 0; i < r; ++i) {
       for (int64_t j = 0; j < c; ++j) {
@@ -386,7 +385,7 @@ class Interpreter {
 
   Literal ReadRaw(const ISlice& view, const Unit& u) {
     const IPointer& p = g_.pointers()[view.pointer];
-    const int64_t size = hlo::StorageBytes(p.dtype);
+    const int64_t size = StorageBytes(p.dtype);
     const int64_t copy = u.pid / g_.hardware().num_unit - first_ / g_.hardware().num_unit;
     const uint8_t* base = local_[view.pointer].data() + copy * p.size * size;
     Literal out = eval::MakeLiteral(p.dtype, {view.shape[1]});
@@ -396,7 +395,7 @@ class Interpreter {
   }
   void WriteRaw(const ISlice& view, const Unit& u, const Literal& v) {
     const IPointer& p = g_.pointers()[view.pointer];
-    const int64_t size = hlo::StorageBytes(p.dtype);
+    const int64_t size = StorageBytes(p.dtype);
     const int64_t copy = u.pid / g_.hardware().num_unit - first_ / g_.hardware().num_unit;
     uint8_t* base = local_[view.pointer].data() + copy * p.size * size;
     std::memcpy(base + Offset(view.offset, u) * size, v.bytes().data(),

@@ -12,7 +12,7 @@
 
 #include "hlo/literal.h"
 #include "hlo/opcode.h"
-#include "hlo/primitive_type.h"
+#include "support/primitive_type.h"
 
 namespace uir::igraph {
 
@@ -82,8 +82,8 @@ bool IsCompareDirection(std::string_view name);
 struct IOp {
   OpKind kind = OpKind::kMove;
   std::string function;
-  hlo::PrimitiveType dtype = hlo::PrimitiveType::kF32;
-  hlo::PrimitiveType to_dtype = hlo::PrimitiveType::kF32;
+  PrimitiveType dtype = PrimitiveType::kF32;
+  PrimitiveType to_dtype = PrimitiveType::kF32;
   Level from = Level::kDram, to = Level::kDram;
   Axis axis = Axis::kRow;
   Scope scope = Scope::kUnit;

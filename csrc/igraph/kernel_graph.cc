@@ -292,7 +292,7 @@ bool LowerDotChain(const analysis::DotChain& chain, const HardwareModel& hardwar
   p.batch = p.first.batch;
   p.rows = p.first.m;
   p.n = p.first.n;
-  p.element_bytes = hlo::StorageBytes(out.shape.element_type());
+  p.element_bytes = StorageBytes(out.shape.element_type());
   // Blocks as dot-chain-fusion planned them (one per batch where it did
   // not plan this chain).
   p.block_rows = analysis::DotChainBlockRows(chain, hardware.sram_bytes);

@@ -219,7 +219,7 @@ void ForEachCallLeaf(runtime::CallFrame& frame,
 struct NodeGemm {
   runtime::GemmPlan plan;
   DramTensor lhs, rhs, out;
-  hlo::PrimitiveType storage = hlo::PrimitiveType::kF32;  // GemmThunk's
+  PrimitiveType storage = PrimitiveType::kF32;  // GemmThunk's
 };
 std::optional<NodeGemm> GemmOf(const KernelNode& node);
 
@@ -241,8 +241,8 @@ std::optional<NodeDot> DotOf(const KernelNode& node);
 struct NodeConv {
   runtime::ConvPlan plan;
   DramTensor input, kernel, out;
-  hlo::PrimitiveType storage = hlo::PrimitiveType::kF32;  // ConvThunk's: the result's type
-  hlo::PrimitiveType input_type = hlo::PrimitiveType::kF32, kernel_type = hlo::PrimitiveType::kF32;
+  PrimitiveType storage = PrimitiveType::kF32;  // ConvThunk's: the result's type
+  PrimitiveType input_type = PrimitiveType::kF32, kernel_type = PrimitiveType::kF32;
 };
 std::optional<NodeConv> ConvOf(const KernelNode& node);
 

@@ -72,7 +72,7 @@ class Runner {
   uint8_t* At(const DramTensor& t) { return bases_[t.allocation] + t.offset; }
 
   void Write(const DramTensor& t, const hlo::Literal& value) {
-    const int64_t size = hlo::StorageBytes(t.shape.element_type());
+    const int64_t size = StorageBytes(t.shape.element_type());
     UIR_CHECK(static_cast<int64_t>(value.bytes().size()) >= value.element_count() * size);
     if (IsRowMajor(t.shape)) {
       const int64_t bytes = value.element_count() * size;
@@ -88,7 +88,7 @@ class Runner {
   hlo::Literal Read(const DramTensor& t) {
     hlo::Shape plain(t.shape.element_type(), t.shape.dimensions());
     hlo::Literal out(plain);
-    const int64_t size = hlo::StorageBytes(t.shape.element_type());
+    const int64_t size = StorageBytes(t.shape.element_type());
     if (IsRowMajor(t.shape)) {
       const int64_t bytes = out.element_count() * size;
       if (bytes > 0) std::memcpy(out.mutable_bytes().data(), At(t), static_cast<size_t>(bytes));
@@ -179,21 +179,21 @@ class Runner {
     const buffers::Slice& slice = ba_.SliceOf(v);
     const uint8_t* at = bases_[slice.allocation] + slice.offset;
     switch (root->shape().element_type()) {
-      case hlo::PrimitiveType::kPred:
-      case hlo::PrimitiveType::kU8:
+      case PrimitiveType::kPred:
+      case PrimitiveType::kU8:
         return *at;
-      case hlo::PrimitiveType::kS8:
+      case PrimitiveType::kS8:
         return *reinterpret_cast<const int8_t*>(at);
-      case hlo::PrimitiveType::kS16:
+      case PrimitiveType::kS16:
         return Load<int16_t>(at);
-      case hlo::PrimitiveType::kU16:
+      case PrimitiveType::kU16:
         return Load<uint16_t>(at);
-      case hlo::PrimitiveType::kS32:
+      case PrimitiveType::kS32:
         return Load<int32_t>(at);
-      case hlo::PrimitiveType::kU32:
+      case PrimitiveType::kU32:
         return Load<uint32_t>(at);
-      case hlo::PrimitiveType::kS64:
-      case hlo::PrimitiveType::kU64:
+      case PrimitiveType::kS64:
+      case PrimitiveType::kU64:
         return Load<int64_t>(at);
       default: {
         const std::vector<DramTensor> leaves = ValueLeaves(ba_, root);
@@ -234,7 +234,7 @@ class Runner {
       const HloInstruction* selector = inst.operand(0);
       int64_t index = ReadScalar(selector);
       const auto count = static_cast<int64_t>(branches->graphs.size());
-      if (selector->shape().element_type() == hlo::PrimitiveType::kPred) {
+      if (selector->shape().element_type() == PrimitiveType::kPred) {
         index = index != 0 ? 0 : 1;
       } else if (index < 0 || index >= count) {
         index = count - 1;  // as XLA does
@@ -325,7 +325,7 @@ class Runner {
     }
     if (!block.empty()) {
       const DynamicUpdate& u = *n.windows->update;
-      CopyBlock(u.dims, u.sizes, hlo::StorageBytes(n.outputs.at(0).shape.element_type()), block_at,
+      CopyBlock(u.dims, u.sizes, StorageBytes(n.outputs.at(0).shape.element_type()), block_at,
                 At(n.outputs.at(0)), block.data(), /*into_whole=*/true);
     }
   }
@@ -543,7 +543,7 @@ std::vector<DramTensor> KernelGraph::ResultLeaves() const {
 }
 
 void WriteTensor(uint8_t* at, const DramTensor& t, const uint8_t* row_major) {
-  const int64_t size = hlo::StorageBytes(t.shape.element_type());
+  const int64_t size = StorageBytes(t.shape.element_type());
   if (IsRowMajor(t.shape)) {
     const int64_t bytes = t.shape.element_count() * size;
     if (bytes > 0) std::memcpy(at, row_major, static_cast<size_t>(bytes));
@@ -556,7 +556,7 @@ void WriteTensor(uint8_t* at, const DramTensor& t, const uint8_t* row_major) {
 }
 
 void ReadTensor(const uint8_t* at, const DramTensor& t, uint8_t* row_major) {
-  const int64_t size = hlo::StorageBytes(t.shape.element_type());
+  const int64_t size = StorageBytes(t.shape.element_type());
   if (IsRowMajor(t.shape)) {
     const int64_t bytes = t.shape.element_count() * size;
     if (bytes > 0) std::memcpy(row_major, at, static_cast<size_t>(bytes));

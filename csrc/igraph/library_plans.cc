@@ -72,13 +72,12 @@ std::optional<NodeFft> FftOf(const KernelNode& n) {
   // The real side (RFFT's input, IRFFT's output) sets the precision.
   const hlo::Shape& real = p.kind == runtime::FftKind::kIrfft ? f.out.shape : f.input.shape;
   const hlo::Shape& complex = p.kind == runtime::FftKind::kIrfft ? f.input.shape : f.out.shape;
-  const hlo::PrimitiveType c = complex.element_type();
-  if (c != hlo::PrimitiveType::kC64 && c != hlo::PrimitiveType::kC128) return std::nullopt;
-  p.f64 = c == hlo::PrimitiveType::kC128;
-  const hlo::PrimitiveType want =
-      p.kind == runtime::FftKind::kRfft || p.kind == runtime::FftKind::kIrfft
-          ? (p.f64 ? hlo::PrimitiveType::kF64 : hlo::PrimitiveType::kF32)
-          : c;
+  const PrimitiveType c = complex.element_type();
+  if (c != PrimitiveType::kC64 && c != PrimitiveType::kC128) return std::nullopt;
+  p.f64 = c == PrimitiveType::kC128;
+  const PrimitiveType want = p.kind == runtime::FftKind::kRfft || p.kind == runtime::FftKind::kIrfft
+                                 ? (p.f64 ? PrimitiveType::kF64 : PrimitiveType::kF32)
+                                 : c;
   if (real.element_type() != want) return std::nullopt;
   const int64_t rank = static_cast<int64_t>(length.size());
   if (rank < 1 || rank > 3 || real.rank() < rank || real.rank() != complex.rank()) {
@@ -107,12 +106,11 @@ std::optional<NodeRngBits> RngBitsOf(const KernelNode& n) {
   NodeRngBits r{{}, n.inputs[0], n.outputs[0], n.outputs[1]};
   const hlo::Shape& state = r.state_in.shape;
   const hlo::Shape& bits = r.bits.shape;
-  const hlo::PrimitiveType t = bits.element_type();
-  if (state.element_type() != hlo::PrimitiveType::kU64 || state.rank() != 1 ||
-      r.state_out.shape.element_type() != hlo::PrimitiveType::kU64 ||
+  const PrimitiveType t = bits.element_type();
+  if (state.element_type() != PrimitiveType::kU64 || state.rank() != 1 ||
+      r.state_out.shape.element_type() != PrimitiveType::kU64 ||
       r.state_out.shape.element_count() != state.element_count() || !IsRowMajorTensor(r.bits) ||
-      t == hlo::PrimitiveType::kPred || hlo::IsComplex(t) ||
-      hlo::BitWidth(t) != 8 * hlo::StorageBytes(t)) {
+      t == PrimitiveType::kPred || IsComplex(t) || BitWidth(t) != 8 * StorageBytes(t)) {
     return std::nullopt;
   }
   const std::string algorithm =
@@ -120,7 +118,7 @@ std::optional<NodeRngBits> RngBitsOf(const KernelNode& n) {
   r.plan.algorithm = algorithm == "rng_three_fry" ? runtime::BitAlgorithm::kThreefry
                                                   : runtime::BitAlgorithm::kPhilox;
   r.plan.state_words = static_cast<int>(state.element_count());
-  r.plan.bytes = static_cast<int>(hlo::StorageBytes(t));
+  r.plan.bytes = static_cast<int>(StorageBytes(t));
   r.plan.dims = bits.dimensions();
   if (!r.plan.Invalid().empty()) return std::nullopt;
   return r;
@@ -133,7 +131,7 @@ std::optional<NodeRng> RngOf(const KernelNode& n) {
     return std::nullopt;
   }
   NodeRng r{{}, n.inputs[0], n.inputs[1], n.outputs[0]};
-  const hlo::PrimitiveType t = r.out.shape.element_type();
+  const PrimitiveType t = r.out.shape.element_type();
   if (r.a.shape.element_type() != t || r.b.shape.element_type() != t ||
       r.a.shape.element_count() != 1 || r.b.shape.element_count() != 1 ||
       !IsRowMajorTensor(r.out)) {
@@ -162,11 +160,11 @@ std::optional<NodeWindow> WindowOf(const KernelNode& n) {
     return std::nullopt;
   }
   NodeWindow w{{}, n.inputs[0], n.inputs[1], n.outputs[0]};
-  const hlo::PrimitiveType t = w.out.shape.element_type();
+  const PrimitiveType t = w.out.shape.element_type();
   // pred takes a byte, 0 or 1; sub-byte integers are left to kernels.
   if (w.input.shape.element_type() != t || w.init.shape.element_type() != t ||
       w.init.shape.rank() != 0 ||
-      (hlo::BitWidth(t) != 8 * hlo::StorageBytes(t) && t != hlo::PrimitiveType::kPred)) {
+      (BitWidth(t) != 8 * StorageBytes(t) && t != PrimitiveType::kPred)) {
     return std::nullopt;
   }
   const std::optional<runtime::FoldOp> op =
@@ -262,11 +260,11 @@ bool EvalPick(const HloInstruction* inst, const std::vector<Scalar>& params,
     case HloOpcode::kConstant: {
       const hlo::Literal& value = inst->literal();
       if (!inst->shape().IsArray() || inst->shape().rank() != 0) return false;
-      const hlo::PrimitiveType t = inst->shape().element_type();
-      if (t == hlo::PrimitiveType::kPred) {
+      const PrimitiveType t = inst->shape().element_type();
+      if (t == PrimitiveType::kPred) {
         r.truth = value.GetInt64(0) != 0;
-      } else if (hlo::IsFloat(t) || hlo::IsInteger(t)) {
-        r.number = hlo::IsFloat(t) ? value.GetDouble(0) : static_cast<double>(value.GetInt64(0));
+      } else if (IsFloat(t) || IsInteger(t)) {
+        r.number = IsFloat(t) ? value.GetDouble(0) : static_cast<double>(value.GetInt64(0));
       } else {
         return false;
       }
@@ -308,14 +306,14 @@ bool EvalPick(const HloInstruction* inst, const std::vector<Scalar>& params,
     case HloOpcode::kAnd:
     case HloOpcode::kOr:
     case HloOpcode::kXor:
-      if (inst->shape().element_type() != hlo::PrimitiveType::kPred) return false;
+      if (inst->shape().element_type() != PrimitiveType::kPred) return false;
       r.truth = inst->opcode() == HloOpcode::kAnd  ? one(0).truth && one(1).truth
                 : inst->opcode() == HloOpcode::kOr ? one(0).truth || one(1).truth
                                                    : one(0).truth != one(1).truth;
       out = {r};
       break;
     case HloOpcode::kNot:
-      if (inst->shape().element_type() != hlo::PrimitiveType::kPred) return false;
+      if (inst->shape().element_type() != PrimitiveType::kPred) return false;
       r.truth = !one(0).truth;
       out = {r};
       break;
@@ -420,7 +418,7 @@ std::optional<NodeArgReduce> ArgReduceOf(const KernelNode& n) {
   const int64_t dim = dims[0];
   NodeArgReduce a{{}, n.inputs[0], n.inputs[2], n.inputs[3], n.outputs[0], n.outputs[1]};
   const hlo::Shape& vs = a.values.shape;
-  const hlo::PrimitiveType vt = vs.element_type(), it = n.inputs[1].shape.element_type();
+  const PrimitiveType vt = vs.element_type(), it = n.inputs[1].shape.element_type();
   if (n.inputs[1].shape.dimensions() != vs.dimensions() || a.init_value.shape.rank() != 0 ||
       a.init_index.shape.rank() != 0 || a.init_value.shape.element_type() != vt ||
       a.init_index.shape.element_type() != it || a.out_value.shape.element_type() != vt ||
@@ -433,7 +431,7 @@ std::optional<NodeArgReduce> ArgReduceOf(const KernelNode& n) {
   p.index_type = it;
   const hlo::HloComputation& reducer =
       *inst->attributes().Get<hlo::HloComputation*>(hlo::AttrKey::kToApply);
-  const bool floats = hlo::IsFloat(vt);
+  const bool floats = IsFloat(vt);
   if (PicksExtreme(reducer, floats, true)) {
     p.max = true;
   } else if (PicksExtreme(reducer, floats, false)) {
@@ -474,16 +472,16 @@ void ParamsRead(const HloInstruction* inst, std::set<int64_t>& out) {
 // Values of each class a key of type `t` can take: zeros of both signs,
 // infinities, NaNs of both signs and finite values of floats; the
 // extremes and small values of integers.
-std::vector<double> RepresentativeKeys(hlo::PrimitiveType t) {
+std::vector<double> RepresentativeKeys(PrimitiveType t) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();
-  if (hlo::IsFloat(t)) return {-nan, -inf, -2.5, -1, -0.0, 0.0, 1, 2.5, inf, nan};
-  if (t == hlo::PrimitiveType::kPred) return {0, 1};
-  if (hlo::IsSigned(t)) {
-    const double big = std::ldexp(1.0, std::min(hlo::BitWidth(t) - 1, 52));
+  if (IsFloat(t)) return {-nan, -inf, -2.5, -1, -0.0, 0.0, 1, 2.5, inf, nan};
+  if (t == PrimitiveType::kPred) return {0, 1};
+  if (IsSigned(t)) {
+    const double big = std::ldexp(1.0, std::min(BitWidth(t) - 1, 52));
     return {-big, -3, -1, 0, 1, 3, big - 1};
   }
-  const double big = std::ldexp(1.0, std::min(hlo::BitWidth(t), 52));
+  const double big = std::ldexp(1.0, std::min(BitWidth(t), 52));
   return {0, 1, 3, big - 1};
 }
 
@@ -499,7 +497,7 @@ double KeyRank(double v, bool floats, bool canonical) {
 struct KeySlot {
   int operand = 0;
   int part = -1;
-  hlo::PrimitiveType type;  // the key's (part's) type
+  PrimitiveType type;  // the key's (part's) type
   std::vector<double> values;
 };
 
@@ -532,13 +530,13 @@ bool Compare(const hlo::HloComputation& comparator, const std::vector<KeySlot>& 
 // comparator on thousands of mixed pairs.
 bool KeyOrdersOf(const hlo::HloComputation& comparator, const std::vector<KeySlot>& slots,
                  runtime::SortPlan& plan) {
-  if (comparator.root()->shape().element_type() != hlo::PrimitiveType::kPred) return false;
+  if (comparator.root()->shape().element_type() != PrimitiveType::kPred) return false;
   const size_t nk = slots.size();
   std::vector<runtime::SortKey> keys(nk);
   std::vector<double> same(nk, 1.0);  // every other key at 1: equal on both sides
   for (size_t s = 0; s < nk; ++s) {
     const std::vector<double>& values = slots[s].values;
-    const bool floats = hlo::IsFloat(slots[s].type);
+    const bool floats = IsFloat(slots[s].type);
     std::vector<std::vector<bool>> table(values.size(), std::vector<bool>(values.size()));
     for (size_t i = 0; i < values.size(); ++i) {
       for (size_t j = 0; j < values.size(); ++j) {
@@ -584,7 +582,7 @@ bool KeyOrdersOf(const hlo::HloComputation& comparator, const std::vector<KeySlo
   }
   // Two values of each key, the first before the second in its order.
   auto rank = [&](size_t s, double v) {
-    const double r = KeyRank(v, hlo::IsFloat(slots[s].type), keys[s].canonical);
+    const double r = KeyRank(v, IsFloat(slots[s].type), keys[s].canonical);
     return keys[s].descending ? -r : r;
   };
   std::vector<double> first(nk, 0.0), second(nk, 1.0);
@@ -702,10 +700,10 @@ std::optional<NodeSort> SortOf(const KernelNode& n) {
       return std::nullopt;
     }
     if (r % 2 == 1) continue;
-    const hlo::PrimitiveType t = n.inputs[static_cast<size_t>(o)].shape.element_type();
-    if (hlo::IsComplex(t)) {
-      const hlo::PrimitiveType part =
-          t == hlo::PrimitiveType::kC64 ? hlo::PrimitiveType::kF32 : hlo::PrimitiveType::kF64;
+    const PrimitiveType t = n.inputs[static_cast<size_t>(o)].shape.element_type();
+    if (IsComplex(t)) {
+      const PrimitiveType part =
+          t == PrimitiveType::kC64 ? PrimitiveType::kF32 : PrimitiveType::kF64;
       for (int k = 0; k < 2; ++k) slots.push_back({static_cast<int>(o), k, part, {}});
     } else {
       slots.push_back({static_cast<int>(o), -1, t, {}});
@@ -726,7 +724,7 @@ std::optional<NodeSort> SortOf(const KernelNode& n) {
   for (size_t k = 0; k < n.inputs.size(); ++k) {
     const hlo::Shape& in = n.inputs[k].shape;
     const hlo::Shape& o = n.outputs[k].shape;
-    const hlo::PrimitiveType t = in.element_type();
+    const PrimitiveType t = in.element_type();
     // Elements move as bytes: any type (pred and sub-byte types take a
     // byte each).
     if (in.dimensions() != key.dimensions() || o.dimensions() != key.dimensions() ||
@@ -734,7 +732,7 @@ std::optional<NodeSort> SortOf(const KernelNode& n) {
       return std::nullopt;
     }
     runtime::SortPlan::Operand op;
-    op.element_bytes = hlo::StorageBytes(t);
+    op.element_bytes = StorageBytes(t);
     const std::vector<int64_t> is = PhysicalStrides(in), os = PhysicalStrides(o);
     for (int d = 0; d < p.rank; ++d) {
       op.in_stride[static_cast<size_t>(d)] = is[static_cast<size_t>(d)];
@@ -757,7 +755,7 @@ std::optional<NodeGather> GatherOf(const KernelNode& n) {
   const hlo::Shape& os = g.operand.shape;
   const hlo::Shape& is = g.indices.shape;
   const hlo::Shape& out = g.out.shape;
-  const hlo::PrimitiveType t = out.element_type();
+  const PrimitiveType t = out.element_type();
   constexpr int kMax = runtime::GatherPlan::kMaxRank;
   // Elements are copied as bytes: any type (pred and sub-byte types take
   // a byte each).
@@ -781,7 +779,7 @@ std::optional<NodeGather> GatherOf(const KernelNode& n) {
     return std::nullopt;
   }
   runtime::GatherPlan& p = g.plan;
-  p.element_bytes = hlo::StorageBytes(t);
+  p.element_bytes = StorageBytes(t);
   p.index_type = is.element_type();
   p.operand_rank = static_cast<int>(os.rank());
   p.out_rank = static_cast<int>(out.rank());
@@ -854,7 +852,7 @@ std::optional<NodeScatter> ScatterOf(const KernelNode& n) {
   const hlo::Shape& os = sc.operand.shape;
   const hlo::Shape& is = sc.indices.shape;
   const hlo::Shape& us = sc.updates.shape;
-  const hlo::PrimitiveType t = sc.out.shape.element_type();
+  const PrimitiveType t = sc.out.shape.element_type();
   constexpr int kMax = runtime::ScatterPlan::kMaxRank;
   if (os.element_type() != t || us.element_type() != t || os.rank() > kMax || is.rank() > kMax ||
       us.rank() > kMax || sc.out.shape.dimensions() != os.dimensions()) {

@@ -6,11 +6,11 @@
 #include <utility>
 
 #include "eval/custom_call.h"
-#include "hlo/float_format.h"
 #include "igraph/kernel_graph.h"
 #include "igraph/tile_program.h"
 #include "runtime/conv_generic.h"
 #include "support/error.h"
+#include "support/float_format.h"
 
 namespace uir::igraph {
 
@@ -37,8 +37,8 @@ DotDims DotDimsOf(const HloInstruction& dot) {
 
 bool PlanGemm(const HloInstruction& dot, const DramTensor& lhs, const DramTensor& rhs,
               const DramTensor& out, runtime::GemmPlan* plan) {
-  const hlo::PrimitiveType t = out.shape.element_type();
-  if (t != hlo::PrimitiveType::kF32 && t != hlo::PrimitiveType::kF64) return false;
+  const PrimitiveType t = out.shape.element_type();
+  if (t != PrimitiveType::kF32 && t != PrimitiveType::kF64) return false;
   if (lhs.shape.element_type() != t || rhs.shape.element_type() != t) return false;
   if (!IsRowMajor(lhs.shape) || !IsRowMajor(rhs.shape) || !IsRowMajor(out.shape)) return false;
   const auto [lb, rb, lc, rc] = DotDimsOf(dot);
@@ -52,7 +52,7 @@ bool PlanGemm(const HloInstruction& dot, const DramTensor& lhs, const DramTensor
   const int64_t lfree = L.rank() - nb - 1, rfree = R.rank() - nb - 1;
   if (lfree < 0 || lfree > 1 || rfree < 0 || rfree > 1) return false;
   if (lc[0] < nb || rc[0] < nb) return false;
-  plan->f64 = t == hlo::PrimitiveType::kF64;
+  plan->f64 = t == PrimitiveType::kF64;
   plan->batch = 1;
   for (int64_t i = 0; i < nb; ++i) plan->batch *= L.dimensions(i);
   plan->k = L.dimensions(lc[0]);
@@ -281,14 +281,14 @@ std::optional<NodeGemm> GemmOf(const KernelNode& n) {
   const std::optional<LibraryOp> dot = LibraryOpOf(n, HloOpcode::kDot);
   if (!dot) return std::nullopt;
   NodeGemm g{{}, dot->lhs, dot->rhs, dot->out, dot->out.shape.element_type()};
-  if (!hlo::IsNarrowFloat(g.storage)) {
+  if (!IsNarrowFloat(g.storage)) {
     if (!PlanGemm(*dot->op, g.lhs, g.rhs, g.out, &g.plan)) return std::nullopt;
     return g;
   }
   // One narrow type throughout: planned as the f32 product it runs as.
   auto wide = [&](DramTensor t) {
     if (t.shape.element_type() != g.storage) return std::optional<DramTensor>();
-    t.shape.set_element_type(hlo::PrimitiveType::kF32);
+    t.shape.set_element_type(PrimitiveType::kF32);
     return std::optional<DramTensor>(std::move(t));
   };
   const auto lhs = wide(g.lhs), rhs = wide(g.rhs), out = wide(g.out);
@@ -305,7 +305,7 @@ std::optional<NodeDot> DotOf(const KernelNode& n) {
   const hlo::Shape &L = d.lhs.shape, &R = d.rhs.shape, &O = d.out.shape;
   // One element per byte (or more): packed sub-byte arrays are not read.
   for (const DramTensor* t : {&d.lhs, &d.rhs, &d.out}) {
-    if (t->bytes != t->shape.element_count() * hlo::StorageBytes(t->shape.element_type())) {
+    if (t->bytes != t->shape.element_count() * StorageBytes(t->shape.element_type())) {
       return std::nullopt;
     }
   }
@@ -371,14 +371,13 @@ std::optional<NodeConv> ConvOf(const KernelNode& n) {
   if (!op) return std::nullopt;
   const HloInstruction* conv = op->op;
   NodeConv c{{}, op->lhs, op->rhs, op->out, op->out.shape.element_type()};
-  const hlo::PrimitiveType t = c.storage;
+  const PrimitiveType t = c.storage;
   c.input_type = c.input.shape.element_type();
   c.kernel_type = c.kernel.shape.element_type();
   // One float type throughout: BLAS (narrow floats widened); any other
   // types a dot takes: widened for BLAS or summed directly (ConvThunk).
-  const bool blas =
-      (t == hlo::PrimitiveType::kF32 || t == hlo::PrimitiveType::kF64 || hlo::IsNarrowFloat(t)) &&
-      c.input_type == t && c.kernel_type == t;
+  const bool blas = (t == PrimitiveType::kF32 || t == PrimitiveType::kF64 || IsNarrowFloat(t)) &&
+                    c.input_type == t && c.kernel_type == t;
   if (!blas && !runtime::ConvTypesSupported(c.input_type, c.kernel_type, t)) return std::nullopt;
   const auto& a = conv->attributes();
   if (a.GetOr<int64_t>(hlo::AttrKey::kBatchGroupCount).value_or(1) != 1) return std::nullopt;
@@ -402,7 +401,7 @@ std::optional<NodeConv> ConvOf(const KernelNode& n) {
   const auto& kd = c.kernel.shape.dimensions();
   const auto& od = c.out.shape.dimensions();
   runtime::ConvPlan& p = c.plan;
-  p.f64 = t == hlo::PrimitiveType::kF64;
+  p.f64 = t == PrimitiveType::kF64;
   p.spatial = static_cast<int>(spatial);
   p.batch = od[dn.output_batch_dimension];
   p.groups = groups;

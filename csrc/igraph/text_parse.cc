@@ -100,13 +100,12 @@ class LineParser {
   size_t pos_ = 0;
 };
 
-hlo::Literal ScalarFromText(LineParser& p, size_t at, const std::string& text,
-                            hlo::PrimitiveType type) {
+hlo::Literal ScalarFromText(LineParser& p, size_t at, const std::string& text, PrimitiveType type) {
   hlo::Literal lit(hlo::Shape(type, {}));
   const char* s = text.c_str();
   char* end = nullptr;
   errno = 0;
-  if (type == hlo::PrimitiveType::kPred) {
+  if (type == PrimitiveType::kPred) {
     if (text == "true" || text == "1") {
       lit.SetInt64(0, 1);
     } else if (text != "false" && text != "0") {
@@ -114,7 +113,7 @@ hlo::Literal ScalarFromText(LineParser& p, size_t at, const std::string& text,
     }
     return lit;
   }
-  if (hlo::IsFloat(type)) {
+  if (IsFloat(type)) {
     double v = 0;
     if (text == "inf") {
       v = INFINITY;
@@ -131,7 +130,7 @@ hlo::Literal ScalarFromText(LineParser& p, size_t at, const std::string& text,
     lit.SetDouble(0, v);
     return lit;
   }
-  if (hlo::IsUnsigned(type)) {
+  if (IsUnsigned(type)) {
     unsigned long long v = std::strtoull(s, &end, 10);
     if (end == s || *end != '\0' || errno == ERANGE || text[0] == '-') {
       p.FailAt(at, "expected an unsigned integer, got '" + text + "'");
@@ -378,12 +377,12 @@ class Parser {
     }
   }
 
-  hlo::PrimitiveType Dtype(LineParser& p) {
+  PrimitiveType Dtype(LineParser& p) {
     size_t at = p.pos();
     return DtypeOf(p, at, p.Word());
   }
-  hlo::PrimitiveType DtypeOf(LineParser& p, size_t at, const std::string& name) {
-    hlo::PrimitiveType t;
+  PrimitiveType DtypeOf(LineParser& p, size_t at, const std::string& name) {
+    PrimitiveType t;
     if (!DtypeFromText(name, &t)) p.FailAt(at, "unknown dtype '" + name + "'");
     return t;
   }

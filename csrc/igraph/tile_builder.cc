@@ -208,7 +208,7 @@ void Builder::Build() {
       tensor = static_cast<int>(p_.tensors.size()) - 1;
     }
     // A complex output: its two parts, each stored where it lies.
-    const bool complex = hlo::IsComplex(o->shape().element_type());
+    const bool complex = IsComplex(o->shape().element_type());
     for (int part = complex ? 0 : -1; part < (complex ? 2 : 0); ++part) {
       const int value = PartOf(o, maps[k], reduced, part);
       part_ = part;
@@ -228,7 +228,7 @@ void Builder::Build() {
 
 void Builder::InteriorPad() {
   const HloInstruction* pad = sub_root_ != nullptr ? sub_root_ : root_;
-  if (hlo::IsComplex(pad->shape().element_type())) Fail("complex values (%" + pad->name() + ")");
+  if (IsComplex(pad->shape().element_type())) Fail("complex values (%" + pad->name() + ")");
   const auto& config = pad->attributes().Get<hlo::PaddingConfig>(hlo::AttrKey::kPadding);
   const bool fill = pad_part_ == PadPart::kFill;
   p_.extents = fill ? pad->shape().dimensions() : pad->operand(0)->shape().dimensions();

@@ -160,7 +160,7 @@ class Builder {
   // Complex tensors are read and written as arrays of twice as many reals.
   int part_ = -1;
   // The real type of a part of `t` (f32 for c64, f64 for c128), else `t`.
-  static hlo::PrimitiveType PartType(hlo::PrimitiveType t);
+  static PrimitiveType PartType(PrimitiveType t);
   // `t` as the real array it is read as, when complex.
   static void AsParts(TileTensor& t);
   // The access of part_ of an element of `shape` at linear position `l`.
@@ -168,7 +168,7 @@ class Builder {
   // Elementwise arithmetic on complex values, or real results read from
   // complex operands, in terms of the parts.
   int ComplexElementwise(const HloInstruction* inst, const IndexMap& map, bool reduced);
-  int Op(HloOpcode opcode, hlo::PrimitiveType dtype, std::vector<int> operands, bool reduced,
+  int Op(HloOpcode opcode, PrimitiveType dtype, std::vector<int> operands, bool reduced,
          const std::string& source, const std::string& direction = "");
 
   int Compute(const HloInstruction* inst, const IndexMap& map, bool reduced);

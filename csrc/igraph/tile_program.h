@@ -34,7 +34,7 @@ struct TileTensor {
   int64_t index = 0;  // operand number, output number; constants count on
   int64_t id = -1;    // its dram iPointer id (-1: its position in tensors)
   std::string name;
-  hlo::PrimitiveType dtype = hlo::PrimitiveType::kF32;
+  PrimitiveType dtype = PrimitiveType::kF32;
   int64_t elements = 0;
   hlo::Literal literal;  // kConstant
 };
@@ -51,8 +51,8 @@ struct TileOp {
     kIdentity,   // operands[0] seen through a reshape or bitcast: the same elements
   };
   Kind kind = Kind::kLoad;
-  bool reduced = false;                                 // indexed by the kept dims only
-  hlo::PrimitiveType dtype = hlo::PrimitiveType::kF32;  // of the result (store: of the tensor)
+  bool reduced = false;                       // indexed by the kept dims only
+  PrimitiveType dtype = PrimitiveType::kF32;  // of the result (store: of the tensor)
   int tensor = -1;
   Linear access;
   hlo::Literal literal;

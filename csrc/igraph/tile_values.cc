@@ -48,14 +48,14 @@ int Builder::PartOf(const HloInstruction* inst, const IndexMap& map, bool reduce
   return Value(inst, map, reduced);
 }
 
-hlo::PrimitiveType Builder::PartType(hlo::PrimitiveType t) {
-  if (t == hlo::PrimitiveType::kC64) return hlo::PrimitiveType::kF32;
-  if (t == hlo::PrimitiveType::kC128) return hlo::PrimitiveType::kF64;
+PrimitiveType Builder::PartType(PrimitiveType t) {
+  if (t == PrimitiveType::kC64) return PrimitiveType::kF32;
+  if (t == PrimitiveType::kC128) return PrimitiveType::kF64;
   return t;
 }
 
 void Builder::AsParts(TileTensor& t) {
-  if (!hlo::IsComplex(t.dtype)) return;
+  if (!IsComplex(t.dtype)) return;
   t.dtype = PartType(t.dtype);
   t.elements *= 2;
   if (t.kind == TileTensor::Kind::kConstant) {
@@ -68,13 +68,13 @@ void Builder::AsParts(TileTensor& t) {
 }
 
 Linear Builder::Parted(Linear l, const Shape& shape) const {
-  if (!hlo::IsComplex(shape.element_type())) return l;
+  if (!IsComplex(shape.element_type())) return l;
   for (int64_t& c : l.coefficient) c *= 2;
   l.constant = 2 * l.constant + part_;
   return l;
 }
 
-int Builder::Op(HloOpcode opcode, hlo::PrimitiveType dtype, std::vector<int> operands, bool reduced,
+int Builder::Op(HloOpcode opcode, PrimitiveType dtype, std::vector<int> operands, bool reduced,
                 const std::string& source, const std::string& direction) {
   TileOp op;
   op.kind = TileOp::Kind::kElementwise;
@@ -90,7 +90,7 @@ int Builder::Op(HloOpcode opcode, hlo::PrimitiveType dtype, std::vector<int> ope
 int Builder::ComplexElementwise(const HloInstruction* inst, const IndexMap& map, bool reduced) {
   const HloOpcode code = inst->opcode();
   const std::string& src = inst->name();
-  const hlo::PrimitiveType out = inst->shape().element_type();
+  const PrimitiveType out = inst->shape().element_type();
   auto operand_map = [&](int64_t i) {
     return inst->operand(i)->shape().rank() == 0 ? IndexMap{} : map;
   };
@@ -98,8 +98,8 @@ int Builder::ComplexElementwise(const HloInstruction* inst, const IndexMap& map,
     return PartOf(inst->operand(i), operand_map(i), reduced, p);
   };
   const auto complain = [&]() -> int { Fail("complex values (%" + src + ")"); };
-  if (hlo::IsComplex(out)) {
-    const hlo::PrimitiveType t = PartType(out);
+  if (IsComplex(out)) {
+    const PrimitiveType t = PartType(out);
     auto bin = [&](HloOpcode o, int x, int y) { return Op(o, t, {x, y}, reduced, src); };
     auto un = [&](HloOpcode o, int x) { return Op(o, t, {x}, reduced, src); };
     auto zero = [&] {
@@ -163,7 +163,7 @@ int Builder::ComplexElementwise(const HloInstruction* inst, const IndexMap& map,
         const int v = bin(HloOpcode::kMultiply, un(HloOpcode::kExp, mr),
                           un(p == 0 ? HloOpcode::kCos : HloOpcode::kSin, mi));
         const int z = zero();
-        const hlo::PrimitiveType pred = hlo::PrimitiveType::kPred;
+        const PrimitiveType pred = PrimitiveType::kPred;
         const int at_zero = Op(HloOpcode::kAnd, pred,
                                {Op(HloOpcode::kCompare, pred, {ar, z}, reduced, src, "eq"),
                                 Op(HloOpcode::kCompare, pred, {ai, z}, reduced, src, "eq")},
@@ -173,8 +173,8 @@ int Builder::ComplexElementwise(const HloInstruction* inst, const IndexMap& map,
       case HloOpcode::kComplex:
         return part(p, -1);
       case HloOpcode::kConvert: {
-        const hlo::PrimitiveType from = inst->operand(0)->shape().element_type();
-        if (hlo::IsComplex(from)) return Op(code, t, {part(0, p)}, reduced, src);
+        const PrimitiveType from = inst->operand(0)->shape().element_type();
+        if (IsComplex(from)) return Op(code, t, {part(0, p)}, reduced, src);
         if (p == 0) return Op(code, t, {part(0, -1)}, reduced, src);
         return zero();
       }
@@ -183,7 +183,7 @@ int Builder::ComplexElementwise(const HloInstruction* inst, const IndexMap& map,
     }
   }
   // A real result read from complex operands.
-  const hlo::PrimitiveType t = out;
+  const PrimitiveType t = out;
   switch (code) {
     case HloOpcode::kReal:
       return part(0, 0);
@@ -215,7 +215,7 @@ int Builder::Compute(const HloInstruction* inst, const IndexMap& map, bool reduc
   const Shape& shape = inst->shape();
   const size_t n = Dims();
   if (!shape.IsArray()) Fail("%" + inst->name() + " is not an array");
-  const bool complex = hlo::IsComplex(shape.element_type());
+  const bool complex = IsComplex(shape.element_type());
   if (complex != (part_ >= 0)) Fail("complex values (%" + inst->name() + ")");
   TileOp op;
   op.reduced = reduced;
@@ -255,7 +255,7 @@ int Builder::Compute(const HloInstruction* inst, const IndexMap& map, bool reduc
         op.kind = TileOp::Kind::kFill;
         op.literal = hlo::Literal(Shape(op.dtype, {}));
         // A complex scalar's part: the half of its bytes that holds it.
-        const size_t width = static_cast<size_t>(hlo::StorageBytes(op.dtype));
+        const size_t width = static_cast<size_t>(StorageBytes(op.dtype));
         const auto from =
             lit.bytes().begin() + static_cast<std::ptrdiff_t>(complex ? part_ * width : 0);
         op.literal.mutable_bytes() =
@@ -408,7 +408,7 @@ int Builder::Compute(const HloInstruction* inst, const IndexMap& map, bool reduc
   }
   bool complex_operand = false;
   for (const HloInstruction* o : inst->operands()) {
-    complex_operand |= o->shape().IsArray() && hlo::IsComplex(o->shape().element_type());
+    complex_operand |= o->shape().IsArray() && IsComplex(o->shape().element_type());
   }
   if ((complex || complex_operand || code == HloOpcode::kReal || code == HloOpcode::kImag) &&
       IsElementwise(*inst)) {
@@ -425,10 +425,10 @@ int Builder::Compute(const HloInstruction* inst, const IndexMap& map, bool reduc
   if (code == HloOpcode::kBitcastConvert) {
     // Same-width reinterpretation is elementwise; a change of width adds
     // or removes a minor dimension and stays on the evaluator.
-    const hlo::PrimitiveType from = inst->operand(0)->shape().element_type();
-    if (!hlo::IsRegisterBitcast(from, shape.element_type())) {
-      Fail("bitcast-convert from " + std::string(hlo::PrimitiveTypeName(from)) + " to " +
-           std::string(hlo::PrimitiveTypeName(shape.element_type())) + " (%" + inst->name() + ")");
+    const PrimitiveType from = inst->operand(0)->shape().element_type();
+    if (!IsRegisterBitcast(from, shape.element_type())) {
+      Fail("bitcast-convert from " + std::string(PrimitiveTypeName(from)) + " to " +
+           std::string(PrimitiveTypeName(shape.element_type())) + " (%" + inst->name() + ")");
     }
     op.kind = TileOp::Kind::kElementwise;
     op.opcode = code;
@@ -444,7 +444,7 @@ int Builder::Compute(const HloInstruction* inst, const IndexMap& map, bool reduc
     op.direction =
         kNames[static_cast<int>(a.GetEnum<hlo::ComparisonDirection>(hlo::AttrKey::kDirection))];
     if (type == hlo::ComparisonType::kTotalOrder &&
-        hlo::IsFloat(inst->operand(0)->shape().element_type())) {
+        IsFloat(inst->operand(0)->shape().element_type())) {
       op.direction += "_total";
     }
   } else if (code != HloOpcode::kConvert && code != HloOpcode::kSelect &&

@@ -33,8 +33,8 @@ std::string ReduceName(hlo::HloOpcode op) {
 bool IsIdentity(hlo::HloOpcode op, const TileOp& init) {
   if (init.kind != TileOp::Kind::kFill) return false;
   const hlo::Literal& v = init.literal;
-  const hlo::PrimitiveType t = v.shape().element_type();
-  if (hlo::IsFloat(t)) {
+  const PrimitiveType t = v.shape().element_type();
+  if (IsFloat(t)) {
     const double x = v.GetDouble(0);
     switch (op) {
       case hlo::HloOpcode::kAdd:
@@ -49,14 +49,14 @@ bool IsIdentity(hlo::HloOpcode op, const TileOp& init) {
         return false;
     }
   }
-  if (t == hlo::PrimitiveType::kPred) {
+  if (t == PrimitiveType::kPred) {
     return (op == hlo::HloOpcode::kAnd && v.GetInt64(0) == 1) ||
            ((op == hlo::HloOpcode::kOr || op == hlo::HloOpcode::kXor) && v.GetInt64(0) == 0);
   }
   if (op == hlo::HloOpcode::kAdd || op == hlo::HloOpcode::kXor)
-    return hlo::IsSigned(t) ? v.GetInt64(0) == 0 : v.GetUint64(0) == 0;
+    return IsSigned(t) ? v.GetInt64(0) == 0 : v.GetUint64(0) == 0;
   if (op == hlo::HloOpcode::kMultiply)
-    return hlo::IsSigned(t) ? v.GetInt64(0) == 1 : v.GetUint64(0) == 1;
+    return IsSigned(t) ? v.GetInt64(0) == 1 : v.GetUint64(0) == 1;
   return false;
 }
 
@@ -80,7 +80,7 @@ bool Lowerer::Run(std::vector<IGraph>* parts, std::string* reason) {
   col_ = static_cast<int>(m) - 1;
   row_ = static_cast<int>(m) - 2;
   int64_t bytes = 1;
-  for (const TileOp& op : p_.ops) bytes = std::max<int64_t>(bytes, hlo::StorageBytes(op.dtype));
+  for (const TileOp& op : p_.ops) bytes = std::max<int64_t>(bytes, StorageBytes(op.dtype));
   const int64_t lanes = std::max<int64_t>(1, hw_.vector_bytes / bytes);
   // Values live at once (each takes a tile), plus two for broadcasts.
   last_use_.assign(p_.ops.size(), -1);

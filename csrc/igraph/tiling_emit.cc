@@ -34,7 +34,7 @@ ISlice Lowerer::Access(const IGraph& g, int tensor, const Linear& access,
   return s;
 }
 
-int Lowerer::Tile(IGraph& g, int64_t size, hlo::PrimitiveType dtype, std::array<int64_t, 2> shape,
+int Lowerer::Tile(IGraph& g, int64_t size, PrimitiveType dtype, std::array<int64_t, 2> shape,
                   const std::string& base) {
   size = std::max(size, shape[0] * shape[1]);
   for (auto it = free_.begin(); it != free_.end(); ++it) {
@@ -80,7 +80,7 @@ bool Lowerer::StillShared(const IGraph& g, size_t i, int o) const {
   return false;
 }
 
-int Lowerer::GroupBuffer(IGraph& g, hlo::PrimitiveType dtype, int64_t rows) {
+int Lowerer::GroupBuffer(IGraph& g, PrimitiveType dtype, int64_t rows) {
   auto it = group_buffers_.find(dtype);
   if (it != group_buffers_.end()) return it->second;
   const int64_t size = group_ * box_tile_[0];
@@ -111,7 +111,7 @@ void Lowerer::Accumulator(IGraph& g, size_t i) {
 }
 
 int Lowerer::Broadcasted(IGraph& g, Section s, int slice, std::array<int64_t, 2> shape,
-                         hlo::PrimitiveType dtype) {
+                         PrimitiveType dtype) {
   std::array<int64_t, 2> have = g.slices()[slice].shape;
   if (have == shape) return slice;
   int cur = slice;
@@ -129,8 +129,7 @@ int Lowerer::Broadcasted(IGraph& g, Section s, int slice, std::array<int64_t, 2>
   return cur;
 }
 
-void Lowerer::AddBroadcast(IGraph& g, Section s, Axis axis, int t, int from,
-                           hlo::PrimitiveType dtype) {
+void Lowerer::AddBroadcast(IGraph& g, Section s, Axis axis, int t, int from, PrimitiveType dtype) {
   IOp b;
   b.kind = OpKind::kBroadcast;
   b.axis = axis;
@@ -203,7 +202,7 @@ void Lowerer::Emit(IGraph& g, Section s, size_t i, bool tail) {
       const hlo::OpcodeCategory c = hlo::OpcodeCategoryOf(op.opcode);
       if (op.opcode == hlo::HloOpcode::kIsFinite) {
         // x - x is 0 exactly when x is finite (inf - inf and nan give nan).
-        const hlo::PrimitiveType ft = p_.ops[op.operands[0]].dtype;
+        const PrimitiveType ft = p_.ops[op.operands[0]].dtype;
         const int x = in(0);
         const int diff = Tile(g, 0, ft, shape, "fin");
         IOp sub;
@@ -249,7 +248,7 @@ void Lowerer::Emit(IGraph& g, Section s, size_t i, bool tail) {
         io.function = std::string(FunctionName(FunctionClass::kBinary, op.opcode));
       }
       for (size_t k = 0; k < op.operands.size(); ++k) {
-        const hlo::PrimitiveType dt = p_.ops[op.operands[k]].dtype;
+        const PrimitiveType dt = p_.ops[op.operands[k]].dtype;
         const int from = in(static_cast<int>(k));
         const int b = Broadcasted(g, s, from, shape, dt);
         if (b != from) temps_.push_back(b);

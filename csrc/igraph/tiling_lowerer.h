@@ -60,12 +60,12 @@ class Lowerer {
                 bool tail) const;
 
   // A fresh tile value (its own pointer at the working level).
-  int Tile(IGraph& g, int64_t size, hlo::PrimitiveType dtype, std::array<int64_t, 2> shape,
+  int Tile(IGraph& g, int64_t size, PrimitiveType dtype, std::array<int64_t, 2> shape,
            const std::string& base);
   // Another view of a tile pointer with a new shape (tails reuse pointers).
   int View(IGraph& g, int slice, std::array<int64_t, 2> shape);
 
-  int Result(IGraph& g, size_t i, std::array<int64_t, 2> shape, hlo::PrimitiveType dtype) {
+  int Result(IGraph& g, size_t i, std::array<int64_t, 2> shape, PrimitiveType dtype) {
     if (tiles_.count(i) == 0) {
       const std::array<int64_t, 2> full = TileShape(p_.ops[i].reduced, false);
       tiles_[i] = Tile(g, full[0] * full[1], dtype, shape, "t" + std::to_string(i));
@@ -78,7 +78,7 @@ class Lowerer {
   bool StillShared(const IGraph& g, size_t i, int o) const;
 
   // The sram slice a group reduces and broadcasts `rows` values through.
-  int GroupBuffer(IGraph& g, hlo::PrimitiveType dtype, int64_t rows);
+  int GroupBuffer(IGraph& g, PrimitiveType dtype, int64_t rows);
 
   void Free(const IGraph& g, int slice) {
     if (slice < 0) return;
@@ -91,8 +91,8 @@ class Lowerer {
 
   // `slice` (a (1, 1) value) spread to `shape` with broadcast iOps.
   int Broadcasted(IGraph& g, Section s, int slice, std::array<int64_t, 2> shape,
-                  hlo::PrimitiveType dtype);
-  void AddBroadcast(IGraph& g, Section s, Axis axis, int t, int from, hlo::PrimitiveType dtype);
+                  PrimitiveType dtype);
+  void AddBroadcast(IGraph& g, Section s, Axis axis, int t, int from, PrimitiveType dtype);
 
   // A fill only single-pass reductions read as an init they leave out.
   bool DeadInit(size_t i) const;
@@ -108,7 +108,7 @@ class Lowerer {
   int tail_axis_ = -1;
   int64_t group_ = 1;  // units sharing a row (group scope), 1 when none
   int unit_var_ = -1;
-  std::map<hlo::PrimitiveType, int> group_buffers_;
+  std::map<PrimitiveType, int> group_buffers_;
   std::vector<DimPlan> plan_;
   std::vector<int> values_;
   std::vector<int> last_use_;

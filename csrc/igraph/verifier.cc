@@ -96,7 +96,7 @@ class Verifier {
                      ShapeText(S(b)));
     }
   }
-  void Dtype(const IOp& op, int slice, hlo::PrimitiveType want) const {
+  void Dtype(const IOp& op, int slice, PrimitiveType want) const {
     if (P(slice).dtype != want) {
       FailOp(op, "'" + S(slice).name + "' holds " + DtypeText(P(slice).dtype) + ", not " +
                      DtypeText(want));
@@ -178,15 +178,15 @@ class Verifier {
           Compute(op, in);
           SameShape(op, t, in);
           const bool pred_input = op.kind == OpKind::kTernary && op.function == "select" && i == 0;
-          Dtype(op, in, pred_input ? hlo::PrimitiveType::kPred : op.dtype);
+          Dtype(op, in, pred_input ? PrimitiveType::kPred : op.dtype);
         }
-        hlo::PrimitiveType out = op.dtype;
-        if (op.kind == OpKind::kCompare) out = hlo::PrimitiveType::kPred;
+        PrimitiveType out = op.dtype;
+        if (op.kind == OpKind::kCompare) out = PrimitiveType::kPred;
         if (op.kind == OpKind::kConvert) {
           out = op.to_dtype;
           if (op.function == "bitcast" &&
-              (hlo::BitWidth(op.dtype) != hlo::BitWidth(op.to_dtype) ||
-               op.dtype == hlo::PrimitiveType::kPred || op.to_dtype == hlo::PrimitiveType::kPred)) {
+              (BitWidth(op.dtype) != BitWidth(op.to_dtype) || op.dtype == PrimitiveType::kPred ||
+               op.to_dtype == PrimitiveType::kPred)) {
             FailOp(op, "bitcast converts between types of one width (not pred)");
           }
         }
@@ -229,7 +229,7 @@ class Verifier {
                          ShapeText(small));
         }
         if (op.kind == OpKind::kReduce && (op.function == "and" || op.function == "or") &&
-            hlo::IsFloat(op.dtype)) {
+            IsFloat(op.dtype)) {
           FailOp(op, "'" + op.function + "' reduces integers and pred only");
         }
         if (op.scope == Scope::kGroup) {

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "hlo/builder.h"
-#include "hlo/float_format.h"
+#include "support/float_format.h"
 
 namespace uir::passes {
 
@@ -15,7 +15,6 @@ using hlo::ComputationBuilder;
 using hlo::HloComputation;
 using hlo::HloInstruction;
 using hlo::HloOpcode;
-using hlo::PrimitiveType;
 using hlo::Shape;
 
 namespace {
@@ -26,7 +25,7 @@ class Expansion {
   Expansion(HloInstruction* bn, HloComputation* adder) : bn_(bn), b_(bn->parent()), adder_(adder) {
     const Shape& x = bn->operand(0)->shape();
     type_ = x.element_type();
-    work_ = hlo::IsNarrowFloat(type_) ? PrimitiveType::kF32 : type_;
+    work_ = IsNarrowFloat(type_) ? PrimitiveType::kF32 : type_;
     dims_ = x.dimensions();
     feature_ = bn->attributes().Get<int64_t>(AttrKey::kFeatureIndex);
     epsilon_ = bn->attributes().Get<double>(AttrKey::kEpsilon);
@@ -153,14 +152,14 @@ bool BatchNormExpander::Run(hlo::HloModule& module) {
   for (const auto& c : module.computations()) {
     for (HloInstruction* i : c->instructions()) {
       if (IsBatchNorm(*i) && i->operand(0)->shape().IsArray() &&
-          hlo::IsFloat(i->operand(0)->shape().element_type()))
+          IsFloat(i->operand(0)->shape().element_type()))
         found.push_back(i);
     }
   }
   std::vector<std::pair<PrimitiveType, HloComputation*>> adders;
   for (HloInstruction* bn : found) {
     const PrimitiveType t = bn->operand(0)->shape().element_type();
-    const PrimitiveType work = hlo::IsNarrowFloat(t) ? PrimitiveType::kF32 : t;
+    const PrimitiveType work = IsNarrowFloat(t) ? PrimitiveType::kF32 : t;
     HloComputation* adder = nullptr;
     for (const auto& [type, c] : adders) {
       if (type == work) adder = c;

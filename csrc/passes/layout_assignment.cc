@@ -4,8 +4,8 @@
 #include <unordered_set>
 
 #include "hlo/builder.h"
-#include "hlo/float_format.h"
 #include "passes/fusion/fusion_utils.h"
+#include "support/float_format.h"
 
 namespace uir::passes {
 
@@ -70,9 +70,8 @@ std::vector<HloComputation*> Branches(const HloInstruction& i) {
 // packed by the runtime's general dot whatever their layout: any will do.
 bool BlasTakes(const HloInstruction& dot, int64_t k) {
   const Shape& s = dot.operand(k)->shape();
-  const hlo::PrimitiveType t = dot.shape().element_type();
-  const bool blas_type =
-      t == hlo::PrimitiveType::kF32 || t == hlo::PrimitiveType::kF64 || hlo::IsNarrowFloat(t);
+  const PrimitiveType t = dot.shape().element_type();
+  const bool blas_type = t == PrimitiveType::kF32 || t == PrimitiveType::kF64 || IsNarrowFloat(t);
   if (!blas_type || dot.operand(0)->shape().element_type() != t ||
       dot.operand(1)->shape().element_type() != t) {
     return true;

@@ -29,7 +29,7 @@ bool Expandable(const HloInstruction& r) {
   if (n == 1) {
     // Kernels fold one op; of complex values, only a sum (part by part).
     const std::optional<HloOpcode> op = eval::KernelFoldReducer(*f);
-    if (op && (*op == HloOpcode::kAdd || !hlo::IsComplex(r.shape().element_type()))) return false;
+    if (op && (*op == HloOpcode::kAdd || !IsComplex(r.shape().element_type()))) return false;
   }
   const auto& dims = r.attributes().Get<std::vector<int64_t>>(AttrKey::kDimensions);
   if (n == 2 && dims.size() == 1 && r.operand(1)->opcode() == HloOpcode::kIota &&
@@ -104,11 +104,11 @@ HloInstruction* Expand(HloInstruction* r) {
   do {
     const int64_t m = length <= kRunsPerLevel ? 1 : (length + kRunsPerLevel - 1) / kRunsPerLevel;
     const int64_t runs = (length + m - 1) / m;
-    const hlo::Shape level(hlo::PrimitiveType::kF32, {kept, m});
+    const hlo::Shape level(PrimitiveType::kF32, {kept, m});
     std::vector<std::vector<HloInstruction*>> run(static_cast<size_t>(runs));
     for (size_t k = 0; k < n; ++k) {
       HloInstruction* v = values[k];
-      const hlo::PrimitiveType t = v->shape().element_type();
+      const PrimitiveType t = v->shape().element_type();
       if (runs * m > length) {  // the tail run filled with init
         hlo::PaddingConfig padding(2);
         padding[1].high = runs * m - length;

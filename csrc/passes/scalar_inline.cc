@@ -27,7 +27,7 @@ std::vector<HloInstruction*> InlineScalar(const HloComputation& f,
                                           const std::vector<HloInstruction*>& args,
                                           const hlo::Shape& like, HloComputation* caller) {
   hlo::ComputationBuilder b(caller);
-  auto at_dims = [&](hlo::PrimitiveType type) {
+  auto at_dims = [&](PrimitiveType type) {
     hlo::Shape s = like;
     s.set_element_type(type);
     s.FillMissingLayouts();

@@ -18,7 +18,6 @@ using hlo::ComputationBuilder;
 using hlo::HloComputation;
 using hlo::HloInstruction;
 using hlo::HloOpcode;
-using hlo::PrimitiveType;
 using hlo::Shape;
 
 std::vector<int64_t> List(const HloInstruction& s, AttrKey key) {

@@ -6,9 +6,9 @@
 #include <unordered_set>
 
 #include "hlo/builder.h"
-#include "hlo/primitive_type.h"
 #include "passes/call_inliner.h"
 #include "passes/dce.h"
+#include "support/primitive_type.h"
 
 namespace uir::passes {
 
@@ -124,9 +124,9 @@ bool RemoveDeadState(HloInstruction* w) {
 
 std::optional<int64_t> ScalarInt(const HloInstruction& i) {
   if (i.opcode() != HloOpcode::kConstant || !i.shape().IsArray() || i.shape().rank() != 0 ||
-      !hlo::IsInteger(i.shape().element_type()))
+      !IsInteger(i.shape().element_type()))
     return std::nullopt;
-  if (hlo::IsUnsigned(i.shape().element_type())) {
+  if (IsUnsigned(i.shape().element_type())) {
     const uint64_t v = i.literal().GetUint64(0);
     if (v > static_cast<uint64_t>(INT64_MAX)) return std::nullopt;
     return static_cast<int64_t>(v);
@@ -207,12 +207,11 @@ std::optional<int> ShortTripCount(const HloInstruction& w) {
   }
   if (!step) return std::nullopt;
   // The next value must fit the type, or the comparison would see a wrap.
-  const hlo::PrimitiveType type = var->shape().element_type();
-  const int bits = hlo::BitWidth(type);
+  const PrimitiveType type = var->shape().element_type();
+  const int bits = BitWidth(type);
   if (bits >= 64) return std::nullopt;
-  const int64_t lo = hlo::IsUnsigned(type) ? 0 : -(int64_t{1} << (bits - 1));
-  const int64_t hi =
-      hlo::IsUnsigned(type) ? (int64_t{1} << bits) - 1 : (int64_t{1} << (bits - 1)) - 1;
+  const int64_t lo = IsUnsigned(type) ? 0 : -(int64_t{1} << (bits - 1));
+  const int64_t hi = IsUnsigned(type) ? (int64_t{1} << bits) - 1 : (int64_t{1} << (bits - 1)) - 1;
   const int64_t after = *start + *step;
   if (after < lo || after > hi) return std::nullopt;
   if (!Holds(direction, after, *limit)) return 1;

@@ -7,13 +7,13 @@
 #include <cstring>
 #include <memory>
 
-#include "hlo/float_format.h"
 #include "hlo/mutator.h"
 #include "hlo/parser.h"
 #include "hlo/printer.h"
 #include "hlo/verifier.h"
 #include "python/bindings.h"
 #include "python/hlo_types.h"
+#include "support/float_format.h"
 
 namespace py = pybind11;
 
@@ -25,23 +25,23 @@ using hlo::AttrKind;
 using hlo::AttrValue;
 
 // The Python dtype of `type` (NumPy's or ml_dtypes'), or None where it has none.
-py::object DtypeObject(hlo::PrimitiveType type) {
-  const std::string name(hlo::DtypeName(type));
-  switch (hlo::DtypeSourceOf(type)) {
-    case hlo::DtypeSource::kNumPy:
+py::object DtypeObject(PrimitiveType type) {
+  const std::string name(DtypeName(type));
+  switch (DtypeSourceOf(type)) {
+    case DtypeSource::kNumPy:
       return py::dtype(name);
-    case hlo::DtypeSource::kMlDtypes:
+    case DtypeSource::kMlDtypes:
       return py::dtype::from_args(py::module_::import("ml_dtypes").attr(name.c_str()));
-    case hlo::DtypeSource::kNone:
+    case DtypeSource::kNone:
       break;
   }
   return py::none();
 }
 
 // Shape.dtype: NumPy's dtype where NumPy has one, else the HLO type name.
-py::object Dtype(hlo::PrimitiveType type) {
-  if (hlo::DtypeSourceOf(type) == hlo::DtypeSource::kNumPy) return DtypeObject(type);
-  return py::str(std::string(hlo::PrimitiveTypeName(type)));
+py::object Dtype(PrimitiveType type) {
+  if (DtypeSourceOf(type) == DtypeSource::kNumPy) return DtypeObject(type);
+  return py::str(std::string(PrimitiveTypeName(type)));
 }
 
 }  // namespace
@@ -51,11 +51,11 @@ py::object Dtype(hlo::PrimitiveType type) {
 // Python tuples.
 py::array NewArray(const hlo::Shape& s) {
   std::vector<py::ssize_t> dims(s.dimensions().begin(), s.dimensions().end());
-  const hlo::PrimitiveType t = s.element_type();
+  const PrimitiveType t = s.element_type();
   py::object dtype = DtypeObject(t);
   if (!dtype.is_none()) return py::array(py::dtype::from_args(dtype), dims);
   // s1 and u1 have no ml_dtypes twin: int8/uint8 holding the values.
-  return py::array(py::dtype(hlo::IsSigned(t) ? "int8" : "uint8"), dims);
+  return py::array(py::dtype(IsSigned(t) ? "int8" : "uint8"), dims);
 }
 
 py::object LiteralToPython(const hlo::Literal& l) {
@@ -69,8 +69,8 @@ py::object LiteralToPython(const hlo::Literal& l) {
   if (!s.IsArray()) return py::none();
   py::array out = NewArray(s);
   if (!l.bytes().empty()) std::memcpy(out.mutable_data(), l.bytes().data(), l.bytes().size());
-  const int bits = hlo::BitWidth(s.element_type());
-  if (hlo::IsInteger(s.element_type()) && bits < 8) {
+  const int bits = BitWidth(s.element_type());
+  if (IsInteger(s.element_type()) && bits < 8) {
     // As ml_dtypes writes a sub-byte integer (and compiled code does): its
     // low bits, zeros above.
     auto* bytes = static_cast<uint8_t*>(out.mutable_data());
@@ -283,17 +283,17 @@ void CheckRemovable(const PyComputation& c, const PyInstruction& i) {
 
 }  // namespace
 
-hlo::PrimitiveType ToElementType(const py::handle& dtype) {
+PrimitiveType ToElementType(const py::handle& dtype) {
   if (py::isinstance<py::str>(dtype)) {
     const std::string name = dtype.cast<std::string>();
-    if (auto t = hlo::PrimitiveTypeFromName(name)) return *t;
-    if (auto t = hlo::PrimitiveTypeFromDtypeName(name)) return *t;
+    if (auto t = PrimitiveTypeFromName(name)) return *t;
+    if (auto t = PrimitiveTypeFromDtypeName(name)) return *t;
     throw py::type_error("'" + name + "' names no HLO element type or dtype");
   }
   // NumPy dtypes, scalar types (np.float32, ml_dtypes.bfloat16) and anything
   // else numpy.dtype() accepts.
   const py::dtype d = py::dtype::from_args(py::reinterpret_borrow<py::object>(dtype));
-  if (auto t = hlo::PrimitiveTypeFromDtypeName(d.attr("name").cast<std::string>())) return *t;
+  if (auto t = PrimitiveTypeFromDtypeName(d.attr("name").cast<std::string>())) return *t;
   throw py::type_error("dtype " + py::str(d).cast<std::string>() + " has no HLO element type");
 }
 
@@ -376,12 +376,11 @@ void BindHlo(py::module_& m) {
         static const char* kKinds[] = {"pred",    "signed", "unsigned", "float",
                                        "complex", "token",  "opaque"};
         py::list out;
-        for (int k = 0; k < hlo::kNumPrimitiveTypes; ++k) {
-          const auto t = static_cast<hlo::PrimitiveType>(k);
-          out.append(
-              py::make_tuple(std::string(hlo::PrimitiveTypeName(t)), std::string(hlo::DtypeName(t)),
-                             kSources[static_cast<int>(hlo::DtypeSourceOf(t))], hlo::BitWidth(t),
-                             hlo::StorageBytes(t), kKinds[static_cast<int>(hlo::KindOf(t))]));
+        for (int k = 0; k < kNumPrimitiveTypes; ++k) {
+          const auto t = static_cast<PrimitiveType>(k);
+          out.append(py::make_tuple(std::string(PrimitiveTypeName(t)), std::string(DtypeName(t)),
+                                    kSources[static_cast<int>(DtypeSourceOf(t))], BitWidth(t),
+                                    StorageBytes(t), kKinds[static_cast<int>(KindOf(t))]));
         }
         return out;
       },
@@ -406,12 +405,11 @@ void BindHlo(py::module_& m) {
             if (s.IsTuple()) return py::none();
             return Dtype(s.IsBuffer() ? s.buffer_element().element_type() : s.element_type());
           })
-      .def_property_readonly(
-          "element_type",
-          [](const hlo::Shape& s) -> py::object {
-            if (s.IsTuple() || s.IsBuffer()) return py::none();
-            return py::str(std::string(hlo::PrimitiveTypeName(s.element_type())));
-          })
+      .def_property_readonly("element_type",
+                             [](const hlo::Shape& s) -> py::object {
+                               if (s.IsTuple() || s.IsBuffer()) return py::none();
+                               return py::str(std::string(PrimitiveTypeName(s.element_type())));
+                             })
       .def_property_readonly(
           "dims", [](const hlo::Shape& s) { return py::tuple(py::cast(s.dimensions())); })
       .def_property_readonly("rank", &hlo::Shape::rank)

@@ -20,7 +20,6 @@ namespace {
 using hlo::AttrKey;
 using hlo::AttrKind;
 using hlo::AttrValue;
-using hlo::PrimitiveType;
 
 const hlo::HloComputation* ComputationOf(const py::handle& value, AttrKey key) {
   if (!py::isinstance<PyComputation>(value)) {
@@ -210,7 +209,7 @@ hlo::Literal NumpyToLiteral(const py::handle& value, bool allow_view) {
   if (!array) throw py::type_error("expected a NumPy array or scalar");
   const bool native = array.dtype().byteorder() != '>';
   if (!native) array = array.attr("astype")(array.dtype().attr("newbyteorder")("="));
-  auto type = hlo::PrimitiveTypeFromDtypeName(py::str(array.dtype()).cast<std::string>());
+  auto type = PrimitiveTypeFromDtypeName(py::str(array.dtype()).cast<std::string>());
   if (!type)
     throw py::type_error("no HLO element type for dtype " +
                          py::str(array.dtype()).cast<std::string>());
@@ -223,12 +222,12 @@ hlo::Literal NumpyToLiteral(const py::handle& value, bool allow_view) {
         array, py::array::c_style | py::array::forcecast | py::detail::npy_api::NPY_ARRAY_ALIGNED_);
   std::vector<int64_t> dims(array.shape(), array.shape() + array.ndim());
   const hlo::Shape shape(*type, dims);
-  const size_t bytes = static_cast<size_t>(shape.element_count()) * hlo::StorageBytes(*type);
+  const size_t bytes = static_cast<size_t>(shape.element_count()) * StorageBytes(*type);
   if (bytes != static_cast<size_t>(array.nbytes()))
     throw py::type_error("unexpected item size for " + py::str(array.dtype()).cast<std::string>());
   const auto* data = static_cast<const uint8_t*>(array.data());
-  const int bits = hlo::BitWidth(*type);
-  if (hlo::IsInteger(*type) && bits < 8) {
+  const int bits = BitWidth(*type);
+  if (IsInteger(*type) && bits < 8) {
     // ml_dtypes keeps a sub-byte integer in its byte's low bits and reads
     // no others; a literal holds the value itself (sign-extended, or the
     // upper bits clear), which the evaluator's byte-wide arithmetic needs.
@@ -237,7 +236,7 @@ hlo::Literal NumpyToLiteral(const py::handle& value, bool allow_view) {
     const int mask = (1 << bits) - 1, sign = 1 << (bits - 1);
     for (size_t i = 0; i < bytes; ++i) {
       int v = data[i] & mask;
-      if (hlo::IsSigned(*type) && (v & sign) != 0) v -= 1 << bits;
+      if (IsSigned(*type) && (v & sign) != 0) v -= 1 << bits;
       out[i] = static_cast<uint8_t>(v);
     }
     return literal;
@@ -315,7 +314,7 @@ void BindHloBuilder(py::module_& sm) {
       .def(
           "convert",
           [](PyComputationBuilder& b, const PyInstruction& x, const std::string& type) {
-            auto t = hlo::PrimitiveTypeFromName(type);
+            auto t = PrimitiveTypeFromName(type);
             if (!t) throw py::value_error("unknown element type '" + type + "'");
             return b.Wrap(b.builder().Convert(b.Unwrap(x), *t));
           },

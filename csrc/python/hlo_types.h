@@ -42,7 +42,7 @@ pybind11::array NewArray(const hlo::Shape& shape);
 hlo::Literal ToArgument(const pybind11::handle& value);
 // The element type of a dtype: a NumPy dtype or scalar type, an HLO element
 // type name ("f32") or a dtype name ("float32").
-hlo::PrimitiveType ToElementType(const pybind11::handle& dtype);
+PrimitiveType ToElementType(const pybind11::handle& dtype);
 // A shape from Python: an hlo.Shape; shape text; an array shape as
 // (dims, dtype); or a sequence of shapes, which makes a tuple shape. Shapes
 // built by the tracer take the (dims, dtype) form and are never text.

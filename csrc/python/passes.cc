@@ -6,7 +6,7 @@
 
 #include "passes/fusion/priority_fusion.h"
 #include "passes/layout_assignment.h"
-#include "passes/registry.h"
+#include "pipeline/registry.h"
 #include "python/bindings.h"
 #include "python/hlo_types.h"
 #include "support/machine.h"
@@ -99,7 +99,7 @@ py::dict DecisionToPython(const passes::FusionDecision& d) {
 
 void BindPasses(py::module_& m) {
   py::module_ sm = m.def_submodule("passes", "The HLO pass framework and its passes.");
-  sm.def("available", &passes::AvailablePasses, "Every registered pass name, sorted.");
+  sm.def("available", &pipeline::AvailablePasses, "Every registered pass name, sorted.");
 
   py::class_<passes::HloPassPipeline, PipelinePtr>(sm, "Pipeline")
       .def_property_readonly("name",
@@ -144,7 +144,7 @@ void BindPasses(py::module_& m) {
         auto p = std::make_shared<passes::HloPassPipeline>("passes");
         for (const py::handle& item : items) {
           if (py::isinstance<py::str>(item)) {
-            p->AddPass(passes::CreatePass(item.cast<std::string>()));
+            p->AddPass(pipeline::CreatePass(item.cast<std::string>()));
           } else {
             auto [name, fn] = item.cast<std::pair<std::string, py::function>>();
             p->AddPass(std::make_unique<PythonPass>(name, fn));
@@ -177,10 +177,10 @@ void BindPasses(py::module_& m) {
       "layout_problems", [](const ModulePtr& m) { return passes::LayoutProblems(*m); },
       py::arg("module"), "Where the module breaks layout-assignment's rules (empty once it ran).");
   sm.def(
-      "simplification_pipeline", [] { return PipelinePtr(passes::SimplificationPipeline()); },
+      "simplification_pipeline", [] { return PipelinePtr(pipeline::SimplificationPipeline()); },
       "The default pipeline's passes before fusion.");
   sm.def(
-      "default_pipeline", [] { return PipelinePtr(passes::DefaultPipeline()); },
+      "default_pipeline", [] { return PipelinePtr(pipeline::DefaultPipeline()); },
       "The default optimization pipeline.");
 }
 

@@ -14,9 +14,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "hlo/float_format.h"
 #include "runtime/narrow_float.h"
 #include "runtime/thread_pool.h"
+#include "support/float_format.h"
 #include "support/machine.h"
 
 namespace uir::runtime {
@@ -340,21 +340,21 @@ template <typename T>
 void RunValued(const ArgReducePlan& p, const void* in, const void* iv, const void* ii, void* ov,
                void* oi) {
   switch (p.index_type) {
-    case hlo::PrimitiveType::kS32:
+    case PrimitiveType::kS32:
       return RunIndexed<T, int32_t>(p, in, iv, ii, ov, oi);
-    case hlo::PrimitiveType::kS64:
+    case PrimitiveType::kS64:
       return RunIndexed<T, int64_t>(p, in, iv, ii, ov, oi);
-    case hlo::PrimitiveType::kU32:
+    case PrimitiveType::kU32:
       return RunIndexed<T, uint32_t>(p, in, iv, ii, ov, oi);
-    case hlo::PrimitiveType::kU64:
+    case PrimitiveType::kU64:
       return RunIndexed<T, uint64_t>(p, in, iv, ii, ov, oi);
     default:
       return;
   }
 }
 
-bool ValueTypeSupported(hlo::PrimitiveType t) {
-  using P = hlo::PrimitiveType;
+bool ValueTypeSupported(PrimitiveType t) {
+  using P = PrimitiveType;
   switch (t) {
     case P::kF32:
     case P::kF64:
@@ -373,7 +373,7 @@ bool ValueTypeSupported(hlo::PrimitiveType t) {
     case P::kU4:
       return true;
     default:
-      return hlo::IsNarrowFloat(t);
+      return IsNarrowFloat(t);
   }
 }
 
@@ -399,17 +399,17 @@ int64_t ArgReducePlan::OutputElements(bool index) const {
 }
 
 std::string ArgReducePlan::Invalid() const {
-  using P = hlo::PrimitiveType;
+  using P = PrimitiveType;
   if (!ValueTypeSupported(value_type)) {
-    return "values of " + std::string(hlo::PrimitiveTypeName(value_type));
+    return "values of " + std::string(PrimitiveTypeName(value_type));
   }
   if (index_type != P::kS32 && index_type != P::kS64 && index_type != P::kU32 &&
       index_type != P::kU64) {
-    return "indices of " + std::string(hlo::PrimitiveTypeName(index_type));
+    return "indices of " + std::string(PrimitiveTypeName(index_type));
   }
   if (kept < 0 || kept > kMaxKept) return "kept rank " + std::to_string(kept);
   if (size < 0 || in_stride < 0) return "reduced dimension out of range";
-  if (size > 0 && hlo::BitWidth(index_type) == 32 && size - 1 > INT32_MAX) {
+  if (size > 0 && BitWidth(index_type) == 32 && size - 1 > INT32_MAX) {
     return "indices past 32 bits";
   }
   for (int d = 0; d < kept; ++d) {
@@ -423,16 +423,16 @@ std::string ArgReducePlan::Invalid() const {
 
 std::string ArgReducePlan::ToString() const {
   std::string s = std::string(max ? "argmax " : "argmin ") +
-                  std::string(hlo::PrimitiveTypeName(value_type)) + " -> " +
-                  std::string(hlo::PrimitiveTypeName(index_type)) + " [";
+                  std::string(PrimitiveTypeName(value_type)) + " -> " +
+                  std::string(PrimitiveTypeName(index_type)) + " [";
   for (int d = 0; d < kept; ++d) s += std::to_string(kept_size[static_cast<size_t>(d)]) + "x";
   return s + "(" + std::to_string(size) + ")]";
 }
 
 void RunArgReduce(const ArgReducePlan& p, const void* in, const void* init_value,
                   const void* init_index, void* out_value, void* out_index) {
-  using P = hlo::PrimitiveType;
-  if (hlo::IsNarrowFloat(p.value_type)) {
+  using P = PrimitiveType;
+  if (IsNarrowFloat(p.value_type)) {
     // Narrow floats widened to f32 (exactly, NaNs and signed zeros kept),
     // reduced there, the winners rounded back (exactly: they were values
     // of the type).
@@ -442,8 +442,7 @@ void RunArgReduce(const ArgReducePlan& p, const void* in, const void* init_value
     std::unique_ptr<float[]> values(new float[static_cast<size_t>(std::max<int64_t>(n, 1))]);
     std::unique_ptr<float[]> best(new float[static_cast<size_t>(std::max<int64_t>(m, 1))]);
     ParallelFor(n, 1 << 16, [&](int64_t begin, int64_t end) {
-      WidenToF32(p.value_type,
-                 static_cast<const uint8_t*>(in) + begin * hlo::StorageBytes(p.value_type),
+      WidenToF32(p.value_type, static_cast<const uint8_t*>(in) + begin * StorageBytes(p.value_type),
                  end - begin, values.get() + begin);
     });
     float init = 0;
@@ -452,7 +451,7 @@ void RunArgReduce(const ArgReducePlan& p, const void* in, const void* init_value
     NarrowFromF32(p.value_type, best.get(), m, out_value);
     return;
   }
-  if (hlo::BitWidth(p.value_type) < 8 && p.value_type != P::kPred) {
+  if (BitWidth(p.value_type) < 8 && p.value_type != P::kPred) {
     // Sub-byte integers read from their low bits into bytes of their
     // values (sign-extended, or masked), then reduced as bytes.
     const int64_t n = p.InputElements();
@@ -460,7 +459,7 @@ void RunArgReduce(const ArgReducePlan& p, const void* in, const void* init_value
     const auto* bytes = static_cast<const uint8_t*>(in);
     for (int64_t i = 0; i < n; ++i) values[i] = SubByteValue(p.value_type, bytes[i]);
     const uint8_t init = SubByteValue(p.value_type, *static_cast<const uint8_t*>(init_value));
-    if (hlo::IsSigned(p.value_type)) {
+    if (IsSigned(p.value_type)) {
       return RunValued<int8_t>(p, values.get(), &init, init_index, out_value, out_index);
     }
     return RunValued<uint8_t>(p, values.get(), &init, init_index, out_value, out_index);

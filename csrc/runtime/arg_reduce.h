@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string>
 
-#include "hlo/primitive_type.h"
+#include "support/primitive_type.h"
 
 namespace uir::runtime {
 
@@ -23,8 +23,8 @@ namespace uir::runtime {
 struct ArgReducePlan {
   static constexpr int kMaxKept = 7;
   using Dims = std::array<int64_t, kMaxKept>;
-  hlo::PrimitiveType value_type = hlo::PrimitiveType::kF32;
-  hlo::PrimitiveType index_type = hlo::PrimitiveType::kS32;
+  PrimitiveType value_type = PrimitiveType::kF32;
+  PrimitiveType index_type = PrimitiveType::kS32;
   bool max = true;                  // argmax, else argmin
   int64_t size = 0, in_stride = 0;  // the reduced dimension
   int kept = 0;

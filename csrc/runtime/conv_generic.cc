@@ -8,16 +8,16 @@
 #include <type_traits>
 #include <vector>
 
-#include "hlo/float_format.h"
 #include "runtime/dot.h"
 #include "runtime/fold.h"
 #include "runtime/narrow_float.h"
 #include "runtime/thread_pool.h"
+#include "support/float_format.h"
 
 namespace uir::runtime {
 namespace {
 
-using P = hlo::PrimitiveType;
+using P = PrimitiveType;
 
 template <typename T>
 T LoadAs(const uint8_t* at) {
@@ -29,7 +29,7 @@ T LoadAs(const uint8_t* at) {
 // Element i of an array of `type` in the compute type C.
 template <typename C>
 C ValueAt(P type, const uint8_t* base, int64_t i) {
-  const uint8_t* at = base + i * hlo::StorageBytes(type);
+  const uint8_t* at = base + i * StorageBytes(type);
   if constexpr (IsComplexType<C>::value) {
     using R = typename C::value_type;
     if (type == P::kC64) return C(LoadAs<std::complex<float>>(at));
@@ -38,7 +38,7 @@ C ValueAt(P type, const uint8_t* base, int64_t i) {
   } else if constexpr (std::is_floating_point_v<C>) {
     if (type == P::kF32) return static_cast<C>(LoadAs<float>(at));
     if (type == P::kF64) return static_cast<C>(LoadAs<double>(at));
-    if (hlo::IsNarrowFloat(type)) {
+    if (IsNarrowFloat(type)) {
       float wide = 0;
       WidenToF32(type, at, 1, &wide);
       return static_cast<C>(wide);
@@ -46,9 +46,9 @@ C ValueAt(P type, const uint8_t* base, int64_t i) {
   }
   // Integers and pred: sign- or zero-extended (sub-byte ones from their
   // low bits), then as C (modulo 2^64 for the unsigned words).
-  if (hlo::BitWidth(type) < 8 && type != P::kPred) {
+  if (BitWidth(type) < 8 && type != P::kPred) {
     const uint8_t byte = SubByteValue(type, *at);
-    return static_cast<C>(hlo::IsSigned(type) ? int64_t{static_cast<int8_t>(byte)} : int64_t{byte});
+    return static_cast<C>(IsSigned(type) ? int64_t{static_cast<int8_t>(byte)} : int64_t{byte});
   }
   switch (type) {
     case P::kPred:
@@ -86,7 +86,7 @@ std::vector<C> Widen(P type, const void* src, int64_t count) {
 // `v` written as element i of an array of `type`.
 template <typename C>
 void Store(P type, uint8_t* base, int64_t i, C v) {
-  const int64_t bytes = hlo::StorageBytes(type);
+  const int64_t bytes = StorageBytes(type);
   uint8_t* at = base + i * bytes;
   if constexpr (IsComplexType<C>::value) {
     if (type == P::kC64) {
@@ -184,7 +184,7 @@ void RunConvGeneric(const ConvPlan& plan, P input_type, P kernel_type, P out_typ
     Run<std::complex<float>>(plan, input_type, kernel_type, out_type, input, kernel, out);
   } else if (out_type == P::kF64) {
     Run<double>(plan, input_type, kernel_type, out_type, input, kernel, out);
-  } else if (hlo::IsFloat(out_type)) {
+  } else if (IsFloat(out_type)) {
     Run<float>(plan, input_type, kernel_type, out_type, input, kernel, out);
   } else {
     Run<uint64_t>(plan, input_type, kernel_type, out_type, input, kernel, out);

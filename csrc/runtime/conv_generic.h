@@ -6,15 +6,14 @@
 #ifndef UIR_RUNTIME_CONV_GENERIC_H_
 #define UIR_RUNTIME_CONV_GENERIC_H_
 
-#include "hlo/primitive_type.h"
 #include "runtime/conv.h"
+#include "support/primitive_type.h"
 
 namespace uir::runtime {
 
 // Whether RunConvGeneric takes these operand and result types: as a dot's
 // (runtime/dot.h, DotTypesSupported).
-bool ConvTypesSupported(hlo::PrimitiveType input, hlo::PrimitiveType kernel,
-                        hlo::PrimitiveType out);
+bool ConvTypesSupported(PrimitiveType input, PrimitiveType kernel, PrimitiveType out);
 
 // Runs `plan` on operands and a result of the given types (plan.f64 is
 // not read). Each operand is widened once into the result's compute type
@@ -22,9 +21,8 @@ bool ConvTypesSupported(hlo::PrimitiveType input, hlo::PrimitiveType kernel,
 // floats, f64, complex of the result's precision); each output element is
 // the sum over its window, in window then feature order, the output
 // elements spread over the worker threads.
-void RunConvGeneric(const ConvPlan& plan, hlo::PrimitiveType input_type,
-                    hlo::PrimitiveType kernel_type, hlo::PrimitiveType out_type, const void* input,
-                    const void* kernel, void* out);
+void RunConvGeneric(const ConvPlan& plan, PrimitiveType input_type, PrimitiveType kernel_type,
+                    PrimitiveType out_type, const void* input, const void* kernel, void* out);
 
 }  // namespace uir::runtime
 

@@ -5,36 +5,36 @@
 #include <memory>
 #include <type_traits>
 
-#include "hlo/float_format.h"
 #include "runtime/conv_generic.h"
 #include "runtime/narrow_float.h"
 #include "support/error.h"
+#include "support/float_format.h"
 
 namespace uir::runtime {
 
 std::unique_ptr<ConvThunk> ConvThunk::Create(std::string name, const ConvPlan& plan,
                                              const BufferSlice& input, const BufferSlice& kernel,
-                                             const BufferSlice& out, hlo::PrimitiveType storage,
-                                             std::optional<hlo::PrimitiveType> input_type,
-                                             std::optional<hlo::PrimitiveType> kernel_type) {
+                                             const BufferSlice& out, PrimitiveType storage,
+                                             std::optional<PrimitiveType> input_type,
+                                             std::optional<PrimitiveType> kernel_type) {
   CheckSlices(name, {input, kernel, out});
   const std::string invalid = plan.Invalid();
   UIR_CHECK(invalid.empty()) << "convolution thunk " << name << ": " << invalid;
-  const hlo::PrimitiveType it = input_type.value_or(storage), kt = kernel_type.value_or(storage);
-  if (it == storage && kt == storage && hlo::IsFloat(storage)) {
-    const bool narrow = hlo::IsNarrowFloat(storage);
+  const PrimitiveType it = input_type.value_or(storage), kt = kernel_type.value_or(storage);
+  if (it == storage && kt == storage && IsFloat(storage)) {
+    const bool narrow = IsNarrowFloat(storage);
     UIR_CHECK(narrow ? !plan.f64
-                     : storage == (plan.f64 ? hlo::PrimitiveType::kF64 : hlo::PrimitiveType::kF32))
-        << "convolution thunk " << name << ": elements of " << hlo::PrimitiveTypeName(storage)
+                     : storage == (plan.f64 ? PrimitiveType::kF64 : PrimitiveType::kF32))
+        << "convolution thunk " << name << ": elements of " << PrimitiveTypeName(storage)
         << " for a " << (plan.f64 ? "f64" : "f32") << " plan";
   } else {
     UIR_CHECK(ConvTypesSupported(it, kt, storage))
-        << "convolution thunk " << name << ": operands of " << hlo::PrimitiveTypeName(it) << " and "
-        << hlo::PrimitiveTypeName(kt) << " for a result of " << hlo::PrimitiveTypeName(storage);
+        << "convolution thunk " << name << ": operands of " << PrimitiveTypeName(it) << " and "
+        << PrimitiveTypeName(kt) << " for a result of " << PrimitiveTypeName(storage);
   }
-  UIR_CHECK(input.size >= plan.InputElements() * hlo::StorageBytes(it) &&
-            kernel.size >= plan.KernelElements() * hlo::StorageBytes(kt) &&
-            out.size >= plan.OutputElements() * hlo::StorageBytes(storage))
+  UIR_CHECK(input.size >= plan.InputElements() * StorageBytes(it) &&
+            kernel.size >= plan.KernelElements() * StorageBytes(kt) &&
+            out.size >= plan.OutputElements() * StorageBytes(storage))
       << "convolution thunk " << name << ": slices of " << input.size << ", " << kernel.size
       << " and " << out.size << " bytes for " << plan.ToString();
   return std::unique_ptr<ConvThunk>(
@@ -43,16 +43,16 @@ std::unique_ptr<ConvThunk> ConvThunk::Create(std::string name, const ConvPlan& p
 
 namespace {
 
-bool IsRealFloat(hlo::PrimitiveType t) { return hlo::IsFloat(t); }
+bool IsRealFloat(PrimitiveType t) { return IsFloat(t); }
 
 // `count` elements of float type `type` as T (f32 or f64), exactly.
 template <typename T>
-std::unique_ptr<T[]> WidenFloats(hlo::PrimitiveType type, const void* src, int64_t count) {
+std::unique_ptr<T[]> WidenFloats(PrimitiveType type, const void* src, int64_t count) {
   std::unique_ptr<T[]> out(new T[static_cast<size_t>(std::max<int64_t>(count, 1))]);
-  if (type == hlo::PrimitiveType::kF64) {
+  if (type == PrimitiveType::kF64) {
     const auto* d = static_cast<const double*>(src);
     for (int64_t i = 0; i < count; ++i) out[i] = static_cast<T>(d[i]);
-  } else if (type == hlo::PrimitiveType::kF32) {
+  } else if (type == PrimitiveType::kF32) {
     const auto* f = static_cast<const float*>(src);
     for (int64_t i = 0; i < count; ++i) out[i] = static_cast<T>(f[i]);
   } else if constexpr (std::is_same_v<T, float>) {
@@ -75,7 +75,7 @@ void ConvThunk::Execute(const ExecuteParams& params) const {
       auto run = [&]<typename T>(T*) {
         const auto in = WidenFloats<T>(input_type_, params.At(input_), plan_.InputElements());
         const auto k = WidenFloats<T>(kernel_type_, params.At(kernel_), plan_.KernelElements());
-        if (storage_ == hlo::PrimitiveType::kF32 || storage_ == hlo::PrimitiveType::kF64) {
+        if (storage_ == PrimitiveType::kF32 || storage_ == PrimitiveType::kF64) {
           RunConv(plan_, in.get(), k.get(), params.At(out_));
           return;
         }
@@ -95,7 +95,7 @@ void ConvThunk::Execute(const ExecuteParams& params) const {
                    params.At(kernel_), params.At(out_));
     return;
   }
-  if (!hlo::IsNarrowFloat(storage_)) {
+  if (!IsNarrowFloat(storage_)) {
     RunConv(plan_, params.At(input_), params.At(kernel_), params.At(out_));
     return;
   }
@@ -111,12 +111,12 @@ std::string ConvThunk::Details() const {
   if (!Uniform()) {
     const bool floats = IsRealFloat(input_type_) && IsRealFloat(kernel_type_);
     text.replace(0, 3,
-                 std::string(hlo::PrimitiveTypeName(input_type_)) + " x " +
-                     std::string(hlo::PrimitiveTypeName(kernel_type_)) + " -> " +
-                     std::string(hlo::PrimitiveTypeName(storage_)) +
+                 std::string(PrimitiveTypeName(input_type_)) + " x " +
+                     std::string(PrimitiveTypeName(kernel_type_)) + " -> " +
+                     std::string(PrimitiveTypeName(storage_)) +
                      (floats ? (plan_.f64 ? " (in f64)" : " (in f32)") : " (direct)"));
-  } else if (hlo::IsNarrowFloat(storage_)) {
-    text.replace(0, 3, std::string(hlo::PrimitiveTypeName(storage_)) + " (in f32)");
+  } else if (IsNarrowFloat(storage_)) {
+    text.replace(0, 3, std::string(PrimitiveTypeName(storage_)) + " (in f32)");
   }
   return text;
 }

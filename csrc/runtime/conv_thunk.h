@@ -6,9 +6,9 @@
 #include <optional>
 #include <string>
 
-#include "hlo/primitive_type.h"
 #include "runtime/conv.h"
 #include "runtime/thunk.h"
+#include "support/primitive_type.h"
 
 namespace uir::runtime {
 
@@ -20,19 +20,20 @@ class ConvThunk final : public Thunk {
   // back once. Operands of other types than the result's: floats widened
   // to the plan's precision for BLAS; integers, pred and complex numbers
   // (RunConvGeneric). `input_type` and `kernel_type` default to `storage`.
-  static std::unique_ptr<ConvThunk> Create(
-      std::string name, const ConvPlan& plan, const BufferSlice& input, const BufferSlice& kernel,
-      const BufferSlice& out, hlo::PrimitiveType storage = hlo::PrimitiveType::kF32,
-      std::optional<hlo::PrimitiveType> input_type = std::nullopt,
-      std::optional<hlo::PrimitiveType> kernel_type = std::nullopt);
+  static std::unique_ptr<ConvThunk> Create(std::string name, const ConvPlan& plan,
+                                           const BufferSlice& input, const BufferSlice& kernel,
+                                           const BufferSlice& out,
+                                           PrimitiveType storage = PrimitiveType::kF32,
+                                           std::optional<PrimitiveType> input_type = std::nullopt,
+                                           std::optional<PrimitiveType> kernel_type = std::nullopt);
 
   const ConvPlan& plan() const { return plan_; }
   void Execute(const ExecuteParams& params) const override;
 
  private:
   ConvThunk(std::string name, const ConvPlan& plan, const BufferSlice& input,
-            const BufferSlice& kernel, const BufferSlice& out, hlo::PrimitiveType storage,
-            hlo::PrimitiveType input_type, hlo::PrimitiveType kernel_type)
+            const BufferSlice& kernel, const BufferSlice& out, PrimitiveType storage,
+            PrimitiveType input_type, PrimitiveType kernel_type)
       : Thunk(Kind::kConv, std::move(name),
               {BufferUse::Read(input), BufferUse::Read(kernel), BufferUse::Write(out)}),
         plan_(plan),
@@ -45,12 +46,12 @@ class ConvThunk final : public Thunk {
   std::string Details() const override;
   // Whether operands and result are of one float type (the BLAS paths).
   bool Uniform() const {
-    return input_type_ == storage_ && kernel_type_ == storage_ && hlo::IsFloat(storage_);
+    return input_type_ == storage_ && kernel_type_ == storage_ && IsFloat(storage_);
   }
 
   ConvPlan plan_;
   BufferSlice input_, kernel_, out_;
-  hlo::PrimitiveType storage_, input_type_, kernel_type_;
+  PrimitiveType storage_, input_type_, kernel_type_;
 };
 
 }  // namespace uir::runtime

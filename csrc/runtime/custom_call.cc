@@ -9,9 +9,9 @@
 #include <mutex>
 #include <numeric>
 
-#include "hlo/float_format.h"
 #include "runtime/lapack_targets.h"
 #include "support/error.h"
+#include "support/float_format.h"
 
 namespace uir::runtime {
 
@@ -21,9 +21,7 @@ int64_t CallBuffer::ElementCount() const {
   return n;
 }
 
-int64_t CallBuffer::Bytes() const {
-  return IsArray() ? ElementCount() * hlo::StorageBytes(type) : 0;
-}
+int64_t CallBuffer::Bytes() const { return IsArray() ? ElementCount() * StorageBytes(type) : 0; }
 
 std::string CallBuffer::ToString() const {
   if (kind == Kind::kToken) return "token[]";
@@ -36,7 +34,7 @@ std::string CallBuffer::ToString() const {
     }
     return s + ")";
   }
-  s = std::string(hlo::PrimitiveTypeName(type)) + "[";
+  s = std::string(PrimitiveTypeName(type)) + "[";
   for (size_t i = 0; i < dims.size(); ++i) {
     if (i > 0) s += ",";
     s += std::to_string(dims[i]);
@@ -114,7 +112,7 @@ void SliceToDynamic(const CallFrame& f) {
 }
 
 void StoreInteger(const CallBuffer& b, int64_t v) {
-  switch (hlo::StorageBytes(b.type)) {
+  switch (StorageBytes(b.type)) {
     case 1: {
       const auto x = static_cast<int8_t>(v);
       std::memcpy(b.data, &x, 1);
@@ -143,7 +141,7 @@ void PadToStatic(const CallFrame& f) {
   }
   const auto& parts = f.result.elements;
   for (size_t d = 1; d < parts.size(); ++d) {
-    if (!parts[d].IsArray() || !parts[d].dims.empty() || !hlo::IsInteger(parts[d].type))
+    if (!parts[d].IsArray() || !parts[d].dims.empty() || !IsInteger(parts[d].type))
       throw CustomCallError(f.target, "the sizes in the result must be integer scalars");
   }
   if (!f.operands[0].SameShape(parts[0]))
@@ -155,33 +153,33 @@ void PadToStatic(const CallFrame& f) {
 
 // Element i of an array as a double, for comparing.
 double ReadDouble(const CallBuffer& b, int64_t i) {
-  const int size = hlo::StorageBytes(b.type);
+  const int size = StorageBytes(b.type);
   const auto* at = static_cast<const uint8_t*>(b.data) + i * size;
   auto load = [&](auto v) {
     std::memcpy(&v, at, sizeof(v));
     return v;
   };
-  switch (hlo::KindOf(b.type)) {
-    case hlo::TypeKind::kPred:
+  switch (KindOf(b.type)) {
+    case TypeKind::kPred:
       return *at != 0 ? 1.0 : 0.0;
-    case hlo::TypeKind::kSigned:
+    case TypeKind::kSigned:
       if (size == 1) return load(int8_t{});
       if (size == 2) return load(int16_t{});
       if (size == 4) return load(int32_t{});
       return static_cast<double>(load(int64_t{}));
-    case hlo::TypeKind::kUnsigned:
+    case TypeKind::kUnsigned:
       if (size == 1) return load(uint8_t{});
       if (size == 2) return load(uint16_t{});
       if (size == 4) return load(uint32_t{});
       return static_cast<double>(load(uint64_t{}));
-    case hlo::TypeKind::kFloat:
-      if (b.type == hlo::PrimitiveType::kF32) return load(float{});
-      if (b.type == hlo::PrimitiveType::kF64) return load(double{});
-      if (size == 1) return hlo::DecodeNarrowFloat(b.type, load(uint8_t{}));
-      return hlo::DecodeNarrowFloat(b.type, load(uint16_t{}));
+    case TypeKind::kFloat:
+      if (b.type == PrimitiveType::kF32) return load(float{});
+      if (b.type == PrimitiveType::kF64) return load(double{});
+      if (size == 1) return DecodeNarrowFloat(b.type, load(uint8_t{}));
+      return DecodeNarrowFloat(b.type, load(uint16_t{}));
     default:
-      throw CustomCallError(
-          "TopK", "cannot order elements of " + std::string(hlo::PrimitiveTypeName(b.type)));
+      throw CustomCallError("TopK",
+                            "cannot order elements of " + std::string(PrimitiveTypeName(b.type)));
   }
 }
 
@@ -202,7 +200,7 @@ void TopK(const CallFrame& f) {
   std::vector<int64_t> want = x.dims;
   want.back() = k;
   if (!values.IsArray() || !indices.IsArray() || values.dims != want || indices.dims != want ||
-      !hlo::IsInteger(indices.type)) {
+      !IsInteger(indices.type)) {
     throw CustomCallError(f.target,
                           "the result must be (values, integer indices), each of x's shape with "
                           "k in the last dimension");
@@ -212,8 +210,8 @@ void TopK(const CallFrame& f) {
                                         " elements, or wrong types");
   }
   const int64_t rows = n == 0 ? 0 : x.ElementCount() / n;
-  const auto size = static_cast<size_t>(hlo::StorageBytes(x.type));
-  const int index_size = hlo::StorageBytes(indices.type);
+  const auto size = static_cast<size_t>(StorageBytes(x.type));
+  const int index_size = StorageBytes(indices.type);
   std::vector<int64_t> order(static_cast<size_t>(n));
   std::vector<double> keys(static_cast<size_t>(n));
   for (int64_t r = 0; r < rows; ++r) {

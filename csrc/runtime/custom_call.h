@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "hlo/primitive_type.h"
+#include "support/primitive_type.h"
 
 namespace uir::runtime {
 
@@ -44,7 +44,7 @@ struct CallBuffer {
   enum class Kind : uint8_t { kArray, kTuple, kToken };
   Kind kind = Kind::kArray;
   void* data = nullptr;
-  hlo::PrimitiveType type = hlo::PrimitiveType::kF32;
+  PrimitiveType type = PrimitiveType::kF32;
   std::vector<int64_t> dims;
   std::vector<CallBuffer> elements;
 

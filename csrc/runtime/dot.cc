@@ -15,18 +15,18 @@
 #include <type_traits>
 #include <vector>
 
-#include "hlo/float_format.h"
 #include "runtime/fold.h"
 #include "runtime/gemm.h"
 #include "runtime/narrow_float.h"
 #include "runtime/strided.h"
 #include "runtime/thread_pool.h"
 #include "support/error.h"
+#include "support/float_format.h"
 
 namespace uir::runtime {
 namespace {
 
-using P = hlo::PrimitiveType;
+using P = PrimitiveType;
 using Dims = DotPlan::Dims;
 
 int64_t Product(const Dims& d, int rank) {
@@ -65,8 +65,8 @@ Compute ComputeOf(P out) {
   if (out == P::kF64) return Compute::kF64;
   if (out == P::kC64) return Compute::kC64;
   if (out == P::kC128) return Compute::kC128;
-  if (hlo::IsInteger(out) || out == P::kPred) {
-    return hlo::BitWidth(out) <= 32 ? Compute::kU32 : Compute::kU64;
+  if (IsInteger(out) || out == P::kPred) {
+    return BitWidth(out) <= 32 ? Compute::kU32 : Compute::kU64;
   }
   return Compute::kF32;
 }
@@ -124,21 +124,21 @@ void PackTyped(const T* src, const std::vector<int64_t>& row_offsets,
 template <typename C>
 void Pack(P type, const void* src, int64_t span, const std::vector<int64_t>& rows,
           const std::vector<int64_t>& cols, C* dst) {
-  if (hlo::IsNarrowFloat(type)) {
+  if (IsNarrowFloat(type)) {
     std::unique_ptr<float[]> wide(new float[static_cast<size_t>(span)]);
     WidenToF32(type, src, span, wide.get());
     PackTyped<C>(wide.get(), rows, cols, dst);
     return;
   }
-  if (hlo::IsInteger(type) && hlo::BitWidth(type) < 8) {
+  if (IsInteger(type) && BitWidth(type) < 8) {
     // Sub-byte integers, one per byte: the low bits, sign-extended for
     // the signed types, whatever the byte's upper bits hold.
-    const int bits = hlo::BitWidth(type);
+    const int bits = BitWidth(type);
     const auto* bytes = static_cast<const uint8_t*>(src);
     std::unique_ptr<int8_t[]> wide(new int8_t[static_cast<size_t>(span)]);
     for (int64_t i = 0; i < span; ++i) {
       int v = bytes[i] & ((1 << bits) - 1);
-      if (hlo::IsSigned(type) && (v & (1 << (bits - 1))) != 0) v -= 1 << bits;
+      if (IsSigned(type) && (v & (1 << (bits - 1))) != 0) v -= 1 << bits;
       wide[static_cast<size_t>(i)] = static_cast<int8_t>(v);
     }
     PackTyped<C>(wide.get(), rows, cols, dst);
@@ -164,7 +164,7 @@ void Pack(P type, const void* src, int64_t span, const std::vector<int64_t>& row
     UIR_PACK(kC128, std::complex<double>)
 #undef UIR_PACK
     default:
-      UIR_CHECK(false) << "dot: operands of " << hlo::PrimitiveTypeName(type);
+      UIR_CHECK(false) << "dot: operands of " << PrimitiveTypeName(type);
   }
 }
 
@@ -190,7 +190,7 @@ template <typename C>
 void Unpack(P type, const C* src, int64_t span, const std::vector<int64_t>& rows,
             const std::vector<int64_t>& cols, void* dst) {
   if constexpr (std::is_same_v<C, float>) {
-    if (hlo::IsNarrowFloat(type)) {
+    if (IsNarrowFloat(type)) {
       std::unique_ptr<float[]> wide(new float[static_cast<size_t>(span)]);
       UnpackTyped<float>(src, rows, cols, wide.get());
       NarrowFromF32(type, wide.get(), span, dst);
@@ -226,7 +226,7 @@ void Unpack(P type, const C* src, int64_t span, const std::vector<int64_t>& rows
       return;
     }
   }
-  UIR_CHECK(false) << "dot: results of " << hlo::PrimitiveTypeName(type);
+  UIR_CHECK(false) << "dot: results of " << PrimitiveTypeName(type);
 }
 
 blasint Int(int64_t v) {
@@ -343,17 +343,16 @@ int64_t DotPlan::OutElements() const {
 bool DotTypesSupported(P lhs, P rhs, P out) {
   // pred counts as an integer of 0 and 1; a pred result is whether the
   // sum of products is nonzero (the or of ands).
-  auto integral = [](P t) { return hlo::IsInteger(t) || t == P::kPred; };
+  auto integral = [](P t) { return IsInteger(t) || t == P::kPred; };
   auto numeric = [&](P t) {
-    return (integral(t) && (hlo::BitWidth(t) >= 2 || t == P::kPred)) || t == P::kF32 ||
-           t == P::kF64 || hlo::IsNarrowFloat(t) || hlo::IsComplex(t);
+    return (integral(t) && (BitWidth(t) >= 2 || t == P::kPred)) || t == P::kF32 || t == P::kF64 ||
+           IsNarrowFloat(t) || IsComplex(t);
   };
-  if (!numeric(lhs) || !numeric(rhs) || !numeric(out) ||
-      (hlo::BitWidth(out) < 8 && out != P::kPred)) {
+  if (!numeric(lhs) || !numeric(rhs) || !numeric(out) || (BitWidth(out) < 8 && out != P::kPred)) {
     return false;
   }
   for (P t : {lhs, rhs}) {
-    if (hlo::IsComplex(t) && !hlo::IsComplex(out)) return false;
+    if (IsComplex(t) && !IsComplex(out)) return false;
     if (!integral(t) && integral(out)) return false;
   }
   return true;
@@ -361,9 +360,9 @@ bool DotTypesSupported(P lhs, P rhs, P out) {
 
 std::string DotPlan::Invalid() const {
   if (!DotTypesSupported(lhs_type, rhs_type, out_type)) {
-    return std::string(hlo::PrimitiveTypeName(lhs_type)) + " x " +
-           std::string(hlo::PrimitiveTypeName(rhs_type)) + " -> " +
-           std::string(hlo::PrimitiveTypeName(out_type));
+    return std::string(PrimitiveTypeName(lhs_type)) + " x " +
+           std::string(PrimitiveTypeName(rhs_type)) + " -> " +
+           std::string(PrimitiveTypeName(out_type));
   }
   for (int r : {batch_rank, m_rank, n_rank, k_rank}) {
     if (r < 0 || r > kMaxDims) return "rank";
@@ -381,9 +380,9 @@ std::string DotPlan::Invalid() const {
 }
 
 std::string DotPlan::ToString() const {
-  std::string s = std::string(hlo::PrimitiveTypeName(lhs_type)) + " x " +
-                  std::string(hlo::PrimitiveTypeName(rhs_type)) + " -> " +
-                  std::string(hlo::PrimitiveTypeName(out_type)) + " ";
+  std::string s = std::string(PrimitiveTypeName(lhs_type)) + " x " +
+                  std::string(PrimitiveTypeName(rhs_type)) + " -> " +
+                  std::string(PrimitiveTypeName(out_type)) + " ";
   if (batch_rank > 0) s += std::to_string(Batch()) + "x";
   return s + "[" + std::to_string(M()) + "x" + std::to_string(K()) + "]*[" + std::to_string(K()) +
          "x" + std::to_string(N()) + "]";

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string>
 
-#include "hlo/primitive_type.h"
+#include "support/primitive_type.h"
 
 namespace uir::runtime {
 
@@ -24,9 +24,9 @@ namespace uir::runtime {
 struct DotPlan {
   static constexpr int kMaxDims = 8;
   using Dims = std::array<int64_t, kMaxDims>;
-  hlo::PrimitiveType lhs_type = hlo::PrimitiveType::kF32;
-  hlo::PrimitiveType rhs_type = hlo::PrimitiveType::kF32;
-  hlo::PrimitiveType out_type = hlo::PrimitiveType::kF32;
+  PrimitiveType lhs_type = PrimitiveType::kF32;
+  PrimitiveType rhs_type = PrimitiveType::kF32;
+  PrimitiveType out_type = PrimitiveType::kF32;
   int batch_rank = 0, m_rank = 0, n_rank = 0, k_rank = 0;
   Dims batch{}, m{}, n{}, k{};  // sizes
   Dims lhs_batch{}, lhs_m{}, lhs_k{};
@@ -49,7 +49,7 @@ struct DotPlan {
 // Whether a dot of these element types runs: numeric operands whose
 // values the result type holds the kind of (no complex into a real
 // result, no floats into an integer one), pred excluded.
-bool DotTypesSupported(hlo::PrimitiveType lhs, hlo::PrimitiveType rhs, hlo::PrimitiveType out);
+bool DotTypesSupported(PrimitiveType lhs, PrimitiveType rhs, PrimitiveType out);
 
 void RunDot(const DotPlan& plan, const void* lhs, const void* rhs, void* out);
 

@@ -23,9 +23,9 @@ int64_t GatherPlan::IndexElements() const {
 }
 
 std::string GatherPlan::Invalid() const {
-  using P = hlo::PrimitiveType;
-  if (!hlo::IsInteger(index_type) || index_type == P::kPred) {
-    return "indices of " + std::string(hlo::PrimitiveTypeName(index_type));
+  using P = PrimitiveType;
+  if (!IsInteger(index_type) || index_type == P::kPred) {
+    return "indices of " + std::string(PrimitiveTypeName(index_type));
   }
   if (operand_rank > kMaxRank || out_rank > kMaxRank || index_rank > kMaxRank || operand_rank < 0 ||
       out_rank < 0 || index_rank < 0) {
@@ -58,7 +58,7 @@ std::string GatherPlan::ToString() const {
     for (int i = 0; i < rank; ++i) s += (i ? "x" : "") + std::to_string(d[static_cast<size_t>(i)]);
     return s;
   };
-  return "gather " + std::string(hlo::PrimitiveTypeName(index_type)) + " indices [" +
+  return "gather " + std::string(PrimitiveTypeName(index_type)) + " indices [" +
          dims(operand_size, operand_rank) + "] -> [" + dims(out_size, out_rank) + "], slices " +
          dims(slice_size, operand_rank);
 }
@@ -105,7 +105,7 @@ void RunGather(const GatherPlan& p, const void* operand, const void* indices, vo
   const auto* src = static_cast<const uint8_t*>(operand);
   const auto* idx = static_cast<const uint8_t*>(indices);
   auto* dst = static_cast<uint8_t*>(out);
-  const int64_t index_bytes = hlo::StorageBytes(p.index_type);
+  const int64_t index_bytes = StorageBytes(p.index_type);
   const int64_t grain = std::max<int64_t>(1, (1 << 14) / std::max<int64_t>(1, per_slice));
   ParallelFor(positions, grain, [&](int64_t begin, int64_t end) {
     std::array<int64_t, GatherPlan::kMaxRank> index_coord{}, start{};

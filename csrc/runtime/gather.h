@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string>
 
-#include "hlo/primitive_type.h"
+#include "support/primitive_type.h"
 
 namespace uir::runtime {
 
@@ -27,7 +27,7 @@ struct GatherPlan {
   using Dims = std::array<int64_t, kMaxRank>;
   using Map = std::array<int, kMaxRank>;
   int64_t element_bytes = 4;
-  hlo::PrimitiveType index_type = hlo::PrimitiveType::kS32;
+  PrimitiveType index_type = PrimitiveType::kS32;
   int operand_rank = 0, out_rank = 0, index_rank = 0;
   Dims operand_size{}, operand_stride{}, slice_size{};
   Dims out_size{}, out_stride{};

@@ -5,9 +5,9 @@
 #include <memory>
 #include <string>
 
-#include "hlo/primitive_type.h"
 #include "runtime/gemm.h"
 #include "runtime/thunk.h"
+#include "support/primitive_type.h"
 
 namespace uir::runtime {
 
@@ -21,14 +21,14 @@ class GemmThunk final : public Thunk {
   static std::unique_ptr<GemmThunk> Create(std::string name, const GemmPlan& plan,
                                            const BufferSlice& lhs, const BufferSlice& rhs,
                                            const BufferSlice& out,
-                                           hlo::PrimitiveType storage = hlo::PrimitiveType::kF32);
+                                           PrimitiveType storage = PrimitiveType::kF32);
 
   const GemmPlan& plan() const { return plan_; }
   void Execute(const ExecuteParams& params) const override;
 
  private:
   GemmThunk(std::string name, const GemmPlan& plan, const BufferSlice& lhs, const BufferSlice& rhs,
-            const BufferSlice& out, hlo::PrimitiveType storage)
+            const BufferSlice& out, PrimitiveType storage)
       : Thunk(Kind::kGemm, std::move(name),
               {BufferUse::Read(lhs), BufferUse::Read(rhs), BufferUse::Write(out)}),
         plan_(plan),
@@ -40,7 +40,7 @@ class GemmThunk final : public Thunk {
 
   GemmPlan plan_;
   BufferSlice lhs_, rhs_, out_;
-  hlo::PrimitiveType storage_;
+  PrimitiveType storage_;
 };
 
 }  // namespace uir::runtime

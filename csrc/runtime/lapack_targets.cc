@@ -15,8 +15,8 @@
 #include <string_view>
 #include <type_traits>
 
-#include "hlo/primitive_type.h"
 #include "support/error.h"
+#include "support/primitive_type.h"
 
 namespace {
 using c32 = std::complex<float>;
@@ -137,7 +137,6 @@ UIR_LAPACK_COMPLEX(z, c64, double)
 namespace uir::runtime {
 namespace {
 
-using hlo::PrimitiveType;
 using Dims = std::vector<int64_t>;
 
 template <typename T>
@@ -263,7 +262,7 @@ class Call {
     const CallBuffer& b = operands_[i];
     if (!b.IsArray() || b.type != TypeOf<T>() || b.dims.size() < 2)
       Fail("operand " + std::to_string(i) + " (" + std::string(what) + ") must be a " +
-           std::string(hlo::PrimitiveTypeName(TypeOf<T>())) + " array of rank 2 or more, got " +
+           std::string(PrimitiveTypeName(TypeOf<T>())) + " array of rank 2 or more, got " +
            b.ToString());
     Matrices<T> m;
     m.data = static_cast<T*>(b.data);
@@ -296,7 +295,7 @@ class Call {
     const CallBuffer& b = *results_[i];
     if (!b.IsArray() || b.type != TypeOf<T>())
       Fail("result " + std::to_string(i) + " (" + std::string(what) + ") must be " +
-           std::string(hlo::PrimitiveTypeName(TypeOf<T>())) + ", got " + b.ToString());
+           std::string(PrimitiveTypeName(TypeOf<T>())) + ", got " + b.ToString());
     if (b.Bytes() > 0) std::memset(b.data, 0, static_cast<size_t>(b.Bytes()));
     return static_cast<T*>(b.data);
   }
@@ -347,7 +346,7 @@ class Call {
   template <typename T>
   T* Check(const CallBuffer& b, const Dims& dims, const std::string& what) const {
     if (!b.IsArray() || b.type != TypeOf<T>() || b.dims != dims)
-      Fail(what + " must be " + std::string(hlo::PrimitiveTypeName(TypeOf<T>())) + DimsText(dims) +
+      Fail(what + " must be " + std::string(PrimitiveTypeName(TypeOf<T>())) + DimsText(dims) +
            ", got " + b.ToString());
     return static_cast<T*>(b.data);
   }

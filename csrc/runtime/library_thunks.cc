@@ -11,7 +11,7 @@ std::unique_ptr<WindowThunk> WindowThunk::Create(std::string name, const WindowP
   CheckSlices(name, {input, init, out});
   const std::string invalid = plan.Invalid();
   UIR_CHECK(invalid.empty()) << "reduce-window thunk " << name << ": " << invalid;
-  const int64_t e = hlo::StorageBytes(plan.type);
+  const int64_t e = StorageBytes(plan.type);
   UIR_CHECK(input.size >= plan.InputElements() * e && init.size >= e &&
             out.size >= plan.OutputElements() * e)
       << "reduce-window thunk " << name << ": slices of " << input.size << ", " << init.size
@@ -64,7 +64,7 @@ std::unique_ptr<RngThunk> RngThunk::Create(std::string name, const RngPlan& plan
   CheckSlices(name, {a, b, out});
   const std::string invalid = plan.Invalid();
   UIR_CHECK(invalid.empty()) << "rng thunk " << name << ": " << invalid;
-  const int64_t bytes = hlo::StorageBytes(plan.type);
+  const int64_t bytes = StorageBytes(plan.type);
   UIR_CHECK(a.size >= bytes && b.size >= bytes && out.size >= plan.elements * bytes)
       << "rng thunk " << name << ": slices too small for " << plan.ToString();
   return std::unique_ptr<RngThunk>(new RngThunk(std::move(name), plan, a, b, out));
@@ -84,7 +84,7 @@ std::unique_ptr<ArgReduceThunk> ArgReduceThunk::Create(std::string name, const A
   CheckSlices(name, {values, init_value, init_index, out_value, out_index});
   const std::string invalid = plan.Invalid();
   UIR_CHECK(invalid.empty()) << "arg-reduce thunk " << name << ": " << invalid;
-  const int64_t v = hlo::StorageBytes(plan.value_type), i = hlo::StorageBytes(plan.index_type);
+  const int64_t v = StorageBytes(plan.value_type), i = StorageBytes(plan.index_type);
   UIR_CHECK(values.size >= plan.InputElements() * v && init_value.size >= v &&
             init_index.size >= i && out_value.size >= plan.OutputElements(false) * v &&
             out_index.size >= plan.OutputElements(true) * i)
@@ -139,7 +139,7 @@ std::unique_ptr<GatherThunk> GatherThunk::Create(std::string name, const GatherP
   const std::string invalid = plan.Invalid();
   UIR_CHECK(invalid.empty()) << "gather thunk " << name << ": " << invalid;
   UIR_CHECK(operand.size >= plan.OperandElements() * plan.element_bytes &&
-            indices.size >= plan.IndexElements() * hlo::StorageBytes(plan.index_type) &&
+            indices.size >= plan.IndexElements() * StorageBytes(plan.index_type) &&
             out.size >= plan.OutputElements() * plan.element_bytes)
       << "gather thunk " << name << ": slices too small for " << plan.ToString();
   return std::unique_ptr<GatherThunk>(
@@ -158,11 +158,11 @@ std::unique_ptr<ScatterThunk> ScatterThunk::Create(std::string name, const Scatt
   CheckSlices(name, {operand, indices, updates, out});
   const std::string invalid = plan.Invalid();
   UIR_CHECK(invalid.empty()) << "scatter thunk " << name << ": " << invalid;
-  const int64_t e = hlo::StorageBytes(plan.type);
+  const int64_t e = StorageBytes(plan.type);
   UIR_CHECK(operand.size >= plan.OperandElements(false) * e &&
             out.size >= plan.OperandElements(true) * e &&
             updates.size >= plan.UpdateElements() * e &&
-            indices.size >= plan.IndexElements() * hlo::StorageBytes(plan.index_type))
+            indices.size >= plan.IndexElements() * StorageBytes(plan.index_type))
       << "scatter thunk " << name << ": slices too small for " << plan.ToString();
   return std::unique_ptr<ScatterThunk>(
       new ScatterThunk(std::move(name), plan, operand, indices, updates, out));
@@ -178,9 +178,9 @@ std::unique_ptr<DotThunk> DotThunk::Create(std::string name, const DotPlan& plan
   CheckSlices(name, {lhs, rhs, out});
   const std::string invalid = plan.Invalid();
   UIR_CHECK(invalid.empty()) << "dot thunk " << name << ": " << invalid;
-  UIR_CHECK(lhs.size >= plan.LhsElements() * hlo::StorageBytes(plan.lhs_type) &&
-            rhs.size >= plan.RhsElements() * hlo::StorageBytes(plan.rhs_type) &&
-            out.size >= plan.OutElements() * hlo::StorageBytes(plan.out_type))
+  UIR_CHECK(lhs.size >= plan.LhsElements() * StorageBytes(plan.lhs_type) &&
+            rhs.size >= plan.RhsElements() * StorageBytes(plan.rhs_type) &&
+            out.size >= plan.OutElements() * StorageBytes(plan.out_type))
       << "dot thunk " << name << ": slices too small for " << plan.ToString();
   return std::unique_ptr<DotThunk>(new DotThunk(std::move(name), plan, lhs, rhs, out));
 }

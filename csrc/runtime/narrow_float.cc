@@ -4,12 +4,12 @@
 
 #include <cstring>
 
-#include "hlo/float_format.h"
+#include "support/float_format.h"
 
 namespace uir::runtime {
 
-void WidenToF32(hlo::PrimitiveType type, const void* in, int64_t count, float* out) {
-  if (type == hlo::PrimitiveType::kBF16) {
+void WidenToF32(PrimitiveType type, const void* in, int64_t count, float* out) {
+  if (type == PrimitiveType::kBF16) {
     const auto* bits = static_cast<const uint16_t*>(in);
     for (int64_t i = 0; i < count; ++i) {
       const uint32_t wide = static_cast<uint32_t>(bits[i]) << 16;
@@ -17,17 +17,17 @@ void WidenToF32(hlo::PrimitiveType type, const void* in, int64_t count, float* o
     }
     return;
   }
-  const int bytes = hlo::StorageBytes(type);
+  const int bytes = StorageBytes(type);
   const auto* at = static_cast<const uint8_t*>(in);
   for (int64_t i = 0; i < count; ++i) {
     uint32_t bits = 0;
     std::memcpy(&bits, at + i * bytes, static_cast<size_t>(bytes));
-    out[i] = hlo::DecodeNarrowFloat(type, bits);
+    out[i] = DecodeNarrowFloat(type, bits);
   }
 }
 
-void NarrowFromF32(hlo::PrimitiveType type, const float* in, int64_t count, void* out) {
-  if (type == hlo::PrimitiveType::kBF16) {
+void NarrowFromF32(PrimitiveType type, const float* in, int64_t count, void* out) {
+  if (type == PrimitiveType::kBF16) {
     auto* bits = static_cast<uint16_t*>(out);
     for (int64_t i = 0; i < count; ++i) {
       uint32_t wide;
@@ -41,10 +41,10 @@ void NarrowFromF32(hlo::PrimitiveType type, const float* in, int64_t count, void
     }
     return;
   }
-  const int bytes = hlo::StorageBytes(type);
+  const int bytes = StorageBytes(type);
   auto* at = static_cast<uint8_t*>(out);
   for (int64_t i = 0; i < count; ++i) {
-    const uint32_t bits = hlo::EncodeNarrowFloat(type, in[i]);
+    const uint32_t bits = EncodeNarrowFloat(type, in[i]);
     std::memcpy(at + i * bytes, &bits, static_cast<size_t>(bytes));
   }
 }

@@ -7,22 +7,22 @@
 #include <cstdint>
 #include <memory>
 
-#include "hlo/primitive_type.h"
+#include "support/primitive_type.h"
 
 namespace uir::runtime {
 
 // `count` elements of narrow float `type` at `in` as f32 (exact).
-void WidenToF32(hlo::PrimitiveType type, const void* in, int64_t count, float* out);
+void WidenToF32(PrimitiveType type, const void* in, int64_t count, float* out);
 // `count` f32 values rounded to `type` (to nearest, ties to even).
-void NarrowFromF32(hlo::PrimitiveType type, const float* in, int64_t count, void* out);
+void NarrowFromF32(PrimitiveType type, const float* in, int64_t count, void* out);
 
 // An integer of fewer than 8 bits held in a byte, read from its low bits
 // (the upper ones may be anything: NumPy's int4 keeps -1 as 0x0f) and
 // returned as the byte of its value: sign-extended, or masked.
-inline uint8_t SubByteValue(hlo::PrimitiveType type, uint8_t byte) {
-  const int bits = hlo::BitWidth(type);
+inline uint8_t SubByteValue(PrimitiveType type, uint8_t byte) {
+  const int bits = BitWidth(type);
   const auto low = static_cast<uint8_t>(byte & ((1u << bits) - 1));
-  if (!hlo::IsSigned(type)) return low;
+  if (!IsSigned(type)) return low;
   const auto sign = static_cast<uint8_t>(1u << (bits - 1));
   return static_cast<uint8_t>((low ^ sign) - sign);
 }
@@ -32,8 +32,8 @@ inline uint8_t SubByteValue(hlo::PrimitiveType type, uint8_t byte) {
 // results it writes into `out`. The copies are this call's own: a thread
 // that waits inside `fn` may run other work meanwhile.
 template <typename Fn>
-void RunInF32(hlo::PrimitiveType type, const void* a, int64_t a_count, const void* b,
-              int64_t b_count, void* out, int64_t out_count, Fn&& fn) {
+void RunInF32(PrimitiveType type, const void* a, int64_t a_count, const void* b, int64_t b_count,
+              void* out, int64_t out_count, Fn&& fn) {
   std::unique_ptr<float[]> wide(new float[static_cast<size_t>(a_count + b_count + out_count)]);
   WidenToF32(type, a, a_count, wide.get());
   WidenToF32(type, b, b_count, wide.get() + a_count);

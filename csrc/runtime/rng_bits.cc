@@ -63,16 +63,13 @@ void Store(uint8_t* out, int64_t i, int bytes, uint64_t v) {
 
 constexpr int64_t kGrain = 4096;
 
-using hlo::PrimitiveType;
-
 bool IsRngFloat(PrimitiveType t) {
   return t == PrimitiveType::kF16 || t == PrimitiveType::kBF16 || t == PrimitiveType::kF32 ||
          t == PrimitiveType::kF64;
 }
 
 bool IsRngInteger(PrimitiveType t) {
-  return (hlo::IsSigned(t) || hlo::IsUnsigned(t)) && hlo::BitWidth(t) >= 8 &&
-         hlo::BitWidth(t) == 8 * hlo::StorageBytes(t);
+  return (IsSigned(t) || IsUnsigned(t)) && BitWidth(t) >= 8 && BitWidth(t) == 8 * StorageBytes(t);
 }
 
 // A scalar float of `type` at `at`, exactly, as a double.
@@ -86,11 +83,10 @@ double FloatAt(PrimitiveType type, const void* at) {
 
 // A scalar integer of `type` at `at`, sign- or zero-extended to 64 bits.
 uint64_t IntegerAt(PrimitiveType type, const void* at) {
-  const int bytes = static_cast<int>(hlo::StorageBytes(type));
+  const int bytes = static_cast<int>(StorageBytes(type));
   uint64_t v = 0;
   std::memcpy(&v, at, static_cast<size_t>(bytes));
-  if (hlo::IsSigned(type) && bytes < 8 && (v >> (8 * bytes - 1)) != 0)
-    v |= ~uint64_t{0} << (8 * bytes);
+  if (IsSigned(type) && bytes < 8 && (v >> (8 * bytes - 1)) != 0) v |= ~uint64_t{0} << (8 * bytes);
   return v;
 }
 
@@ -110,23 +106,23 @@ double Uniform53(uint64_t bits) { return static_cast<double>(bits >> 11) * 0x1.0
 std::string RngPlan::Invalid() const {
   if (elements < 0) return "a negative element count";
   if (distribution == RngDistribution::kNormal && !IsRngFloat(type)) {
-    return "normal draws of " + std::string(hlo::PrimitiveTypeName(type));
+    return "normal draws of " + std::string(PrimitiveTypeName(type));
   }
   if (!IsRngFloat(type) && !IsRngInteger(type)) {
-    return "draws of " + std::string(hlo::PrimitiveTypeName(type));
+    return "draws of " + std::string(PrimitiveTypeName(type));
   }
   return "";
 }
 
 std::string RngPlan::ToString() const {
   return std::string(distribution == RngDistribution::kNormal ? "normal " : "uniform ") +
-         std::string(hlo::PrimitiveTypeName(type)) + " x " + std::to_string(elements);
+         std::string(PrimitiveTypeName(type)) + " x " + std::to_string(elements);
 }
 
 void RunRng(const RngPlan& plan, const void* a_at, const void* b_at, void* out_v, uint64_t draw) {
   auto* out = static_cast<uint8_t*>(out_v);
   const PrimitiveType t = plan.type;
-  const int bytes = static_cast<int>(hlo::StorageBytes(t));
+  const int bytes = static_cast<int>(StorageBytes(t));
   const uint32_t k0 = static_cast<uint32_t>(plan.key), k1 = static_cast<uint32_t>(plan.key >> 32);
   const uint32_t d0 = static_cast<uint32_t>(draw), d1 = static_cast<uint32_t>(draw >> 32);
   auto block = [&](int64_t i) {
@@ -138,8 +134,7 @@ void RunRng(const RngPlan& plan, const void* a_at, const void* b_at, void* out_v
   };
   if (IsRngInteger(t)) {
     const uint64_t a = IntegerAt(t, a_at), b = IntegerAt(t, b_at);
-    const bool empty =
-        hlo::IsSigned(t) ? static_cast<int64_t>(b) <= static_cast<int64_t>(a) : b <= a;
+    const bool empty = IsSigned(t) ? static_cast<int64_t>(b) <= static_cast<int64_t>(a) : b <= a;
     const uint64_t range = b - a;  // modulo 2^64: the width, as unsigned
     ParallelFor(plan.elements, kGrain, [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) {

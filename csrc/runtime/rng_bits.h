@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "hlo/primitive_type.h"
+#include "support/primitive_type.h"
 
 namespace uir::runtime {
 
@@ -53,7 +53,7 @@ enum class RngDistribution : uint8_t { kUniform, kNormal };
 // f64; integer types of 8 to 64 bits.
 struct RngPlan {
   RngDistribution distribution = RngDistribution::kUniform;
-  hlo::PrimitiveType type = hlo::PrimitiveType::kF32;
+  PrimitiveType type = PrimitiveType::kF32;
   int64_t elements = 0;
   uint64_t key = 0;
 

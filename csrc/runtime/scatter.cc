@@ -43,10 +43,10 @@ void Replace(uint8_t* to, const uint8_t* from, int64_t n) {
 
 // Narrow floats (f16, bf16, the f8 types): each run widened to f32,
 // combined there and rounded back, as the op on the type is defined.
-template <hlo::PrimitiveType Type, FoldOp Op>
+template <PrimitiveType Type, FoldOp Op>
 void CombineNarrowFloat(uint8_t* to, const uint8_t* from, int64_t n) {
   constexpr int64_t kRun = 256;
-  const int64_t size = hlo::StorageBytes(Type);
+  const int64_t size = StorageBytes(Type);
   float a[kRun], b[kRun];
   for (int64_t s = 0; s < n; s += kRun) {
     const int64_t m = std::min(kRun, n - s);
@@ -60,7 +60,7 @@ void CombineNarrowFloat(uint8_t* to, const uint8_t* from, int64_t n) {
 // Integers of fewer than 8 bits, one per byte: read from their low bits,
 // combined as bytes, then wrapped to their width (sign-extended, or
 // masked).
-template <hlo::PrimitiveType Type, typename T, FoldOp Op>
+template <PrimitiveType Type, typename T, FoldOp Op>
 void CombineSubByte(uint8_t* to, const uint8_t* from, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
     const T c = Apply<T, Op>(static_cast<T>(SubByteValue(Type, to[i])),
@@ -100,7 +100,7 @@ CombineFn CombinerFor(const ScatterPlan& p) {
   });
 }
 
-template <hlo::PrimitiveType Type>
+template <PrimitiveType Type>
 CombineFn NarrowFloatCombiner(const ScatterPlan& p) {
   return ByOp(p.op, true, false, []<FoldOp Op>() -> CombineFn {
     if constexpr (Op != FoldOp::kAnd && Op != FoldOp::kOr) {
@@ -110,7 +110,7 @@ CombineFn NarrowFloatCombiner(const ScatterPlan& p) {
   });
 }
 
-template <hlo::PrimitiveType Type, typename T>
+template <PrimitiveType Type, typename T>
 CombineFn SubByteCombiner(const ScatterPlan& p) {
   return ByOp(p.op, true, true,
               []<FoldOp Op>() -> CombineFn { return &CombineSubByte<Type, T, Op>; });
@@ -128,9 +128,9 @@ CombineFn ComplexCombiner(const ScatterPlan& p) {
 }
 
 CombineFn CombinerOf(const ScatterPlan& p) {
-  using P = hlo::PrimitiveType;
+  using P = PrimitiveType;
   if (p.replace) {
-    switch (hlo::StorageBytes(p.type)) {
+    switch (StorageBytes(p.type)) {
       case 1:
         return &Replace<1>;
       case 2:
@@ -224,12 +224,12 @@ int64_t ScatterPlan::IndexElements() const {
 }
 
 std::string ScatterPlan::Invalid() const {
-  if (!hlo::IsInteger(index_type) || index_type == hlo::PrimitiveType::kPred) {
-    return "indices of " + std::string(hlo::PrimitiveTypeName(index_type));
+  if (!IsInteger(index_type) || index_type == PrimitiveType::kPred) {
+    return "indices of " + std::string(PrimitiveTypeName(index_type));
   }
   if (CombinerOf(*this) == nullptr) {
     return (replace ? std::string("replacing") : std::string(FoldOpName(op))) + " " +
-           std::string(hlo::PrimitiveTypeName(type));
+           std::string(PrimitiveTypeName(type));
   }
   if (operand_rank < 0 || operand_rank > kMaxRank || update_rank < 0 || update_rank > kMaxRank ||
       index_rank < 0 || index_rank > kMaxRank) {
@@ -260,14 +260,14 @@ std::string ScatterPlan::ToString() const {
     return s;
   };
   return "scatter " + (replace ? std::string("replace") : std::string(FoldOpName(op))) + " " +
-         std::string(hlo::PrimitiveTypeName(type)) + ", " +
-         std::string(hlo::PrimitiveTypeName(index_type)) + " indices [" +
-         dims(operand_size, operand_rank) + "] <- [" + dims(update_size, update_rank) + "]";
+         std::string(PrimitiveTypeName(type)) + ", " + std::string(PrimitiveTypeName(index_type)) +
+         " indices [" + dims(operand_size, operand_rank) + "] <- [" +
+         dims(update_size, update_rank) + "]";
 }
 
 void RunScatter(const ScatterPlan& p, const void* operand, const void* indices, const void* updates,
                 void* out) {
-  const int64_t e = hlo::StorageBytes(p.type);
+  const int64_t e = StorageBytes(p.type);
   auto* dst = static_cast<uint8_t*>(out);
   const auto* src = static_cast<const uint8_t*>(operand);
   // The operand into the result (element by element where the layouts
@@ -307,7 +307,7 @@ void RunScatter(const ScatterPlan& p, const void* operand, const void* indices, 
   if (positions == 0 || per_window == 0) return;
   const auto* idx = static_cast<const uint8_t*>(indices);
   const auto* upd = static_cast<const uint8_t*>(updates);
-  const int64_t index_bytes = hlo::StorageBytes(p.index_type);
+  const int64_t index_bytes = StorageBytes(p.index_type);
   // The window's extent along each operand dimension (1 where inserted).
   std::array<int64_t, ScatterPlan::kMaxRank> extent{};
   extent.fill(1);

@@ -13,8 +13,8 @@
 #include <cstdint>
 #include <string>
 
-#include "hlo/primitive_type.h"
 #include "runtime/window.h"
+#include "support/primitive_type.h"
 
 namespace uir::runtime {
 
@@ -33,10 +33,10 @@ struct ScatterPlan {
   static constexpr int kMaxRank = 8;
   using Dims = std::array<int64_t, kMaxRank>;
   using Map = std::array<int, kMaxRank>;
-  hlo::PrimitiveType type = hlo::PrimitiveType::kF32;
+  PrimitiveType type = PrimitiveType::kF32;
   bool replace = false;  // else `op`
   FoldOp op = FoldOp::kAdd;
-  hlo::PrimitiveType index_type = hlo::PrimitiveType::kS32;
+  PrimitiveType index_type = PrimitiveType::kS32;
   int operand_rank = 0, update_rank = 0, index_rank = 0;
   Dims operand_size{}, operand_stride{}, out_stride{};
   Dims update_size{}, update_stride{};

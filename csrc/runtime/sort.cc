@@ -30,13 +30,13 @@ uint64_t FloatKey(uint64_t b, int bits, bool canonical) {
 }
 
 // Mantissa bits of the float key types.
-int MantissaBits(hlo::PrimitiveType t) {
+int MantissaBits(PrimitiveType t) {
   switch (t) {
-    case hlo::PrimitiveType::kF16:
+    case PrimitiveType::kF16:
       return 10;
-    case hlo::PrimitiveType::kBF16:
+    case PrimitiveType::kBF16:
       return 7;
-    case hlo::PrimitiveType::kF32:
+    case PrimitiveType::kF32:
       return 23;
     default:
       return 52;
@@ -52,9 +52,9 @@ uint64_t Load(const uint8_t* p) {
 
 // The quiet NaN every NaN key of a canonical float order becomes: one value
 // above infinity.
-uint64_t CanonicalNan(hlo::PrimitiveType t) {
-  if (!hlo::IsFloat(t)) return 0;
-  const int bits = hlo::BitWidth(t);
+uint64_t CanonicalNan(PrimitiveType t) {
+  if (!IsFloat(t)) return 0;
+  const int bits = BitWidth(t);
   const int mantissa = MantissaBits(t);
   const uint64_t sign = uint64_t{1} << (bits - 1);
   return ((sign - 1) & ~((uint64_t{1} << mantissa) - 1)) | (uint64_t{1} << (mantissa - 1));
@@ -62,7 +62,7 @@ uint64_t CanonicalNan(hlo::PrimitiveType t) {
 
 // The key of the element at `p` as an unsigned integer in ascending order.
 uint64_t KeyOf(const SortKey& plan, const uint8_t* p, uint64_t canonical_nan) {
-  using P = hlo::PrimitiveType;
+  using P = PrimitiveType;
   switch (plan.type) {
     case P::kU2:
     case P::kU4:
@@ -88,7 +88,7 @@ uint64_t KeyOf(const SortKey& plan, const uint8_t* p, uint64_t canonical_nan) {
     case P::kS64:
       return Load<uint64_t>(p) ^ (uint64_t{1} << 63);
     default: {
-      const int bits = hlo::BitWidth(plan.type);
+      const int bits = BitWidth(plan.type);
       uint64_t b = bits == 64   ? Load<uint64_t>(p)
                    : bits == 32 ? Load<uint32_t>(p)
                                 : Load<uint16_t>(p);
@@ -109,8 +109,8 @@ uint64_t KeyOf(const SortKey& plan, const uint8_t* p, uint64_t canonical_nan) {
 
 }  // namespace
 
-bool SortKeySupported(hlo::PrimitiveType type) {
-  using P = hlo::PrimitiveType;
+bool SortKeySupported(PrimitiveType type) {
+  using P = PrimitiveType;
   switch (type) {
     case P::kPred:
     case P::kS2:
@@ -150,9 +150,9 @@ std::string SortPlan::Invalid() const {
   if (operands.empty()) return "no operands";
   if (keys.empty()) return "no keys";
   for (const SortKey& k : keys) {
-    if (!SortKeySupported(k.type)) return "keys of " + std::string(hlo::PrimitiveTypeName(k.type));
+    if (!SortKeySupported(k.type)) return "keys of " + std::string(PrimitiveTypeName(k.type));
     if (k.operand < 0 || k.operand >= static_cast<int>(operands.size())) return "key operand";
-    const int64_t bytes = hlo::StorageBytes(k.type);
+    const int64_t bytes = StorageBytes(k.type);
     const int64_t e = operands[static_cast<size_t>(k.operand)].element_bytes;
     if (k.part < -1 || k.part > 1 || (k.part >= 0 ? 2 * bytes != e : bytes != e)) {
       return "a key's type does not fit its operand";
@@ -172,7 +172,7 @@ std::string SortPlan::ToString() const {
   std::string s;
   for (size_t i = 0; i < keys.size(); ++i) {
     const SortKey& k = keys[i];
-    s += (i ? ", then " : "") + std::string(hlo::PrimitiveTypeName(k.type)) +
+    s += (i ? ", then " : "") + std::string(PrimitiveTypeName(k.type)) +
          (k.descending ? " descending" : " ascending") + (k.canonical ? " (canonical)" : "");
     if (k.part >= 0) {
       s += std::string(k.part == 0 ? " real" : " imag") + " of " + std::to_string(k.operand);
@@ -231,8 +231,8 @@ void RunSort(const SortPlan& p, const std::vector<const void*>& in, const std::v
         const SortKey& key = p.keys[k];
         const auto ko = static_cast<size_t>(key.operand);
         const SortPlan::Operand& op = p.operands[ko];
-        const auto* data = static_cast<const uint8_t*>(in[ko]) +
-                           std::max(key.part, 0) * hlo::StorageBytes(key.type);
+        const auto* data =
+            static_cast<const uint8_t*>(in[ko]) + std::max(key.part, 0) * StorageBytes(key.type);
         for (int64_t i = 0; i < n; ++i) {
           const uint8_t* at = data + (in_at[ko] + i * op.in_stride[kd]) * op.element_bytes;
           uint64_t v = KeyOf(key, at, canonical_nan[k]);

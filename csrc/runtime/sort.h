@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "hlo/primitive_type.h"
+#include "support/primitive_type.h"
 
 namespace uir::runtime {
 
@@ -21,7 +21,7 @@ namespace uir::runtime {
 struct SortKey {
   int operand = 0;
   int part = -1;  // 0 or 1: the real or imaginary part of a complex operand
-  hlo::PrimitiveType type = hlo::PrimitiveType::kF32;  // the key's (part's) type
+  PrimitiveType type = PrimitiveType::kF32;  // the key's (part's) type
   bool descending = false;
   bool canonical = false;
 };
@@ -56,7 +56,7 @@ struct SortPlan {
 };
 
 // Whether keys of `type` can be sorted.
-bool SortKeySupported(hlo::PrimitiveType type);
+bool SortKeySupported(PrimitiveType type);
 
 // Runs `plan`: lines over the worker threads. `in` and `out` hold one
 // pointer per operand.

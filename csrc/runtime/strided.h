@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "hlo/primitive_type.h"
+#include "support/primitive_type.h"
 
 namespace uir::runtime {
 
@@ -26,8 +26,8 @@ int64_t SpannedElements(const std::array<int64_t, N>& size, const std::array<int
 }
 
 // The index of integer type `t` at `p` (u64 past int64's range saturates).
-inline int64_t ReadIndex(hlo::PrimitiveType t, const uint8_t* p) {
-  using P = hlo::PrimitiveType;
+inline int64_t ReadIndex(PrimitiveType t, const uint8_t* p) {
+  using P = PrimitiveType;
   auto load = [p]<typename T>(T) {
     T v;
     std::memcpy(&v, p, sizeof(T));

@@ -293,8 +293,8 @@ int WindowPlan::ScanDim(bool* reverse) const {
 int64_t WindowPlan::InputElements() const { return SpannedElements(in_size, in_stride, rank); }
 int64_t WindowPlan::OutputElements() const { return SpannedElements(out_size, out_stride, rank); }
 
-bool WindowTypeSupported(hlo::PrimitiveType type, FoldOp op) {
-  using P = hlo::PrimitiveType;
+bool WindowTypeSupported(PrimitiveType type, FoldOp op) {
+  using P = PrimitiveType;
   const bool logical = op == FoldOp::kAnd || op == FoldOp::kOr;
   switch (type) {
     case P::kF32:
@@ -323,7 +323,7 @@ bool WindowTypeSupported(hlo::PrimitiveType type, FoldOp op) {
 std::string WindowPlan::Invalid() const {
   if (rank < 0 || rank > kMaxRank) return "rank " + std::to_string(rank);
   if (!WindowTypeSupported(type, op)) {
-    return std::string(FoldOpName(op)) + " of " + std::string(hlo::PrimitiveTypeName(type));
+    return std::string(FoldOpName(op)) + " of " + std::string(PrimitiveTypeName(type));
   }
   for (int d = 0; d < rank; ++d) {
     const auto k = static_cast<size_t>(d);
@@ -336,9 +336,9 @@ std::string WindowPlan::Invalid() const {
 }
 
 std::string WindowPlan::ToString() const {
-  std::string s = std::string(hlo::PrimitiveTypeName(type)) + " " + std::string(FoldOpName(op)) +
-                  " [" + DimsText(in_size, rank) + "] window " + DimsText(window, rank) +
-                  " stride " + DimsText(stride, rank) + " -> [" + DimsText(out_size, rank) + "]";
+  std::string s = std::string(PrimitiveTypeName(type)) + " " + std::string(FoldOpName(op)) + " [" +
+                  DimsText(in_size, rank) + "] window " + DimsText(window, rank) + " stride " +
+                  DimsText(stride, rank) + " -> [" + DimsText(out_size, rank) + "]";
   bool reverse = false;
   const int scan = ScanDim(&reverse);
   if (scan >= 0)
@@ -347,7 +347,7 @@ std::string WindowPlan::ToString() const {
 }
 
 void RunWindow(const WindowPlan& p, const void* in, const void* init, void* out) {
-  using P = hlo::PrimitiveType;
+  using P = PrimitiveType;
   switch (p.type) {
     case P::kPred:
       return RunOp<bool>(p, in, init, out);

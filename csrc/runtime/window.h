@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string>
 
-#include "hlo/primitive_type.h"
+#include "support/primitive_type.h"
 
 namespace uir::runtime {
 
@@ -27,7 +27,7 @@ std::string_view FoldOpName(FoldOp op);
 struct WindowPlan {
   static constexpr int kMaxRank = 8;
   using Dims = std::array<int64_t, kMaxRank>;
-  hlo::PrimitiveType type = hlo::PrimitiveType::kF32;  // the arrays' element type
+  PrimitiveType type = PrimitiveType::kF32;  // the arrays' element type
   FoldOp op = FoldOp::kAdd;
   int rank = 0;
   Dims in_size{}, out_size{}, window{}, stride{}, pad_low{}, base_dilation{}, window_dilation{};
@@ -49,7 +49,7 @@ struct WindowPlan {
 
 // Whether the plan can run on elements of `type` (the narrow floats run
 // widened to f32 and are rounded once at the end).
-bool WindowTypeSupported(hlo::PrimitiveType type, FoldOp op);
+bool WindowTypeSupported(PrimitiveType type, FoldOp op);
 
 // Runs `plan`: rows of the output over the worker threads when it is large.
 void RunWindow(const WindowPlan& plan, const void* in, const void* init, void* out);

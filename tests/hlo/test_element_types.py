@@ -54,4 +54,4 @@ def test_no_other_copy_of_the_table():
         if "float8_e4m3b11fnuz" in path.read_text():
             holders.append(path.relative_to(ROOT).as_posix())
     assert holders == []
-    assert "float8_e4m3b11fnuz" in (ROOT / "csrc/hlo/primitive_type.def").read_text()
+    assert "float8_e4m3b11fnuz" in (ROOT / "csrc/support/primitive_type.def").read_text()

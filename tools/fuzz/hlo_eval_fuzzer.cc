@@ -25,21 +25,21 @@
 #include "hlo/computation.h"
 #include "hlo/mutator.h"
 #include "hlo/parser.h"
-#include "hlo/primitive_type.h"
 #include "hlo/printer.h"
 #include "hlo/verifier.h"
 #include "support/error.h"
+#include "support/primitive_type.h"
 
 extern "C" size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t max_size);
 
 namespace {
 
+using uir::PrimitiveType;
 using uir::hlo::AttrKey;
 using uir::hlo::AttrValue;
 using uir::hlo::HloInstruction;
 using uir::hlo::HloModule;
 using uir::hlo::Literal;
-using uir::hlo::PrimitiveType;
 using uir::hlo::Shape;
 
 // Modules are evaluated only below these sizes, so each input runs quickly.
@@ -90,14 +90,14 @@ void Fill(Literal& l, std::mt19937_64& rng) {
     const uint64_t r = rng();
     if (t == PrimitiveType::kPred) {
       l.SetBits(i, r & 1);
-    } else if (uir::hlo::IsComplex(t)) {
+    } else if (uir::IsComplex(t)) {
       l.SetComplex(i, {static_cast<double>(r % 17) - 8, static_cast<double>((r >> 8) % 9) - 4});
-    } else if (uir::hlo::IsFloat(t)) {
+    } else if (uir::IsFloat(t)) {
       // Mostly small values, sometimes the edges.
       static constexpr double kEdges[] = {0.0, -0.0, 1e30, -1e30, INFINITY, -INFINITY, NAN, 1e-40};
       l.SetDouble(i, r % 16 == 0 ? kEdges[(r >> 4) % 8]
                                  : static_cast<double>(static_cast<int64_t>(r >> 8) % 2001) / 250);
-    } else if (uir::hlo::IsUnsigned(t)) {
+    } else if (uir::IsUnsigned(t)) {
       l.SetUint64(i, r % 8 == 0 ? r >> 3 : r % 9);
     } else {
       l.SetInt64(i, r % 8 == 0 ? static_cast<int64_t>(r >> 3) : static_cast<int64_t>(r % 11) - 3);

@@ -3,9 +3,9 @@
 // written out as the bit arithmetic that defines it.
 #include <cstring>
 
-#include "hlo/float_format.h"
 #include "hlo/pattern_matcher.h"
 #include "passes/algsimp/algsimp.h"
+#include "support/float_format.h"
 
 namespace uir::passes::algsimp {
 namespace {
@@ -21,8 +21,8 @@ HloInstruction* Same(HloInstruction* x, const HloInstruction* inst) {
 }
 
 bool IsIntegral(const HloInstruction* i) {
-  const hlo::PrimitiveType t = i->shape().element_type();
-  return hlo::IsInteger(t) || t == hlo::PrimitiveType::kPred;
+  const PrimitiveType t = i->shape().element_type();
+  return IsInteger(t) || t == PrimitiveType::kPred;
 }
 
 // x + 0, 0 + x, x - 0 -> x  (as XLA does; for floats, -0 + 0 gives +0).
@@ -88,7 +88,7 @@ HloInstruction* Idempotent(HloInstruction* i, hlo::ComputationBuilder&) {
     return nullptr;
   }
   if (i->operand(0) == i->operand(1)) return Same(i->operand(0), i);
-  if (i->shape().element_type() != hlo::PrimitiveType::kPred) return nullptr;
+  if (i->shape().element_type() != PrimitiveType::kPred) return nullptr;
   HloInstruction* x = nullptr;
   if (Match(i, m::AnyOrder(HloOpcode::kAnd, m::Op(&x), m::ConstantEffectiveScalar(1))) ||
       Match(i, m::AnyOrder(HloOpcode::kOr, m::Op(&x), m::ConstantEffectiveScalar(0)))) {
@@ -108,7 +108,7 @@ HloInstruction* PowerConstant(HloInstruction* i, hlo::ComputationBuilder& b) {
     HloInstruction* square = b.Binary(HloOpcode::kMultiply, x, x);
     return square->shape() == i->shape() ? square : nullptr;
   }
-  if (hlo::IsFloat(i->shape().element_type()) &&
+  if (IsFloat(i->shape().element_type()) &&
       Match(i, m::Power(m::Op(), m::ConstantEffectiveScalar(-1)))) {
     HloInstruction* inverse = b.Binary(HloOpcode::kDivide, SplatLike(i, 1, b), x);
     return inverse->shape() == i->shape() ? inverse : nullptr;
@@ -124,10 +124,10 @@ HloInstruction* PowerConstant(HloInstruction* i, hlo::ComputationBuilder& b) {
 // Exact: the same bits as the op.
 HloInstruction* ReducePrecisionAsBits(HloInstruction* i, hlo::ComputationBuilder& b) {
   if (i->opcode() != HloOpcode::kReducePrecision || !i->shape().IsArray()) return nullptr;
-  using P = hlo::PrimitiveType;
+  using P = PrimitiveType;
   const hlo::Shape& shape = i->shape();
   const P t = shape.element_type();
-  const bool narrow = hlo::IsNarrowFloat(t);
+  const bool narrow = IsNarrowFloat(t);
   const P w = narrow ? P::kF32 : t;
   if (w != P::kF32 && w != P::kF64) return nullptr;
   const int e = static_cast<int>(i->attributes().Get<int64_t>(hlo::AttrKey::kExponentBits));
@@ -142,7 +142,7 @@ HloInstruction* ReducePrecisionAsBits(HloInstruction* i, hlo::ComputationBuilder
   const hlo::Shape ws = like(w), us = like(u), ps = like(P::kPred);
   auto splat = [&](uint64_t v) {
     hlo::Literal lit(hlo::Shape(u, {}));
-    std::memcpy(lit.mutable_bytes().data(), &v, hlo::StorageBytes(u));
+    std::memcpy(lit.mutable_bytes().data(), &v, StorageBytes(u));
     HloInstruction* c = b.Constant(std::move(lit));
     if (shape.rank() == 0) return c;
     HloInstruction* out = b.Broadcast(c, shape.dimensions(), {});

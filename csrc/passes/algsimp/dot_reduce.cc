@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <numeric>
 
-#include "hlo/float_format.h"
 #include "hlo/module.h"
 #include "hlo/pattern_matcher.h"
 #include "passes/algsimp/algsimp.h"
+#include "support/float_format.h"
 
 namespace uir::passes::algsimp {
 namespace {
@@ -27,7 +27,7 @@ const std::vector<int64_t>& IntList(const HloInstruction* i, AttrKey key) {
 // shape: its contracting dimensions (all of size 1) dropped, the rest moved
 // to `result_pos` (one entry per dimension of x; -1 for contracting ones)
 // and broadcast along the other side's dimensions.
-HloInstruction* Arrange(HloInstruction* x, hlo::PrimitiveType type,
+HloInstruction* Arrange(HloInstruction* x, PrimitiveType type,
                         const std::vector<int64_t>& result_pos, const hlo::Shape& result,
                         hlo::ComputationBuilder& b) {
   if (x->shape().element_type() != type) x = b.Convert(x, type);
@@ -61,8 +61,8 @@ HloInstruction* Arrange(HloInstruction* x, hlo::PrimitiveType type,
 HloInstruction* DotWithoutContraction(HloInstruction* i, hlo::ComputationBuilder& b) {
   if (i->opcode() != HloOpcode::kDot || i->operand_count() != 2) return nullptr;
   const hlo::Shape& out = i->shape();
-  const hlo::PrimitiveType type = out.element_type();
-  if (!(hlo::IsFloat(type) || hlo::IsInteger(type))) return nullptr;
+  const PrimitiveType type = out.element_type();
+  if (!(IsFloat(type) || IsInteger(type))) return nullptr;
   HloInstruction* lhs = i->operand(0);
   HloInstruction* rhs = i->operand(1);
   const auto& lb = IntList(i, AttrKey::kLhsBatchDims);
@@ -136,7 +136,7 @@ HloInstruction* DotOfTranspose(HloInstruction* i, hlo::ComputationBuilder& b) {
 }
 
 // The value `op` leaves unchanged, for `type`, if it has one we can test.
-std::optional<double> IdentityOf(HloOpcode op, hlo::PrimitiveType type) {
+std::optional<double> IdentityOf(HloOpcode op, PrimitiveType type) {
   switch (op) {
     case HloOpcode::kAdd:
     case HloOpcode::kOr:
@@ -145,9 +145,9 @@ std::optional<double> IdentityOf(HloOpcode op, hlo::PrimitiveType type) {
     case HloOpcode::kAnd:
       return 1.0;
     case HloOpcode::kMaximum:
-      return hlo::IsFloat(type) ? std::optional(-INFINITY) : std::nullopt;
+      return IsFloat(type) ? std::optional(-INFINITY) : std::nullopt;
     case HloOpcode::kMinimum:
-      return hlo::IsFloat(type) ? std::optional(INFINITY) : std::nullopt;
+      return IsFloat(type) ? std::optional(INFINITY) : std::nullopt;
     default:
       return std::nullopt;
   }
@@ -185,7 +185,7 @@ HloInstruction* ReduceOfBroadcast(HloInstruction* i, hlo::ComputationBuilder& b)
   const auto* reducer = i->attributes().Get<hlo::HloComputation*>(AttrKey::kToApply);
   auto op = ReducerOpcode(*reducer);
   if (!op || *op == HloOpcode::kMultiply) return nullptr;
-  const hlo::PrimitiveType type = i->shape().element_type();
+  const PrimitiveType type = i->shape().element_type();
   HloInstruction* init = i->operand(1);
   auto id = IdentityOf(*op, type);
   const bool init_is_identity = id && hlo::IsConstantWithValue(*init, *id);
@@ -278,14 +278,14 @@ HloInstruction* SplitComponentwiseReduce(HloInstruction* i, hlo::ComputationBuil
 // convolution sees one element type throughout.
 HloInstruction* ConvolutionInResultType(HloInstruction* i, hlo::ComputationBuilder& b) {
   if (i->opcode() != HloOpcode::kConvolution || i->operand_count() != 2) return nullptr;
-  const hlo::PrimitiveType t = i->shape().element_type();
-  if (t != hlo::PrimitiveType::kF32 && t != hlo::PrimitiveType::kF64 && !hlo::IsNarrowFloat(t)) {
+  const PrimitiveType t = i->shape().element_type();
+  if (t != PrimitiveType::kF32 && t != PrimitiveType::kF64 && !IsNarrowFloat(t)) {
     return nullptr;
   }
   std::vector<HloInstruction*> operands;
   bool converted = false;
   for (HloInstruction* o : i->operands()) {
-    if (o->shape().element_type() == t || hlo::IsComplex(o->shape().element_type())) {
+    if (o->shape().element_type() == t || IsComplex(o->shape().element_type())) {
       operands.push_back(o);
       continue;
     }

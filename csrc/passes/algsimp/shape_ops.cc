@@ -113,11 +113,11 @@ HloInstruction* ConstantDynamicSlice(HloInstruction* i, hlo::ComputationBuilder&
   for (int64_t d = 0; d < x->shape().rank(); ++d) {
     const HloInstruction* start = i->operand(d + 1);
     if (start->opcode() != HloOpcode::kConstant || !start->has_literal()) return nullptr;
-    const hlo::PrimitiveType t = start->shape().element_type();
+    const PrimitiveType t = start->shape().element_type();
     const int64_t size = i->shape().dimensions(d);
     const int64_t last = x->shape().dimensions(d) - size;
     int64_t at = 0;
-    if (hlo::IsUnsigned(t)) {
+    if (IsUnsigned(t)) {
       at = static_cast<int64_t>(
           std::min<uint64_t>(start->literal().GetUint64(0), static_cast<uint64_t>(last)));
     } else {
@@ -190,16 +190,16 @@ HloInstruction* CuttingInteriorPad(HloInstruction* i, hlo::ComputationBuilder& b
 }
 
 // The unsigned integer type of `bits` (8, 16, 32 or 64) bits.
-hlo::PrimitiveType UnsignedOf(int bits) {
+PrimitiveType UnsignedOf(int bits) {
   switch (bits) {
     case 8:
-      return hlo::PrimitiveType::kU8;
+      return PrimitiveType::kU8;
     case 16:
-      return hlo::PrimitiveType::kU16;
+      return PrimitiveType::kU16;
     case 32:
-      return hlo::PrimitiveType::kU32;
+      return PrimitiveType::kU32;
     default:
-      return hlo::PrimitiveType::kU64;
+      return PrimitiveType::kU64;
   }
 }
 
@@ -216,14 +216,14 @@ HloInstruction* SubBytePacking(HloInstruction* i, hlo::ComputationBuilder& b) {
   const bool packing = in.rank() == out.rank() + 1;
   const hlo::Shape& narrow = packing ? in : out;
   const hlo::Shape& wide = packing ? out : in;
-  const int w = hlo::BitWidth(narrow.element_type());
-  const int bits = hlo::BitWidth(wide.element_type());
-  if (narrow.rank() != wide.rank() + 1 || !hlo::IsInteger(narrow.element_type()) || w >= 8 ||
-      !hlo::IsRegisterBitcast(wide.element_type(), UnsignedOf(bits)) ||
+  const int w = BitWidth(narrow.element_type());
+  const int bits = BitWidth(wide.element_type());
+  if (narrow.rank() != wide.rank() + 1 || !IsInteger(narrow.element_type()) || w >= 8 ||
+      !IsRegisterBitcast(wide.element_type(), UnsignedOf(bits)) ||
       narrow.dimensions(narrow.rank() - 1) != bits / w) {
     return nullptr;
   }
-  const hlo::PrimitiveType u = UnsignedOf(bits);
+  const PrimitiveType u = UnsignedOf(bits);
   const std::vector<int64_t>& dims = wide.dimensions();
   auto splat = [&](double v) {
     return b.Broadcast(b.Constant(hlo::ScalarLiteral(u, v)), dims, {});

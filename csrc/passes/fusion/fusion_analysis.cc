@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <unordered_set>
 
-#include "hlo/primitive_type.h"
+#include "support/primitive_type.h"
 
 namespace uir::passes::fusion {
 
@@ -113,7 +113,7 @@ bool IsFusible(const HloInstruction& i) {
   }
   if (op == HloOpcode::kReduce) return true;
   if (op == HloOpcode::kBitcastConvert) {
-    return hlo::IsRegisterBitcast(i.operand(0)->shape().element_type(), i.shape().element_type());
+    return IsRegisterBitcast(i.operand(0)->shape().element_type(), i.shape().element_type());
   }
   if (op == HloOpcode::kStochasticConvert) return false;
   if (op == HloOpcode::kDynamicSlice) {
@@ -142,7 +142,7 @@ int64_t ShapeBytes(const Shape& shape) {
     return n;
   }
   if (!shape.IsArray()) return 0;
-  return shape.element_count() * hlo::StorageBytes(shape.element_type());
+  return shape.element_count() * StorageBytes(shape.element_type());
 }
 
 double InstructionFlops(const HloInstruction& i) {
@@ -432,7 +432,7 @@ std::string FusionView::CheckRows(const MachineModel& machine) const {
   // read from outside.
   int64_t element_bytes = 1;
   for (const HloInstruction* n : nodes_)
-    element_bytes = std::max<int64_t>(element_bytes, hlo::StorageBytes(n->shape().element_type()));
+    element_bytes = std::max<int64_t>(element_bytes, StorageBytes(n->shape().element_type()));
   int64_t live = 0;
   std::unordered_set<const HloInstruction*> outside_rows;
   for (const HloInstruction* n : nodes_) {

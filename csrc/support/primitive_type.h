@@ -1,16 +1,18 @@
-// HLO element types (from primitive_type.def) and their properties.
-#ifndef UIR_HLO_PRIMITIVE_TYPE_H_
-#define UIR_HLO_PRIMITIVE_TYPE_H_
+// The element types (from primitive_type.def, in XLA's order and spelling)
+// and their properties: the one table that HLO, the evaluator, the passes,
+// the code generator and the runtime all read.
+#ifndef UIR_SUPPORT_PRIMITIVE_TYPE_H_
+#define UIR_SUPPORT_PRIMITIVE_TYPE_H_
 
 #include <cstdint>
 #include <optional>
 #include <string_view>
 
-namespace uir::hlo {
+namespace uir {
 
 enum class PrimitiveType : uint8_t {
 #define UIR_PRIMITIVE_TYPE(e, name, bits, bytes, kind, dtype, source) e,
-#include "hlo/primitive_type.def"
+#include "support/primitive_type.def"
 #undef UIR_PRIMITIVE_TYPE
 };
 
@@ -21,7 +23,7 @@ enum class DtypeSource : uint8_t { kNumPy, kMlDtypes, kNone };
 
 inline constexpr int kNumPrimitiveTypes = 0
 #define UIR_PRIMITIVE_TYPE(e, name, bits, bytes, kind, dtype, source) +1
-#include "hlo/primitive_type.def"
+#include "support/primitive_type.def"
 #undef UIR_PRIMITIVE_TYPE
     ;
 
@@ -64,6 +66,6 @@ inline bool IsRegisterBitcast(PrimitiveType from, PrimitiveType to) {
 // The real component type of a complex type (c64 -> f32, c128 -> f64).
 PrimitiveType ComplexComponentType(PrimitiveType type);
 
-}  // namespace uir::hlo
+}  // namespace uir
 
-#endif  // UIR_HLO_PRIMITIVE_TYPE_H_
+#endif  // UIR_SUPPORT_PRIMITIVE_TYPE_H_

@@ -1,14 +1,14 @@
 // Generic narrow-float encoding, parameterized by FloatFormat. Values go
 // through double, where every narrow value and every float is exact, so the
 // only rounding is the one to the narrow type.
-#include "hlo/float_format.h"
+#include "support/float_format.h"
 
 #include <cmath>
 #include <cstdint>
 
 #include "support/error.h"
 
-namespace uir::hlo {
+namespace uir {
 namespace {
 
 constexpr FloatFormat kF16{5, 10, 15, NanEncoding::kIeee};
@@ -201,4 +201,4 @@ float DecodeNarrowFloat(PrimitiveType type, uint32_t bits) {
   return static_cast<float>(negative ? -v : v);
 }
 
-}  // namespace uir::hlo
+}  // namespace uir

@@ -1,11 +1,11 @@
 // Lookups over primitive_type.def.
-#include "hlo/primitive_type.h"
+#include "support/primitive_type.h"
 
 #include <array>
 
 #include "support/error.h"
 
-namespace uir::hlo {
+namespace uir {
 namespace {
 
 struct TypeInfo {
@@ -20,7 +20,7 @@ struct TypeInfo {
 constexpr std::array<TypeInfo, kNumPrimitiveTypes> kTypes = {{
 #define UIR_PRIMITIVE_TYPE(e, name, bits, bytes, kind, dtype, source) \
   {name, bits, bytes, TypeKind::kind, dtype, DtypeSource::source},
-#include "hlo/primitive_type.def"
+#include "support/primitive_type.def"
 #undef UIR_PRIMITIVE_TYPE
 }};
 
@@ -60,4 +60,4 @@ PrimitiveType ComplexComponentType(PrimitiveType type) {
   return type == PrimitiveType::kC64 ? PrimitiveType::kF32 : PrimitiveType::kF64;
 }
 
-}  // namespace uir::hlo
+}  // namespace uir

@@ -1,13 +1,13 @@
 // Bit-exact conversions between float and the narrow floating-point types
 // (f16, bf16, the f8, f6 and f4 families), rounding to nearest even.
-#ifndef UIR_HLO_FLOAT_FORMAT_H_
-#define UIR_HLO_FLOAT_FORMAT_H_
+#ifndef UIR_SUPPORT_FLOAT_FORMAT_H_
+#define UIR_SUPPORT_FLOAT_FORMAT_H_
 
 #include <cstdint>
 
-#include "hlo/primitive_type.h"
+#include "support/primitive_type.h"
 
-namespace uir::hlo {
+namespace uir {
 
 // How a narrow format spends its encodings on NaN and infinity.
 enum class NanEncoding : uint8_t {
@@ -41,6 +41,6 @@ uint32_t EncodeNarrowFloat(PrimitiveType type, float value);
 // The exact value of `bits` as a float.
 float DecodeNarrowFloat(PrimitiveType type, uint32_t bits);
 
-}  // namespace uir::hlo
+}  // namespace uir
 
-#endif  // UIR_HLO_FLOAT_FORMAT_H_
+#endif  // UIR_SUPPORT_FLOAT_FORMAT_H_
