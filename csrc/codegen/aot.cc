@@ -14,8 +14,8 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/SHA256.h"
-#include "runtime/thread_pool.h"
 #include "support/error.h"
+#include "support/thread_pool.h"
 
 namespace uir::codegen {
 namespace {
@@ -498,7 +498,7 @@ LoadedExecutable DeserializeExecutable(std::string_view bytes) {
   }
   // Whether a sequence runs its thunks in order depends on the worker
   // count too; compare where it is the same.
-  if (b.plan_threads == runtime::NumThreads()) {
+  if (b.plan_threads == NumThreads()) {
     if (const std::string now = exe.thunks().ToText(); now != b.thunk_text) {
       Refuse("the thunks this uir emits for it differ from the stored ones (" +
              FirstDifference(b.thunk_text, now) + ")");

@@ -14,8 +14,8 @@
 #endif
 
 #include "runtime/async_thunk.h"
-#include "runtime/thread_pool.h"
 #include "support/error.h"
+#include "support/thread_pool.h"
 
 namespace uir::codegen {
 namespace {
@@ -162,7 +162,7 @@ std::vector<DramAliasing> DramAliasingOf(const igraph::KernelGraph& graph,
 
 CpuExecutable::CpuExecutable(const igraph::KernelGraph& graph, const CpuExecutableOptions& options)
     : graph_(graph), options_(options) {
-  if (options_.plan_threads <= 0) options_.plan_threads = runtime::NumThreads();
+  if (options_.plan_threads <= 0) options_.plan_threads = NumThreads();
   // The plan of a run: which allocations are the caller's buffers.
   const auto& allocations = graph.assignment().allocations();
   placement_.assign(allocations.size(), Placement{});
@@ -233,8 +233,7 @@ CpuExecutable::CpuExecutable(const igraph::KernelGraph& graph, const CpuExecutab
   compile.streaming_bytes = options.streaming_bytes;
   compile.objects = options.objects;
   compile.time_loop_bodies = options.time_loop_bodies;
-  compile.compile_threads =
-      options.compile_threads > 0 ? options.compile_threads : runtime::NumThreads();
+  compile.compile_threads = options.compile_threads > 0 ? options.compile_threads : NumThreads();
   compile.aliasing = DramAliasingOf(graph, graphs);
   LayOutNodes(graph, graphs);
   std::vector<const igraph::KernelNode*> loop_nodes;

@@ -11,8 +11,8 @@
 #include "codegen/jit_impl.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Intrinsics.h"
-#include "runtime/thread_pool.h"
 #include "support/error.h"
+#include "support/thread_pool.h"
 
 namespace uir::codegen {
 namespace {
@@ -54,9 +54,9 @@ double StreamTriadGBs(int64_t elements, int repeats) {
   float* pa = a.get();
   float* pb = b.get();
   float* pc = c.get();
-  const int64_t grain = std::max<int64_t>(1 << 16, elements / (4 * runtime::NumThreads()));
+  const int64_t grain = std::max<int64_t>(1 << 16, elements / (4 * NumThreads()));
   // First touch on the workers, as the triad will touch the pages.
-  runtime::ParallelFor(elements, grain, [&](int64_t begin, int64_t end) {
+  ParallelFor(elements, grain, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) {
       pa[i] = 0.0f;
       pb[i] = 1.0f;
@@ -66,7 +66,7 @@ double StreamTriadGBs(int64_t elements, int repeats) {
   double best = 0;
   for (int r = 0; r < repeats; ++r) {
     const double start = Now();
-    runtime::ParallelFor(elements, grain, [&](int64_t begin, int64_t end) {
+    ParallelFor(elements, grain, [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) pa[i] = pb[i] + 3.0f * pc[i];
     });
     const double seconds = Now() - start;
@@ -121,14 +121,14 @@ double FmaPeakGflops(int repeats) {
   AddModule(jit, std::move(module), std::move(context), /*keep_ir=*/false);
   auto kernel = reinterpret_cast<FmaFn>(jit.Lookup("uir_fma_loop"));
 
-  const int threads = runtime::NumThreads();
+  const int threads = NumThreads();
   constexpr int64_t kIterations = 20'000'000;
   std::vector<Buffer> out;
   for (int t = 0; t < threads; ++t) out.push_back(Allocate(lanes));
   double best = 0;
   for (int r = 0; r < repeats; ++r) {
     const double start = Now();
-    runtime::ParallelFor(threads, 1, [&](int64_t begin, int64_t end) {
+    ParallelFor(threads, 1, [&](int64_t begin, int64_t end) {
       for (int64_t t = begin; t < end; ++t) kernel(out[t].get(), kIterations);
     });
     const double seconds = Now() - start;

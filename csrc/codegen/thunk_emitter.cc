@@ -312,7 +312,7 @@ class Emitter {
       return;
     }
     if (n.kind == igraph::NodeKind::kControlFlow && EmitControlFlow(graph, n, out)) return;
-    if (std::optional<runtime::CallFrame> frame = igraph::CustomCallFrameOf(n)) {
+    if (std::optional<CallFrame> frame = igraph::CustomCallFrameOf(n)) {
       std::vector<BufferSlice> operands, results;
       for (const igraph::DramTensor& t : n.inputs) operands.push_back(SliceOf(t));
       for (const igraph::DramTensor& t : n.outputs) results.push_back(SliceOf(t));

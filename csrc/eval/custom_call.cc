@@ -2,13 +2,12 @@
 
 #include <string>
 
-#include "runtime/custom_call.h"
+#include "support/custom_call.h"
 
 namespace uir::eval {
 namespace {
 
 using hlo::Literal;
-using runtime::CallBuffer;
 
 // `l` as a call buffer over its bytes. Targets only read operands; a
 // result is made to own its bytes first (MakeOwn), so writing them writes it.
@@ -39,26 +38,26 @@ void MakeOwn(Literal& l) {
 
 }  // namespace
 
-std::optional<runtime::CustomCallApi> CustomCallApiOf(const hlo::HloInstruction& call) {
+std::optional<CustomCallApi> CustomCallApiOf(const hlo::HloInstruction& call) {
   using V = hlo::CustomCallApiVersion;
   const auto v = call.attributes().GetEnumOr<V>(hlo::AttrKey::kApiVersion);
   if (!v) return std::nullopt;
   switch (*v) {
     case V::kOriginal:
-      return runtime::CustomCallApi::kOriginal;
+      return CustomCallApi::kOriginal;
     case V::kStatusReturning:
-      return runtime::CustomCallApi::kStatusReturning;
+      return CustomCallApi::kStatusReturning;
     case V::kStatusReturningUnified:
-      return runtime::CustomCallApi::kStatusReturningUnified;
+      return CustomCallApi::kStatusReturningUnified;
     case V::kTypedFfi:
-      return runtime::CustomCallApi::kTypedFfi;
+      return CustomCallApi::kTypedFfi;
   }
   return std::nullopt;
 }
 
 Literal RunCustomCall(const hlo::HloInstruction& call,
                       const std::vector<const Literal*>& operands) {
-  runtime::CallFrame frame;
+  CallFrame frame;
   frame.api = CustomCallApiOf(call);
   frame.target = call.attributes().GetOr<std::string>(hlo::AttrKey::kCustomCallTarget).value_or("");
   frame.call = call.name();
@@ -68,7 +67,7 @@ Literal RunCustomCall(const hlo::HloInstruction& call,
   Literal result(call.shape().IsBuffer() ? call.shape().buffer_element() : call.shape());
   MakeOwn(result);
   frame.result = BufferOf(result);
-  runtime::RunCustomCall(frame);
+  uir::RunCustomCall(frame);
   return result;
 }
 

@@ -8,7 +8,7 @@
 
 #include "hlo/instruction.h"
 #include "hlo/literal.h"
-#include "runtime/custom_call.h"
+#include "support/custom_call.h"
 
 namespace uir::eval {
 
@@ -20,7 +20,7 @@ hlo::Literal RunCustomCall(const hlo::HloInstruction& call,
 
 // The calling convention custom-call `call`'s api_version names, if it has
 // one.
-std::optional<runtime::CustomCallApi> CustomCallApiOf(const hlo::HloInstruction& call);
+std::optional<CustomCallApi> CustomCallApiOf(const hlo::HloInstruction& call);
 
 }  // namespace uir::eval
 

@@ -24,8 +24,8 @@
 #include "eval/kernels.h"
 #include "eval/shape_ops.h"
 #include "eval/typed.h"
-#include "runtime/thread_pool.h"
 #include "support/float_format.h"
+#include "support/thread_pool.h"
 
 namespace uir::eval {
 namespace {
@@ -227,7 +227,7 @@ Literal EvalSort(const HloInstruction& inst, const std::vector<const Literal*>& 
   if (form && rows > 1) {
     // Rows sort independently, on the thread pool; the comparator is not
     // called (it is the key form), so nothing touches the context.
-    runtime::ParallelFor(rows, 1, [&](int64_t begin, int64_t end) {
+    ParallelFor(rows, 1, [&](int64_t begin, int64_t end) {
       std::vector<int64_t> perm(static_cast<size_t>(n));
       for (int64_t r = begin; r < end; ++r) sort_row(row_base(r), perm);
     });

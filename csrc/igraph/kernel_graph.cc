@@ -18,10 +18,10 @@
 #include "igraph/tile_program.h"
 #include "igraph/tiling.h"
 #include "igraph/verifier.h"
-#include "runtime/custom_call.h"
 #include "runtime/gemm.h"
-#include "runtime/thread_pool.h"
+#include "support/custom_call.h"
 #include "support/error.h"
+#include "support/thread_pool.h"
 
 namespace uir::igraph {
 

@@ -19,7 +19,6 @@
 #include "igraph/interpreter.h"
 #include "runtime/arg_reduce.h"
 #include "runtime/conv.h"
-#include "runtime/custom_call.h"
 #include "runtime/dot.h"
 #include "runtime/fft.h"
 #include "runtime/gather.h"
@@ -28,6 +27,7 @@
 #include "runtime/scatter.h"
 #include "runtime/sort.h"
 #include "runtime/window.h"
+#include "support/custom_call.h"
 
 namespace uir::igraph {
 
@@ -208,9 +208,8 @@ const KernelGraph* InPlaceCall(const KernelNode& node, const buffers::BufferAssi
 // leaves are node.inputs then node.outputs, in ForEachCallLeaf's order);
 // nullopt when a buffer is not row-major or a value is not an array, a
 // tuple or a token (the evaluator then runs it).
-std::optional<runtime::CallFrame> CustomCallFrameOf(const KernelNode& node);
-void ForEachCallLeaf(runtime::CallFrame& frame,
-                     const std::function<void(runtime::CallBuffer&)>& fn);
+std::optional<CallFrame> CustomCallFrameOf(const KernelNode& node);
+void ForEachCallLeaf(CallFrame& frame, const std::function<void(CallBuffer&)>& fn);
 
 // The BLAS product of a lone dot node, or of a library node's dot (whose
 // epilogue then finishes the output in place), on the node's tensors;

@@ -18,10 +18,10 @@
 #include "igraph/interpreter.h"
 #include "igraph/kernel_graph.h"
 #include "igraph/tile_program.h"
-#include "runtime/custom_call.h"
 #include "runtime/gemm.h"
-#include "runtime/thread_pool.h"
+#include "support/custom_call.h"
 #include "support/error.h"
+#include "support/thread_pool.h"
 
 namespace uir::igraph {
 
@@ -251,14 +251,14 @@ class Runner {
   // A custom call straight on its buffers, through the registry (false:
   // the evaluator runs it; see CustomCallFrameOf).
   bool RunCustomCall(const KernelNode& n) {
-    std::optional<runtime::CallFrame> frame = CustomCallFrameOf(n);
+    std::optional<CallFrame> frame = CustomCallFrameOf(n);
     if (!frame) return false;
     size_t next = 0;
     std::vector<const DramTensor*> leaves;
     for (const DramTensor& t : n.inputs) leaves.push_back(&t);
     for (const DramTensor& t : n.outputs) leaves.push_back(&t);
-    ForEachCallLeaf(*frame, [&](runtime::CallBuffer& leaf) { leaf.data = At(*leaves[next++]); });
-    runtime::RunCustomCall(*frame);
+    ForEachCallLeaf(*frame, [&](CallBuffer& leaf) { leaf.data = At(*leaves[next++]); });
+    uir::RunCustomCall(*frame);
     return true;
   }
 
@@ -338,12 +338,12 @@ class Runner {
     const int64_t per_batch = (c.rows + c.block_rows - 1) / c.block_rows;
     const int64_t tasks = c.batch * per_batch;
     auto run = [&](int64_t begin, int64_t end) { RunChainBlocks(n, per_batch, begin, end); };
-    if (code_ == nullptr || tasks == 1 || runtime::NumThreads() == 1) {
+    if (code_ == nullptr || tasks == 1 || NumThreads() == 1) {
       run(0, tasks);
       return;
     }
     runtime::SingleThreadedGemm scope;
-    runtime::ParallelFor(tasks, 1, run);
+    ParallelFor(tasks, 1, run);
   }
 
   // Blocks [begin, end) of a dot chain, numbered batch-major.

@@ -176,9 +176,9 @@ namespace {
 
 // A value of `shape` over array leaves counted from `next` (data left
 // null); false when a leaf is missing.
-bool CallBufferOf(const hlo::Shape& shape, size_t leaves, size_t& next, runtime::CallBuffer& b) {
+bool CallBufferOf(const hlo::Shape& shape, size_t leaves, size_t& next, CallBuffer& b) {
   if (shape.IsTuple()) {
-    b.kind = runtime::CallBuffer::Kind::kTuple;
+    b.kind = CallBuffer::Kind::kTuple;
     for (const hlo::Shape& s : shape.tuple_shapes()) {
       b.elements.emplace_back();
       if (!CallBufferOf(s, leaves, next, b.elements.back())) return false;
@@ -189,14 +189,14 @@ bool CallBufferOf(const hlo::Shape& shape, size_t leaves, size_t& next, runtime:
     b.type = shape.element_type();
     b.dims = shape.dimensions();
   } else {
-    b.kind = runtime::CallBuffer::Kind::kToken;
+    b.kind = CallBuffer::Kind::kToken;
   }
   return true;
 }
 
 }  // namespace
 
-std::optional<runtime::CallFrame> CustomCallFrameOf(const KernelNode& n) {
+std::optional<CallFrame> CustomCallFrameOf(const KernelNode& n) {
   if (n.kind != NodeKind::kCustomCall || n.instruction == nullptr) return std::nullopt;
   const HloInstruction& inst = *n.instruction;
   for (const std::vector<DramTensor>* side : {&n.inputs, &n.outputs}) {
@@ -205,7 +205,7 @@ std::optional<runtime::CallFrame> CustomCallFrameOf(const KernelNode& n) {
     }
   }
   if (inst.shape().IsBuffer()) return std::nullopt;
-  runtime::CallFrame frame;
+  CallFrame frame;
   frame.target = n.op;
   frame.call = inst.name();
   frame.api = eval::CustomCallApiOf(inst);
@@ -230,16 +230,15 @@ std::optional<runtime::CallFrame> CustomCallFrameOf(const KernelNode& n) {
   return frame;
 }
 
-void ForEachCallLeaf(runtime::CallFrame& frame,
-                     const std::function<void(runtime::CallBuffer&)>& fn) {
-  std::function<void(runtime::CallBuffer&)> visit = [&](runtime::CallBuffer& b) {
+void ForEachCallLeaf(CallFrame& frame, const std::function<void(CallBuffer&)>& fn) {
+  std::function<void(CallBuffer&)> visit = [&](CallBuffer& b) {
     if (b.IsTuple()) {
-      for (runtime::CallBuffer& e : b.elements) visit(e);
+      for (CallBuffer& e : b.elements) visit(e);
     } else if (b.IsArray()) {
       fn(b);
     }
   };
-  for (runtime::CallBuffer& o : frame.operands) visit(o);
+  for (CallBuffer& o : frame.operands) visit(o);
   visit(frame.result);
 }
 

@@ -10,8 +10,8 @@
 #include "codegen/roofline.h"
 #include "codegen/smoke_kernel.h"
 #include "python/bindings.h"
-#include "runtime/thread_pool.h"
 #include "support/error.h"
+#include "support/thread_pool.h"
 
 namespace py = pybind11;
 
@@ -69,8 +69,7 @@ class SmokeAddKernel {
     codegen::AddF32Fn fn = kernel_.fn;
     {
       py::gil_scoped_release release;
-      runtime::ParallelFor(n, kAddGrain,
-                           [&](int64_t begin, int64_t end) { fn(pa, pb, po, begin, end); });
+      ParallelFor(n, kAddGrain, [&](int64_t begin, int64_t end) { fn(pa, pb, po, begin, end); });
     }
     return out;
   }

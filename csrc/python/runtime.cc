@@ -10,10 +10,10 @@
 #include "python/bindings.h"
 #include "python/hlo_types.h"
 #include "runtime/buffer_pool.h"
-#include "runtime/custom_call.h"
 #include "runtime/gemm.h"
-#include "runtime/thread_pool.h"
+#include "support/custom_call.h"
 #include "support/error.h"
+#include "support/thread_pool.h"
 
 namespace py = pybind11;
 
@@ -54,10 +54,10 @@ hlo::Literal FromPython(const py::handle& value, const hlo::Shape& shape, const 
 }
 
 // The shape of a call buffer.
-hlo::Shape ShapeOf(const runtime::CallBuffer& b) {
+hlo::Shape ShapeOf(const CallBuffer& b) {
   if (b.IsTuple()) {
     std::vector<hlo::Shape> parts;
-    for (const runtime::CallBuffer& e : b.elements) parts.push_back(ShapeOf(e));
+    for (const CallBuffer& e : b.elements) parts.push_back(ShapeOf(e));
     return hlo::Shape::Tuple(std::move(parts));
   }
   if (!b.IsArray()) return hlo::Shape::Token();
@@ -65,7 +65,7 @@ hlo::Shape ShapeOf(const runtime::CallBuffer& b) {
 }
 
 // A copy of what `b` holds.
-hlo::Literal CopyOf(const runtime::CallBuffer& b) {
+hlo::Literal CopyOf(const CallBuffer& b) {
   hlo::Literal l(ShapeOf(b));
   if (b.IsTuple()) {
     for (size_t i = 0; i < b.elements.size(); ++i)
@@ -77,7 +77,7 @@ hlo::Literal CopyOf(const runtime::CallBuffer& b) {
 }
 
 // Writes `l` (of b's shape) into `b`.
-void WriteInto(const hlo::Literal& l, const runtime::CallBuffer& b) {
+void WriteInto(const hlo::Literal& l, const CallBuffer& b) {
   if (b.IsTuple()) {
     for (size_t i = 0; i < b.elements.size(); ++i) WriteInto(l.tuple_elements()[i], b.elements[i]);
   } else if (b.IsArray() && b.Bytes() > 0) {
@@ -89,14 +89,14 @@ void WriteInto(const hlo::Literal& l, const runtime::CallBuffer& b) {
 // so a target may keep them), the result is checked against the
 // instruction's shape and copied into place, and a Python exception becomes
 // CustomCallError with its type and message.
-runtime::FrameTarget PythonTarget(const std::string& name, py::object fn) {
+FrameTarget PythonTarget(const std::string& name, py::object fn) {
   std::shared_ptr<py::object> holder(new py::object(std::move(fn)), [](py::object* p) {
     if (Py_IsInitialized()) {
       py::gil_scoped_acquire gil;
       delete p;
     }
   });
-  return [name, holder](const runtime::CallFrame& frame) {
+  return [name, holder](const CallFrame& frame) {
     py::gil_scoped_acquire gil;
     std::string failure;
     try {
@@ -115,11 +115,11 @@ runtime::FrameTarget PythonTarget(const std::string& name, py::object fn) {
   };
 }
 
-runtime::CustomCallApi ApiFromName(const std::string& api) {
-  if (api == "original") return runtime::CustomCallApi::kOriginal;
-  if (api == "status") return runtime::CustomCallApi::kStatusReturning;
-  if (api == "status_unified") return runtime::CustomCallApi::kStatusReturningUnified;
-  if (api == "instruction") return runtime::CustomCallApi::kFromInstruction;
+CustomCallApi ApiFromName(const std::string& api) {
+  if (api == "original") return CustomCallApi::kOriginal;
+  if (api == "status") return CustomCallApi::kStatusReturning;
+  if (api == "status_unified") return CustomCallApi::kStatusReturningUnified;
+  if (api == "instruction") return CustomCallApi::kFromInstruction;
   throw py::value_error(
       "api must be 'original', 'status', 'status_unified' or 'instruction', not '" + api + "'");
 }
@@ -131,7 +131,7 @@ void BindRuntime(py::module_& m) {
   sm.def("blas_core", &runtime::BlasCore,
          "The BLAS library's kernel family for this CPU (uir names it from the CPU's "
          "features through OPENBLAS_CORETYPE unless that is set).");
-  sm.def("num_threads", &runtime::NumThreads,
+  sm.def("num_threads", &NumThreads,
          "Worker threads kernels run on: UIR_NUM_THREADS, else the CPUs available.");
   sm.def(
       "register_c_custom_call",
@@ -141,7 +141,7 @@ void BindRuntime(py::module_& m) {
           throw py::value_error("custom-call target '" + name + "': " + std::to_string(address) +
                                 " is not an address inside a loaded library");
         }
-        runtime::RegisterCustomCallTarget(name, reinterpret_cast<void*>(address), ApiFromName(api));
+        RegisterCustomCallTarget(name, reinterpret_cast<void*>(address), ApiFromName(api));
       },
       py::arg("name"), py::arg("address"), py::arg("api"), py::arg("check_address") = false,
       "Registers the C function at `address` as custom-call target `name`; with "
@@ -149,11 +149,11 @@ void BindRuntime(py::module_& m) {
   sm.def(
       "register_python_custom_call",
       [](const std::string& name, py::object fn) {
-        runtime::RegisterCustomCallTarget(name, PythonTarget(name, std::move(fn)));
+        RegisterCustomCallTarget(name, PythonTarget(name, std::move(fn)));
       },
       py::arg("name"), py::arg("fn"), "Registers a Python callable as custom-call target `name`.");
-  sm.def("unregister_custom_call", &runtime::UnregisterCustomCallTarget, py::arg("name"));
-  sm.def("custom_call_targets", &runtime::CustomCallTargetNames,
+  sm.def("unregister_custom_call", &UnregisterCustomCallTarget, py::arg("name"));
+  sm.def("custom_call_targets", &CustomCallTargetNames,
          "Registered custom-call target names, built-in ones included.");
   sm.def(
       "parallel_sum_for_testing",
@@ -162,7 +162,7 @@ void BindRuntime(py::module_& m) {
         // is visited exactly once and that a chunk's exception reaches the caller.
         std::atomic<int64_t> sum{0};
         py::gil_scoped_release release;
-        runtime::ParallelFor(n, grain, [&](int64_t begin, int64_t end) {
+        ParallelFor(n, grain, [&](int64_t begin, int64_t end) {
           int64_t local = 0;
           for (int64_t i = begin; i < end; ++i) {
             UIR_CHECK(i != throw_at) << "chunk [" << begin << ", " << end << ") reached " << i;
@@ -208,13 +208,13 @@ void BindRuntime(py::module_& m) {
         std::atomic<int64_t> visited{0}, moved{0}, reentered{0};
         {
           py::gil_scoped_release release;
-          runtime::ParallelFor(outer, 1, [&](int64_t begin, int64_t end) {
+          ParallelFor(outer, 1, [&](int64_t begin, int64_t end) {
             static thread_local int depth = 0;
             if (depth > 0) ++reentered;
             ++depth;
             const std::thread::id self = std::this_thread::get_id();
             for (int64_t i = begin; i < end; ++i) {
-              runtime::ParallelFor(inner, 1, [&](int64_t b, int64_t e) {
+              ParallelFor(inner, 1, [&](int64_t b, int64_t e) {
                 if (std::this_thread::get_id() != self) ++moved;
                 visited += e - b;
               });

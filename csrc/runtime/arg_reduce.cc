@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "runtime/narrow_float.h"
-#include "runtime/thread_pool.h"
 #include "support/float_format.h"
 #include "support/machine.h"
+#include "support/thread_pool.h"
 
 namespace uir::runtime {
 

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "runtime/gemm.h"
-#include "runtime/thread_pool.h"
 #include "support/machine.h"
+#include "support/thread_pool.h"
 
 namespace uir::runtime {
 namespace {

@@ -11,8 +11,8 @@
 #include "runtime/dot.h"
 #include "runtime/fold.h"
 #include "runtime/narrow_float.h"
-#include "runtime/thread_pool.h"
 #include "support/float_format.h"
+#include "support/thread_pool.h"
 
 namespace uir::runtime {
 namespace {

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <cstring>
 
-#include "runtime/thread_pool.h"
 #include "support/error.h"
+#include "support/thread_pool.h"
 
 namespace uir::runtime {
 namespace {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "runtime/custom_call.h"
 #include "runtime/thunk.h"
+#include "support/custom_call.h"
 
 namespace uir::runtime {
 

@@ -19,9 +19,9 @@
 #include "runtime/gemm.h"
 #include "runtime/narrow_float.h"
 #include "runtime/strided.h"
-#include "runtime/thread_pool.h"
 #include "support/error.h"
 #include "support/float_format.h"
+#include "support/thread_pool.h"
 
 namespace uir::runtime {
 namespace {

@@ -9,8 +9,8 @@
 #include <optional>
 #include <vector>
 
-#include "runtime/thread_pool.h"
 #include "support/integers.h"
+#include "support/thread_pool.h"
 
 namespace uir::runtime {
 namespace {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "runtime/strided.h"
-#include "runtime/thread_pool.h"
+#include "support/thread_pool.h"
 
 namespace uir::runtime {
 

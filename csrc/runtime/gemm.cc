@@ -6,8 +6,8 @@
 #include <climits>
 #include <mutex>
 
-#include "runtime/thread_pool.h"
 #include "support/error.h"
+#include "support/thread_pool.h"
 
 namespace uir::runtime {
 namespace {

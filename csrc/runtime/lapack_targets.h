@@ -18,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-#include "runtime/custom_call.h"
+#include "support/custom_call.h"
 
 namespace uir::runtime {
 

@@ -6,7 +6,7 @@
 #include <numbers>
 
 #include "runtime/narrow_float.h"
-#include "runtime/thread_pool.h"
+#include "support/thread_pool.h"
 
 namespace uir::runtime {
 namespace {

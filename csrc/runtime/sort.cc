@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "runtime/narrow_float.h"
-#include "runtime/thread_pool.h"
+#include "support/thread_pool.h"
 
 namespace uir::runtime {
 

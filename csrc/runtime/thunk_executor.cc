@@ -7,8 +7,8 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "runtime/profiler.h"
-#include "runtime/thread_pool.h"
 #include "support/error.h"
+#include "support/thread_pool.h"
 
 namespace uir::runtime {
 

@@ -16,7 +16,7 @@
 #include "runtime/fold.h"
 #include "runtime/narrow_float.h"
 #include "runtime/strided.h"
-#include "runtime/thread_pool.h"
+#include "support/thread_pool.h"
 
 namespace uir::runtime {
 

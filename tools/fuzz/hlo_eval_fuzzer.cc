@@ -27,6 +27,7 @@
 #include "hlo/parser.h"
 #include "hlo/printer.h"
 #include "hlo/verifier.h"
+#include "runtime/builtin_targets.h"
 #include "support/error.h"
 #include "support/primitive_type.h"
 
@@ -128,6 +129,7 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  uir::runtime::RegisterBuiltinTargets();  // once: custom calls run as the CPU runs them
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   std::unique_ptr<HloModule> module;
   try {

@@ -1,12 +1,12 @@
 // The worker threads that kernels run on: a oneTBB arena of a fixed size.
-#ifndef UIR_RUNTIME_THREAD_POOL_H_
-#define UIR_RUNTIME_THREAD_POOL_H_
+#ifndef UIR_SUPPORT_THREAD_POOL_H_
+#define UIR_SUPPORT_THREAD_POOL_H_
 
 #include <cstdint>
 #include <type_traits>
 #include <vector>
 
-namespace uir::runtime {
+namespace uir {
 
 // The number of worker threads (the calling thread included): UIR_NUM_THREADS
 // if it is set to a positive integer, else the CPUs this process may run on.
@@ -51,6 +51,6 @@ using TaskFn = void (*)(void* ctx, int64_t task);
 void RunDag(const std::vector<std::vector<int32_t>>& successors,
             const std::vector<int32_t>& in_degree, TaskFn fn, void* ctx);
 
-}  // namespace uir::runtime
+}  // namespace uir
 
-#endif  // UIR_RUNTIME_THREAD_POOL_H_
+#endif  // UIR_SUPPORT_THREAD_POOL_H_

@@ -1,5 +1,5 @@
 // ParallelFor on a oneTBB task arena sized by NumThreads().
-#include "runtime/thread_pool.h"
+#include "support/thread_pool.h"
 
 #include <atomic>
 #include <cstdlib>
@@ -16,7 +16,7 @@
 #include "tbb/task_arena.h"
 #include "tbb/task_group.h"
 
-namespace uir::runtime {
+namespace uir {
 namespace {
 
 int ThreadsFromEnvironment() {
@@ -143,4 +143,4 @@ void RunDag(const std::vector<std::vector<int32_t>>& successors,
   if (error) std::rethrow_exception(error);
 }
 
-}  // namespace uir::runtime
+}  // namespace uir

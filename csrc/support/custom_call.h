@@ -1,14 +1,16 @@
 // The custom-call registry: the host functions that `custom-call`
 // instructions name by custom_call_target. The evaluator and the CPU
-// executor run the same targets on the same call frames.
+// executor run the same targets on the same call frames, so the registry
+// sits below both.
 //
 // A target is either a C function with one of XLA's CPU calling conventions
 // (see uir/include/uir/custom_call.h) or a C++ function on a call frame (the
-// built-in targets, and Python callables through the bindings). A call frame
-// is buffers, element types and dimensions: nothing here knows HLO
-// instructions or literals (the evaluator adapts in eval/custom_call.h).
-#ifndef UIR_RUNTIME_CUSTOM_CALL_H_
-#define UIR_RUNTIME_CUSTOM_CALL_H_
+// runtime's built-in targets, runtime/builtin_targets.h, and Python
+// callables through the bindings). A call frame is buffers, element types
+// and dimensions: nothing here knows HLO instructions or literals (the
+// evaluator adapts in eval/custom_call.h).
+#ifndef UIR_SUPPORT_CUSTOM_CALL_H_
+#define UIR_SUPPORT_CUSTOM_CALL_H_
 
 #include <cstdint>
 #include <functional>
@@ -20,7 +22,7 @@
 
 #include "support/primitive_type.h"
 
-namespace uir::runtime {
+namespace uir {
 
 enum class CustomCallApi {
   kOriginal,                // void f(void* out, const void** in)
@@ -78,7 +80,6 @@ struct CustomCallTarget {
   void* c_function = nullptr;  // a C target, called with `api`
   CustomCallApi api = CustomCallApi::kStatusReturning;
   FrameTarget frame_function;  // or a target on call frames
-  bool builtin = false;
 };
 
 // Registers (or replaces) a target. Thread-safe.
@@ -96,6 +97,6 @@ std::vector<std::string> CustomCallTargetNames();
 // result buffers then hold is unspecified.
 void RunCustomCall(const CallFrame& frame);
 
-}  // namespace uir::runtime
+}  // namespace uir
 
-#endif  // UIR_RUNTIME_CUSTOM_CALL_H_
+#endif  // UIR_SUPPORT_CUSTOM_CALL_H_

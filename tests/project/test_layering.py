@@ -1,0 +1,176 @@
+"""The floors of the C++ core (csrc/): every #include from one room into
+another, and every dependency between the rooms' CMake libraries, points
+down the order below, so the include graph is the CMake graph and has no
+cycle. Third-party headers stay in the rooms that own them: LLVM in
+codegen (in headers no other room includes), oneTBB in the thread pool,
+pybind11 in the bindings."""
+
+from __future__ import annotations
+
+import pathlib
+import re
+from collections import defaultdict
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+CSRC = ROOT / "csrc"
+
+# Each room and the rooms it may include, bottom to top. support is the
+# floor; the runtime stands on it alone (no HLO, no LLVM: it builds by
+# itself); hlo is the IR; eval, the reference evaluator, stands beside the
+# compiler on hlo and support, and the compiler's floors may ask it
+# (constant folding, the iGraph interpreter); analysis, passes, schedule
+# and the pipeline that assembles them come in that order; buffers, igraph
+# and codegen above them; python binds everything.
+COMPILER = ["analysis", "passes", "schedule", "pipeline", "buffers", "igraph", "codegen"]
+ALLOWED: dict[str, set[str]] = {
+    "support": set(),
+    "runtime": {"support"},
+    "hlo": {"support"},
+    "eval": {"hlo", "support"},
+}
+for i, room in enumerate(COMPILER):
+    ALLOWED[room] = {"support", "hlo", "eval", *COMPILER[:i]}
+ALLOWED["codegen"] |= {"runtime"}
+ALLOWED["python"] = set(ALLOWED) - {"python"}
+ALLOWED["python"] |= set(COMPILER)
+
+# Crossings that stand against the order today, each with what removes it.
+# The test fails when one disappears (so the list only shrinks) and on any
+# crossing not listed.
+KNOWN: dict[tuple[str, str], str] = {
+    ("igraph", "runtime"): (
+        "kernel_graph.h holds the runtime's library-call descriptors and the host nodes "
+        "run through the custom-call registry and the thread pool; the descriptors move "
+        "to the thunk emitter and host nodes become precompiled host thunks"
+    ),
+}
+
+INCLUDE = re.compile(r'^\s*#\s*include\s+[<"]([^">]+)[">]', re.M)
+
+
+def _sources():
+    for path in sorted(CSRC.rglob("*")):
+        if path.suffix in (".h", ".cc", ".def") and path.is_file():
+            yield path
+
+
+def _room(path: pathlib.Path) -> str:
+    return path.relative_to(CSRC).parts[0]
+
+
+def _include_edges():
+    """(from room, to room) -> the files that make the edge."""
+    rooms = {p.name for p in CSRC.iterdir() if p.is_dir()}
+    edges: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for path in _sources():
+        for target in INCLUDE.findall(path.read_text()):
+            head = target.split("/")[0]
+            if head in rooms and head != _room(path):
+                edges[(_room(path), head)].append(str(path.relative_to(ROOT)))
+    return edges
+
+
+def test_every_room_is_placed_in_the_order():
+    rooms = {p.name for p in CSRC.iterdir() if p.is_dir()}
+    assert rooms == set(ALLOWED), (
+        f"rooms not in ALLOWED: {sorted(rooms - set(ALLOWED))}; "
+        f"listed but absent: {sorted(set(ALLOWED) - rooms)}"
+    )
+
+
+def test_includes_point_down_the_order():
+    edges = _include_edges()
+    wrong = {
+        edge: files
+        for edge, files in edges.items()
+        if edge[1] not in ALLOWED[edge[0]] and edge not in KNOWN
+    }
+    assert not wrong, "includes against the order:\n" + "\n".join(
+        f"  {a} -> {b}: {', '.join(sorted(set(files))[:4])}" for (a, b), files in wrong.items()
+    )
+    gone = [edge for edge in KNOWN if edge not in edges]
+    assert not gone, f"no longer crossed, remove from KNOWN: {gone}"
+
+
+def test_the_allowed_order_has_no_cycle():
+    graph = {room: set(allowed) for room, allowed in ALLOWED.items()}
+    for a, b in KNOWN:
+        graph[a].add(b)
+    state: dict[str, int] = {}
+
+    def visit(room, path):
+        if state.get(room) == 1:
+            raise AssertionError("cycle: " + " -> ".join([*path, room]))
+        if state.get(room) == 2:
+            return
+        state[room] = 1
+        for below in graph[room]:
+            visit(below, [*path, room])
+        state[room] = 2
+
+    for room in graph:
+        visit(room, [])
+
+
+def _cmake_stages():
+    """Library name -> the uir libraries it depends on, from uir_stage()."""
+    text = (ROOT / "CMakeLists.txt").read_text()
+    stages = {}
+    for m in re.finditer(r"uir_stage\((uir_\w+)(.*?)\)", text, re.S):
+        body = m.group(2)
+        deps = re.search(r"DEPS(.*?)SOURCES", body, re.S)
+        names = re.findall(r"\buir_(\w+)", deps.group(1)) if deps else []
+        sources = re.findall(r"csrc/(\w+)/", body)
+        stages[m.group(1)[4:]] = (set(names), set(sources))
+    return stages
+
+
+def test_the_cmake_libraries_follow_the_same_order():
+    stages = _cmake_stages()
+    rooms = set(ALLOWED) - {"python"}
+    for room in rooms:
+        assert room in stages, f"no uir_stage(uir_{room}) in CMakeLists.txt"
+        deps, sources = stages[room]
+        assert sources == {room}, f"uir_{room} builds sources of {sorted(sources)}"
+        rooms_deps = deps & rooms
+        extra = {d for d in rooms_deps if d not in ALLOWED[room] and (room, d) not in KNOWN}
+        assert not extra, f"uir_{room} links {sorted(extra)} against the order"
+    # Each room's includes are reachable through its libraries.
+    closure = {}
+
+    def reach(room):
+        if room not in closure:
+            closure[room] = set()
+            for d in stages[room][0] & rooms:
+                closure[room] |= {d} | reach(d)
+        return closure[room]
+
+    missing = [
+        (a, b) for (a, b) in _include_edges() if a in rooms and b in rooms and b not in reach(a)
+    ]
+    assert not missing, f"includes whose library is not linked: {missing}"
+
+
+def test_third_party_headers_stay_in_their_rooms():
+    llvm_headers = set()
+    wrong = []
+    for path in _sources():
+        rel = str(path.relative_to(CSRC))
+        for target in INCLUDE.findall(path.read_text()):
+            if target.startswith("llvm/") or target.startswith("llvm-c/"):
+                if _room(path) != "codegen":
+                    wrong.append((rel, target))
+                elif path.suffix == ".h":
+                    llvm_headers.add(rel)
+            elif target.startswith("tbb/") or target.startswith("oneapi/"):
+                if rel != "support/thread_pool.cc":
+                    wrong.append((rel, target))
+            elif target.startswith("pybind11/") and _room(path) != "python":
+                wrong.append((rel, target))
+    assert not wrong, wrong
+    # Headers of codegen that include LLVM are codegen's own.
+    for path in _sources():
+        if _room(path) == "codegen":
+            continue
+        for target in INCLUDE.findall(path.read_text()):
+            assert target not in llvm_headers, f"{path.relative_to(ROOT)} includes {target}"
