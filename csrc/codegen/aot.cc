@@ -6,6 +6,7 @@
 #include <array>
 #include <cstring>
 #include <sstream>
+#include <stdexcept>
 
 #include "codegen/host.h"
 #include "hlo/parser.h"
@@ -21,7 +22,7 @@ namespace uir::codegen {
 namespace {
 
 constexpr char kMagic[8] = {'u', 'i', 'r', 'e', 'x', 'e', 'c', '\n'};
-constexpr uint64_t kFormatVersion = 1;
+constexpr uint64_t kFormatVersion = 2;
 constexpr size_t kDigestBytes = 32;
 
 std::string Hex(std::string_view bytes) {
@@ -153,9 +154,8 @@ void Read(Reader& r, T& value, const char* what) {
 struct Blob {
   AotHost host;
   igraph::HardwareModel hardware;
-  int opt_level = 3, vector_bits = 0, plan_threads = 1;
-  bool target_math = true, prefetch = true;
-  int64_t streaming_bytes = 0, concurrent_bytes = 0;
+  int opt_level = 3, plan_threads = 1;
+  CompileFlags flags;
   std::string module_text, placement, thunk_text, digest;
   std::vector<std::string> parameters, results;  // leaf shapes
   std::vector<CpuExecutable::Donation> donations;
@@ -176,10 +176,10 @@ std::string Write(const Blob& b) {
                     b.hardware.sram_bytes, b.hardware.vector_bytes}) {
     w.U64(static_cast<uint64_t>(v));
   }
-  for (int64_t v :
-       {int64_t{b.opt_level}, int64_t{b.vector_bits}, int64_t{b.plan_threads},
-        int64_t{b.target_math}, int64_t{b.prefetch}, b.streaming_bytes, b.concurrent_bytes}) {
-    w.U64(static_cast<uint64_t>(v));
+  w.U64(static_cast<uint64_t>(b.opt_level));
+  w.U64(static_cast<uint64_t>(b.plan_threads));
+  for (const CompileFlagInfo& f : CompileFlagTable()) {
+    w.U64(static_cast<uint64_t>(GetCompileFlag(b.flags, f.name)));
   }
   w.Str(b.module_text);
   w.Str(b.placement);
@@ -238,16 +238,17 @@ Blob ReadBlob(std::string_view bytes) {
                      &b.hardware.sram_bytes, &b.hardware.vector_bytes}) {
     Read(r, *v, "hardware model");
   }
-  int64_t target_math = 0, prefetch = 0;
   Read(r, b.opt_level, "options");
-  Read(r, b.vector_bits, "options");
   Read(r, b.plan_threads, "options");
-  Read(r, target_math, "options");
-  Read(r, prefetch, "options");
-  Read(r, b.streaming_bytes, "options");
-  Read(r, b.concurrent_bytes, "options");
-  b.target_math = target_math != 0;
-  b.prefetch = prefetch != 0;
+  for (const CompileFlagInfo& f : CompileFlagTable()) {
+    int64_t value = 0;
+    Read(r, value, "options");
+    try {
+      SetCompileFlag(b.flags, f.name, value);
+    } catch (const std::invalid_argument& e) {
+      Refuse(std::string("its options are out of range (") + e.what() + ")");
+    }
+  }
   Read(r, b.module_text, "module");
   Read(r, b.placement, "buffer assignment");
   Read(r, b.parameters, "signature");
@@ -322,9 +323,8 @@ std::string FirstDifference(const std::string& a, const std::string& b) {
 std::string KernelProgramDigest(const std::vector<const igraph::IGraph*>& graphs,
                                 const KernelCompileOptions& options) {
   std::ostringstream key;
-  key << "opt " << options.opt_level << " vector " << options.vector_bits << " streaming "
-      << options.streaming_bytes << " target_math " << options.target_math << " prefetch "
-      << options.prefetch << "\n";
+  key << "opt " << options.opt_level << " " << CompileFlagsText(options.flags, /*code_only=*/true)
+      << "\n";
   for (size_t k = 0; k < graphs.size(); ++k) {
     key << "graph " << k << "\n" << igraph::ToText(*graphs[k]) << "\n";
     if (k < options.aliasing.size()) {
@@ -406,12 +406,8 @@ std::string SerializeExecutable(const CpuExecutable& exe) {
   b.host = ThisHost();
   b.hardware = graph.hardware();
   b.opt_level = options.opt_level;
-  b.vector_bits = options.vector_bits;
   b.plan_threads = options.plan_threads;
-  b.target_math = options.target_math;
-  b.prefetch = options.prefetch;
-  b.streaming_bytes = options.streaming_bytes;
-  b.concurrent_bytes = options.concurrent_bytes;
+  b.flags = options.flags;
   hlo::PrintOptions print;
   print.print_metadata = false;
   b.module_text = hlo::PrintModule(graph.module(), print);
@@ -470,12 +466,8 @@ LoadedExecutable DeserializeExecutable(std::string_view bytes) {
       igraph::KernelGraph::Lower(*out.module, *out.assignment, b.hardware));
   CpuExecutableOptions options;
   options.opt_level = b.opt_level;
-  options.vector_bits = b.vector_bits;
   options.plan_threads = b.plan_threads;
-  options.target_math = b.target_math;
-  options.prefetch = b.prefetch;
-  options.streaming_bytes = b.streaming_bytes;
-  options.concurrent_bytes = b.concurrent_bytes;
+  options.flags = b.flags;
   options.objects = std::make_shared<const KernelObjects>(std::move(b.kernels));
   out.executable = std::make_unique<CpuExecutable>(*out.graph, options);
   const CpuExecutable& exe = *out.executable;

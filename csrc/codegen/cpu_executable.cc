@@ -227,13 +227,9 @@ CpuExecutable::CpuExecutable(const igraph::KernelGraph& graph, const CpuExecutab
   KernelCompileOptions compile;
   compile.opt_level = options.opt_level;
   compile.keep_text = options.keep_text;
-  compile.vector_bits = options.vector_bits;
-  compile.target_math = options.target_math;
-  compile.prefetch = options.prefetch;
-  compile.streaming_bytes = options.streaming_bytes;
+  compile.flags = options.flags;
   compile.objects = options.objects;
   compile.time_loop_bodies = options.time_loop_bodies;
-  compile.compile_threads = options.compile_threads > 0 ? options.compile_threads : NumThreads();
   compile.aliasing = DramAliasingOf(graph, graphs);
   LayOutNodes(graph, graphs);
   std::vector<const igraph::KernelNode*> loop_nodes;
@@ -287,7 +283,7 @@ CpuExecutable::CpuExecutable(const igraph::KernelGraph& graph, const CpuExecutab
   emit.kernels = &node_parts_;
   emit.loops = &loops_;
   emit.code = this;
-  emit.options.concurrent_bytes = options.concurrent_bytes;
+  emit.options.concurrent_bytes = options.flags.concurrent_bytes;
   emit.fallbacks = &fallbacks_;
   emit.fallback_bytes = &fallback_bytes_;
   fallback_bytes_.assign(fallbacks_.size(), 0);  // the refused iGraphs'

@@ -21,16 +21,10 @@ namespace uir::codegen {
 
 struct CpuExecutableOptions {
   int opt_level = 3;
-  bool keep_text = false;                       // LLVM IR and assembly, for dumps and inspection
-  int vector_bits = 0;                          // KernelCompileOptions::vector_bits
-  bool target_math = true;                      // KernelCompileOptions::target_math
-  bool prefetch = true;                         // KernelCompileOptions::prefetch
-  int64_t streaming_bytes = int64_t{16} << 20;  // KernelCompileOptions::streaming_bytes
-  // ThunkExecutorOptions::concurrent_bytes: thunks that may run at the
-  // same time do when together they move at least this many bytes.
-  int64_t concurrent_bytes = int64_t{1} << 16;
-  // KernelCompileOptions::compile_threads; 0: the worker thread count.
-  int compile_threads = 0;
+  bool keep_text = false;  // LLVM IR and assembly, for dumps and inspection
+  // The options users set (compile_flags.def); concurrent_bytes is the
+  // thunk executor's, the rest the kernel compiler's.
+  CompileFlags flags;
   // The worker threads native loops are planned for (a loop whose kernels
   // would be worth splitting over several threads runs node by node); 0:
   // this process's count. A loaded executable plans for its compile's.

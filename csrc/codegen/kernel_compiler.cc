@@ -19,6 +19,7 @@
 #include "llvm/IR/IntrinsicsX86.h"
 #include "llvm/TargetParser/Triple.h"
 #include "support/error.h"
+#include "support/thread_pool.h"
 
 namespace uir::codegen {
 namespace {
@@ -335,7 +336,10 @@ CompiledKernels CompileKernels(const std::vector<const igraph::IGraph*>& graphs,
   std::vector<std::string> streaming_names(graphs.size());
   std::vector<std::string> loop_names(options.loops.size());
   const bool is_x86 = out.jit->impl().lljit->getTargetTriple().isX86();
-  std::vector<Part> parts = Partition(graphs, options.loops, options.compile_threads);
+  std::vector<Part> parts =
+      Partition(graphs, options.loops,
+                options.flags.compile_threads > 0 ? static_cast<int>(options.flags.compile_threads)
+                                                  : NumThreads());
 
   // Each part writes only its own graphs' and loops' entries of `out`,
   // streaming_names and loop_names.
@@ -343,9 +347,10 @@ CompiledKernels CompileKernels(const std::vector<const igraph::IGraph*>& graphs,
     auto start = std::chrono::steady_clock::now();
     auto context = std::make_unique<llvm::LLVMContext>();
     auto module = std::make_unique<llvm::Module>("uir_kernels", *context);
-    if (options.target_math && HostHasAvx512Vl())
+    if (options.flags.target_math && HostHasAvx512Vl())
       module->addModuleFlag(llvm::Module::Warning, kScalefModuleFlag, 1);
-    if (options.prefetch) module->addModuleFlag(llvm::Module::Warning, kPrefetchModuleFlag, 1);
+    if (options.flags.prefetch)
+      module->addModuleFlag(llvm::Module::Warning, kPrefetchModuleFlag, 1);
     bool any = false;
     for (size_t k : part.graphs) {
       const igraph::IGraph& g = *graphs[k];
@@ -358,7 +363,7 @@ CompiledKernels CompileKernels(const std::vector<const igraph::IGraph*>& graphs,
                                                                               : nullptr;
       const bool row_form = PlanRows(g).ok;
       const int vector_bits =
-          options.vector_bits > 0 ? options.vector_bits : KindVectorBits(row_form);
+          options.flags.vector_bits > 0 ? options.flags.vector_bits : KindVectorBits(row_form);
       auto set_width = [&](const std::string& fn_name) {
         if (vector_bits <= 0) return;
         const std::string bits = std::to_string(vector_bits);
@@ -377,7 +382,7 @@ CompiledKernels CompileKernels(const std::vector<const igraph::IGraph*>& graphs,
       out.names[k] = name;
       any = true;
       const std::vector<bool> streamed =
-          is_x86 ? StreamedPointers(g, row_form, aliasing, options.streaming_bytes)
+          is_x86 ? StreamedPointers(g, row_form, aliasing, options.flags.streaming_bytes)
                  : std::vector<bool>();
       if (!streamed.empty()) {
         streaming_names[k] = name + "_streaming";

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/compile_flags.h"
 #include "codegen/jit.h"
 #include "igraph/dynamic_slice.h"
 #include "igraph/igraph.h"
@@ -117,31 +118,13 @@ struct KernelCompileOptions {
   int opt_level = 3;
   // Keep the LLVM IR (before and after optimization) and the assembly.
   bool keep_text = false;
-  // The vector width (bits) the vectorizer may use, as LLVM's
-  // prefer-vector-width, for every kernel; 0 chooses per kernel kind:
-  // 512 for row-by-row and coalesced bodies on AVX-512 hosts, else LLVM's
-  // choice for the host (some AVX-512 parts prefer 256).
-  int vector_bits = 0;
-  // Use instructions of the host beyond what LLVM's generic IR selects
-  // (AVX-512's vscalef in exp, math.h); false: generic IR only, which
-  // gives the same results.
-  bool target_math = true;
-  // Column loops heavy in arithmetic prefetch their dram inputs ahead
-  // (emitter.cc's PrefetchAhead); false: none.
-  bool prefetch = true;
+  // The options users set (compile_flags.def): vector width, target math,
+  // prefetches, streaming stores, compile threads (0: the worker count).
+  CompileFlags flags;
   // Per graph (empty: nothing known): its dram iPointers' aliasing.
   std::vector<DramAliasing> aliasing;
-  // Row-by-row and coalesced kernels writing a dram iPointer of at least
-  // this many bytes that they do not read also get a streaming variant,
-  // whose vector stores to it are non-temporal (no read for ownership, no
-  // eviction of the inputs from cache); 0: none.
-  int64_t streaming_bytes = int64_t{16} << 20;
   // While loops to compile as one function each (LoopDriver).
   std::vector<LoopDriver> loops;
-  // Threads compiling at once: the kernels are split over up to this many
-  // modules (at most 4), each emitted, optimized and turned into machine
-  // code on a thread of its own; small compiles use one.
-  int compile_threads = 1;
   // Each kernel times its loop bodies (EmitKernel's timer): for profiles
   // of what runs inside a kernel, at the cost of two cycle-counter reads
   // and two atomic adds per parallel id. x86 hosts only.

@@ -6,6 +6,7 @@
 #include <memory>
 #include <sstream>
 
+#include "codegen/compile_flags.h"
 #include "codegen/host.h"
 #include "codegen/roofline.h"
 #include "codegen/smoke_kernel.h"
@@ -108,6 +109,28 @@ void BindCodegen(py::module_& m) {
         return codegen::FmaPeakGflops();
       },
       "GFLOP/s of independent vector FMAs at the host's widest width on every worker thread.");
+  sm.def(
+      "compile_flags",
+      [] {
+        py::list out;
+        for (const codegen::CompileFlagInfo& f : codegen::CompileFlagTable()) {
+          py::dict row;
+          row["name"] = std::string(f.name);
+          row["kind"] = std::string(codegen::CompileFlagKindName(f.kind));
+          if (f.kind == codegen::CompileFlagKind::kSwitch) {
+            row["default"] = py::bool_(f.default_value != 0);
+          } else {
+            row["default"] = f.default_value;
+          }
+          row["shapes_code"] = f.shapes_code;
+          row["doc"] = std::string(f.doc);
+          out.append(row);
+        }
+        return out;
+      },
+      "The CPU backend's compile flags (codegen/compile_flags.def), in order: dicts of "
+      "name, kind (vector_bits, bytes, count or switch), default, shapes_code and doc. "
+      "UIR_FLAGS spells each --cpu_<name>=value; KernelGraph.compile takes them by name.");
   sm.def("host_info", &HostInfoDict,
          "The host as LLVM sees it: llvm_version, triple, cpu, features (sorted).");
   py::class_<SmokeAddKernel>(sm, "SmokeAddKernel",

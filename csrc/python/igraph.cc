@@ -8,6 +8,7 @@
 
 #include "buffers/buffer_assignment.h"
 #include "codegen/aot.h"
+#include "codegen/compile_flags.h"
 #include "codegen/cpu_executable.h"
 #include "codegen/kernel_compiler.h"
 #include "igraph/interpreter.h"
@@ -388,56 +389,40 @@ void BindIGraph(py::module_& m) {
       .def(
           "compile",
           [](const std::shared_ptr<PyKernelGraph>& k, int opt_level, bool keep_text,
-             int vector_bits, int64_t streaming_bytes, int64_t concurrent_bytes,
-             int compile_threads, bool target_math, bool prefetch, bool time_loop_bodies) {
-            if (compile_threads < 0) {
-              throw py::value_error("compile_threads must be >= 0, got " +
-                                    std::to_string(compile_threads));
-            }
-            if (concurrent_bytes < 0) {
-              throw py::value_error("concurrent_bytes must be >= 0, got " +
-                                    std::to_string(concurrent_bytes));
-            }
-            if (streaming_bytes < 0) {
-              throw py::value_error("streaming_bytes must be >= 0, got " +
-                                    std::to_string(streaming_bytes));
-            }
+             bool time_loop_bodies, const py::kwargs& flags) {
             if (opt_level < 0 || opt_level > 3) {
               throw py::value_error("opt_level must be 0..3, got " + std::to_string(opt_level));
             }
-            if (vector_bits != 0 && vector_bits != 128 && vector_bits != 256 &&
-                vector_bits != 512) {
-              throw py::value_error("vector_bits must be 0, 128, 256 or 512, got " +
-                                    std::to_string(vector_bits));
-            }
-            auto out = std::make_shared<PyCpuExecutable>();
-            out->owner = k;
             codegen::CpuExecutableOptions options;
             options.opt_level = opt_level;
             options.keep_text = keep_text;
-            options.vector_bits = vector_bits;
-            options.target_math = target_math;
-            options.prefetch = prefetch;
-            options.streaming_bytes = streaming_bytes;
-            options.concurrent_bytes = concurrent_bytes;
-            options.compile_threads = compile_threads;
             options.time_loop_bodies = time_loop_bodies;
+            for (const auto& [key, value] : flags) {
+              const std::string name = key.cast<std::string>();
+              int64_t number = 0;
+              try {
+                number = value.cast<int64_t>();  // bools are 0 and 1
+              } catch (const py::cast_error&) {
+                throw py::type_error("compile flag " + name + " takes an integer or a bool, got " +
+                                     std::string(py::str(py::type::of(value).attr("__name__"))));
+              }
+              // invalid_argument (ValueError) for an unknown flag or a value
+              // out of its range.
+              codegen::SetCompileFlag(options.flags, name, number);
+            }
+            auto out = std::make_shared<PyCpuExecutable>();
+            out->owner = k;
             py::gil_scoped_release release;
             out->exe = std::make_unique<codegen::CpuExecutable>(*k->graph, options);
             return out;
           },
-          py::arg("opt_level") = 3, py::arg("keep_text") = false, py::arg("vector_bits") = 0,
-          py::arg("streaming_bytes") = codegen::CpuExecutableOptions{}.streaming_bytes,
-          py::arg("concurrent_bytes") = codegen::CpuExecutableOptions{}.concurrent_bytes,
-          py::arg("compile_threads") = 0, py::arg("target_math") = true, py::arg("prefetch") = true,
+          py::arg("opt_level") = 3, py::arg("keep_text") = false,
           py::arg("time_loop_bodies") = false,
           "Machine code for every iGraph (one LLVM module, JIT-compiled for this CPU). "
-          "Outputs of streaming_bytes or more are written with non-temporal stores where "
-          "they qualify (0: never). Independent thunks moving concurrent_bytes or more run "
-          "at the same time. compile_threads (0: the worker count) split the LLVM work. "
-          "target_math=False keeps elementwise math to generic LLVM IR (same results). "
-          "prefetch=False: no software prefetches in arithmetic-heavy loops. "
-          "time_loop_bodies=True: every kernel times its loop bodies (loop_body_times).")
+          "Keywords beyond these are the compile flags (uir._core.codegen.compile_flags(): "
+          "vector_bits, streaming_bytes, concurrent_bytes, compile_threads, target_math, "
+          "prefetch). time_loop_bodies=True: every kernel times its loop bodies "
+          "(loop_body_times).")
       .def("interpret", [](const PyKernelGraph& k, const py::list& args) {
         std::vector<hlo::Literal> literals;
         for (const py::handle& a : args) literals.push_back(ToArgument(a));

@@ -34,18 +34,6 @@ def default_backend() -> str:
     return name
 
 
-def _vector_bits() -> int:
-    """UIR_FLAGS=--cpu_vector_bits=256|512: the vector width kernels may use
-    (default: LLVM's choice for this CPU)."""
-    from uir._src.passes import flags
-
-    value = flags().get("cpu_vector_bits", "0")
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"UIR_FLAGS --cpu_vector_bits must be a number, got {value!r}") from None
-
-
 def _bytes_flag(name: str, default: int) -> int:
     from uir._src.passes import flags
 
@@ -59,49 +47,36 @@ def _bytes_flag(name: str, default: int) -> int:
     return n
 
 
-def _switch(name: str) -> bool:
-    """A UIR_FLAGS switch, on by default: --name, --name=1 or --name=0."""
+def _compile_options() -> dict[str, int | bool]:
+    """The CPU backend's compile flags that UIR_FLAGS sets, by name: each row
+    of uir._core.codegen.compile_flags() (codegen/compile_flags.def, which
+    names, checks and documents them; `uir info` lists them) is spelled
+    --cpu_<name>=value; a switch also as a bare --cpu_<name> (on). Flags not
+    given keep the table's defaults; values out of range are refused, naming
+    the flag, when the executable is compiled."""
+    from uir import _core
     from uir._src.passes import flags
 
-    value = flags().get(name, "1")
-    value = "1" if value is True else str(value)
-    if value not in ("0", "1"):
-        raise ValueError(f"UIR_FLAGS --{name} must be 0 or 1, got {value!r}")
-    return value == "1"
-
-
-def _compile_options() -> dict[str, int | bool | str]:
-    """The CPU backend's options from UIR_FLAGS:
-    --cpu_vector_bits=128|256|512: one vector width for every kernel
-    (default: per kernel kind);
-    --cpu_streaming_bytes=N: outputs of N bytes or more that a row-by-row
-    or coalesced kernel writes and does not read go out with non-temporal
-    stores (0: never; default 16 MiB);
-    --cpu_concurrent_bytes=N: thunks that may run at the same time do,
-    as a dependency DAG on the worker threads, when together they move N
-    bytes or more (default 64 KiB); below, a call runs them in order;
-    --cpu_compile_threads=N: threads splitting the LLVM work of a compile
-    (default: the worker thread count);
-    --cpu_cache_dir=DIR: keep every executable compiled in DIR as a
-    serialized executable (Executable.serialize), keyed by a hash of the
-    module, UIR_FLAGS, uir's version and the host CPU, and load it from there
-    in later processes instead of running the HLO passes and LLVM (default:
-    no cache);
-    --cpu_target_math=0: elementwise math in generic LLVM IR only, without
-    the host's own instructions where LLVM selects none (AVX-512's vscalef
-    in exp); the results are the same (default 1);
-    --cpu_prefetch=0: no software prefetches in column loops heavy in
-    arithmetic (polynomial math, divisions), which otherwise ask for their
-    inputs 4 KiB ahead and for the next row of a row read twice (default 1)."""
-
-    return {
-        "compile_threads": _bytes_flag("cpu_compile_threads", 0),
-        "vector_bits": _vector_bits(),
-        "streaming_bytes": _bytes_flag("cpu_streaming_bytes", 16 << 20),
-        "concurrent_bytes": _bytes_flag("cpu_concurrent_bytes", 1 << 16),
-        "target_math": _switch("cpu_target_math"),
-        "prefetch": _switch("cpu_prefetch"),
-    }
+    given = flags()
+    out: dict[str, int | bool] = {}
+    for row in _core.codegen.compile_flags():
+        name = row["name"]
+        value = given.get(f"cpu_{name}")
+        if value is None:
+            continue
+        if row["kind"] == "switch":
+            text = "1" if value is True else str(value)
+            if text not in ("0", "1"):
+                raise ValueError(f"UIR_FLAGS --cpu_{name} must be 0 or 1, got {value!r}")
+            out[name] = text == "1"
+            continue
+        try:
+            out[name] = int(value)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"UIR_FLAGS --cpu_{name} must be an integer ({row['kind']}), got {value!r}"
+            ) from None
+    return out
 
 
 def _cache_dir() -> str:

@@ -131,7 +131,23 @@ def _run_info(args: argparse.Namespace) -> int:
     from uir._src import demo
 
     demo.print_info()
+    print_compile_flags()
     return 0
+
+
+def print_compile_flags() -> None:
+    """The CPU backend's compile flags (codegen/compile_flags.def) as
+    UIR_FLAGS spells them, with their defaults and what they do."""
+    import textwrap
+
+    from uir import _core
+
+    print("\n  compile flags (UIR_FLAGS=--cpu_<name>=value):")
+    for row in _core.codegen.compile_flags():
+        default = int(row["default"]) if row["kind"] == "switch" else row["default"]
+        print(f"  --cpu_{row['name']}={default}")
+        for line in textwrap.wrap(row["doc"], 72):
+            print(f"      {line}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
