@@ -59,10 +59,8 @@ def iota(dtype, size: int, dimension: int = 0):
 
 @eager
 def dot_general(lhs, rhs, dimension_numbers, preferred_element_type=None):
-    from uir._src import numpy_shapes as jnp
-
     (lc, rc), (lb, rb) = dimension_numbers
-    out = jnp._dot_general(
+    out = ops.dot(
         asarray(lhs), asarray(rhs), (list(lc), list(rc)), (list(lb), list(rb)), "dot_general"
     )
     if preferred_element_type is not None:
@@ -200,15 +198,15 @@ _ERF_INV_LARGE = (
 
 
 def _erf_inv_f32(x):
-    from uir._src import numpy_impl as unp
-
     f = np.float32
-    w = unp.negative(unp.log1p(ops.binary("multiply", x, unp.negative(x))))
+    w = ops.unary(
+        "negate", ops.unary("log-plus-one", ops.binary("multiply", x, ops.unary("negate", x)))
+    )
     small = ops.compare(w, asarray(f(5)), "LT", "lt")
     w = ops.select(
         small,
         ops.binary("add", w, asarray(f(-2.5))),
-        ops.binary("add", unp.sqrt(w), asarray(f(-3))),
+        ops.binary("add", ops.unary("sqrt", w), asarray(f(-3))),
     )
 
     def coefficient(i):
@@ -222,7 +220,7 @@ def _erf_inv_f32(x):
     for i in range(1, len(_ERF_INV_SMALL)):
         p = ops.binary("add", coefficient(i), ops.binary("multiply", p, w))
     result = ops.binary("multiply", p, x)
-    edge = ops.compare(unp.abs(x), asarray(f(1)), "EQ", "eq")
+    edge = ops.compare(ops.unary("abs", x), asarray(f(1)), "EQ", "eq")
     return ops.select(edge, ops.binary("multiply", x, asarray(f(np.inf))), result)
 
 
@@ -231,8 +229,6 @@ def erf_inv(x):
     """The inverse of erf, elementwise: as XLA computes it for f32 (narrower
     floats in f32); f64 refines that estimate with two Newton steps on
     erf(y) = x (accurate to about an ulp, not XLA's f64 polynomial bits)."""
-    from uir._src import numpy_impl as unp
-
     x = asarray(x)
     if not dtypes.is_float(x.dtype):
         x = ops.convert(x, dtypes.default_float())
@@ -244,9 +240,11 @@ def erf_inv(x):
     two_over_sqrt_pi = asarray(np.float64(2 / np.sqrt(np.pi)))
     for _ in range(2):
         slope = ops.binary(
-            "multiply", two_over_sqrt_pi, unp.exp(unp.negative(ops.binary("multiply", y, y)))
+            "multiply",
+            two_over_sqrt_pi,
+            ops.unary("exponential", ops.unary("negate", ops.binary("multiply", y, y))),
         )
-        step = ops.binary("divide", ops.binary("subtract", unp.erf(y), x), slope)
-        finite = unp.isfinite(y)
+        step = ops.binary("divide", ops.binary("subtract", ops.unary("erf", y), x), slope)
+        finite = ops.is_finite(y)
         y = ops.select(finite, ops.binary("subtract", y, step), y)
     return y

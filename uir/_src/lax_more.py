@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from uir._src import dtypes, ops
+from uir._src import dtypes, numpy_impl, numpy_shapes, ops
 from uir._src.eager import eager
 from uir._src.lax_ops import RandomAlgorithm
 from uir._src.lax_slicing import _scatter
@@ -220,7 +220,6 @@ def ragged_dot(
     """lhs[m, k] @ rhs[g, k, n] by groups: the first group_sizes[0] rows of
     lhs with rhs[0], the next group_sizes[1] with rhs[1], ...; rows past
     the groups are zero."""
-    import uir.numpy as jnp
     from uir._src.lax_impl import dot_general
 
     del out_sharding
@@ -237,16 +236,20 @@ def ragged_dot(
     if not dtypes.is_int(sizes.dtype):
         fail("ragged_dot", f"group_sizes must be integers, got {ops.describe(sizes)}")
     m, g = x.shape[0], w.shape[0]
-    ends = jnp.cumsum(sizes.astype(np.int32))
-    rows = jnp.arange(m, dtype=np.int32)
-    group = jnp.sum((jnp.expand_dims(rows, 1) >= ends).astype(np.int32), axis=1)  # [m]
-    mask = jnp.expand_dims(group, 1) == jnp.arange(g, dtype=np.int32)  # [m, g]
+    ends = numpy_shapes.cumsum(sizes.astype(np.int32))
+    rows = numpy_impl.arange(m, dtype=np.int32)
+    group = numpy_impl.sum(
+        (numpy_shapes.expand_dims(rows, 1) >= ends).astype(np.int32), axis=1
+    )  # [m]
+    mask = numpy_shapes.expand_dims(group, 1) == numpy_impl.arange(g, dtype=np.int32)  # [m, g]
     del precision
     every = dot_general(
         x, w, (([1], [1]), ([], [])), preferred_element_type=preferred_element_type
     )  # [m, g, n]
-    picked = jnp.where(jnp.expand_dims(mask, -1), every, jnp.zeros((), every.dtype))
-    return jnp.sum(picked, axis=1).astype(every.dtype)
+    picked = numpy_impl.where(
+        numpy_shapes.expand_dims(mask, -1), every, numpy_impl.zeros((), every.dtype)
+    )
+    return numpy_impl.sum(picked, axis=1).astype(every.dtype)
 
 
 def _remaining(rank: int, *taken) -> list[int]:
@@ -258,22 +261,21 @@ def _expand_groups(x, dim: int, sizes, prefix: list[int]):
     """x[g, ...]: x with everything outside group g's stretch of `dim` set
     to zero, for each group g; sizes is [*x's prefix dims, g] (the groups
     may differ along x's `prefix` dimensions)."""
-    import uir.numpy as jnp
     from uir._src.lax_impl import broadcast_in_dim
 
     g = sizes.shape[-1]
-    ends = jnp.cumsum(sizes, axis=-1)
+    ends = numpy_shapes.cumsum(sizes, axis=-1)
     starts = ends - sizes
     shape = (g, *x.shape)
     where_in = [0, *[1 + d for d in prefix]]
 
     def spread(v):  # [*prefix, g] -> [g, *x.shape]
-        return broadcast_in_dim(jnp.moveaxis(v, -1, 0), shape, where_in)
+        return broadcast_in_dim(numpy_shapes.moveaxis(v, -1, 0), shape, where_in)
 
     position = ops.iota(np.dtype(sizes.dtype), shape, 1 + dim)
     inside = (spread(starts) <= position) & (position < spread(ends))
     wide = ops.broadcast_to(x, shape, "ragged_dot") if x.ndim else x
-    return jnp.where(inside, wide, jnp.zeros((), x.dtype))
+    return numpy_impl.where(inside, wide, numpy_impl.zeros((), x.dtype))
 
 
 @eager

@@ -15,8 +15,7 @@ import math
 
 import numpy as np
 
-import uir.numpy as jnp
-from uir._src import ops
+from uir._src import lax_control, numpy_impl, ops
 from uir._src.eager import eager
 from uir._src.lax_ops import _FLOAT, _check, _same
 
@@ -48,43 +47,45 @@ def _args(name: str, *xs):
 
 def _c(value, like):
     """A constant in `like`'s dtype."""
-    return jnp.asarray(np.asarray(value, np.dtype(like.dtype)))
+    return numpy_impl.public_asarray(np.asarray(value, np.dtype(like.dtype)))
 
 
 def _lanczos(x):
     """The shared Lanczos terms: (reflect, z, a, a', t, log t)."""
     reflect = x < 0.5
-    z = jnp.where(reflect, -x, x - 1)
-    a = jnp.full_like(x, _LANCZOS_BASE)
-    a_prime = jnp.zeros_like(x)
+    z = numpy_impl.where(reflect, -x, x - 1)
+    a = numpy_impl.full_like(x, _LANCZOS_BASE)
+    a_prime = numpy_impl.zeros_like(x)
     for k, c in enumerate(_LANCZOS, 1):
         d = z + float(k)
         a = a + c / d
         a_prime = a_prime - c / (d * d)
     t = (_LANCZOS_G + 0.5) + z
-    log_t = _LOG_LANCZOS_T + jnp.log1p(z / (_LANCZOS_G + 0.5))
+    log_t = _LOG_LANCZOS_T + numpy_impl.log1p(z / (_LANCZOS_G + 0.5))
     return reflect, z, a, a_prime, t, log_t
 
 
 def _lgamma(x):
     reflect, z, a, _, t, log_t = _lanczos(x)
     r = ((z + 0.5) - t / log_t) * log_t
-    lg = (_LOG_SQRT_2PI + r) + jnp.log(a)
-    ax = jnp.abs(x)
-    frac = ax - jnp.floor(ax)
-    frac = jnp.where(frac > 0.5, 1 - frac, frac)
-    den = jnp.log(jnp.sin(np.pi * frac))
-    lr = jnp.where(jnp.isfinite(den), (_LOG_PI - den) - lg, -den)
-    out = jnp.where(reflect, lr, lg)
-    return jnp.where(jnp.isinf(x), _c(np.inf, x), out)
+    lg = (_LOG_SQRT_2PI + r) + numpy_impl.log(a)
+    ax = numpy_impl.abs(x)
+    frac = ax - numpy_impl.floor(ax)
+    frac = numpy_impl.where(frac > 0.5, 1 - frac, frac)
+    den = numpy_impl.log(numpy_impl.sin(np.pi * frac))
+    lr = numpy_impl.where(numpy_impl.isfinite(den), (_LOG_PI - den) - lg, -den)
+    out = numpy_impl.where(reflect, lr, lg)
+    return numpy_impl.where(numpy_impl.isinf(x), _c(np.inf, x), out)
 
 
 def _digamma(x):
     reflect, _, a, a_prime, t, log_t = _lanczos(x)
     d = (log_t + a_prime / a) - _LANCZOS_G / t
-    rx = x + jnp.abs(jnp.floor(x + 0.5))
-    d = jnp.where(reflect, d - (np.pi * jnp.cos(np.pi * rx)) / jnp.sin(np.pi * rx), d)
-    return jnp.where((x <= 0) & (x == jnp.floor(x)), _c(np.nan, x), d)
+    rx = x + numpy_impl.abs(numpy_impl.floor(x + 0.5))
+    d = numpy_impl.where(
+        reflect, d - (np.pi * numpy_impl.cos(np.pi * rx)) / numpy_impl.sin(np.pi * rx), d
+    )
+    return numpy_impl.where((x <= 0) & (x == numpy_impl.floor(x)), _c(np.nan, x), d)
 
 
 _ZETA = (
@@ -104,33 +105,35 @@ _ZETA = (
 
 
 def _zeta(x, q):
-    s = jnp.power(q, -x)
+    s = numpy_impl.power(q, -x)
     acc = q
     for _ in range(9):
         acc = acc + 1
-        s = s + jnp.power(acc, -x)
+        s = s + numpy_impl.power(acc, -x)
     acc = acc + 1
-    qn = jnp.power(acc, -x)
+    qn = numpy_impl.power(acc, -x)
     corr = (qn * acc) / (x - 1)
     r2 = 1 / (acc * acc)
-    h = jnp.zeros_like(x)
+    h = numpy_impl.zeros_like(x)
     for i in range(11):
         h = ((x + float(22 - 2 * i)) * (x + float(21 - 2 * i))) * (r2 * (h + 1.0 / _ZETA[i]))
     tail = qn * (0.5 + (x / acc) * (1.0 / _ZETA[11] + h))
     out = (s + corr) + tail
     nan, inf = _c(np.nan, x), _c(np.inf, x)
-    x_int = x == jnp.floor(x)
-    out = jnp.where(x < 1, nan, out)
-    out = jnp.where((q <= 0) & ~x_int, nan, out)
-    q_pole = (q <= 0) & (q == jnp.floor(q))
-    out = jnp.where(q_pole, jnp.where(x_int & (jnp.fmod(x, 2.0) == 0), inf, nan), out)
-    return jnp.where(x == 1, inf, out)
+    x_int = x == numpy_impl.floor(x)
+    out = numpy_impl.where(x < 1, nan, out)
+    out = numpy_impl.where((q <= 0) & ~x_int, nan, out)
+    q_pole = (q <= 0) & (q == numpy_impl.floor(q))
+    out = numpy_impl.where(
+        q_pole, numpy_impl.where(x_int & (numpy_impl.fmod(x, 2.0) == 0), inf, nan), out
+    )
+    return numpy_impl.where(x == 1, inf, out)
 
 
 def _chebyshev(x, coefficients):
-    b0 = jnp.zeros_like(x)
-    b1 = jnp.zeros_like(x)
-    b2 = jnp.zeros_like(x)
+    b0 = numpy_impl.zeros_like(x)
+    b1 = numpy_impl.zeros_like(x)
+    b2 = numpy_impl.zeros_like(x)
     for c in coefficients:
         b2 = b1
         b1 = b0
@@ -192,11 +195,11 @@ def _bessel(x, a, b, a_f32: int, b_f32: int, times_z: bool):
     a_f32 and b_f32 coefficients."""
     if x.dtype == np.float32:
         a, b = a[-a_f32:], b[-b_f32:]
-    z = jnp.abs(x)
+    z = numpy_impl.abs(x)
     small = _chebyshev(0.5 * z - 2.0, a)
     small = z * small if times_z else small
-    large = _chebyshev(32.0 / z - 2.0, b) / jnp.sqrt(z)
-    return jnp.where(z <= 8.0, small, large)
+    large = _chebyshev(32.0 / z - 2.0, b) / numpy_impl.sqrt(z)
+    return numpy_impl.where(z <= 8.0, small, large)
 
 
 # --- the incomplete gamma functions -------------------------------------------------
@@ -209,12 +212,11 @@ def _eps(x) -> float:
 def _igamma_series(ax, x, a, enabled):
     """(ans ax) / a with ans = 1 + x/(a+1) + x^2/((a+1)(a+2)) + ...,
     each element summing until its term is below eps of the sum."""
-    from uir import lax
 
     eps = _eps(x)
 
     def cond(state):
-        return jnp.any(state[0])
+        return numpy_impl.any(state[0])
 
     def body(state):
         on, r, c, ans = state
@@ -223,13 +225,13 @@ def _igamma_series(ax, x, a, enabled):
         ans1 = ans + c1
         return (
             on & (c1 / ans1 > eps),
-            jnp.where(on, r1, r),
-            jnp.where(on, c1, c),
-            jnp.where(on, ans1, ans),
+            numpy_impl.where(on, r1, r),
+            numpy_impl.where(on, c1, c),
+            numpy_impl.where(on, ans1, ans),
         )
 
-    one = jnp.ones_like(x)
-    _, _, _, ans = lax.while_loop(cond, body, (enabled, a, one, one))
+    one = numpy_impl.ones_like(x)
+    _, _, _, ans = lax_control.while_loop(cond, body, (enabled, a, one, one))
     return (ans * ax) / a
 
 
@@ -237,20 +239,19 @@ def _igammac_fraction(ax, x, a, enabled):
     """ans ax, ans Cephes' continued fraction for the upper incomplete
     gamma function, at most 2000 steps, each element stopping once its
     relative change is below eps."""
-    from uir import lax
 
     eps = _eps(x)
     big = 1.0 / eps
     y = 1 - a
     z = x + y + 1
-    pkm2 = jnp.ones_like(x)
+    pkm2 = numpy_impl.ones_like(x)
     qkm2 = x
     pkm1 = x + 1
     qkm1 = z * x
     ans = pkm1 / qkm1
 
     def cond(state):
-        return (state[1] < 2000) & jnp.any(state[0])
+        return (state[1] < 2000) & numpy_impl.any(state[0])
 
     def body(state):
         on, c, y, z, pkm2, qkm2, pkm1, qkm1, ans = state
@@ -260,56 +261,55 @@ def _igammac_fraction(ax, x, a, enabled):
         pk = pkm1 * z1 - pkm2 * yc
         qk = qkm1 * z1 - qkm2 * yc
         nonzero = qk != 0
-        r = pk / jnp.where(nonzero, qk, 1)
-        t = jnp.where(nonzero, jnp.abs((ans - r) / r), 1)
-        ans1 = jnp.where(nonzero, r, ans)
-        scale = jnp.where(jnp.abs(pk) > big, eps, 1).astype(x.dtype)
+        r = pk / numpy_impl.where(nonzero, qk, 1)
+        t = numpy_impl.where(nonzero, numpy_impl.abs((ans - r) / r), 1)
+        ans1 = numpy_impl.where(nonzero, r, ans)
+        scale = numpy_impl.where(numpy_impl.abs(pk) > big, eps, 1).astype(x.dtype)
         new = (y1, z1, pkm1 * scale, qkm1 * scale, pk * scale, qk * scale, ans1)
         old = (y, z, pkm2, qkm2, pkm1, qkm1, ans)
-        kept = tuple(jnp.where(on, n, o) for n, o in zip(new, old, strict=True))
+        kept = tuple(numpy_impl.where(on, n, o) for n, o in zip(new, old, strict=True))
         return (on & (t > eps), c1, *kept)
 
-    state = (enabled, jnp.asarray(np.int32(0)), y, z, pkm2, qkm2, pkm1, qkm1, ans)
-    return lax.while_loop(cond, body, state)[-1] * ax
+    state = (enabled, numpy_impl.public_asarray(np.int32(0)), y, z, pkm2, qkm2, pkm1, qkm1, ans)
+    return lax_control.while_loop(cond, body, state)[-1] * ax
 
 
 def _igamma_common(a, x):
-    ax = (a * jnp.log(x) - x) - _lgamma(a)
+    ax = (a * numpy_impl.log(x) - x) - _lgamma(a)
     underflow = ax < -float(np.log(np.finfo(np.dtype(x.dtype)).max))
-    domain = (x < 0) | (a < 0) | ((a == 0) & (x == 0)) | jnp.isnan(a) | jnp.isnan(x)
-    return jnp.exp(ax), underflow, domain
+    domain = (x < 0) | (a < 0) | ((a == 0) & (x == 0)) | numpy_impl.isnan(a) | numpy_impl.isnan(x)
+    return numpy_impl.exp(ax), underflow, domain
 
 
 def _igamma(a, x):
     ax, underflow, domain = _igamma_common(a, x)
     use_fraction = (x >= 1) & (x > a)
-    enabled = ~((x == 0) | domain | underflow | jnp.isinf(x) & (x > 0))
-    out = jnp.where(
+    enabled = ~((x == 0) | domain | underflow | numpy_impl.isinf(x) & (x > 0))
+    out = numpy_impl.where(
         use_fraction,
         1 - _igammac_fraction(ax, x, a, enabled & use_fraction),
         _igamma_series(ax, x, a, enabled & ~use_fraction),
     )
-    out = jnp.where(x == 0, _c(0, x), out)
-    out = jnp.where(jnp.isinf(x) & (x > 0), _c(1, x), out)
-    return jnp.where(domain, _c(np.nan, x), out)
+    out = numpy_impl.where(x == 0, _c(0, x), out)
+    out = numpy_impl.where(numpy_impl.isinf(x) & (x > 0), _c(1, x), out)
+    return numpy_impl.where(domain, _c(np.nan, x), out)
 
 
 def _igammac(a, x):
     ax, underflow, domain = _igamma_common(a, x)
     use_series = (x < 1) | (x < a)
-    positive_inf = jnp.isinf(x) & (x > 0)
+    positive_inf = numpy_impl.isinf(x) & (x > 0)
     enabled = ~(domain | underflow | positive_inf | (a == 0))
-    out = jnp.where(
+    out = numpy_impl.where(
         use_series,
         1 - _igamma_series(ax, x, a, enabled & use_series),
         _igammac_fraction(ax, x, a, enabled & ~use_series),
     )
-    out = jnp.where(positive_inf | (a == 0), _c(0, x), out)
-    return jnp.where(domain, _c(np.nan, x), out)
+    out = numpy_impl.where(positive_inf | (a == 0), _c(0, x), out)
+    return numpy_impl.where(domain, _c(np.nan, x), out)
 
 
 def _betainc(a, b, x):
-    from uir import lax
 
     inf, nan = _c(np.inf, x), _c(np.nan, x)
     a_zero = (a == 0) | (b == inf)
@@ -318,10 +318,14 @@ def _betainc(a, b, x):
     one = (a_zero & (x != 0)) | (b_zero & (x == 1))
     invalid = (
         (a < 0) | (b < 0) | (x < 0) | (x > 1) | (a_zero & b_zero)
-        | jnp.isnan(a) | jnp.isnan(b) | jnp.isnan(x)
+        | numpy_impl.isnan(a) | numpy_impl.isnan(b) | numpy_impl.isnan(x)
     )  # fmt: skip
     fast = x < (a + 1) / (a + b + 2)
-    a, b, x = jnp.where(fast, a, b), jnp.where(fast, b, a), jnp.where(fast, x, 1 - x)
+    a, b, x = (
+        numpy_impl.where(fast, a, b),
+        numpy_impl.where(fast, b, a),
+        numpy_impl.where(fast, x, 1 - x),
+    )
     f32 = x.dtype == np.float32
     small = tol = _eps(x) / 2
     steps = 200 if f32 else 600
@@ -332,8 +336,8 @@ def _betainc(a, b, x):
         even_first = -(a + b) * x / (a + 1)
         even = -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))
         odd = m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m))
-        value = jnp.where(n % 2 == 0, jnp.where(m == 0, even_first, even), odd)
-        return jnp.where(n == 1, jnp.ones_like(x), value)
+        value = numpy_impl.where(n % 2 == 0, numpy_impl.where(m == 0, even_first, even), odd)
+        return numpy_impl.where(n == 1, numpy_impl.ones_like(x), value)
 
     def cond(state):
         return (state[0] < steps) & state[4]
@@ -342,29 +346,35 @@ def _betainc(a, b, x):
         n, h, c, d, _ = state
         an = numerator(n)
         c1 = 1 + an / c
-        c1 = jnp.where(jnp.abs(c1) < small, small, c1).astype(x.dtype)
+        c1 = numpy_impl.where(numpy_impl.abs(c1) < small, small, c1).astype(x.dtype)
         dd = 1 + an * d
-        dd = jnp.where(jnp.abs(dd) < small, small, dd).astype(x.dtype)
+        dd = numpy_impl.where(numpy_impl.abs(dd) < small, small, dd).astype(x.dtype)
         d1 = 1 / dd
         delta = c1 * d1
-        return n + 1, h * delta, c1, d1, jnp.any(jnp.abs(delta - 1) >= tol)
+        return n + 1, h * delta, c1, d1, numpy_impl.any(numpy_impl.abs(delta - 1) >= tol)
 
-    start = jnp.full_like(x, small)
-    state = (jnp.asarray(np.int32(1)), start, start, jnp.zeros_like(x), jnp.asarray(True))
-    h = lax.while_loop(cond, body, state)[1]
+    start = numpy_impl.full_like(x, small)
+    state = (
+        numpy_impl.public_asarray(np.int32(1)),
+        start,
+        start,
+        numpy_impl.zeros_like(x),
+        numpy_impl.public_asarray(True),
+    )
+    h = lax_control.while_loop(cond, body, state)[1]
     tiny = 2 * float(np.finfo(np.dtype(x.dtype)).tiny)
-    log1m = jnp.log1p(-x)
+    log1m = numpy_impl.log1p(-x)
     lb, lab = _lgamma(b), _lgamma(a + b)
-    f = jnp.where(
+    f = numpy_impl.where(
         a < tiny,
-        jnp.exp(log1m * b - (lb - lab)),
-        jnp.exp(jnp.log(x) * a + log1m * b - (_lgamma(a) + (lb - lab))) / a,
+        numpy_impl.exp(log1m * b - (lb - lab)),
+        numpy_impl.exp(numpy_impl.log(x) * a + log1m * b - (_lgamma(a) + (lb - lab))) / a,
     )
     out = h * f
-    out = jnp.where(fast, out, 1 - out)
-    out = jnp.where(zero, _c(0, x), out)
-    out = jnp.where(one, _c(1, x), out)
-    return jnp.where(invalid, nan, out)
+    out = numpy_impl.where(fast, out, 1 - out)
+    out = numpy_impl.where(zero, _c(0, x), out)
+    out = numpy_impl.where(one, _c(1, x), out)
+    return numpy_impl.where(invalid, nan, out)
 
 
 # --- jax.lax ---------------------------------------------------------------------------
@@ -393,7 +403,7 @@ bessel_i0e = _elementwise(
 bessel_i0e.__doc__ = "exp(-|x|) I0(x), elementwise."
 bessel_i1e = _elementwise(
     "bessel_i1e",
-    lambda x: jnp.sign(x) * _bessel(x, _I1E_A, _I1E_B, 17, 7, times_z=True),
+    lambda x: numpy_impl.sign(x) * _bessel(x, _I1E_A, _I1E_B, 17, 7, times_z=True),
     1,
 )
 bessel_i1e.__doc__ = "exp(-|x|) I1(x), elementwise."
@@ -406,10 +416,10 @@ betainc.__doc__ = "The regularized incomplete beta function I_x(a, b)."
 
 
 def _polygamma(m, x):
-    sign = 2 * jnp.fmod(m, 2.0) - 1
-    out = (sign * jnp.exp(_lgamma(m + 1))) * _zeta(m + 1, x)
-    out = jnp.where(m == 0, _digamma(x), out)
-    return jnp.where((m != jnp.floor(m)) | (m < 0), _c(np.nan, x), out)
+    sign = 2 * numpy_impl.fmod(m, 2.0) - 1
+    out = (sign * numpy_impl.exp(_lgamma(m + 1))) * _zeta(m + 1, x)
+    out = numpy_impl.where(m == 0, _digamma(x), out)
+    return numpy_impl.where((m != numpy_impl.floor(m)) | (m < 0), _c(np.nan, x), out)
 
 
 polygamma = _elementwise("polygamma", _polygamma, 2)

@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-import uir.numpy as jnp
-from uir._src import dtypes, ops
+from uir._src import dtypes, lax_control, numpy_impl, numpy_more, numpy_shapes, ops
 from uir._src.eager import eager
 from uir._src.ops import asarray, fail
 
@@ -89,16 +88,16 @@ def _nan_unless(ok, x):
     """x where `ok` (one flag per matrix or vector of the batch), NaN
     elsewhere: JAX's answer to a failed factorization."""
     extra = x.ndim - ok.ndim
-    flag = jnp.reshape(ok, ok.shape + (1,) * extra)
-    return jnp.where(flag, x, jnp.asarray(np.nan, dtype=x.dtype))
+    flag = numpy_shapes.reshape(ok, ok.shape + (1,) * extra)
+    return numpy_impl.where(flag, x, numpy_impl.public_asarray(np.nan, dtype=x.dtype))
 
 
 def _swap_last(x):
-    return jnp.swapaxes(x, -1, -2)
+    return numpy_shapes.swapaxes(x, -1, -2)
 
 
 def _h(x):
-    return jnp.conj(_swap_last(x)) if dtypes.is_complex(x.dtype) else _swap_last(x)
+    return numpy_impl.conj(_swap_last(x)) if dtypes.is_complex(x.dtype) else _swap_last(x)
 
 
 def _symmetrize(a):
@@ -133,7 +132,7 @@ def triangular_solve(
             f"(left_side={left_side}: a is [..., {k}, {k}] with b's batch dimensions)",
         )
     if conjugate_a and not transpose_a and dtypes.is_complex(a.dtype):
-        a = jnp.conj(a)
+        a = numpy_impl.conj(a)
     trans = ("C" if conjugate_a and dtypes.is_complex(a.dtype) else "T") if transpose_a else "N"
     (x,) = _lapack(
         "trsm",
@@ -155,7 +154,6 @@ def triangular_solve(
 def lu_pivots_to_permutation(pivots, permutation_size: int):
     """The permutation of [0, permutation_size) that applying the row swaps
     `pivots` (i <-> pivots[i], in order; 0-based) makes, as a traced loop."""
-    from uir import lax
 
     pivots = asarray(pivots).astype(_INT)
     batch, k = pivots.shape[:-1], pivots.shape[-1]
@@ -163,16 +161,16 @@ def lu_pivots_to_permutation(pivots, permutation_size: int):
     perm = ops.iota(_INT, (*batch, m), len(batch))
     if m == 0 or k == 0:
         return perm
-    index = jnp.arange(m, dtype=_INT)
-    swaps_index = jnp.arange(k, dtype=_INT)
+    index = numpy_impl.arange(m, dtype=_INT)
+    swaps_index = numpy_impl.arange(k, dtype=_INT)
 
     def swap(i, perm):
-        j = jnp.sum(jnp.where(swaps_index == i, pivots, 0), axis=-1, keepdims=True)
-        x = jnp.sum(jnp.where(index == i, perm, 0), axis=-1, keepdims=True)
-        y = jnp.sum(jnp.where(index == j, perm, 0), axis=-1, keepdims=True)
-        return jnp.where(index == i, y, jnp.where(index == j, x, perm))
+        j = numpy_impl.sum(numpy_impl.where(swaps_index == i, pivots, 0), axis=-1, keepdims=True)
+        x = numpy_impl.sum(numpy_impl.where(index == i, perm, 0), axis=-1, keepdims=True)
+        y = numpy_impl.sum(numpy_impl.where(index == j, perm, 0), axis=-1, keepdims=True)
+        return numpy_impl.where(index == i, y, numpy_impl.where(index == j, x, perm))
 
-    return lax.fori_loop(0, k, swap, perm)
+    return lax_control.fori_loop(0, k, swap, perm)
 
 
 @eager
@@ -211,7 +209,7 @@ def cholesky(x, *, symmetrize_input: bool = True):
         config={"uplo": "L"},
         name="cholesky",
     )
-    return jnp.tril(_nan_unless(info == 0, factor))
+    return numpy_more.tril(_nan_unless(info == 0, factor))
 
 
 @eager
@@ -281,7 +279,7 @@ def qr(x, *, pivoting: bool = False, full_matrices: bool = True):
     *batch, m, n = a.shape
     p = None
     if pivoting:
-        jpvt = jnp.zeros((*batch, n), _INT)
+        jpvt = numpy_impl.zeros((*batch, n), _INT)
         r, p, taus = _lapack(
             "geqp3",
             [a, jpvt],
@@ -295,12 +293,12 @@ def qr(x, *, pivoting: bool = False, full_matrices: bool = True):
     if m < n:
         q = householder_product(r[..., :m, :m], taus)
     elif full_matrices:
-        zero = jnp.zeros((*batch, m, m - n), a.dtype)
-        q = householder_product(jnp.concatenate([r, zero], axis=-1), taus)
+        zero = numpy_impl.zeros((*batch, m, m - n), a.dtype)
+        q = householder_product(numpy_shapes.concatenate([r, zero], axis=-1), taus)
     else:
         q = householder_product(r, taus)
         r = r[..., :n, :n]
-    r = jnp.triu(r)
+    r = numpy_more.triu(r)
     return (q, r, p) if pivoting else (q, r)
 
 
@@ -328,12 +326,12 @@ def eigh(x, *, lower: bool = True, symmetrize_input: bool = True, sort_eigenvalu
 
 def _empty_svd(a, full_matrices: bool, compute_uv: bool):
     *batch, m, n = a.shape
-    s = jnp.zeros((*batch, 0), _real_dtype(a.dtype))
+    s = numpy_impl.zeros((*batch, 0), _real_dtype(a.dtype))
     if not compute_uv:
         return (s,)
 
     def eye(k, cols):
-        return jnp.broadcast_to(jnp.eye(k, cols, dtype=a.dtype), (*batch, k, cols))
+        return numpy_shapes.broadcast_to(numpy_impl.eye(k, cols, dtype=a.dtype), (*batch, k, cols))
 
     u = eye(m, m if full_matrices else 0)
     vh = eye(n if full_matrices else 0, n)
@@ -523,9 +521,9 @@ def symmetric_product(a_matrix, c_matrix, *, alpha=1.0, beta=0.0, symmetrize_out
     """alpha a a^T + beta c; with symmetrize_output the upper triangle
     mirrors the lower one."""
     a, c = ops.promote("lax.linalg.symmetric_product", asarray(a_matrix), asarray(c_matrix))
-    out = alpha * jnp.matmul(a, _swap_last(a)) + beta * c
+    out = alpha * numpy_shapes.matmul(a, _swap_last(a)) + beta * c
     if symmetrize_output:
-        out = jnp.tril(out) + _swap_last(jnp.tril(out, -1))
+        out = numpy_more.tril(out) + _swap_last(numpy_more.tril(out, -1))
     return out
 
 
@@ -540,26 +538,26 @@ def cholesky_update(r_matrix, w_vector):
             "lax.linalg.cholesky_update",
             f"needs an n x n factor and an n-vector, got {ops.describe(r)} and {ops.describe(w)}",
         )
-    index = jnp.arange(n, dtype=_INT)
+    index = numpy_impl.arange(n, dtype=_INT)
     for k in range(n):
         x, y = r[k, k], w[k]
-        big = jnp.maximum(jnp.abs(x), jnp.abs(y))
-        safe = jnp.where(y == 0, 1, big)
+        big = numpy_impl.maximum(numpy_impl.abs(x), numpy_impl.abs(y))
+        safe = numpy_impl.where(y == 0, 1, big)
         xs, ys = x / safe, y / safe
-        rh = 1 / jnp.sqrt(xs * xs + ys * ys)
-        c = jnp.where(y == 0, 1, xs * rh).astype(r.dtype)
-        s = jnp.where(y == 0, 0, -ys * rh).astype(r.dtype)
+        rh = 1 / numpy_impl.sqrt(xs * xs + ys * ys)
+        c = numpy_impl.where(y == 0, 1, xs * rh).astype(r.dtype)
+        s = numpy_impl.where(y == 0, 0, -ys * rh).astype(r.dtype)
         row = r[k, :]
         new_row = c * row - s * w
         w = c * w + s * row
-        r = jnp.where(jnp.expand_dims(index == k, -1), new_row, r)
+        r = numpy_impl.where(numpy_shapes.expand_dims(index == k, -1), new_row, r)
     return r
 
 
 def _qdwh_qr_step(u, params):
     a_minus_e_by_sqrt_c, sqrt_c, e = params
     m, n = u.shape
-    y = jnp.concatenate([sqrt_c * u, jnp.eye(n, dtype=u.dtype)], axis=0)
+    y = numpy_shapes.concatenate([sqrt_c * u, numpy_impl.eye(n, dtype=u.dtype)], axis=0)
     q, _ = qr(y, full_matrices=False)
     return e * u + a_minus_e_by_sqrt_c * (q[:m] @ _h(q[m:]))
 
@@ -567,11 +565,19 @@ def _qdwh_qr_step(u, params):
 def _qdwh_cholesky_step(u, params):
     a_minus_e, c, e = params
     n = u.shape[1]
-    x = c * (_h(u) @ u) + jnp.eye(n, dtype=u.dtype)
+    x = c * (_h(u) @ u) + numpy_impl.eye(n, dtype=u.dtype)
     y = cholesky(x, symmetrize_input=False)
-    z = jnp.conj(triangular_solve(y, _swap_last(u), left_side=True, lower=True, conjugate_a=True))
+    z = numpy_impl.conj(
+        triangular_solve(y, _swap_last(u), left_side=True, lower=True, conjugate_a=True)
+    )
     z = _h(triangular_solve(y, z, left_side=True, lower=True, transpose_a=True, conjugate_a=True))
     return e * u + a_minus_e * z
+
+
+def _frobenius(x):
+    """sqrt of the sum of |x|^2: the Frobenius norm of a matrix."""
+    magnitude = numpy_impl.abs(x)
+    return numpy_impl.sqrt(numpy_impl.sum(magnitude * magnitude))
 
 
 @eager
@@ -582,9 +588,6 @@ def qdwh(x, *, is_hermitian: bool = False, max_iterations=None, eps=None, dynami
     iteration (Nakatsukasa, Bai and Gygi), as JAX: its weights computed
     ahead, QR steps while c > 100, Cholesky steps after, Halley's method
     until the iterate settles, then a Newton-Schulz refinement."""
-    from uir import lax
-    from uir._src.linalg_numpy import norm
-
     del is_hermitian
     if dynamic_shape is not None:
         fail("lax.linalg.qdwh", "dynamic_shape (a padded input) is not supported")
@@ -595,9 +598,10 @@ def qdwh(x, *, is_hermitian: bool = False, max_iterations=None, eps=None, dynami
         )
     max_iterations = 10 if max_iterations is None else int(max_iterations)
     eps = float(np.finfo(np.dtype(_real_dtype(x.dtype))).eps) if eps is None else float(eps)
-    one_norm = norm(x, ord=1)
-    inf_norm = norm(x, ord=np.inf)
-    alpha_inverse = jnp.where(one_norm == 0, 1, 1 / jnp.sqrt(one_norm * inf_norm))
+    magnitude = numpy_impl.abs(x)
+    one_norm = numpy_impl.max(numpy_impl.sum(magnitude, axis=0))  # the largest column sum
+    inf_norm = numpy_impl.max(numpy_impl.sum(magnitude, axis=1))  # the largest row sum
+    alpha_inverse = numpy_impl.where(one_norm == 0, 1, 1 / numpy_impl.sqrt(one_norm * inf_norm))
     u = x * alpha_inverse.astype(x.dtype)
     tol_l = 10.0 * eps / 2.0
     tol_norm = tol_l ** (1 / 3)
@@ -618,11 +622,11 @@ def qdwh(x, *, is_hermitian: bool = False, max_iterations=None, eps=None, dynami
             chol_coefs.append((a - b / c, c, b / c))
     for params in qr_coefs:
         u = _qdwh_qr_step(u, params)
-    converged = jnp.asarray(False)
+    converged = numpy_impl.public_asarray(False)
     for params in chol_coefs:
         previous = u
         u = _qdwh_cholesky_step(u, params)
-        converged = ~(norm(u - previous) > tol_norm)
+        converged = ~(_frobenius(u - previous) > tol_norm)
 
     # Halley's method (a, b, c = 3, 1, 3) until the iterate settles.
     def cond(state):
@@ -632,10 +636,10 @@ def qdwh(x, *, is_hermitian: bool = False, max_iterations=None, eps=None, dynami
     def body(state):
         i, u, _ = state
         new = _qdwh_cholesky_step(u, (3 - 1 / 3, 3, 1 / 3))
-        return i + 1, new, ~(norm(new - u) > tol_norm)
+        return i + 1, new, ~(_frobenius(new - u) > tol_norm)
 
-    start = (jnp.asarray(np.int32(len(qr_coefs) + len(chol_coefs))), u, converged)
-    num_iters, u, converged = lax.while_loop(cond, body, start)
+    start = (numpy_impl.public_asarray(np.int32(len(qr_coefs) + len(chol_coefs))), u, converged)
+    num_iters, u, converged = lax_control.while_loop(cond, body, start)
     u = 1.5 * u - 0.5 * u @ (_h(u) @ u)
     h = _h(u) @ x
     h = (h + _h(h)) / 2

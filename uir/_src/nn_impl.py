@@ -6,19 +6,18 @@ import math
 
 import numpy as np
 
-import uir.numpy as jnp
-from uir._src import dtypes, ops
+from uir._src import dtypes, numpy_impl, numpy_shapes, ops
 from uir._src.eager import eager
 
 
 @eager
 def relu(x):
-    return jnp.maximum(x, 0)
+    return numpy_impl.maximum(x, 0)
 
 
 @eager
 def sigmoid(x):
-    x = jnp.asarray(x)
+    x = numpy_impl.public_asarray(x)
     return ops.unary(
         "logistic",
         x if dtypes.is_float(x.dtype) else x.astype(dtypes.default_float()),
@@ -28,7 +27,7 @@ def sigmoid(x):
 
 @eager
 def silu(x):
-    return jnp.multiply(x, sigmoid(x))
+    return numpy_impl.multiply(x, sigmoid(x))
 
 
 swish = silu
@@ -38,58 +37,60 @@ swish = silu
 def gelu(x, approximate: bool = True):
     """The tanh approximation by default (as jax.nn.gelu); approximate=False
     is the exact x * Phi(x) with erf."""
-    x = jnp.asarray(x)
+    x = numpy_impl.public_asarray(x)
     if approximate:
         inner = math.sqrt(2 / math.pi) * (x + 0.044715 * x * x * x)
-        return 0.5 * x * (1 + jnp.tanh(inner))
-    return 0.5 * x * (1 + jnp.erf(x / math.sqrt(2)))
+        return 0.5 * x * (1 + numpy_impl.tanh(inner))
+    return 0.5 * x * (1 + numpy_impl.erf(x / math.sqrt(2)))
 
 
 @eager
 def logsumexp(a, axis=None, keepdims: bool = False):
-    x = jnp.asarray(a)
-    m = jnp.max(x, axis=axis, keepdims=True)
-    m = jnp.where(jnp.isfinite(m), m, 0)
-    out = jnp.log(jnp.sum(jnp.exp(x - m), axis=axis, keepdims=True)) + m
+    x = numpy_impl.public_asarray(a)
+    m = numpy_impl.max(x, axis=axis, keepdims=True)
+    m = numpy_impl.where(numpy_impl.isfinite(m), m, 0)
+    out = numpy_impl.log(numpy_impl.sum(numpy_impl.exp(x - m), axis=axis, keepdims=True)) + m
     if not keepdims:
         axes = ops.normalize_axes(axis, x.ndim, "logsumexp")
-        out = jnp.squeeze(out, axis=tuple(axes)) if axes else out
+        out = numpy_shapes.squeeze(out, axis=tuple(axes)) if axes else out
     return out
 
 
 @eager
 def softmax(x, axis=-1):
-    x = jnp.asarray(x)
-    unnormalized = jnp.exp(x - jnp.max(x, axis=axis, keepdims=True))
-    return unnormalized / jnp.sum(unnormalized, axis=axis, keepdims=True)
+    x = numpy_impl.public_asarray(x)
+    unnormalized = numpy_impl.exp(x - numpy_impl.max(x, axis=axis, keepdims=True))
+    return unnormalized / numpy_impl.sum(unnormalized, axis=axis, keepdims=True)
 
 
 @eager
 def log_softmax(x, axis=-1):
-    x = jnp.asarray(x)
-    shifted = x - jnp.max(x, axis=axis, keepdims=True)
-    return shifted - jnp.log(jnp.sum(jnp.exp(shifted), axis=axis, keepdims=True))
+    x = numpy_impl.public_asarray(x)
+    shifted = x - numpy_impl.max(x, axis=axis, keepdims=True)
+    return shifted - numpy_impl.log(
+        numpy_impl.sum(numpy_impl.exp(shifted), axis=axis, keepdims=True)
+    )
 
 
 @eager
 def one_hot(x, num_classes: int, dtype=None, axis: int = -1):
-    x = jnp.asarray(x)
+    x = numpy_impl.public_asarray(x)
     classes = ops.iota(dtypes.default_int(), (num_classes,), 0)
     ax = ops.normalize_axis(axis, x.ndim + 1, "one_hot")
     shape = list(x.shape)
     shape.insert(ax, num_classes)
-    lhs = jnp.expand_dims(x, ax)
-    rhs = jnp.reshape(classes, [num_classes if i == ax else 1 for i in range(len(shape))])
-    return jnp.equal(lhs, rhs).astype(dtype if dtype is not None else dtypes.default_float())
+    lhs = numpy_shapes.expand_dims(x, ax)
+    rhs = numpy_shapes.reshape(classes, [num_classes if i == ax else 1 for i in range(len(shape))])
+    return numpy_impl.equal(lhs, rhs).astype(dtype if dtype is not None else dtypes.default_float())
 
 
 @eager
 def layer_norm(x, scale=None, offset=None, axis=-1, epsilon: float = 1e-5):
     """(x - mean) / sqrt(var + epsilon) over `axis`, then * scale + offset."""
-    x = jnp.asarray(x)
-    mean = jnp.mean(x, axis=axis, keepdims=True)
-    var = jnp.mean(jnp.square(x - mean), axis=axis, keepdims=True)
-    y = (x - mean) * jnp.rsqrt(var + epsilon)
+    x = numpy_impl.public_asarray(x)
+    mean = numpy_impl.mean(x, axis=axis, keepdims=True)
+    var = numpy_impl.mean(numpy_impl.square(x - mean), axis=axis, keepdims=True)
+    y = (x - mean) * numpy_impl.rsqrt(var + epsilon)
     if scale is not None:
         y = y * scale
     if offset is not None:
@@ -100,29 +101,29 @@ def layer_norm(x, scale=None, offset=None, axis=-1, epsilon: float = 1e-5):
 @eager
 def relu6(x):
     """min(max(x, 0), 6)."""
-    return jnp.minimum(jnp.maximum(x, 0), 6.0)
+    return numpy_impl.minimum(numpy_impl.maximum(x, 0), 6.0)
 
 
 @eager
 def leaky_relu(x, negative_slope: float = 0.01):
     """x where positive, negative_slope * x elsewhere."""
-    x = jnp.asarray(x)
-    return jnp.where(x >= 0, x, negative_slope * x)
+    x = numpy_impl.public_asarray(x)
+    return numpy_impl.where(x >= 0, x, negative_slope * x)
 
 
 @eager
 def elu(x, alpha: float = 1.0):
     """x where positive, alpha * (exp(x) - 1) elsewhere."""
-    x = jnp.asarray(x)
-    safe = jnp.where(x > 0, 0.0, x)
-    return jnp.where(x > 0, x, alpha * jnp.expm1(safe))
+    x = numpy_impl.public_asarray(x)
+    safe = numpy_impl.where(x > 0, 0.0, x)
+    return numpy_impl.where(x > 0, x, alpha * numpy_impl.expm1(safe))
 
 
 @eager
 def celu(x, alpha: float = 1.0):
     """max(x, 0) + alpha * min(exp(x / alpha) - 1, 0)."""
-    x = jnp.asarray(x)
-    return jnp.maximum(x, 0.0) + alpha * jnp.expm1(jnp.minimum(x, 0.0) / alpha)
+    x = numpy_impl.public_asarray(x)
+    return numpy_impl.maximum(x, 0.0) + alpha * numpy_impl.expm1(numpy_impl.minimum(x, 0.0) / alpha)
 
 
 @eager
@@ -136,48 +137,48 @@ def selu(x):
 @eager
 def softplus(x):
     """log(1 + exp(x)), computed as logaddexp(x, 0)."""
-    x = jnp.asarray(x)
+    x = numpy_impl.public_asarray(x)
     if not dtypes.is_float(x.dtype):
         x = x.astype(dtypes.default_float())
-    return jnp.maximum(x, 0.0) + jnp.log1p(jnp.exp(-jnp.abs(x)))
+    return numpy_impl.maximum(x, 0.0) + numpy_impl.log1p(numpy_impl.exp(-numpy_impl.abs(x)))
 
 
 @eager
 def sparse_plus(x):
     """0 below -1, (x + 1)^2 / 4 on [-1, 1], x above."""
-    x = jnp.asarray(x)
-    return jnp.where(x <= -1.0, 0.0, jnp.where(x >= 1.0, x, (x + 1.0) ** 2 / 4))
+    x = numpy_impl.public_asarray(x)
+    return numpy_impl.where(x <= -1.0, 0.0, numpy_impl.where(x >= 1.0, x, (x + 1.0) ** 2 / 4))
 
 
 @eager
 def sparse_sigmoid(x):
     """0 below -1, (x + 1) / 2 on [-1, 1], 1 above."""
-    return 0.5 * jnp.clip(jnp.asarray(x) + 1.0, 0.0, 2.0)
+    return 0.5 * numpy_impl.clip(numpy_impl.public_asarray(x) + 1.0, 0.0, 2.0)
 
 
 @eager
 def soft_sign(x):
     """x / (|x| + 1)."""
-    x = jnp.asarray(x)
-    return x / (jnp.abs(x) + 1)
+    x = numpy_impl.public_asarray(x)
+    return x / (numpy_impl.abs(x) + 1)
 
 
 @eager
 def log_sigmoid(x):
     """log(sigmoid(x)) = -softplus(-x)."""
-    return -softplus(-jnp.asarray(x))
+    return -softplus(-numpy_impl.public_asarray(x))
 
 
 @eager
 def hard_sigmoid(x):
     """relu6(x + 3) / 6."""
-    return relu6(jnp.asarray(x) + 3.0) / 6.0
+    return relu6(numpy_impl.public_asarray(x) + 3.0) / 6.0
 
 
 @eager
 def hard_silu(x):
     """x * hard_sigmoid(x)."""
-    x = jnp.asarray(x)
+    x = numpy_impl.public_asarray(x)
     return x * hard_sigmoid(x)
 
 
@@ -187,28 +188,28 @@ hard_swish = hard_silu
 @eager
 def hard_tanh(x):
     """x clipped to [-1, 1]."""
-    x = jnp.asarray(x)
-    return jnp.where(x > 1, 1, jnp.where(x < -1, -1, x)).astype(x.dtype)
+    x = numpy_impl.public_asarray(x)
+    return numpy_impl.where(x > 1, 1, numpy_impl.where(x < -1, -1, x)).astype(x.dtype)
 
 
 @eager
 def mish(x):
     """x * tanh(softplus(x))."""
-    x = jnp.asarray(x)
-    return x * jnp.tanh(softplus(x))
+    x = numpy_impl.public_asarray(x)
+    return x * numpy_impl.tanh(softplus(x))
 
 
 @eager
 def squareplus(x, b: float = 4):
     """(x + sqrt(x^2 + b)) / 2."""
-    x = jnp.asarray(x)
-    return (x + jnp.sqrt(x * x + b)) / 2
+    x = numpy_impl.public_asarray(x)
+    return (x + numpy_impl.sqrt(x * x + b)) / 2
 
 
 @eager
 def tanh(x):
     """The hyperbolic tangent (jax.nn.tanh is jax.numpy.tanh)."""
-    return jnp.tanh(x)
+    return numpy_impl.tanh(x)
 
 
 def identity(x):
@@ -219,25 +220,29 @@ def identity(x):
 @eager
 def glu(x, axis: int = -1):
     """The first half of x along `axis` gated by the sigmoid of the second."""
-    x = jnp.asarray(x)
+    x = numpy_impl.public_asarray(x)
     ax = ops.normalize_axis(axis, x.ndim, "glu")
     if x.shape[ax] % 2:
         ops.fail("glu", f"axis {ax} of {ops.describe(x)} must have an even size")
-    a, b = jnp.split(x, 2, axis=ax)
+    a, b = numpy_shapes.split(x, 2, axis=ax)
     return a * sigmoid(b)
 
 
 @eager
 def log1mexp(x):
     """log(1 - exp(-x)) for x > 0, accurate on both sides of log(2)."""
-    x = jnp.asarray(x)
-    return jnp.where(x > math.log(2), jnp.log1p(-jnp.exp(-x)), jnp.log(-jnp.expm1(-x)))
+    x = numpy_impl.public_asarray(x)
+    return numpy_impl.where(
+        x > math.log(2),
+        numpy_impl.log1p(-numpy_impl.exp(-x)),
+        numpy_impl.log(-numpy_impl.expm1(-x)),
+    )
 
 
 @eager
 def logmeanexp(x, axis=None, where=None, keepdims: bool = False):
     """log(mean(exp(x))) over `axis`, stably."""
-    x = jnp.asarray(x)
+    x = numpy_impl.public_asarray(x)
     if where is not None:
         ops.fail("logmeanexp", "where= is not supported yet")
     axes = ops.normalize_axes(axis, x.ndim, "logmeanexp")
@@ -251,14 +256,16 @@ def logmeanexp(x, axis=None, where=None, keepdims: bool = False):
 def standardize(x, axis=-1, mean=None, variance=None, epsilon: float = 1e-5, where=None):
     """(x - mean) / sqrt(variance + epsilon) over `axis` (mean and variance
     computed when not given)."""
-    x = jnp.asarray(x)
+    x = numpy_impl.public_asarray(x)
     if where is not None:
         ops.fail("standardize", "where= is not supported yet")
     if mean is None:
-        mean = jnp.mean(x, axis=axis, keepdims=True)
+        mean = numpy_impl.mean(x, axis=axis, keepdims=True)
     if variance is None:
-        variance = jnp.mean(jnp.square(x), axis=axis, keepdims=True) - jnp.square(mean)
-    return (x - mean) * jnp.rsqrt(variance + epsilon)
+        variance = numpy_impl.mean(
+            numpy_impl.square(x), axis=axis, keepdims=True
+        ) - numpy_impl.square(mean)
+    return (x - mean) * numpy_impl.rsqrt(variance + epsilon)
 
 
 @eager
@@ -279,7 +286,11 @@ def dot_product_attention(
     """softmax(Q K^T * scale + bias, masked) V over [batch, seq, heads, dim]
     (or without the batch), as jax.nn.dot_product_attention's XLA path;
     grouped queries share key/value heads."""
-    q, k, v = jnp.asarray(query), jnp.asarray(key), jnp.asarray(value)
+    q, k, v = (
+        numpy_impl.public_asarray(query),
+        numpy_impl.public_asarray(key),
+        numpy_impl.public_asarray(value),
+    )
     if implementation not in (None, "xla"):
         ops.fail(
             "dot_product_attention", f"implementation {implementation!r}: uir has the xla path only"
@@ -305,21 +316,21 @@ def dot_product_attention(
             "dot_product_attention", f"{heads} query heads do not group over {kv_heads} key heads"
         )
     if kv_heads != heads:
-        k = jnp.repeat(k, heads // kv_heads, axis=2)
-        v = jnp.repeat(v, heads // kv_heads, axis=2)
+        k = numpy_shapes.repeat(k, heads // kv_heads, axis=2)
+        v = numpy_shapes.repeat(v, heads // kv_heads, axis=2)
     scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
-    logits = jnp.einsum("bqhd,bkhd->bhqk", q, k) * scale
+    logits = numpy_shapes.einsum("bqhd,bkhd->bhqk", q, k) * scale
     if bias is not None:
-        logits = logits + jnp.asarray(bias)
-    big_negative = jnp.asarray(np.finfo(np.float32).min / 2).astype(logits.dtype)
+        logits = logits + numpy_impl.public_asarray(bias)
+    big_negative = numpy_impl.public_asarray(np.finfo(np.float32).min / 2).astype(logits.dtype)
     if mask is not None:
-        logits = jnp.where(jnp.asarray(mask), logits, big_negative)
+        logits = numpy_impl.where(numpy_impl.public_asarray(mask), logits, big_negative)
     if is_causal:
         t, s = logits.shape[-2], logits.shape[-1]
-        causal = jnp.arange(t)[:, None] >= jnp.arange(s)[None, :]
-        logits = jnp.where(causal, logits, big_negative)
+        causal = numpy_impl.arange(t)[:, None] >= numpy_impl.arange(s)[None, :]
+        logits = numpy_impl.where(causal, logits, big_negative)
     probs = softmax(logits, axis=-1)
-    out = jnp.einsum("bhqk,bkhd->bqhd", probs, v)
+    out = numpy_shapes.einsum("bhqk,bkhd->bqhd", probs, v)
     return out[0] if unbatched else out
 
 

@@ -11,8 +11,7 @@ import math
 
 import numpy as np
 
-import uir.numpy as jnp
-from uir._src import dtypes, ops
+from uir._src import dtypes, lax_ops, numpy_impl, numpy_more, numpy_shapes, ops
 from uir._src.eager import eager
 from uir._src.numpy_more import _floats as _inexact
 from uir._src.ops import asarray, fail
@@ -33,14 +32,14 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):
         return asarray(bins).astype(arr.dtype)
     n = int(bins)
     if range is None:
-        lo, hi = jnp.min(arr), jnp.max(arr)
+        lo, hi = numpy_impl.min(arr), numpy_impl.max(arr)
     else:
         if np.shape(range) != (2,):
             fail("histogram_bin_edges", f"range must be None or a pair of scalars, got {range!r}")
         lo, hi = asarray(range[0]).astype(arr.dtype), asarray(range[1]).astype(arr.dtype)
     flat = hi - lo == 0
-    lo, hi = jnp.where(flat, lo - 0.5, lo), jnp.where(flat, hi + 0.5, hi)
-    return jnp.linspace(lo, hi, n + 1, dtype=arr.dtype)
+    lo, hi = numpy_impl.where(flat, lo - 0.5, lo), numpy_impl.where(flat, hi + 0.5, hi)
+    return numpy_impl.linspace(lo, hi, n + 1, dtype=arr.dtype)
 
 
 @eager(static=("bins",))
@@ -50,21 +49,23 @@ def histogram(a, bins=10, range=None, weights=None, density=None):
     counted. density=True divides by the total and the bin widths."""
     a = _inexact(a)
     if weights is None:
-        weights = jnp.ones_like(a)
+        weights = numpy_impl.ones_like(a)
     else:
         weights = asarray(weights)
         if weights.shape != a.shape:
             fail("histogram", f"weights {ops.describe(weights)} must be a's shape {a.shape}")
         a, weights = ops.promote("histogram", a, _inexact(weights))
     edges = histogram_bin_edges(a, bins, range)
-    index = jnp.searchsorted(edges, a, side="right")
-    index = jnp.where(a == edges[-1], edges.shape[0] - 1, index)
+    index = numpy_more.searchsorted(edges, a, side="right")
+    index = numpy_impl.where(a == edges[-1], edges.shape[0] - 1, index)
     counts = (
-        jnp.zeros(edges.shape[0] + 1, weights.dtype).at[jnp.ravel(index)].add(jnp.ravel(weights))
+        numpy_impl.zeros(edges.shape[0] + 1, weights.dtype)
+        .at[numpy_impl.ravel(index)]
+        .add(numpy_impl.ravel(weights))
     )
     counts = counts[1 : edges.shape[0]]
     if density:
-        counts = counts / jnp.diff(edges) / jnp.sum(counts)
+        counts = counts / numpy_more.diff(edges) / numpy_impl.sum(counts)
     return counts, edges
 
 
@@ -95,20 +96,20 @@ def histogramdd(sample, bins=10, range=None, weights=None, density=None):
     for i in builtins.range(d):
         column = sample[:, i]
         e = histogram_bin_edges(column, per_dim[i], None if range is None else range[i])
-        idx = jnp.searchsorted(e, column, side="right")
-        indices.append(jnp.where(column == e[-1], idx - 1, idx))
+        idx = numpy_more.searchsorted(e, column, side="right")
+        indices.append(numpy_impl.where(column == e[-1], idx - 1, idx))
         edges.append(e)
     nbins = tuple(e.shape[0] + 1 for e in edges)
-    flat = jnp.ravel_multi_index(tuple(indices), nbins, mode="clip")
-    hist = jnp.bincount(flat, weights, length=math.prod(nbins))
-    hist = jnp.reshape(hist, nbins)[(builtins.slice(1, -1),) * d]
+    flat = numpy_more.ravel_multi_index(tuple(indices), nbins, mode="clip")
+    hist = numpy_more.bincount(flat, weights, length=math.prod(nbins))
+    hist = numpy_shapes.reshape(hist, nbins)[(builtins.slice(1, -1),) * d]
     if density:
         hist = hist.astype(sample.dtype)
-        hist = hist / jnp.sum(hist)
+        hist = hist / numpy_impl.sum(hist)
         for axis, e in enumerate(edges):
             shape = [1] * d
             shape[axis] = e.shape[0] - 1
-            hist = hist / jnp.reshape(jnp.diff(e), shape)
+            hist = hist / numpy_shapes.reshape(numpy_more.diff(e), shape)
     return hist, edges
 
 
@@ -122,7 +123,7 @@ def histogram2d(x, y, bins=10, range=None, weights=None, density=None):
     if count not in (1, 2):
         edges = asarray(bins)
         bins = [edges, edges]
-    sample = jnp.stack([asarray(x), asarray(y)], axis=1)
+    sample = numpy_shapes.stack([asarray(x), asarray(y)], axis=1)
     hist, edges = histogramdd(sample, bins, range, weights, density)
     return hist, edges[0], edges[1]
 
@@ -131,7 +132,6 @@ def histogram2d(x, y, bins=10, range=None, weights=None, density=None):
 
 
 def _partition_setup(a, kth, axis, name):
-    from uir import lax
 
     arr = asarray(a)
     if dtypes.is_complex(arr.dtype):
@@ -142,12 +142,12 @@ def _partition_setup(a, kth, axis, name):
     if not -n <= kth < n:
         fail(name, f"kth {kth} is out of bounds for an axis of {n}")
     kth %= n
-    arr = jnp.swapaxes(arr, axis, -1)
+    arr = numpy_shapes.swapaxes(arr, axis, -1)
     if np.dtype(arr.dtype).kind == "u":
         # -(x + 1) keeps 0 ordered below the rest (JAX's trick for unsigned).
-        low = lax.top_k(-(arr + 1), kth + 1)
+        low = lax_ops.top_k(-(arr + 1), kth + 1)
     else:
-        low = lax.top_k(-arr, kth + 1)
+        low = lax_ops.top_k(-arr, kth + 1)
     return arr, axis, kth, low
 
 
@@ -156,29 +156,27 @@ def partition(a, kth: int, axis: int = -1):
     """a with its kth smallest element (along axis) in place, the smaller
     ones before it and the larger after, each group's order JAX's (two
     top_k)."""
-    from uir import lax
 
     arr, axis, kth, (low_values, _) = _partition_setup(a, kth, axis, "partition")
     bottom = -low_values - 1 if np.dtype(arr.dtype).kind == "u" else -low_values
-    top = lax.top_k(arr, arr.shape[-1] - kth - 1)[0]
-    return jnp.swapaxes(jnp.concatenate([bottom, top], axis=-1), -1, axis)
+    top = lax_ops.top_k(arr, arr.shape[-1] - kth - 1)[0]
+    return numpy_shapes.swapaxes(numpy_shapes.concatenate([bottom, top], axis=-1), -1, axis)
 
 
 @eager(static=("kth", "axis"))
 def argpartition(a, kth: int, axis: int = -1):
     """The indices that partition a (see partition): those of the kth + 1
     smallest first, the rest after in index order."""
-    from uir import lax
 
     arr, axis, kth, (_, bottom) = _partition_setup(a, kth, axis, "argpartition")
     n = arr.shape[-1]
     # The rest: the positions bottom does not name, in index order (the
     # top_k of a 1/0 proxy keeps ties in index order).
-    positions = jnp.arange(n, dtype=bottom.dtype)
-    taken = jnp.any(jnp.expand_dims(bottom, -1) == positions, axis=-2)
-    proxy = jnp.where(taken, 0.0, 1.0).astype(np.float32)
-    top = lax.top_k(proxy, n - kth - 1)[1].astype(bottom.dtype)
-    return jnp.swapaxes(jnp.concatenate([bottom, top], axis=-1), -1, axis)
+    positions = numpy_impl.arange(n, dtype=bottom.dtype)
+    taken = numpy_impl.any(numpy_shapes.expand_dims(bottom, -1) == positions, axis=-2)
+    proxy = numpy_impl.where(taken, 0.0, 1.0).astype(np.float32)
+    top = lax_ops.top_k(proxy, n - kth - 1)[1].astype(bottom.dtype)
+    return numpy_shapes.swapaxes(numpy_shapes.concatenate([bottom, top], axis=-1), -1, axis)
 
 
 # --- bits ------------------------------------------------------------------------
@@ -195,17 +193,19 @@ def packbits(a, axis: int | None = None, bitorder: str = "big"):
         fail("packbits", f"bitorder must be 'big' or 'little', got {bitorder!r}")
     bits = (arr != 0).astype(np.uint8)
     if axis is None:
-        bits, axis = jnp.ravel(bits), 0
+        bits, axis = numpy_impl.ravel(bits), 0
     axis = ops.normalize_axis(axis, bits.ndim, "packbits")
-    bits = jnp.swapaxes(bits, axis, -1)
+    bits = numpy_shapes.swapaxes(bits, axis, -1)
     extra = -bits.shape[-1] % 8
     if extra:
-        bits = jnp.pad(bits, [(0, 0)] * (bits.ndim - 1) + [(0, extra)])
-    bits = jnp.reshape(bits, (*bits.shape[:-1], bits.shape[-1] // 8, 8))
+        bits = numpy_shapes.pad(bits, [(0, 0)] * (bits.ndim - 1) + [(0, extra)])
+    bits = numpy_shapes.reshape(bits, (*bits.shape[:-1], bits.shape[-1] // 8, 8))
     shifts = np.arange(8, dtype=np.uint8)
     shifts = shifts[::-1] if bitorder == "big" else shifts
-    packed = jnp.sum(jnp.left_shift(bits, jnp.asarray(shifts)), axis=-1).astype(np.uint8)
-    return jnp.swapaxes(packed, axis, -1)
+    packed = numpy_impl.sum(
+        numpy_impl.left_shift(bits, numpy_impl.public_asarray(shifts)), axis=-1
+    ).astype(np.uint8)
+    return numpy_shapes.swapaxes(packed, axis, -1)
 
 
 @eager(static=("axis", "count"))
@@ -221,17 +221,22 @@ def unpackbits(a, axis: int | None = None, count: int | None = None, bitorder: s
     masks = (1 << np.arange(8)).astype(np.uint8)
     masks = masks[::-1] if bitorder == "big" else masks
     if axis is None:
-        arr, axis = jnp.ravel(arr), 0
+        arr, axis = numpy_impl.ravel(arr), 0
     axis = ops.normalize_axis(axis, arr.ndim, "unpackbits")
-    arr = jnp.swapaxes(arr, axis, -1)
-    bits = (jnp.bitwise_and(jnp.expand_dims(arr, -1), jnp.asarray(masks)) > 0).astype(np.uint8)
-    bits = jnp.reshape(bits, (*bits.shape[:-2], -1))
+    arr = numpy_shapes.swapaxes(arr, axis, -1)
+    bits = (
+        numpy_impl.bitwise_and(numpy_shapes.expand_dims(arr, -1), numpy_impl.public_asarray(masks))
+        > 0
+    ).astype(np.uint8)
+    bits = numpy_shapes.reshape(bits, (*bits.shape[:-2], -1))
     if count is not None:
         if count > bits.shape[-1]:
-            bits = jnp.pad(bits, [(0, 0)] * (bits.ndim - 1) + [(0, count - bits.shape[-1])])
+            bits = numpy_shapes.pad(
+                bits, [(0, 0)] * (bits.ndim - 1) + [(0, count - bits.shape[-1])]
+            )
         else:
             bits = bits[..., :count]
-    return jnp.swapaxes(bits, axis, -1)
+    return numpy_shapes.swapaxes(bits, axis, -1)
 
 
 # --- put -----------------------------------------------------------------------------
@@ -245,19 +250,19 @@ def put(a, ind, v, mode: str | None = None, *, inplace: bool = True):
     if inplace:
         fail("put", "cannot modify an array in place; pass inplace=False for an updated array")
     arr = asarray(a)
-    flat = jnp.ravel(arr)
-    ind = jnp.ravel(asarray(ind)).astype(dtypes.default_int())
-    values = jnp.ravel(asarray(v)).astype(arr.dtype)
+    flat = numpy_impl.ravel(arr)
+    ind = numpy_impl.ravel(asarray(ind)).astype(dtypes.default_int())
+    values = numpy_impl.ravel(asarray(v)).astype(arr.dtype)
     size = flat.shape[0]
     if size == 0 or ind.shape[0] == 0 or values.shape[0] == 0:
         return arr
     if values.shape[0] < ind.shape[0]:
-        values = jnp.tile(values, -(-ind.shape[0] // values.shape[0]))
+        values = numpy_shapes.tile(values, -(-ind.shape[0] // values.shape[0]))
     values = values[: ind.shape[0]]
     if mode is None:
-        ind = jnp.clip(jnp.where(ind < 0, ind + size, ind), 0, size - 1)
+        ind = numpy_impl.clip(numpy_impl.where(ind < 0, ind + size, ind), 0, size - 1)
     elif mode == "clip":
-        ind = jnp.clip(ind, 0, size - 1)
+        ind = numpy_impl.clip(ind, 0, size - 1)
     elif mode == "wrap":
         ind = ind % size
     elif mode == "raise":
@@ -266,7 +271,7 @@ def put(a, ind, v, mode: str | None = None, *, inplace: bool = True):
         )
     else:
         fail("put", f"mode must be 'clip' or 'wrap', got {mode!r}")
-    return jnp.reshape(flat.at[ind].set(values), arr.shape)
+    return numpy_shapes.reshape(flat.at[ind].set(values), arr.shape)
 
 
 @eager
@@ -284,7 +289,7 @@ def put_along_axis(arr, indices, values, axis: int | None, inplace: bool = True,
     a = asarray(arr)
     shape = a.shape
     if axis is None:
-        a, axis = jnp.ravel(a), 0
+        a, axis = numpy_impl.ravel(a), 0
     indices = asarray(indices)
     if indices.ndim != a.ndim:
         fail(
@@ -300,21 +305,21 @@ def put_along_axis(arr, indices, values, axis: int | None, inplace: bool = True,
     if any(o != s for d, (o, s) in enumerate(zip(out_shape, a.shape, strict=True)) if d != axis):
         fail("put_along_axis", f"indices {ops.describe(indices)} do not fit arr {ops.describe(a)}")
     idx_shape = tuple(indices.shape[d] if d == axis else a.shape[d] for d in builtins.range(a.ndim))
-    indices = jnp.broadcast_to(indices, idx_shape).astype(dtypes.default_int())
-    values = jnp.broadcast_to(asarray(values).astype(a.dtype), idx_shape)
+    indices = numpy_shapes.broadcast_to(indices, idx_shape).astype(dtypes.default_int())
+    values = numpy_shapes.broadcast_to(asarray(values).astype(a.dtype), idx_shape)
     n = a.shape[axis]
-    along = jnp.where(indices < 0, indices + n, indices)
+    along = numpy_impl.where(indices < 0, indices + n, indices)
     inside = (along >= 0) & (along < n)
     # Flat positions; an index out of bounds points past the end, where the
     # scatter drops it.
     strides = np.cumprod((1, *a.shape[::-1]))[::-1][1:]
-    flat = jnp.zeros(idx_shape, dtypes.default_int())
+    flat = numpy_impl.zeros(idx_shape, dtypes.default_int())
     for d in builtins.range(a.ndim):
         coord = along if d == axis else ops.iota(np.dtype(dtypes.default_int()), idx_shape, d)
         flat = flat + coord * int(strides[d])
-    flat = jnp.where(inside, flat, a.size)
-    out = jnp.ravel(a).at[jnp.ravel(flat)].set(jnp.ravel(values))
-    return jnp.reshape(out, shape)
+    flat = numpy_impl.where(inside, flat, a.size)
+    out = numpy_impl.ravel(a).at[numpy_impl.ravel(flat)].set(numpy_impl.ravel(values))
+    return numpy_shapes.reshape(out, shape)
 
 
 # --- polyfit, mask_indices -----------------------------------------------------------
@@ -339,7 +344,7 @@ def polyfit(x, y, deg: int, rcond=None, full: bool = False, w=None, cov=False):
     order = deg + 1
     if rcond is None:
         rcond = x.shape[0] * float(np.finfo(np.dtype(x.dtype)).eps)
-    lhs = jnp.vander(x, order)
+    lhs = numpy_more.vander(x, order)
     rhs = y
     if w is not None:
         w = _inexact(w)
@@ -347,16 +352,16 @@ def polyfit(x, y, deg: int, rcond=None, full: bool = False, w=None, cov=False):
             fail("polyfit", f"needs weights of y's length, got {ops.describe(w)}")
         lhs = lhs * w[:, None]
         rhs = rhs * (w[:, None] if rhs.ndim == 2 else w)
-    scale = jnp.sqrt(jnp.sum(lhs * lhs, axis=0))
+    scale = numpy_impl.sqrt(numpy_impl.sum(lhs * lhs, axis=0))
     lhs = lhs / scale[None, :]
     c, resids, rank, s = linalg_numpy.lstsq(lhs, rhs, rcond)
     c = (c.T / scale[None, :]).T if c.ndim > 1 else c / scale
     if full:
-        return c, resids, rank, s, jnp.asarray(rcond)
+        return c, resids, rank, s, numpy_impl.public_asarray(rcond)
     if cov:
-        vbase = linalg_numpy.inv(jnp.matmul(lhs.T, lhs)) / jnp.outer(scale, scale)
+        vbase = linalg_numpy.inv(numpy_shapes.matmul(lhs.T, lhs)) / numpy_shapes.outer(scale, scale)
         if cov == "unscaled":
-            fac = jnp.asarray(1.0, x.dtype)
+            fac = numpy_impl.public_asarray(1.0, x.dtype)
         else:
             if x.shape[0] <= order:
                 fail(
@@ -365,7 +370,7 @@ def polyfit(x, y, deg: int, rcond=None, full: bool = False, w=None, cov=False):
                 )
             fac = resids / (x.shape[0] - order)
         if y.ndim == 1:
-            return c, vbase * jnp.reshape(fac, (1,))[0]
+            return c, vbase * numpy_shapes.reshape(fac, (1,))[0]
         return c, vbase[:, :, None] * fac
     return c
 
@@ -383,7 +388,9 @@ def mask_indices(n: int, mask_func, k: int = 0, *, size: int | None = None):
             rows = np.concatenate([rows, np.zeros(pad, rows.dtype)])
             cols = np.concatenate([cols, np.zeros(pad, cols.dtype)])
     int_type = np.dtype(dtypes.default_int())
-    return jnp.asarray(rows.astype(int_type)), jnp.asarray(cols.astype(int_type))
+    return numpy_impl.public_asarray(rows.astype(int_type)), numpy_impl.public_asarray(
+        cols.astype(int_type)
+    )
 
 
 __all__ = [

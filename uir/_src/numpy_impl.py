@@ -10,6 +10,7 @@ import numpy as np
 
 from uir._src import dtypes, ops
 from uir._src.eager import eager
+from uir._src.lax_impl import bitcast_convert_type
 from uir._src.ops import asarray, fail
 from uir._src.tracing import Tracer
 
@@ -102,8 +103,6 @@ def nextafter(x1, x2):
     if not dtypes.is_float(x.dtype):
         x, y = ops.convert(x, dtypes.default_float()), ops.convert(y, dtypes.default_float())
     x, y = ops.broadcast_all("nextafter", x, y)
-    from uir._src.lax_impl import bitcast_convert_type
-
     uint = np.dtype(f"uint{x.dtype.itemsize * 8}")
     bits = bitcast_convert_type(x, uint)
     one = asarray(np.ones((), uint))
@@ -353,7 +352,7 @@ def isfinite(x):
     x = asarray(x)
     if not dtypes.is_float(x.dtype):
         return full_like(x, True, dtype=np.bool_)
-    return ops._comp().emit("is-finite", x, shape=(x.shape, np.bool_), op_name="is_finite")
+    return ops.is_finite(x)
 
 
 @eager
@@ -536,9 +535,7 @@ def linspace(
             one = asarray(np.asarray(1, compute))
             out = add(multiply(lo, subtract(one, t)), multiply(hi, t))
         if endpoint:
-            from uir._src import numpy_shapes
-
-            out = numpy_shapes.concatenate([out, hi], axis=axis)
+            out = ops.concatenate([out, hi], axis=axis, op="linspace")
     elif num == 1:
         delta = (
             asarray(np.asarray(np.nan, compute))
@@ -578,9 +575,8 @@ def public_asarray(a, dtype=None):
     if ops.holds_tracers(a):
         # As jax.numpy.asarray: nested lists of traced and constant values
         # become one array, their dtypes promoted.
-        from uir._src.numpy_shapes import stack
-
-        out = stack([public_asarray(v) for v in a])
+        parts = [public_asarray(v) for v in a]
+        out = ops.concatenate([ops.reshape(v, (1, *v.shape)) for v in parts], 0, op="asarray")
         return out if dtype is None else ops.convert(out, dtypes.canonicalize(dtype))
     return ops.asarray(a, dtype)
 

@@ -19,36 +19,35 @@ import math
 import ml_dtypes
 import numpy as np
 
-import uir.numpy as jnp
-from uir._src import dtypes, ops
+from uir._src import dtypes, lax_control, numpy_impl, numpy_shapes, ops
 from uir._src.eager import eager
 from uir._src.ops import asarray, fail
 
 # --- aliases (NumPy 2 / array-API spellings) -----------------------------------------
 
 
-def _alias(name: str, target: str):
+def _alias(name: str, target):
     def f(*args, **kwargs):
-        return getattr(jnp, target)(*args, **kwargs)
+        return target(*args, **kwargs)
 
     f.__name__ = name
-    f.__doc__ = f"jax.numpy.{name}: the same as uir.numpy.{target}."
+    f.__doc__ = f"jax.numpy.{name}: the same as uir.numpy.{target.__name__}."
     return f
 
 
-acos = _alias("acos", "arccos")
-acosh = _alias("acosh", "arccosh")
-asin = _alias("asin", "arcsin")
-asinh = _alias("asinh", "arcsinh")
-atan = _alias("atan", "arctan")
-atanh = _alias("atanh", "arctanh")
-atan2 = _alias("atan2", "arctan2")
-bitwise_invert = _alias("bitwise_invert", "invert")
-bitwise_left_shift = _alias("bitwise_left_shift", "left_shift")
-bitwise_right_shift = _alias("bitwise_right_shift", "right_shift")
-pow = _alias("pow", "power")
-concat = _alias("concat", "concatenate")
-permute_dims = _alias("permute_dims", "transpose")
+acos = _alias("acos", numpy_impl.arccos)
+acosh = _alias("acosh", numpy_impl.arccosh)
+asin = _alias("asin", numpy_impl.arcsin)
+asinh = _alias("asinh", numpy_impl.arcsinh)
+atan = _alias("atan", numpy_impl.arctan)
+atanh = _alias("atanh", numpy_impl.arctanh)
+atan2 = _alias("atan2", numpy_impl.arctan2)
+bitwise_invert = _alias("bitwise_invert", numpy_impl.invert)
+bitwise_left_shift = _alias("bitwise_left_shift", numpy_impl.left_shift)
+bitwise_right_shift = _alias("bitwise_right_shift", numpy_impl.right_shift)
+pow = _alias("pow", numpy_impl.power)
+concat = _alias("concat", numpy_shapes.concatenate)
+permute_dims = _alias("permute_dims", numpy_shapes.transpose)
 
 
 @eager
@@ -75,13 +74,13 @@ def fabs(x):
     x = asarray(x)
     if dtypes.is_complex(x.dtype):
         fail("fabs", f"fabs does not accept dtype {x.dtype}")
-    return jnp.abs(x if dtypes.is_float(x.dtype) else x.astype(dtypes.default_float()))
+    return numpy_impl.abs(x if dtypes.is_float(x.dtype) else x.astype(dtypes.default_float()))
 
 
 @eager
 def deg2rad(x):
     """Degrees to radians."""
-    return jnp.multiply(_floats(x), np.pi / 180)
+    return numpy_impl.multiply(_floats(x), np.pi / 180)
 
 
 radians = deg2rad
@@ -90,7 +89,7 @@ radians = deg2rad
 @eager
 def rad2deg(x):
     """Radians to degrees."""
-    return jnp.multiply(_floats(x), 180 / np.pi)
+    return numpy_impl.multiply(_floats(x), 180 / np.pi)
 
 
 degrees = rad2deg
@@ -110,119 +109,139 @@ def signbit(x):
     """Whether the sign bit is set (-0.0 and negative NaNs included)."""
     x = asarray(x)
     if dtypes.is_int(x.dtype):
-        return jnp.less(x, 0) if x.dtype.kind == "i" else jnp.zeros_like(x, dtype=np.bool_)
+        return (
+            numpy_impl.less(x, 0)
+            if x.dtype.kind == "i"
+            else numpy_impl.zeros_like(x, dtype=np.bool_)
+        )
     if x.dtype == np.bool_:
-        return jnp.zeros_like(x, dtype=np.bool_)
+        return numpy_impl.zeros_like(x, dtype=np.bool_)
     from uir._src.lax_impl import bitcast_convert_type
 
     signed = np.dtype(f"int{x.dtype.itemsize * 8}")
-    return jnp.less(bitcast_convert_type(x, signed), 0)
+    return numpy_impl.less(bitcast_convert_type(x, signed), 0)
 
 
 @eager
 def copysign(x1, x2):
     """|x1| with the sign of x2."""
     x1, x2 = ops.promote("copysign", _floats(x1), _floats(x2))
-    return jnp.where(signbit(x2), jnp.negative(jnp.abs(x1)), jnp.abs(x1))
+    return numpy_impl.where(
+        signbit(x2), numpy_impl.negative(numpy_impl.abs(x1)), numpy_impl.abs(x1)
+    )
 
 
 @eager
 def fmax(x1, x2):
     """The larger, ignoring NaNs (NaN only when both are)."""
     x1, x2 = ops.promote("fmax", x1, x2)
-    return jnp.where(jnp.isnan(x2), x1, jnp.where(jnp.isnan(x1), x2, jnp.maximum(x1, x2)))
+    return numpy_impl.where(
+        numpy_impl.isnan(x2),
+        x1,
+        numpy_impl.where(numpy_impl.isnan(x1), x2, numpy_impl.maximum(x1, x2)),
+    )
 
 
 @eager
 def fmin(x1, x2):
     """The smaller, ignoring NaNs (NaN only when both are)."""
     x1, x2 = ops.promote("fmin", x1, x2)
-    return jnp.where(jnp.isnan(x2), x1, jnp.where(jnp.isnan(x1), x2, jnp.minimum(x1, x2)))
+    return numpy_impl.where(
+        numpy_impl.isnan(x2),
+        x1,
+        numpy_impl.where(numpy_impl.isnan(x1), x2, numpy_impl.minimum(x1, x2)),
+    )
 
 
 @eager
 def hypot(x1, x2):
     """sqrt(x1^2 + x2^2) without overflow in the squares."""
     x1, x2 = ops.promote("hypot", _floats(x1), _floats(x2))
-    a, b = jnp.abs(x1), jnp.abs(x2)
-    big, small = jnp.maximum(a, b), jnp.minimum(a, b)
-    safe = jnp.where(big == 0, 1, big)
+    a, b = numpy_impl.abs(x1), numpy_impl.abs(x2)
+    big, small = numpy_impl.maximum(a, b), numpy_impl.minimum(a, b)
+    safe = numpy_impl.where(big == 0, 1, big)
     ratio = small / safe
-    out = big * jnp.sqrt(1 + ratio * ratio)
-    return jnp.where(jnp.isinf(a) | jnp.isinf(b), np.inf, jnp.where(big == 0, 0, out))
+    out = big * numpy_impl.sqrt(1 + ratio * ratio)
+    return numpy_impl.where(
+        numpy_impl.isinf(a) | numpy_impl.isinf(b), np.inf, numpy_impl.where(big == 0, 0, out)
+    )
 
 
 @eager
 def logaddexp(x1, x2):
     """log(exp(x1) + exp(x2)), stably."""
     x1, x2 = ops.promote("logaddexp", _floats(x1), _floats(x2))
-    m = jnp.maximum(x1, x2)
-    d = jnp.where(x1 == x2, 0, -jnp.abs(x1 - x2))
-    return jnp.where(jnp.isnan(d), x1 + x2, m + jnp.log1p(jnp.exp(d)))
+    m = numpy_impl.maximum(x1, x2)
+    d = numpy_impl.where(x1 == x2, 0, -numpy_impl.abs(x1 - x2))
+    return numpy_impl.where(numpy_impl.isnan(d), x1 + x2, m + numpy_impl.log1p(numpy_impl.exp(d)))
 
 
 @eager
 def logaddexp2(x1, x2):
     """log2(2**x1 + 2**x2), stably."""
     x1, x2 = ops.promote("logaddexp2", _floats(x1), _floats(x2))
-    m = jnp.maximum(x1, x2)
-    d = jnp.where(x1 == x2, 0, -jnp.abs(x1 - x2))
-    return jnp.where(jnp.isnan(d), x1 + x2, m + jnp.log1p(jnp.exp2(d)) / np.log(2))
+    m = numpy_impl.maximum(x1, x2)
+    d = numpy_impl.where(x1 == x2, 0, -numpy_impl.abs(x1 - x2))
+    return numpy_impl.where(
+        numpy_impl.isnan(d), x1 + x2, m + numpy_impl.log1p(numpy_impl.exp2(d)) / np.log(2)
+    )
 
 
 @eager
 def float_power(x1, x2):
     """x1 ** x2 in the widest float type."""
     f = dtypes.canonicalize(np.float64)
-    return jnp.power(asarray(x1).astype(f), asarray(x2).astype(f))
+    return numpy_impl.power(asarray(x1).astype(f), asarray(x2).astype(f))
 
 
 @eager
 def heaviside(x1, x2):
     """0 where x1 < 0, x2 where x1 == 0, 1 where x1 > 0."""
     x1, x2 = ops.promote("heaviside", _floats(x1), x2)
-    return jnp.where(x1 < 0, 0, jnp.where(x1 > 0, 1, x2)).astype(x1.dtype)
+    return numpy_impl.where(x1 < 0, 0, numpy_impl.where(x1 > 0, 1, x2)).astype(x1.dtype)
 
 
 @eager
 def sinc(x):
     """sin(pi x) / (pi x), 1 at 0."""
     x = _floats(x)
-    safe = jnp.where(x == 0, 1, x)
-    return jnp.where(x == 0, 1, jnp.sin(np.pi * safe) / (np.pi * safe)).astype(x.dtype)
+    safe = numpy_impl.where(x == 0, 1, x)
+    return numpy_impl.where(x == 0, 1, numpy_impl.sin(np.pi * safe) / (np.pi * safe)).astype(
+        x.dtype
+    )
 
 
 @eager
 def ldexp(x1, x2):
     """x1 * 2**x2."""
     x1 = _floats(x1)
-    return jnp.multiply(x1, jnp.exp2(asarray(x2).astype(x1.dtype)))
+    return numpy_impl.multiply(x1, numpy_impl.exp2(asarray(x2).astype(x1.dtype)))
 
 
 @eager
 def modf(x):
     """(fractional part, integral part), each with x's sign."""
     x = _floats(x)
-    whole = jnp.trunc(x)
+    whole = numpy_impl.trunc(x)
     return x - whole, whole
 
 
 @eager
 def divmod(x1, x2):
     """(floor_divide, remainder)."""
-    return jnp.floor_divide(x1, x2), jnp.remainder(x1, x2)
+    return numpy_impl.floor_divide(x1, x2), numpy_impl.remainder(x1, x2)
 
 
 @eager
 def isneginf(x):
     """x == -inf."""
-    return jnp.equal(asarray(x), -np.inf)
+    return numpy_impl.equal(asarray(x), -np.inf)
 
 
 @eager
 def isposinf(x):
     """x == +inf."""
-    return jnp.equal(asarray(x), np.inf)
+    return numpy_impl.equal(asarray(x), np.inf)
 
 
 @eager
@@ -230,16 +249,16 @@ def isreal(x):
     """Whether each element has no imaginary part."""
     x = asarray(x)
     return (
-        jnp.equal(jnp.imag(x), 0)
+        numpy_impl.equal(numpy_impl.imag(x), 0)
         if dtypes.is_complex(x.dtype)
-        else jnp.ones_like(x, dtype=np.bool_)
+        else numpy_impl.ones_like(x, dtype=np.bool_)
     )
 
 
 @eager
 def iscomplex(x):
     """Whether each element has an imaginary part."""
-    return jnp.logical_not(isreal(x))
+    return numpy_impl.logical_not(isreal(x))
 
 
 def iscomplexobj(x) -> bool:
@@ -256,7 +275,9 @@ def isrealobj(x) -> bool:
 def angle(z, deg: bool = False):
     """The argument of complex z (0 or pi for reals)."""
     z = asarray(z)
-    out = jnp.arctan2(jnp.imag(z).astype(_real_of(z.dtype)), jnp.real(z).astype(_real_of(z.dtype)))
+    out = numpy_impl.arctan2(
+        numpy_impl.imag(z).astype(_real_of(z.dtype)), numpy_impl.real(z).astype(_real_of(z.dtype))
+    )
     return out * (180 / np.pi) if deg else out
 
 
@@ -274,19 +295,19 @@ def isclose(a, b, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = Fa
     """|a - b| <= atol + rtol * |b| elementwise (infinities equal only to themselves)."""
     a, b = ops.promote("isclose", a, b)
     if not (dtypes.is_float(a.dtype) or dtypes.is_complex(a.dtype)):
-        return jnp.equal(a, b)
-    close = jnp.less_equal(jnp.abs(a - b), atol + rtol * jnp.abs(b))
-    finite = jnp.isfinite(a) & jnp.isfinite(b)
-    out = jnp.where(finite, close, jnp.equal(a, b))
+        return numpy_impl.equal(a, b)
+    close = numpy_impl.less_equal(numpy_impl.abs(a - b), atol + rtol * numpy_impl.abs(b))
+    finite = numpy_impl.isfinite(a) & numpy_impl.isfinite(b)
+    out = numpy_impl.where(finite, close, numpy_impl.equal(a, b))
     if equal_nan:
-        out = out | (jnp.isnan(a) & jnp.isnan(b))
+        out = out | (numpy_impl.isnan(a) & numpy_impl.isnan(b))
     return out
 
 
 @eager
 def allclose(a, b, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False):
     """Whether every element isclose."""
-    return jnp.all(isclose(a, b, rtol, atol, equal_nan))
+    return numpy_impl.all(isclose(a, b, rtol, atol, equal_nan))
 
 
 @eager
@@ -295,10 +316,10 @@ def array_equal(a1, a2, equal_nan: bool = False):
     a, b = asarray(a1), asarray(a2)
     if a.shape != b.shape:
         return asarray(np.bool_(False))
-    eq = jnp.equal(a, b)
+    eq = numpy_impl.equal(a, b)
     if equal_nan and (dtypes.is_float(a.dtype) or dtypes.is_complex(a.dtype)):
-        eq = eq | (jnp.isnan(a) & jnp.isnan(b))
-    return jnp.all(eq)
+        eq = eq | (numpy_impl.isnan(a) & numpy_impl.isnan(b))
+    return numpy_impl.all(eq)
 
 
 @eager
@@ -309,7 +330,7 @@ def array_equiv(a1, a2):
         np.broadcast_shapes(a.shape, b.shape)
     except ValueError:
         return asarray(np.bool_(False))
-    return jnp.all(jnp.equal(a, b))
+    return numpy_impl.all(numpy_impl.equal(a, b))
 
 
 @eager
@@ -319,15 +340,15 @@ def nan_to_num(x, copy: bool = True, nan=0.0, posinf=None, neginf=None):
     if not (dtypes.is_float(x.dtype) or dtypes.is_complex(x.dtype)):
         return x
     if dtypes.is_complex(x.dtype):
-        re = nan_to_num(jnp.real(x), nan=nan, posinf=posinf, neginf=neginf)
-        im = nan_to_num(jnp.imag(x), nan=nan, posinf=posinf, neginf=neginf)
+        re = nan_to_num(numpy_impl.real(x), nan=nan, posinf=posinf, neginf=neginf)
+        im = nan_to_num(numpy_impl.imag(x), nan=nan, posinf=posinf, neginf=neginf)
         return re + 1j * im
     info = dtypes.finfo(x.dtype)
     hi = info.max if posinf is None else posinf
     lo = info.min if neginf is None else neginf
-    out = jnp.where(jnp.isnan(x), nan, x)
-    out = jnp.where(isposinf(x), hi, out)
-    return jnp.where(isneginf(x), lo, out).astype(x.dtype)
+    out = numpy_impl.where(numpy_impl.isnan(x), nan, x)
+    out = numpy_impl.where(isposinf(x), hi, out)
+    return numpy_impl.where(isneginf(x), lo, out).astype(x.dtype)
 
 
 # --- creation ----------------------------------------------------------------------------
@@ -336,20 +357,20 @@ def nan_to_num(x, copy: bool = True, nan=0.0, posinf=None, neginf=None):
 @eager
 def empty(shape, dtype=None):
     """An array of `shape` (zeros: uir has no uninitialized memory)."""
-    return jnp.zeros(shape, dtype)
+    return numpy_impl.zeros(shape, dtype)
 
 
 @eager
 def empty_like(prototype, dtype=None, shape=None):
     """An array like prototype (zeros)."""
     p = asarray(prototype)
-    return jnp.zeros(p.shape if shape is None else shape, dtype or p.dtype)
+    return numpy_impl.zeros(p.shape if shape is None else shape, dtype or p.dtype)
 
 
 @eager
 def identity(n: int, dtype=None):
     """The n x n identity matrix."""
-    return jnp.eye(n, dtype=dtype)
+    return numpy_impl.eye(n, dtype=dtype)
 
 
 @eager
@@ -358,7 +379,7 @@ def tri(N: int, M: int | None = None, k: int = 0, dtype=None):
     M = N if M is None else M
     rows = ops.iota(np.dtype(np.int32), (N, M), 0)
     cols = ops.iota(np.dtype(np.int32), (N, M), 1)
-    return jnp.less_equal(cols, rows + k).astype(dtype or dtypes.default_float())
+    return numpy_impl.less_equal(cols, rows + k).astype(dtype or dtypes.default_float())
 
 
 @eager
@@ -368,7 +389,7 @@ def tril(m, k: int = 0):
     if m.ndim < 2:
         fail("tril", f"needs at least two dimensions, got {ops.describe(m)}")
     mask = tri(m.shape[-2], m.shape[-1], k, np.bool_)
-    return jnp.where(mask, m, jnp.zeros((), m.dtype))
+    return numpy_impl.where(mask, m, numpy_impl.zeros((), m.dtype))
 
 
 @eager
@@ -378,7 +399,7 @@ def triu(m, k: int = 0):
     if m.ndim < 2:
         fail("triu", f"needs at least two dimensions, got {ops.describe(m)}")
     mask = tri(m.shape[-2], m.shape[-1], k - 1, np.bool_)
-    return jnp.where(mask, jnp.zeros((), m.dtype), m)
+    return numpy_impl.where(mask, numpy_impl.zeros((), m.dtype), m)
 
 
 @eager
@@ -390,17 +411,17 @@ def diagonal(a, offset: int = 0, axis1: int = 0, axis2: int = 1):
         ops.normalize_axis(axis2, a.ndim, "diagonal"),
     )
     rest = [d for d in range(a.ndim) if d not in (ax1, ax2)]
-    a = jnp.transpose(a, (*rest, ax1, ax2))
+    a = numpy_shapes.transpose(a, (*rest, ax1, ax2))
     n, m = a.shape[-2], a.shape[-1]
     size = builtins.max(
         0, builtins.min(n, m - offset) if offset >= 0 else builtins.min(n + offset, m)
     )
     if size == 0:
-        return jnp.zeros((*a.shape[:-2], 0), a.dtype)
+        return numpy_impl.zeros((*a.shape[:-2], 0), a.dtype)
     rows = np.arange(size) + builtins.max(0, -offset)
     cols = np.arange(size) + builtins.max(0, offset)
-    flat = jnp.reshape(a, (*a.shape[:-2], n * m))
-    return jnp.take(flat, asarray((rows * m + cols).astype(np.int32)), axis=-1)
+    flat = numpy_shapes.reshape(a, (*a.shape[:-2], n * m))
+    return numpy_shapes.take(flat, asarray((rows * m + cols).astype(np.int32)), axis=-1)
 
 
 @eager
@@ -414,21 +435,21 @@ def diag(v, k: int = 0):
     n = v.shape[0] + builtins.abs(k)
     rows = ops.iota(np.dtype(np.int32), (n, n), 0)
     cols = ops.iota(np.dtype(np.int32), (n, n), 1)
-    on = jnp.equal(cols - rows, k)
-    index = jnp.clip(jnp.minimum(rows, cols), 0, v.shape[0] - 1)
-    return jnp.where(on, jnp.take(v, index), jnp.zeros((), v.dtype))
+    on = numpy_impl.equal(cols - rows, k)
+    index = numpy_impl.clip(numpy_impl.minimum(rows, cols), 0, v.shape[0] - 1)
+    return numpy_impl.where(on, numpy_shapes.take(v, index), numpy_impl.zeros((), v.dtype))
 
 
 @eager
 def diagflat(v, k: int = 0):
     """diag of v flattened."""
-    return diag(jnp.ravel(asarray(v)), k)
+    return diag(numpy_impl.ravel(asarray(v)), k)
 
 
 @eager
 def trace(a, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None):
     """The sum of diagonal `offset`."""
-    return jnp.sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
+    return numpy_impl.sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
 
 
 @eager
@@ -437,8 +458,8 @@ def vander(x, N: int | None = None, increasing: bool = False):
     x = asarray(x)
     n = x.shape[0] if N is None else N
     powers = np.arange(n) if increasing else np.arange(n)[::-1]
-    return jnp.power(
-        jnp.expand_dims(x, 1),
+    return numpy_impl.power(
+        numpy_shapes.expand_dims(x, 1),
         asarray(powers.astype(x.dtype if dtypes.is_int(x.dtype) else np.int32)),
     )
 
@@ -450,8 +471,8 @@ def logspace(
     """base ** linspace(start, stop, num)."""
     if axis != 0:
         fail("logspace", "axis other than 0 is not supported yet")
-    exps = jnp.linspace(start, stop, num, endpoint=endpoint)
-    out = jnp.power(asarray(base).astype(exps.dtype), exps)
+    exps = numpy_impl.linspace(start, stop, num, endpoint=endpoint)
+    out = numpy_impl.power(asarray(base).astype(exps.dtype), exps)
     return out if dtype is None else out.astype(dtype)
 
 
@@ -473,26 +494,26 @@ def geomspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None, axi
         None,
         axis,
     )
-    out = jnp.multiply(out, sign)
-    return out if dtype is None else jnp.asarray(out).astype(dtype)
+    out = numpy_impl.multiply(out, sign)
+    return out if dtype is None else numpy_impl.public_asarray(out).astype(dtype)
 
 
 def meshgrid(*xi, copy: bool = True, sparse: bool = False, indexing: str = "xy"):
     """Coordinate arrays from 1-D coordinate vectors."""
     if indexing not in ("xy", "ij"):
         raise ValueError(f"indexing must be 'xy' or 'ij', got {indexing!r}")
-    xs = [jnp.ravel(jnp.asarray(x)) for x in xi]
+    xs = [numpy_impl.ravel(numpy_impl.public_asarray(x)) for x in xi]
     n = len(xs)
     out = []
     for i, x in enumerate(xs):
         shape = [1] * n
         shape[i] = x.shape[0]
-        out.append(jnp.reshape(x, shape))
+        out.append(numpy_shapes.reshape(x, shape))
     if indexing == "xy" and n >= 2:
-        out = [jnp.swapaxes(o, 0, 1) for o in out]
+        out = [numpy_shapes.swapaxes(o, 0, 1) for o in out]
     if not sparse:
         full = np.broadcast_shapes(*[o.shape for o in out])
-        out = [jnp.broadcast_to(o, full) for o in out]
+        out = [numpy_shapes.broadcast_to(o, full) for o in out]
     return out
 
 
@@ -500,23 +521,27 @@ def indices(dimensions, dtype=None, sparse: bool = False):
     """The index arrays of a grid of shape `dimensions`."""
     dims = tuple(int(d) for d in dimensions)
     grids = meshgrid(
-        *[jnp.arange(d, dtype=dtype or dtypes.default_int()) for d in dims],
+        *[numpy_impl.arange(d, dtype=dtype or dtypes.default_int()) for d in dims],
         indexing="ij",
         sparse=sparse,
     )
-    return tuple(grids) if sparse else jnp.stack(grids)
+    return tuple(grids) if sparse else numpy_shapes.stack(grids)
 
 
 def tril_indices(n: int, k: int = 0, m: int | None = None):
     """The (row, column) indices of tril(ones(n, m), k)."""
     r, c = np.tril_indices(n, k, m)
-    return jnp.asarray(r.astype(np.int64)), jnp.asarray(c.astype(np.int64))
+    return numpy_impl.public_asarray(r.astype(np.int64)), numpy_impl.public_asarray(
+        c.astype(np.int64)
+    )
 
 
 def triu_indices(n: int, k: int = 0, m: int | None = None):
     """The (row, column) indices of triu(ones(n, m), k)."""
     r, c = np.triu_indices(n, k, m)
-    return jnp.asarray(r.astype(np.int64)), jnp.asarray(c.astype(np.int64))
+    return numpy_impl.public_asarray(r.astype(np.int64)), numpy_impl.public_asarray(
+        c.astype(np.int64)
+    )
 
 
 def tril_indices_from(arr, k: int = 0):
@@ -531,7 +556,7 @@ def triu_indices_from(arr, k: int = 0):
 
 def diag_indices(n: int, ndim: int = 2):
     """The indices of the main diagonal of an n x ... x n array."""
-    i = jnp.arange(n)
+    i = numpy_impl.arange(n)
     return (i,) * ndim
 
 
@@ -546,7 +571,7 @@ def diag_indices_from(arr):
 @eager
 def atleast_1d(*arys):
     """Each array with at least one dimension."""
-    out = [jnp.reshape(a, (1,)) if asarray(a).ndim == 0 else asarray(a) for a in arys]
+    out = [numpy_shapes.reshape(a, (1,)) if asarray(a).ndim == 0 else asarray(a) for a in arys]
     return out[0] if len(out) == 1 else out
 
 
@@ -556,7 +581,7 @@ def atleast_2d(*arys):
     out = []
     for a in arys:
         a = asarray(a)
-        out.append(jnp.reshape(a, (1,) * (2 - a.ndim) + a.shape) if a.ndim < 2 else a)
+        out.append(numpy_shapes.reshape(a, (1,) * (2 - a.ndim) + a.shape) if a.ndim < 2 else a)
     return out[0] if len(out) == 1 else out
 
 
@@ -567,11 +592,11 @@ def atleast_3d(*arys):
     for a in arys:
         a = asarray(a)
         if a.ndim == 0:
-            a = jnp.reshape(a, (1, 1, 1))
+            a = numpy_shapes.reshape(a, (1, 1, 1))
         elif a.ndim == 1:
-            a = jnp.reshape(a, (1, a.shape[0], 1))
+            a = numpy_shapes.reshape(a, (1, a.shape[0], 1))
         elif a.ndim == 2:
-            a = jnp.reshape(a, (*a.shape, 1))
+            a = numpy_shapes.reshape(a, (*a.shape, 1))
         out.append(a)
     return out[0] if len(out) == 1 else out
 
@@ -580,14 +605,14 @@ def atleast_3d(*arys):
 def hstack(tup, dtype=None):
     """Arrays joined along their second axis (the first for 1-D ones)."""
     xs = [atleast_1d(a) for a in tup]
-    out = jnp.concatenate(xs, axis=0 if xs[0].ndim == 1 else 1)
+    out = numpy_shapes.concatenate(xs, axis=0 if xs[0].ndim == 1 else 1)
     return out if dtype is None else out.astype(dtype)
 
 
 @eager
 def vstack(tup, dtype=None):
     """Arrays joined along a first axis (1-D ones as rows)."""
-    out = jnp.concatenate([atleast_2d(a) for a in tup], axis=0)
+    out = numpy_shapes.concatenate([atleast_2d(a) for a in tup], axis=0)
     return out if dtype is None else out.astype(dtype)
 
 
@@ -597,7 +622,7 @@ row_stack = vstack
 @eager
 def dstack(tup, dtype=None):
     """Arrays joined along a third axis."""
-    out = jnp.concatenate([atleast_3d(a) for a in tup], axis=2)
+    out = numpy_shapes.concatenate([atleast_3d(a) for a in tup], axis=2)
     return out if dtype is None else out.astype(dtype)
 
 
@@ -605,8 +630,8 @@ def dstack(tup, dtype=None):
 def column_stack(tup):
     """1-D arrays as columns, 2-D ones as they are, side by side."""
     xs = [asarray(a) for a in tup]
-    return jnp.concatenate(
-        [jnp.reshape(a, (a.shape[0], 1)) if a.ndim < 2 else a for a in xs], axis=1
+    return numpy_shapes.concatenate(
+        [numpy_shapes.reshape(a, (a.shape[0], 1)) if a.ndim < 2 else a for a in xs], axis=1
     )
 
 
@@ -638,30 +663,30 @@ def array_split(ary, indices_or_sections, axis: int = 0):
 
 def hsplit(ary, indices_or_sections):
     """split along the second axis (the first for 1-D arrays)."""
-    a = jnp.asarray(ary)
-    return jnp.split(a, indices_or_sections, axis=1 if a.ndim > 1 else 0)
+    a = numpy_impl.public_asarray(ary)
+    return numpy_shapes.split(a, indices_or_sections, axis=1 if a.ndim > 1 else 0)
 
 
 def vsplit(ary, indices_or_sections):
     """split along the first axis."""
-    return jnp.split(ary, indices_or_sections, axis=0)
+    return numpy_shapes.split(ary, indices_or_sections, axis=0)
 
 
 def dsplit(ary, indices_or_sections):
     """split along the third axis."""
-    return jnp.split(ary, indices_or_sections, axis=2)
+    return numpy_shapes.split(ary, indices_or_sections, axis=2)
 
 
 @eager
 def fliplr(m):
     """m reversed along its second axis."""
-    return jnp.flip(m, axis=1)
+    return numpy_shapes.flip(m, axis=1)
 
 
 @eager
 def flipud(m):
     """m reversed along its first axis."""
-    return jnp.flip(m, axis=0)
+    return numpy_shapes.flip(m, axis=0)
 
 
 @eager
@@ -673,12 +698,12 @@ def rot90(m, k: int = 1, axes=(0, 1)):
     if k == 0:
         return m
     if k == 2:
-        return jnp.flip(jnp.flip(m, a0), a1)
+        return numpy_shapes.flip(numpy_shapes.flip(m, a0), a1)
     perm = list(range(m.ndim))
     perm[a0], perm[a1] = perm[a1], perm[a0]
     if k == 1:
-        return jnp.transpose(jnp.flip(m, a1), perm)
-    return jnp.flip(jnp.transpose(m, perm), a1)
+        return numpy_shapes.transpose(numpy_shapes.flip(m, a1), perm)
+    return numpy_shapes.flip(numpy_shapes.transpose(m, perm), a1)
 
 
 @eager
@@ -686,7 +711,7 @@ def roll(a, shift, axis=None):
     """Elements shifted by `shift` along `axis`, wrapping around."""
     a = asarray(a)
     if axis is None:
-        return jnp.reshape(roll(jnp.ravel(a), shift, 0), a.shape)
+        return numpy_shapes.reshape(roll(numpy_impl.ravel(a), shift, 0), a.shape)
     shifts = (shift,) if isinstance(shift, (int, np.integer)) else tuple(shift)
     axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
     if len(shifts) == 1 and len(axes) > 1:
@@ -698,10 +723,10 @@ def roll(a, shift, axis=None):
             continue
         s = int(s) % n
         if s:
-            a = jnp.concatenate(
+            a = numpy_shapes.concatenate(
                 [
-                    jnp.take(a, jnp.arange(n - s, n), axis=ax),
-                    jnp.take(a, jnp.arange(0, n - s), axis=ax),
+                    numpy_shapes.take(a, numpy_impl.arange(n - s, n), axis=ax),
+                    numpy_shapes.take(a, numpy_impl.arange(0, n - s), axis=ax),
                 ],
                 axis=ax,
             )
@@ -716,7 +741,7 @@ def rollaxis(a, axis: int, start: int = 0):
     start = start + a.ndim if start < 0 else start
     if axis < start:
         start -= 1
-    return jnp.moveaxis(a, axis, start)
+    return numpy_shapes.moveaxis(a, axis, start)
 
 
 @eager
@@ -725,7 +750,7 @@ def matrix_transpose(x):
     x = asarray(x)
     if x.ndim < 2:
         fail("matrix_transpose", f"needs at least two dimensions, got {ops.describe(x)}")
-    return jnp.swapaxes(x, -1, -2)
+    return numpy_shapes.swapaxes(x, -1, -2)
 
 
 @eager
@@ -733,8 +758,8 @@ def append(arr, values, axis=None):
     """values after arr (both flattened without an axis)."""
     arr, values = asarray(arr), asarray(values)
     if axis is None:
-        return jnp.concatenate([jnp.ravel(arr), jnp.ravel(values)])
-    return jnp.concatenate([arr, values], axis=axis)
+        return numpy_shapes.concatenate([numpy_impl.ravel(arr), numpy_impl.ravel(values)])
+    return numpy_shapes.concatenate([arr, values], axis=axis)
 
 
 def broadcast_shapes(*shapes):
@@ -744,9 +769,9 @@ def broadcast_shapes(*shapes):
 
 def broadcast_arrays(*args):
     """The arrays broadcast to one shape."""
-    xs = [jnp.asarray(a) for a in args]
+    xs = [numpy_impl.public_asarray(a) for a in args]
     shape = broadcast_shapes(*[x.shape for x in xs])
-    return [jnp.broadcast_to(x, shape) for x in xs]
+    return [numpy_shapes.broadcast_to(x, shape) for x in xs]
 
 
 @eager
@@ -754,7 +779,7 @@ def unstack(x, /, *, axis: int = 0):
     """The slices of x along `axis`."""
     x = asarray(x)
     ax = ops.normalize_axis(axis, x.ndim, "unstack")
-    return tuple(jnp.take(x, i, axis=ax) for i in range(x.shape[ax]))
+    return tuple(numpy_shapes.take(x, i, axis=ax) for i in range(x.shape[ax]))
 
 
 def ndim(a) -> int:
@@ -776,11 +801,11 @@ def size(a, axis: int | None = None) -> int:
 @eager
 def resize(a, new_shape):
     """a repeated or cut to `new_shape`."""
-    a = jnp.ravel(asarray(a))
+    a = numpy_impl.ravel(asarray(a))
     new_shape = (new_shape,) if isinstance(new_shape, (int, np.integer)) else tuple(new_shape)
     total = math.prod(new_shape)
     reps = -(-total // builtins.max(1, a.shape[0]))
-    return jnp.reshape(jnp.tile(a, reps)[:total], new_shape)
+    return numpy_shapes.reshape(numpy_shapes.tile(a, reps)[:total], new_shape)
 
 
 @eager
@@ -788,12 +813,12 @@ def kron(a, b):
     """The Kronecker product."""
     a, b = asarray(a), asarray(b)
     nd = builtins.max(a.ndim, b.ndim)
-    a = jnp.reshape(a, (1,) * (nd - a.ndim) + a.shape)
-    b = jnp.reshape(b, (1,) * (nd - b.ndim) + b.shape)
+    a = numpy_shapes.reshape(a, (1,) * (nd - a.ndim) + a.shape)
+    b = numpy_shapes.reshape(b, (1,) * (nd - b.ndim) + b.shape)
     shape_a = [d for s in a.shape for d in (s, 1)]
     shape_b = [d for s in b.shape for d in (1, s)]
-    out = jnp.reshape(a, shape_a) * jnp.reshape(b, shape_b)
-    return jnp.reshape(out, tuple(x * y for x, y in zip(a.shape, b.shape, strict=True)))
+    out = numpy_shapes.reshape(a, shape_a) * numpy_shapes.reshape(b, shape_b)
+    return numpy_shapes.reshape(out, tuple(x * y for x, y in zip(a.shape, b.shape, strict=True)))
 
 
 @eager
@@ -802,7 +827,7 @@ def inner(a, b):
     a, b = asarray(a), asarray(b)
     if a.ndim == 0 or b.ndim == 0:
         return a * b
-    return jnp.tensordot(a, b, axes=([a.ndim - 1], [b.ndim - 1]))
+    return numpy_shapes.tensordot(a, b, axes=([a.ndim - 1], [b.ndim - 1]))
 
 
 @eager
@@ -810,39 +835,41 @@ def cross(a, b, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis=None):
     """The cross product of 3-vectors (2-vectors get a zero third component)."""
     if axis is not None:
         axisa = axisb = axisc = axis
-    a = jnp.moveaxis(asarray(a), axisa, -1)
-    b = jnp.moveaxis(asarray(b), axisb, -1)
+    a = numpy_shapes.moveaxis(asarray(a), axisa, -1)
+    b = numpy_shapes.moveaxis(asarray(b), axisb, -1)
     if a.shape[-1] not in (2, 3) or b.shape[-1] not in (2, 3):
         fail("cross", "vectors must have 2 or 3 components")
 
     def parts(v):
         comps = [v[..., i] for i in range(v.shape[-1])]
-        return comps + [jnp.zeros_like(comps[0])] * (3 - len(comps))
+        return comps + [numpy_impl.zeros_like(comps[0])] * (3 - len(comps))
 
     (a0, a1, a2), (b0, b1, b2) = parts(a), parts(b)
     if a.shape[-1] == 2 and b.shape[-1] == 2:
         return a0 * b1 - a1 * b0
-    out = jnp.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
-    return jnp.moveaxis(out, -1, axisc)
+    out = numpy_shapes.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+    return numpy_shapes.moveaxis(out, -1, axisc)
 
 
 @eager
 def matvec(x1, x2):
     """Matrix-vector products over broadcast batch dimensions."""
-    return jnp.matmul(x1, jnp.expand_dims(asarray(x2), -1))[..., 0]
+    return numpy_shapes.matmul(x1, numpy_shapes.expand_dims(asarray(x2), -1))[..., 0]
 
 
 @eager
 def vecmat(x1, x2):
     """Vector-matrix products (conjugating the vector)."""
-    return jnp.matmul(jnp.expand_dims(jnp.conj(asarray(x1)), -2), x2)[..., 0, :]
+    return numpy_shapes.matmul(numpy_shapes.expand_dims(numpy_impl.conj(asarray(x1)), -2), x2)[
+        ..., 0, :
+    ]
 
 
 @eager
 def vecdot(x1, x2, axis: int = -1):
     """Dot products along `axis` (conjugating x1)."""
     a, b = asarray(x1), asarray(x2)
-    return jnp.sum(jnp.conj(a) * b, axis=axis)
+    return numpy_impl.sum(numpy_impl.conj(a) * b, axis=axis)
 
 
 # --- statistics ---------------------------------------------------------------------------
@@ -851,13 +878,15 @@ def vecdot(x1, x2, axis: int = -1):
 @eager
 def ptp(a, axis=None, keepdims: bool = False):
     """max - min."""
-    return jnp.max(a, axis=axis, keepdims=keepdims) - jnp.min(a, axis=axis, keepdims=keepdims)
+    return numpy_impl.max(a, axis=axis, keepdims=keepdims) - numpy_impl.min(
+        a, axis=axis, keepdims=keepdims
+    )
 
 
 @eager
 def count_nonzero(a, axis=None, keepdims: bool = False):
     """The number of nonzero elements."""
-    return jnp.sum(jnp.not_equal(asarray(a), 0), axis=axis, keepdims=keepdims).astype(
+    return numpy_impl.sum(numpy_impl.not_equal(asarray(a), 0), axis=axis, keepdims=keepdims).astype(
         dtypes.default_int()
     )
 
@@ -867,8 +896,8 @@ def average(a, axis=None, weights=None, returned: bool = False, keepdims: bool =
     """The (weighted) mean."""
     a = asarray(a)
     if weights is None:
-        avg = jnp.mean(a, axis=axis, keepdims=keepdims)
-        count = jnp.full_like(
+        avg = numpy_impl.mean(a, axis=axis, keepdims=keepdims)
+        count = numpy_impl.full_like(
             avg,
             a.size
             if axis is None
@@ -882,9 +911,9 @@ def average(a, axis=None, weights=None, returned: bool = False, keepdims: bool =
         if axis is None or w.ndim != 1:
             fail("average", "weights of another shape need a single axis and one dimension")
         ax = ops.normalize_axis(axis, a.ndim, "average")
-        w = jnp.reshape(w, [a.shape[ax] if i == ax else 1 for i in range(a.ndim)])
-    total = jnp.sum(w * jnp.ones_like(a), axis=axis, keepdims=keepdims)
-    avg = jnp.sum(a * w, axis=axis, keepdims=keepdims) / total
+        w = numpy_shapes.reshape(w, [a.shape[ax] if i == ax else 1 for i in range(a.ndim)])
+    total = numpy_impl.sum(w * numpy_impl.ones_like(a), axis=axis, keepdims=keepdims)
+    avg = numpy_impl.sum(a * w, axis=axis, keepdims=keepdims) / total
     return (avg, total) if returned else avg
 
 
@@ -892,18 +921,21 @@ def _nan_reduce(name, fn, fill):
     def f(a, axis=None, keepdims: bool = False, **kwargs):
         a = asarray(a)
         if not (dtypes.is_float(a.dtype) or dtypes.is_complex(a.dtype)):
-            return getattr(jnp, fn)(a, axis=axis, keepdims=keepdims, **kwargs)
-        return getattr(jnp, fn)(
-            jnp.where(jnp.isnan(a), fill(a.dtype), a), axis=axis, keepdims=keepdims, **kwargs
+            return fn(a, axis=axis, keepdims=keepdims, **kwargs)
+        return fn(
+            numpy_impl.where(numpy_impl.isnan(a), fill(a.dtype), a),
+            axis=axis,
+            keepdims=keepdims,
+            **kwargs,
         )
 
     f.__name__ = name
-    f.__doc__ = f"{fn}, NaNs ignored."
+    f.__doc__ = f"{fn.__name__}, NaNs ignored."
     return eager(f)
 
 
-nansum = _nan_reduce("nansum", "sum", lambda d: 0)
-nanprod = _nan_reduce("nanprod", "prod", lambda d: 1)
+nansum = _nan_reduce("nansum", numpy_impl.sum, lambda d: 0)
+nanprod = _nan_reduce("nanprod", numpy_impl.prod, lambda d: 1)
 
 
 @eager
@@ -911,10 +943,12 @@ def nanmax(a, axis=None, keepdims: bool = False):
     """max, NaNs ignored (NaN where all are)."""
     a = asarray(a)
     if not dtypes.is_float(a.dtype):
-        return jnp.max(a, axis=axis, keepdims=keepdims)
-    out = jnp.max(jnp.where(jnp.isnan(a), -np.inf, a), axis=axis, keepdims=keepdims)
-    all_nan = jnp.all(jnp.isnan(a), axis=axis, keepdims=keepdims)
-    return jnp.where(all_nan, np.nan, out).astype(a.dtype)
+        return numpy_impl.max(a, axis=axis, keepdims=keepdims)
+    out = numpy_impl.max(
+        numpy_impl.where(numpy_impl.isnan(a), -np.inf, a), axis=axis, keepdims=keepdims
+    )
+    all_nan = numpy_impl.all(numpy_impl.isnan(a), axis=axis, keepdims=keepdims)
+    return numpy_impl.where(all_nan, np.nan, out).astype(a.dtype)
 
 
 @eager
@@ -922,10 +956,12 @@ def nanmin(a, axis=None, keepdims: bool = False):
     """min, NaNs ignored (NaN where all are)."""
     a = asarray(a)
     if not dtypes.is_float(a.dtype):
-        return jnp.min(a, axis=axis, keepdims=keepdims)
-    out = jnp.min(jnp.where(jnp.isnan(a), np.inf, a), axis=axis, keepdims=keepdims)
-    all_nan = jnp.all(jnp.isnan(a), axis=axis, keepdims=keepdims)
-    return jnp.where(all_nan, np.nan, out).astype(a.dtype)
+        return numpy_impl.min(a, axis=axis, keepdims=keepdims)
+    out = numpy_impl.min(
+        numpy_impl.where(numpy_impl.isnan(a), np.inf, a), axis=axis, keepdims=keepdims
+    )
+    all_nan = numpy_impl.all(numpy_impl.isnan(a), axis=axis, keepdims=keepdims)
+    return numpy_impl.where(all_nan, np.nan, out).astype(a.dtype)
 
 
 @eager
@@ -933,9 +969,9 @@ def nanmean(a, axis=None, keepdims: bool = False):
     """mean, NaNs ignored."""
     a = asarray(a)
     if not dtypes.is_float(a.dtype):
-        return jnp.mean(a, axis=axis, keepdims=keepdims)
-    valid = jnp.logical_not(jnp.isnan(a))
-    count = jnp.sum(valid, axis=axis, keepdims=keepdims).astype(a.dtype)
+        return numpy_impl.mean(a, axis=axis, keepdims=keepdims)
+    valid = numpy_impl.logical_not(numpy_impl.isnan(a))
+    count = numpy_impl.sum(valid, axis=axis, keepdims=keepdims).astype(a.dtype)
     return nansum(a, axis=axis, keepdims=keepdims) / count
 
 
@@ -944,44 +980,48 @@ def nanvar(a, axis=None, keepdims: bool = False, ddof: int = 0):
     """var, NaNs ignored."""
     a = asarray(a)
     mean = nanmean(a, axis=axis, keepdims=True)
-    valid = jnp.logical_not(jnp.isnan(a))
-    count = jnp.sum(valid, axis=axis, keepdims=keepdims).astype(a.dtype)
-    sq = jnp.where(valid, jnp.square(a - mean), 0)
-    return jnp.sum(sq, axis=axis, keepdims=keepdims) / (count - ddof)
+    valid = numpy_impl.logical_not(numpy_impl.isnan(a))
+    count = numpy_impl.sum(valid, axis=axis, keepdims=keepdims).astype(a.dtype)
+    sq = numpy_impl.where(valid, numpy_impl.square(a - mean), 0)
+    return numpy_impl.sum(sq, axis=axis, keepdims=keepdims) / (count - ddof)
 
 
 @eager
 def nanstd(a, axis=None, keepdims: bool = False, ddof: int = 0):
     """std, NaNs ignored."""
-    return jnp.sqrt(nanvar(a, axis=axis, keepdims=keepdims, ddof=ddof))
+    return numpy_impl.sqrt(nanvar(a, axis=axis, keepdims=keepdims, ddof=ddof))
 
 
 @eager
 def nanargmax(a, axis=None, keepdims: bool = False):
     """argmax, NaNs ignored."""
     a = asarray(a)
-    out = jnp.argmax(
-        jnp.where(jnp.isnan(a), -np.inf, a) if dtypes.is_float(a.dtype) else a, axis=axis
+    out = numpy_impl.argmax(
+        numpy_impl.where(numpy_impl.isnan(a), -np.inf, a) if dtypes.is_float(a.dtype) else a,
+        axis=axis,
     )
-    return jnp.expand_dims(out, axis) if keepdims and axis is not None else out
+    return numpy_shapes.expand_dims(out, axis) if keepdims and axis is not None else out
 
 
 @eager
 def nanargmin(a, axis=None, keepdims: bool = False):
     """argmin, NaNs ignored."""
     a = asarray(a)
-    out = jnp.argmin(
-        jnp.where(jnp.isnan(a), np.inf, a) if dtypes.is_float(a.dtype) else a, axis=axis
+    out = numpy_impl.argmin(
+        numpy_impl.where(numpy_impl.isnan(a), np.inf, a) if dtypes.is_float(a.dtype) else a,
+        axis=axis,
     )
-    return jnp.expand_dims(out, axis) if keepdims and axis is not None else out
+    return numpy_shapes.expand_dims(out, axis) if keepdims and axis is not None else out
 
 
 @eager
 def nancumsum(a, axis=None, dtype=None):
     """cumsum with NaNs as 0."""
     a = asarray(a)
-    return jnp.cumsum(
-        jnp.where(jnp.isnan(a), 0, a) if dtypes.is_float(a.dtype) else a, axis=axis, dtype=dtype
+    return numpy_shapes.cumsum(
+        numpy_impl.where(numpy_impl.isnan(a), 0, a) if dtypes.is_float(a.dtype) else a,
+        axis=axis,
+        dtype=dtype,
     )
 
 
@@ -989,8 +1029,10 @@ def nancumsum(a, axis=None, dtype=None):
 def nancumprod(a, axis=None, dtype=None):
     """cumprod with NaNs as 1."""
     a = asarray(a)
-    return jnp.cumprod(
-        jnp.where(jnp.isnan(a), 1, a) if dtypes.is_float(a.dtype) else a, axis=axis, dtype=dtype
+    return numpy_shapes.cumprod(
+        numpy_impl.where(numpy_impl.isnan(a), 1, a) if dtypes.is_float(a.dtype) else a,
+        axis=axis,
+        dtype=dtype,
     )
 
 
@@ -1002,11 +1044,11 @@ def cumulative_sum(x, axis=None, dtype=None, include_initial: bool = False):
         if x.ndim > 1:
             fail("cumulative_sum", "an axis is needed for arrays of more than one dimension")
         axis = 0
-    out = jnp.cumsum(x, axis=axis, dtype=dtype)
+    out = numpy_shapes.cumsum(x, axis=axis, dtype=dtype)
     if include_initial:
         zero_shape = list(out.shape)
         zero_shape[ops.normalize_axis(axis, out.ndim, "cumulative_sum")] = 1
-        out = jnp.concatenate([jnp.zeros(zero_shape, out.dtype), out], axis=axis)
+        out = numpy_shapes.concatenate([numpy_impl.zeros(zero_shape, out.dtype), out], axis=axis)
     return out
 
 
@@ -1018,11 +1060,11 @@ def cumulative_prod(x, axis=None, dtype=None, include_initial: bool = False):
         if x.ndim > 1:
             fail("cumulative_prod", "an axis is needed for arrays of more than one dimension")
         axis = 0
-    out = jnp.cumprod(x, axis=axis, dtype=dtype)
+    out = numpy_shapes.cumprod(x, axis=axis, dtype=dtype)
     if include_initial:
         one_shape = list(out.shape)
         one_shape[ops.normalize_axis(axis, out.ndim, "cumulative_prod")] = 1
-        out = jnp.concatenate([jnp.ones(one_shape, out.dtype), out], axis=axis)
+        out = numpy_shapes.concatenate([numpy_impl.ones(one_shape, out.dtype), out], axis=axis)
     return out
 
 
@@ -1038,7 +1080,7 @@ def diff(a, n: int = 1, axis: int = -1, prepend=None, append=None):
         if e.ndim == 0:
             shp = list(a.shape)
             shp[ax] = 1
-            e = jnp.broadcast_to(e, shp)
+            e = numpy_shapes.broadcast_to(e, shp)
         return e
 
     pieces = [a]
@@ -1047,24 +1089,26 @@ def diff(a, n: int = 1, axis: int = -1, prepend=None, append=None):
     if append is not None:
         pieces.append(along(append))
     if len(pieces) > 1:
-        a = jnp.concatenate(pieces, axis=ax)
+        a = numpy_shapes.concatenate(pieces, axis=ax)
     for _ in range(n):
         m = a.shape[ax]
-        a = jnp.take(a, jnp.arange(1, m), axis=ax) - jnp.take(a, jnp.arange(0, m - 1), axis=ax)
+        a = numpy_shapes.take(a, numpy_impl.arange(1, m), axis=ax) - numpy_shapes.take(
+            a, numpy_impl.arange(0, m - 1), axis=ax
+        )
     return a
 
 
 @eager
 def ediff1d(ary, to_end=None, to_begin=None):
     """Differences of the flattened array, with values before and after."""
-    d = diff(jnp.ravel(asarray(ary)))
+    d = diff(numpy_impl.ravel(asarray(ary)))
     parts = []
     if to_begin is not None:
-        parts.append(jnp.ravel(asarray(to_begin)).astype(d.dtype))
+        parts.append(numpy_impl.ravel(asarray(to_begin)).astype(d.dtype))
     parts.append(d)
     if to_end is not None:
-        parts.append(jnp.ravel(asarray(to_end)).astype(d.dtype))
-    return jnp.concatenate(parts) if len(parts) > 1 else d
+        parts.append(numpy_impl.ravel(asarray(to_end)).astype(d.dtype))
+    return numpy_shapes.concatenate(parts) if len(parts) > 1 else d
 
 
 @eager
@@ -1073,34 +1117,37 @@ def trapezoid(y, x=None, dx: float = 1.0, axis: int = -1):
     y = _floats(y)
     ax = ops.normalize_axis(axis, y.ndim, "trapezoid")
     n = y.shape[ax]
-    mid = (jnp.take(y, jnp.arange(1, n), axis=ax) + jnp.take(y, jnp.arange(0, n - 1), axis=ax)) / 2
+    mid = (
+        numpy_shapes.take(y, numpy_impl.arange(1, n), axis=ax)
+        + numpy_shapes.take(y, numpy_impl.arange(0, n - 1), axis=ax)
+    ) / 2
     if x is None:
-        return jnp.sum(mid, axis=ax) * dx
+        return numpy_impl.sum(mid, axis=ax) * dx
     d = diff(asarray(x), axis=-1 if asarray(x).ndim == 1 else ax)
     if d.ndim == 1:
-        d = jnp.reshape(d, [d.shape[0] if i == ax else 1 for i in range(y.ndim)])
-    return jnp.sum(mid * d, axis=ax)
+        d = numpy_shapes.reshape(d, [d.shape[0] if i == ax else 1 for i in range(y.ndim)])
+    return numpy_impl.sum(mid * d, axis=ax)
 
 
 def _quantiles(a, q, axis, method: str, keepdims: bool, nan: bool):
     a = _floats(a)
     q = asarray(q).astype(a.dtype)
     if axis is None:
-        a, axis = jnp.ravel(a), 0
+        a, axis = numpy_impl.ravel(a), 0
     ax = ops.normalize_axis(axis, a.ndim, "quantile")
-    a = jnp.moveaxis(a, ax, -1)
+    a = numpy_shapes.moveaxis(a, ax, -1)
     n = a.shape[-1]
     if nan:
-        valid = jnp.logical_not(jnp.isnan(a))
-        count = jnp.sum(valid, axis=-1, keepdims=True).astype(a.dtype)
-        s = jnp.sort(jnp.where(valid, a, np.inf), axis=-1)
+        valid = numpy_impl.logical_not(numpy_impl.isnan(a))
+        count = numpy_impl.sum(valid, axis=-1, keepdims=True).astype(a.dtype)
+        s = numpy_shapes.sort(numpy_impl.where(valid, a, np.inf), axis=-1)
     else:
         count = asarray(np.array(n, a.dtype))
-        s = jnp.sort(a, axis=-1)
-    qs = jnp.reshape(q, q.shape + (1,) * (a.ndim - 1) + (1,))  # q dims, batch dims, 1
+        s = numpy_shapes.sort(a, axis=-1)
+    qs = numpy_shapes.reshape(q, q.shape + (1,) * (a.ndim - 1) + (1,))  # q dims, batch dims, 1
     pos = qs * (count - 1)
-    lo = jnp.floor(pos)
-    hi = jnp.ceil(pos)
+    lo = numpy_impl.floor(pos)
+    hi = numpy_impl.ceil(pos)
     if method == "linear":
         pass
     elif method == "lower":
@@ -1108,7 +1155,7 @@ def _quantiles(a, q, axis, method: str, keepdims: bool, nan: bool):
     elif method == "higher":
         lo = hi
     elif method == "nearest":
-        lo = hi = jnp.round(pos)
+        lo = hi = numpy_impl.round(pos)
     elif method == "midpoint":
         pass
     else:
@@ -1116,21 +1163,21 @@ def _quantiles(a, q, axis, method: str, keepdims: bool, nan: bool):
             "quantile",
             f"method {method!r} is not supported (linear, lower, higher, nearest, midpoint)",
         )
-    li = jnp.clip(lo, 0, n - 1).astype(np.int32)
-    hi_i = jnp.clip(hi, 0, n - 1).astype(np.int32)
-    sb = jnp.broadcast_to(s, q.shape + s.shape)
-    vlo = jnp.take_along_axis(sb, jnp.broadcast_to(li, q.shape + s.shape[:-1] + (1,)), axis=-1)[
-        ..., 0
-    ]
-    vhi = jnp.take_along_axis(sb, jnp.broadcast_to(hi_i, q.shape + s.shape[:-1] + (1,)), axis=-1)[
-        ..., 0
-    ]
+    li = numpy_impl.clip(lo, 0, n - 1).astype(np.int32)
+    hi_i = numpy_impl.clip(hi, 0, n - 1).astype(np.int32)
+    sb = numpy_shapes.broadcast_to(s, q.shape + s.shape)
+    vlo = numpy_shapes.take_along_axis(
+        sb, numpy_shapes.broadcast_to(li, q.shape + s.shape[:-1] + (1,)), axis=-1
+    )[..., 0]
+    vhi = numpy_shapes.take_along_axis(
+        sb, numpy_shapes.broadcast_to(hi_i, q.shape + s.shape[:-1] + (1,)), axis=-1
+    )[..., 0]
     frac = (pos - lo)[..., 0]
     out = (vlo + vhi) / 2 if method == "midpoint" else vlo + (vhi - vlo) * frac
     if nan:
-        out = jnp.where(count[..., 0] == 0, np.nan, out)
+        out = numpy_impl.where(count[..., 0] == 0, np.nan, out)
     if keepdims:
-        out = jnp.expand_dims(out, q.ndim + ax)
+        out = numpy_shapes.expand_dims(out, q.ndim + ax)
     return out
 
 
@@ -1212,13 +1259,13 @@ def searchsorted(a, v, side: str = "left", sorter=None, *, method: str = "scan")
     if a.ndim != 1:
         fail("searchsorted", f"a must be one-dimensional, got {ops.describe(a)}")
     if sorter is not None:
-        a = jnp.take(a, sorter)
+        a = numpy_shapes.take(a, sorter)
     if side not in ("left", "right"):
         fail("searchsorted", f"side must be 'left' or 'right', got {side!r}")
     a, v = ops.promote("searchsorted", a, v)
-    cmp = jnp.less if side == "left" else jnp.less_equal
-    before = cmp(a, jnp.expand_dims(v, -1))
-    return jnp.sum(before, axis=-1).astype(
+    cmp = numpy_impl.less if side == "left" else numpy_impl.less_equal
+    before = cmp(a, numpy_shapes.expand_dims(v, -1))
+    return numpy_impl.sum(before, axis=-1).astype(
         dtypes.default_int() if dtypes.default_int() == np.int64 else np.int32
     )
 
@@ -1229,9 +1276,11 @@ def digitize(x, bins, right: bool = False):
     bins = asarray(bins)
     side = "left" if right else "right"
     increasing = searchsorted(bins, x, side=side)
-    decreasing = bins.shape[0] - searchsorted(jnp.flip(bins), x, side="right" if right else "left")
+    decreasing = bins.shape[0] - searchsorted(
+        numpy_shapes.flip(bins), x, side="right" if right else "left"
+    )
     first, last = bins[0], bins[-1]
-    return jnp.where(first <= last, increasing, decreasing)
+    return numpy_impl.where(first <= last, increasing, decreasing)
 
 
 @eager
@@ -1241,7 +1290,7 @@ def select(condlist, choicelist, default=0):
         fail("select", "condlist and choicelist must have the same length")
     out = asarray(default)
     for cond, choice in reversed(list(zip(condlist, choicelist, strict=True))):
-        out = jnp.where(cond, choice, out)
+        out = numpy_impl.where(cond, choice, out)
     return out
 
 
@@ -1251,10 +1300,10 @@ def choose(a, choices, mode: str = "raise"):
     a = asarray(a)
     xs = [asarray(c) for c in choices]
     n = len(xs)
-    idx = jnp.remainder(a, n) if mode == "wrap" else jnp.clip(a, 0, n - 1)
+    idx = numpy_impl.remainder(a, n) if mode == "wrap" else numpy_impl.clip(a, 0, n - 1)
     out = xs[-1]
     for i in range(n - 2, -1, -1):
-        out = jnp.where(jnp.equal(idx, i), xs[i], out)
+        out = numpy_impl.where(numpy_impl.equal(idx, i), xs[i], out)
     return out
 
 
@@ -1270,11 +1319,13 @@ def bincount(x, weights=None, minlength: int = 0, *, length: int | None = None):
         )
     n = builtins.max(int(length), int(minlength))
     bins = ops.iota(x.dtype, (n,), 0)
-    hits = jnp.equal(jnp.expand_dims(jnp.ravel(x), 0), jnp.expand_dims(bins, 1))
+    hits = numpy_impl.equal(
+        numpy_shapes.expand_dims(numpy_impl.ravel(x), 0), numpy_shapes.expand_dims(bins, 1)
+    )
     if weights is None:
-        return jnp.sum(hits, axis=1).astype(dtypes.default_int())
-    w = jnp.ravel(asarray(weights))
-    return jnp.sum(jnp.where(hits, w, 0), axis=1)
+        return numpy_impl.sum(hits, axis=1).astype(dtypes.default_int())
+    w = numpy_impl.ravel(asarray(weights))
+    return numpy_impl.sum(numpy_impl.where(hits, w, 0), axis=1)
 
 
 @eager
@@ -1283,21 +1334,21 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     if period is not None:
         fail("interp", "period= is not supported yet")
     x, xp, fp = _floats(x), _floats(xp), _floats(fp)
-    i = jnp.clip(searchsorted(xp, x, side="right"), 1, xp.shape[0] - 1)
-    x0, x1 = jnp.take(xp, i - 1), jnp.take(xp, i)
-    y0, y1 = jnp.take(fp, i - 1), jnp.take(fp, i)
+    i = numpy_impl.clip(searchsorted(xp, x, side="right"), 1, xp.shape[0] - 1)
+    x0, x1 = numpy_shapes.take(xp, i - 1), numpy_shapes.take(xp, i)
+    y0, y1 = numpy_shapes.take(fp, i - 1), numpy_shapes.take(fp, i)
     dx = x1 - x0
-    t = jnp.where(dx == 0, 0, (x - x0) / jnp.where(dx == 0, 1, dx))
+    t = numpy_impl.where(dx == 0, 0, (x - x0) / numpy_impl.where(dx == 0, 1, dx))
     out = y0 + t * (y1 - y0)
-    out = jnp.where(x < xp[0], fp[0] if left is None else left, out)
-    return jnp.where(x > xp[-1], fp[-1] if right is None else right, out)
+    out = numpy_impl.where(x < xp[0], fp[0] if left is None else left, out)
+    return numpy_impl.where(x > xp[-1], fp[-1] if right is None else right, out)
 
 
 @eager
 def polyval(p, x, *, unroll: int = 16):
     """The polynomial with coefficients p (highest first) at x, by Horner's rule."""
     p, x = asarray(p), asarray(x)
-    out = jnp.zeros_like(x * p[0])
+    out = numpy_impl.zeros_like(x * p[0])
     for i in range(p.shape[0]):
         out = out * x + p[i]
     return out
@@ -1309,7 +1360,7 @@ def convolve(a, v, mode: str = "full", *, precision=None, preferred_element_type
     a, v = asarray(a), asarray(v)
     if a.ndim == 1 and v.ndim == 1 and v.shape[0] > a.shape[0]:
         a, v = v, a
-    return _correlate(a, jnp.flip(v), mode, "convolve")
+    return _correlate(a, numpy_shapes.flip(v), mode, "convolve")
 
 
 @eager
@@ -1318,8 +1369,10 @@ def correlate(a, v, mode: str = "valid", *, precision=None, preferred_element_ty
     a, v = asarray(a), asarray(v)
     if a.ndim == 1 and v.ndim == 1 and v.shape[0] > a.shape[0]:
         # correlate(a, v) is the reversed conjugate of correlate(v, a).
-        return jnp.conj(jnp.flip(_correlate(v, jnp.conj(a), mode, "correlate")))
-    return _correlate(a, jnp.conj(v), mode, "correlate")
+        return numpy_impl.conj(
+            numpy_shapes.flip(_correlate(v, numpy_impl.conj(a), mode, "correlate"))
+        )
+    return _correlate(a, numpy_impl.conj(v), mode, "correlate")
 
 
 def _correlate(a, v, mode: str, name: str):
@@ -1338,10 +1391,10 @@ def _correlate(a, v, mode: str, name: str):
         pad = (0, 0)
     else:
         fail(name, f"mode must be 'full', 'same' or 'valid', got {mode!r}")
-    padded = jnp.pad(a, [pad])
+    padded = numpy_shapes.pad(a, [pad])
     k = padded.shape[0] - m + 1
-    windows = jnp.stack([padded[i : i + k] for i in range(m)])
-    return jnp.sum(windows * jnp.expand_dims(v, 1), axis=0)
+    windows = numpy_shapes.stack([padded[i : i + k] for i in range(m)])
+    return numpy_impl.sum(windows * numpy_shapes.expand_dims(v, 1), axis=0)
 
 
 # --- windows, polynomials, sets --------------------------------------------------------
@@ -1350,11 +1403,11 @@ def _correlate(a, v, mode: str, name: str):
 def _window(name, fn):
     def f(M: int):
         if M < 1:
-            return jnp.zeros((0,), dtypes.default_float())
+            return numpy_impl.zeros((0,), dtypes.default_float())
         if M == 1:
-            return jnp.ones((1,), dtypes.default_float())
+            return numpy_impl.ones((1,), dtypes.default_float())
         n = np.arange(M)
-        return jnp.asarray(fn(n, M).astype(dtypes.default_float()))
+        return numpy_impl.public_asarray(fn(n, M).astype(dtypes.default_float()))
 
     f.__name__ = name
     f.__doc__ = f"The {name} window of M points (as NumPy's)."
@@ -1378,7 +1431,7 @@ def bitwise_count(x):
     x = asarray(x)
     if not dtypes.is_int(x.dtype):
         fail("bitwise_count", f"takes integers, got {x.dtype}")
-    magnitude = jnp.abs(x) if x.dtype.kind == "i" else x
+    magnitude = numpy_impl.abs(x) if x.dtype.kind == "i" else x
     return ops.convert(ops.unary("popcnt", magnitude), np.dtype(np.uint8))
 
 
@@ -1386,15 +1439,15 @@ def bitwise_count(x):
 def frexp(x):
     """(mantissa in [0.5, 1), exponent) with x = mantissa * 2**exponent."""
     x = _floats(x)
-    finite_nonzero = jnp.isfinite(x) & (x != 0)
-    safe = jnp.where(finite_nonzero, jnp.abs(x), 1)
-    e = jnp.floor(jnp.log2(safe)) + 1
-    m = jnp.abs(x) / jnp.exp2(e)
+    finite_nonzero = numpy_impl.isfinite(x) & (x != 0)
+    safe = numpy_impl.where(finite_nonzero, numpy_impl.abs(x), 1)
+    e = numpy_impl.floor(numpy_impl.log2(safe)) + 1
+    m = numpy_impl.abs(x) / numpy_impl.exp2(e)
     # log2 may land a hair off at powers of two: correct by one step.
-    e = jnp.where(m >= 1, e + 1, jnp.where(m < 0.5, e - 1, e))
-    m = jnp.abs(x) / jnp.exp2(e)
-    m = jnp.where(finite_nonzero, jnp.where(x < 0, -m, m), x)
-    return m, jnp.where(finite_nonzero, e, 0).astype(np.int32)
+    e = numpy_impl.where(m >= 1, e + 1, numpy_impl.where(m < 0.5, e - 1, e))
+    m = numpy_impl.abs(x) / numpy_impl.exp2(e)
+    m = numpy_impl.where(finite_nonzero, numpy_impl.where(x < 0, -m, m), x)
+    return m, numpy_impl.where(finite_nonzero, e, 0).astype(np.int32)
 
 
 @eager
@@ -1403,13 +1456,13 @@ def sort_complex(a):
     a = asarray(a)
     if not dtypes.is_complex(a.dtype):
         a = a.astype(np.complex64 if a.dtype.itemsize <= 4 else dtypes.canonicalize(np.complex128))
-    return jnp.sort(a)
+    return numpy_shapes.sort(a)
 
 
 def _poly_pad(a, b):
-    a, b = jnp.atleast_1d(asarray(a)), jnp.atleast_1d(asarray(b))
+    a, b = atleast_1d(asarray(a)), atleast_1d(asarray(b))
     n = builtins.max(a.shape[0], b.shape[0])
-    return jnp.pad(a, [(n - a.shape[0], 0)]), jnp.pad(b, [(n - b.shape[0], 0)])
+    return numpy_shapes.pad(a, [(n - a.shape[0], 0)]), numpy_shapes.pad(b, [(n - b.shape[0], 0)])
 
 
 @eager
@@ -1429,7 +1482,7 @@ def polysub(a1, a2):
 @eager
 def polymul(a1, a2, *, trim_leading_zeros: bool = False):
     """The product of two polynomials."""
-    return convolve(jnp.atleast_1d(asarray(a1)), jnp.atleast_1d(asarray(a2)))
+    return convolve(atleast_1d(asarray(a1)), atleast_1d(asarray(a2)))
 
 
 @eager
@@ -1439,8 +1492,8 @@ def polyder(p, m: int = 1):
     for _ in range(m):
         n = p.shape[0]
         if n <= 1:
-            return jnp.zeros((0,), p.dtype)
-        p = p[:-1] * jnp.arange(n - 1, 0, -1).astype(p.dtype)
+            return numpy_impl.zeros((0,), p.dtype)
+        p = p[:-1] * numpy_impl.arange(n - 1, 0, -1).astype(p.dtype)
     return p
 
 
@@ -1451,8 +1504,11 @@ def polyint(p, m: int = 1, k=None):
     ks = [0.0] * m if k is None else list(np.atleast_1d(k))
     for i in range(m):
         n = p.shape[0]
-        p = jnp.concatenate(
-            [p / jnp.arange(n, 0, -1).astype(p.dtype), jnp.asarray([ks[i]]).astype(p.dtype)]
+        p = numpy_shapes.concatenate(
+            [
+                p / numpy_impl.arange(n, 0, -1).astype(p.dtype),
+                numpy_impl.public_asarray([ks[i]]).astype(p.dtype),
+            ]
         )
     return p
 
@@ -1460,9 +1516,9 @@ def polyint(p, m: int = 1, k=None):
 @eager
 def isin(element, test_elements, assume_unique: bool = False, invert: bool = False):
     """Whether each element occurs in test_elements."""
-    e, t = asarray(element), jnp.ravel(asarray(test_elements))
-    hit = jnp.any(jnp.equal(jnp.expand_dims(e, -1), t), axis=-1)
-    return jnp.logical_not(hit) if invert else hit
+    e, t = asarray(element), numpy_impl.ravel(asarray(test_elements))
+    hit = numpy_impl.any(numpy_impl.equal(numpy_shapes.expand_dims(e, -1), t), axis=-1)
+    return numpy_impl.logical_not(hit) if invert else hit
 
 
 def ix_(*args):
@@ -1470,10 +1526,10 @@ def ix_(*args):
     n = len(args)
     out = []
     for i, a in enumerate(args):
-        a = jnp.asarray(a)
+        a = numpy_impl.public_asarray(a)
         if a.ndim != 1:
             raise ValueError("ix_ takes one-dimensional sequences")
-        out.append(jnp.reshape(a, [a.shape[0] if j == i else 1 for j in range(n)]))
+        out.append(numpy_shapes.reshape(a, [a.shape[0] if j == i else 1 for j in range(n)]))
     return tuple(out)
 
 
@@ -1488,15 +1544,19 @@ def fill_diagonal(a, val, wrap: bool = False, *, inplace: bool = True):
     rows = ops.iota(np.dtype(np.int32), a.shape, 0)
     on = None
     for d in range(1, a.ndim):
-        eq = jnp.equal(ops.iota(np.dtype(np.int32), a.shape, d), rows)
+        eq = numpy_impl.equal(ops.iota(np.dtype(np.int32), a.shape, d), rows)
         on = eq if on is None else on & eq
-    v = jnp.broadcast_to(asarray(val).astype(a.dtype), a.shape) if asarray(val).ndim == 0 else None
+    v = (
+        numpy_shapes.broadcast_to(asarray(val).astype(a.dtype), a.shape)
+        if asarray(val).ndim == 0
+        else None
+    )
     if v is None:
         flat_index = (
-            jnp.minimum(rows, asarray(val).shape[0] - 1) if asarray(val).ndim == 1 else rows
+            numpy_impl.minimum(rows, asarray(val).shape[0] - 1) if asarray(val).ndim == 1 else rows
         )
-        v = jnp.take(jnp.ravel(asarray(val)).astype(a.dtype), flat_index)
-    return jnp.where(on, v, a)
+        v = numpy_shapes.take(numpy_impl.ravel(asarray(val)).astype(a.dtype), flat_index)
+    return numpy_impl.where(on, v, a)
 
 
 @eager
@@ -1506,19 +1566,19 @@ def cov(
     """The covariance matrix of the rows (variables) of m."""
     if fweights is not None or aweights is not None:
         fail("cov", "weights are not supported yet")
-    x = _floats(jnp.atleast_2d(asarray(m)))
+    x = _floats(atleast_2d(asarray(m)))
     if not rowvar and x.shape[0] != 1:
         x = x.T
     if y is not None:
-        yy = _floats(jnp.atleast_2d(asarray(y)))
+        yy = _floats(atleast_2d(asarray(y)))
         if not rowvar and yy.shape[0] != 1:
             yy = yy.T
-        x = jnp.concatenate([x, yy], axis=0)
+        x = numpy_shapes.concatenate([x, yy], axis=0)
     n = x.shape[1]
     ddof = (0 if bias else 1) if ddof is None else ddof
-    centered = x - jnp.mean(x, axis=1, keepdims=True)
-    out = jnp.matmul(centered, jnp.conj(centered).T) / (n - ddof)
-    return jnp.squeeze(out) if out.shape == (1, 1) else out
+    centered = x - numpy_impl.mean(x, axis=1, keepdims=True)
+    out = numpy_shapes.matmul(centered, numpy_impl.conj(centered).T) / (n - ddof)
+    return numpy_shapes.squeeze(out) if out.shape == (1, 1) else out
 
 
 @eager
@@ -1527,8 +1587,8 @@ def corrcoef(x, y=None, rowvar: bool = True):
     c = cov(x, y, rowvar)
     if c.ndim == 0:
         return c / c
-    d = jnp.sqrt(diagonal(c))
-    return jnp.clip(c / d[:, None] / d[None, :], -1, 1)
+    d = numpy_impl.sqrt(diagonal(c))
+    return numpy_impl.clip(c / d[:, None] / d[None, :], -1, 1)
 
 
 @eager
@@ -1539,30 +1599,33 @@ def unwrap(p, discont=None, axis: int = -1, period: float = 2 * np.pi):
     half = period / 2
     discont = half if discont is None else builtins.max(discont, half)
     dd = diff(p, axis=ax)
-    ddmod = jnp.remainder(dd + half, period) - half
-    ddmod = jnp.where((ddmod == -half) & (dd > 0), half, ddmod)
-    correction = jnp.where(jnp.abs(dd) < discont, 0, ddmod - dd)
-    first = jnp.take(p, jnp.arange(0, 1), axis=ax)
-    rest = jnp.take(p, jnp.arange(1, p.shape[ax]), axis=ax) + jnp.cumsum(correction, axis=ax)
-    return jnp.concatenate([first, rest], axis=ax)
+    ddmod = numpy_impl.remainder(dd + half, period) - half
+    ddmod = numpy_impl.where((ddmod == -half) & (dd > 0), half, ddmod)
+    correction = numpy_impl.where(numpy_impl.abs(dd) < discont, 0, ddmod - dd)
+    first = numpy_shapes.take(p, numpy_impl.arange(0, 1), axis=ax)
+    rest = numpy_shapes.take(p, numpy_impl.arange(1, p.shape[ax]), axis=ax) + numpy_shapes.cumsum(
+        correction, axis=ax
+    )
+    return numpy_shapes.concatenate([first, rest], axis=ax)
 
 
 @eager
 def gcd(x1, x2):
     """The greatest common divisor, elementwise (Euclid's loop, 64 rounds at most)."""
-    from uir import lax
 
     a, b = ops.promote("gcd", x1, x2)
     if not dtypes.is_int(a.dtype):
         fail("gcd", f"takes integers, got {a.dtype}")
-    a, b = jnp.broadcast_arrays(jnp.abs(a), jnp.abs(b))
+    a, b = broadcast_arrays(numpy_impl.abs(a), numpy_impl.abs(b))
 
     def body(_, ab):
         x, y = ab
-        safe = jnp.where(y == 0, 1, y)
-        return jnp.where(y == 0, x, y), jnp.where(y == 0, 0, jnp.remainder(x, safe))
+        safe = numpy_impl.where(y == 0, 1, y)
+        return numpy_impl.where(y == 0, x, y), numpy_impl.where(
+            y == 0, 0, numpy_impl.remainder(x, safe)
+        )
 
-    return lax.fori_loop(0, 8 * a.dtype.itemsize * 2, body, (a, b))[0]
+    return lax_control.fori_loop(0, 8 * a.dtype.itemsize * 2, body, (a, b))[0]
 
 
 @eager
@@ -1570,7 +1633,7 @@ def lcm(x1, x2):
     """The least common multiple, elementwise."""
     a, b = ops.promote("lcm", x1, x2)
     g = gcd(a, b)
-    return jnp.where(g == 0, 0, jnp.abs(a // jnp.where(g == 0, 1, g) * b))
+    return numpy_impl.where(g == 0, 0, numpy_impl.abs(a // numpy_impl.where(g == 0, 1, g) * b))
 
 
 # --- more ----------------------------------------------------------------------------
@@ -1580,9 +1643,9 @@ def lcm(x1, x2):
 def spacing(x):
     """The distance from |x| to the next larger float, with x's sign."""
     x = _floats(x)
-    ax = jnp.abs(x)
-    step = jnp.nextafter(ax, jnp.asarray(np.inf).astype(x.dtype)) - ax
-    return jnp.where(x < 0, -step, step)
+    ax = numpy_impl.abs(x)
+    step = numpy_impl.nextafter(ax, numpy_impl.public_asarray(np.inf).astype(x.dtype)) - ax
+    return numpy_impl.where(x < 0, -step, step)
 
 
 @eager
@@ -1592,8 +1655,8 @@ def i0(x):
     for |x| up to about 30)."""
     x = _floats(x)
     half_sq = (x / 2) ** 2
-    term = jnp.ones_like(x)
-    total = jnp.ones_like(x)
+    term = numpy_impl.ones_like(x)
+    total = numpy_impl.ones_like(x)
     for k in range(1, 60):
         term = term * half_sq / (k * k)
         total = total + term
@@ -1603,13 +1666,13 @@ def i0(x):
 def kaiser(M: int, beta: float):
     """The Kaiser window of M points."""
     if M < 1:
-        return jnp.zeros((0,), dtypes.default_float())
+        return numpy_impl.zeros((0,), dtypes.default_float())
     if M == 1:
-        return jnp.ones((1,), dtypes.default_float())
+        return numpy_impl.ones((1,), dtypes.default_float())
     n = np.arange(M)
     alpha = (M - 1) / 2.0
     w = np.i0(beta * np.sqrt(1 - ((n - alpha) / alpha) ** 2)) / np.i0(float(beta))
-    return jnp.asarray(w.astype(dtypes.default_float()))
+    return numpy_impl.public_asarray(w.astype(dtypes.default_float()))
 
 
 @eager
@@ -1625,7 +1688,9 @@ def lexsort(keys, axis: int = -1):
     # (the last), each carrying the order so far.
     order = ops.iota(dtypes.default_int(), ks[0].shape, ax)
     for k in ks:
-        _, order = _sort([jnp.take_along_axis(k, order, axis=ax), order], ax, name="lexsort")
+        _, order = _sort(
+            [numpy_shapes.take_along_axis(k, order, axis=ax), order], ax, name="lexsort"
+        )
     return order
 
 
@@ -1639,7 +1704,7 @@ def ravel_multi_index(multi_index, dims, mode: str = "raise", order: str = "C"):
     stride = 1
     for idx, d in reversed(list(zip(multi_index, dims, strict=True))):
         i = asarray(idx)
-        i = jnp.remainder(i, d) if mode == "wrap" else jnp.clip(i, 0, d - 1)
+        i = numpy_impl.remainder(i, d) if mode == "wrap" else numpy_impl.clip(i, 0, d - 1)
         term = i * stride
         out = term if out is None else out + term
         stride *= d
@@ -1650,19 +1715,19 @@ def ravel_multi_index(multi_index, dims, mode: str = "raise", order: str = "C"):
 def unravel_index(indices, shape):
     """The index tuples of flat indices into an array of `shape` (clipped)."""
     shape = tuple(int(d) for d in shape)
-    i = jnp.clip(asarray(indices), 0, math.prod(shape) - 1)
+    i = numpy_impl.clip(asarray(indices), 0, math.prod(shape) - 1)
     out = []
     for d in reversed(shape):
-        out.append(jnp.remainder(i, d))
+        out.append(numpy_impl.remainder(i, d))
         i = i // d
     return tuple(reversed(out))
 
 
 def delete(arr, obj, axis=None, *, assume_unique_indices: bool = False):
     """arr without the entries at the static indices obj along `axis`."""
-    a = jnp.asarray(arr)
+    a = numpy_impl.public_asarray(arr)
     if axis is None:
-        a, axis = jnp.ravel(a), 0
+        a, axis = numpy_impl.ravel(a), 0
     ax = ops.normalize_axis(axis, a.ndim, "delete")
     n = a.shape[ax]
     if isinstance(obj, slice):
@@ -1670,43 +1735,49 @@ def delete(arr, obj, axis=None, *, assume_unique_indices: bool = False):
     else:
         drop = {int(i) % n for i in np.atleast_1d(np.asarray(obj))}
     keep = [i for i in range(n) if i not in drop]
-    return jnp.take(a, jnp.asarray(np.array(keep, np.int32)), axis=ax)
+    return numpy_shapes.take(a, numpy_impl.public_asarray(np.array(keep, np.int32)), axis=ax)
 
 
 def insert(arr, obj, values, axis=None):
     """arr with values inserted before the static index obj along `axis`."""
-    a = jnp.asarray(arr)
+    a = numpy_impl.public_asarray(arr)
     if axis is None:
-        a, axis = jnp.ravel(a), 0
+        a, axis = numpy_impl.ravel(a), 0
     ax = ops.normalize_axis(axis, a.ndim, "insert")
     if not isinstance(obj, (int, np.integer)):
         raise TypeError("insert takes one static int index")
     n = a.shape[ax]
     at = int(obj) % (n + 1) if obj < 0 else int(obj)
-    v = jnp.asarray(values).astype(a.dtype)
+    v = numpy_impl.public_asarray(values).astype(a.dtype)
     piece_shape = list(a.shape)
     piece_shape[ax] = 1 if v.ndim < a.ndim else v.shape[ax]
-    v = jnp.broadcast_to(
+    v = numpy_shapes.broadcast_to(
         v
         if v.ndim == a.ndim
-        else jnp.reshape(
+        else numpy_shapes.reshape(
             v,
             [
                 s if i != ax else 1
                 for i, s in enumerate(
-                    jnp.broadcast_to(v, [d for i, d in enumerate(a.shape) if i != ax]).shape[:ax]
+                    numpy_shapes.broadcast_to(
+                        v, [d for i, d in enumerate(a.shape) if i != ax]
+                    ).shape[:ax]
                 )
             ]
             + [1]
-            + list(jnp.broadcast_to(v, [d for i, d in enumerate(a.shape) if i != ax]).shape[ax:]),
+            + list(
+                numpy_shapes.broadcast_to(v, [d for i, d in enumerate(a.shape) if i != ax]).shape[
+                    ax:
+                ]
+            ),
         )
         if v.ndim
         else v,
         piece_shape,
     )
-    before = jnp.take(a, jnp.arange(0, at), axis=ax)
-    after = jnp.take(a, jnp.arange(at, n), axis=ax)
-    return jnp.concatenate([before, v, after], axis=ax)
+    before = numpy_shapes.take(a, numpy_impl.arange(0, at), axis=ax)
+    after = numpy_shapes.take(a, numpy_impl.arange(at, n), axis=ax)
+    return numpy_shapes.concatenate([before, v, after], axis=ax)
 
 
 def fromfunction(function, shape, *, dtype=float, **kwargs):
@@ -1736,12 +1807,12 @@ def gradient(f, *varargs, axis=None, edge_order: int = 1):
             fail("gradient", "each axis needs at least two points")
 
         def take(lo, hi, ax=ax):
-            return jnp.take(f, jnp.arange(lo, hi), axis=ax)
+            return numpy_shapes.take(f, numpy_impl.arange(lo, hi), axis=ax)
 
         first = (take(1, 2) - take(0, 1)) / h
         last = (take(n - 1, n) - take(n - 2, n - 1)) / h
         inner = (take(2, n) - take(0, n - 2)) / (2 * h)
-        out.append(jnp.concatenate([first, inner, last], axis=ax))
+        out.append(numpy_shapes.concatenate([first, inner, last], axis=ax))
     return out[0] if len(out) == 1 else out
 
 
@@ -1756,12 +1827,12 @@ def block(arrays):
 
     def assemble(x, level):
         if not isinstance(x, list):
-            a = jnp.asarray(x)
-            return jnp.reshape(a, (1,) * builtins.max(0, d - a.ndim) + a.shape)
+            a = numpy_impl.public_asarray(x)
+            return numpy_shapes.reshape(a, (1,) * builtins.max(0, d - a.ndim) + a.shape)
         parts = [assemble(item, level + 1) for item in x]
         ndim = builtins.max(p.ndim for p in parts)
-        parts = [jnp.reshape(p, (1,) * (ndim - p.ndim) + p.shape) for p in parts]
-        return jnp.concatenate(parts, axis=ndim - (d - level))
+        parts = [numpy_shapes.reshape(p, (1,) * (ndim - p.ndim) + p.shape) for p in parts]
+        return numpy_shapes.concatenate(parts, axis=ndim - (d - level))
 
     return assemble(arrays, 0)
 
@@ -1774,9 +1845,11 @@ def poly(seq_of_zeros):
     z = asarray(seq_of_zeros)
     if z.ndim != 1:
         fail("poly", "takes a 1-D sequence of roots")
-    out = jnp.ones((1,), _floats(z).dtype if not dtypes.is_complex(z.dtype) else z.dtype)
+    out = numpy_impl.ones((1,), _floats(z).dtype if not dtypes.is_complex(z.dtype) else z.dtype)
     for i in range(z.shape[0]):
-        out = convolve(out, jnp.stack([jnp.ones((), out.dtype), -z[i].astype(out.dtype)]))
+        out = convolve(
+            out, numpy_shapes.stack([numpy_impl.ones((), out.dtype), -z[i].astype(out.dtype)])
+        )
     return out
 
 
@@ -1786,14 +1859,14 @@ def polydiv(u, v, *, trim_leading_zeros: bool = False):
     u, v = _floats(u), _floats(v)
     n, m = u.shape[0], v.shape[0]
     if m > n:
-        return jnp.zeros((1,), u.dtype), u
+        return numpy_impl.zeros((1,), u.dtype), u
     rem = u
     q = []
     for k in range(n - m + 1):
         c = rem[k] / v[0]
         q.append(c)
-        rem = rem - jnp.pad(c * v, [(k, n - m - k)])
-    return jnp.stack(q), rem
+        rem = rem - numpy_shapes.pad(c * v, [(k, n - m - k)])
+    return numpy_shapes.stack(q), rem
 
 
 # --- types and constants -------------------------------------------------------------------

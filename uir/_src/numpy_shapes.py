@@ -114,34 +114,7 @@ def broadcast_to(a, shape):
 
 @eager
 def concatenate(arrays, axis: int = 0):
-    xs = ops.promote("concatenate", *arrays)
-    if not xs:
-        fail("concatenate", "need at least one array")
-    ndim = xs[0].ndim
-    if ndim == 0:
-        fail("concatenate", "zero-dimensional arrays cannot be concatenated")
-    ax = ops.normalize_axis(axis, ndim, "concatenate")
-    for x in xs:
-        if x.ndim != ndim or builtins.any(
-            x.shape[i] != xs[0].shape[i] for i in range(ndim) if i != ax
-        ):
-            fail(
-                "concatenate",
-                "shapes " + ", ".join(ops.describe(v) for v in xs) + f" do not match off axis {ax}",
-            )
-    if len(xs) == 1:
-        return xs[0]
-    shape = list(xs[0].shape)
-    shape[ax] = builtins.sum(x.shape[ax] for x in xs)
-    out = ops._comp().emit(
-        "concatenate",
-        *xs,
-        dimensions=[ax],
-        shape=(shape, xs[0].dtype),
-        op_name="concatenate",
-    )
-    out.weak_type = builtins.all(x.weak_type for x in xs)
-    return out
+    return ops.concatenate(arrays, axis)
 
 
 @eager
@@ -275,28 +248,6 @@ def repeat(a, repeats: int, axis=None):
 # --- Products ------------------------------------------------------------------
 
 
-def _dot_general(x, y, contract, batch, name):
-    """dot with (lhs, rhs) contracting and batch dims; result dims are batch,
-    lhs free, rhs free."""
-    x, y = ops.promote(name, x, y)
-    (lc, rc), (lb, rb) = contract, batch
-    for a, b in zip(lc, rc, strict=True):
-        if x.shape[a] != y.shape[b]:
-            fail(
-                name,
-                f"contracting dimensions of {ops.describe(x)} and {ops.describe(y)} differ ({x.shape[a]} vs {y.shape[b]})",
-            )
-    lf = [i for i in range(x.ndim) if i not in lc and i not in lb]
-    rf = [i for i in range(y.ndim) if i not in rc and i not in rb]
-    shape = [x.shape[i] for i in lb] + [x.shape[i] for i in lf] + [y.shape[i] for i in rf]
-    attrs = {"lhs_contracting_dims": list(lc), "rhs_contracting_dims": list(rc)}
-    if lb:
-        attrs.update(lhs_batch_dims=list(lb), rhs_batch_dims=list(rb))
-    out = ops._comp().emit("dot", x, y, shape=(shape, x.dtype), op_name=name, **attrs)
-    out.weak_type = x.weak_type and y.weak_type
-    return out
-
-
 @eager
 def matmul(a, b):
     x, y = asarray(a), asarray(b)
@@ -316,7 +267,7 @@ def matmul(a, b):
     x = ops.broadcast_to(x, batch + x.shape[-2:], "matmul")
     y = ops.broadcast_to(y, batch + y.shape[-2:], "matmul")
     nb = len(batch)
-    out = _dot_general(x, y, ([nb + 1], [nb]), (list(range(nb)), list(range(nb))), "dot_general")
+    out = ops.dot(x, y, ([nb + 1], [nb]), (list(range(nb)), list(range(nb))), "dot_general")
     if x1:
         out = squeeze(out, nb)
     if y1:
@@ -347,7 +298,7 @@ def tensordot(a, b, axes=2):
         rc = [ra] if isinstance(ra, int) else list(ra)
     lc = [ops.normalize_axis(i, x.ndim, "tensordot") for i in lc]
     rc = [ops.normalize_axis(i, y.ndim, "tensordot") for i in rc]
-    return _dot_general(x, y, (lc, rc), ([], []), "dot_general")
+    return ops.dot(x, y, (lc, rc), ([], []), "dot_general")
 
 
 @eager
@@ -459,7 +410,7 @@ def _einsum_pair(a, sa: str, b, sb: str, keep: str):
     b, sb = pre_sum(b, sb, sa)
     batch = [c for c in sa if c in sb and c in keep]
     contract = [c for c in sa if c in sb and c not in keep]
-    out = _dot_general(
+    out = ops.dot(
         a,
         b,
         ([sa.index(c) for c in contract], [sb.index(c) for c in contract]),

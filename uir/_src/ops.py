@@ -289,6 +289,60 @@ def transpose(x, perm) -> Tracer:
     return out
 
 
+def is_finite(x) -> Tracer:
+    """Whether each element of a float array is finite (HLO is-finite)."""
+    x = asarray(x)
+    return _comp().emit("is-finite", x, shape=(x.shape, np.bool_), op_name="is_finite")
+
+
+def dot(x, y, contract, batch, name: str) -> Tracer:
+    """HLO dot with (lhs, rhs) contracting and batch dims, operands promoted;
+    the result's dims are batch, lhs free, rhs free."""
+    x, y = promote(name, x, y)
+    (lc, rc), (lb, rb) = contract, batch
+    for a, b in zip(lc, rc, strict=True):
+        if x.shape[a] != y.shape[b]:
+            fail(
+                name,
+                f"contracting dimensions of {describe(x)} and {describe(y)} differ "
+                f"({x.shape[a]} vs {y.shape[b]})",
+            )
+    lf = [i for i in range(x.ndim) if i not in lc and i not in lb]
+    rf = [i for i in range(y.ndim) if i not in rc and i not in rb]
+    shape = [x.shape[i] for i in lb] + [x.shape[i] for i in lf] + [y.shape[i] for i in rf]
+    attrs = {"lhs_contracting_dims": list(lc), "rhs_contracting_dims": list(rc)}
+    if lb:
+        attrs.update(lhs_batch_dims=list(lb), rhs_batch_dims=list(rb))
+    out = _comp().emit("dot", x, y, shape=(shape, x.dtype), op_name=name, **attrs)
+    out.weak_type = x.weak_type and y.weak_type
+    return out
+
+
+def concatenate(arrays, axis: int, op: str = "concatenate") -> Tracer:
+    """HLO concatenate of `arrays` (promoted) along `axis`; shapes must agree
+    off that axis."""
+    xs = promote(op, *arrays)
+    if not xs:
+        fail(op, "need at least one array")
+    ndim = xs[0].ndim
+    if ndim == 0:
+        fail(op, "zero-dimensional arrays cannot be concatenated")
+    ax = normalize_axis(axis, ndim, op)
+    for x in xs:
+        if x.ndim != ndim or any(x.shape[i] != xs[0].shape[i] for i in range(ndim) if i != ax):
+            fail(
+                op,
+                "shapes " + ", ".join(describe(v) for v in xs) + f" do not match off axis {ax}",
+            )
+    if len(xs) == 1:
+        return xs[0]
+    shape = list(xs[0].shape)
+    shape[ax] = sum(x.shape[ax] for x in xs)
+    out = _comp().emit("concatenate", *xs, dimensions=[ax], shape=(shape, xs[0].dtype), op_name=op)
+    out.weak_type = all(x.weak_type for x in xs)
+    return out
+
+
 def iota(dtype, shape, dimension: int) -> Tracer:
     shape = tuple(shape)
     return _comp().emit("iota", shape=(shape, dtype), iota_dimension=dimension)

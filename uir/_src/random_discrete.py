@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-import uir.numpy as jnp
-from uir._src import dtypes, ops
+from uir._src import dtypes, lax_control, numpy_impl, numpy_shapes, ops
 from uir._src.eager import eager
 from uir._src.ops import asarray, fail
 from uir._src.random_impl import _check_key, _shape, split, uniform
@@ -25,21 +24,25 @@ def _int_dtype(dtype, op: str) -> np.dtype:
 def _knuth(key, lam, shape, dtype, max_iters):
     """Knuth: the number of uniforms whose product stays above exp(-lam),
     minus one; each step splits the key and draws one uniform array."""
-    from uir import lax
 
     def cond(carry):
         i, _, _, log_prod = carry
-        return jnp.any(log_prod > -lam) & (i < max_iters)
+        return numpy_impl.any(log_prod > -lam) & (i < max_iters)
 
     def body(carry):
         i, k, rng, log_prod = carry
         keys = split(rng)
-        k = jnp.where(log_prod > -lam, k + 1, k)
+        k = numpy_impl.where(log_prod > -lam, k + 1, k)
         u = uniform(keys[1], shape, np.float32)
-        return i + 1, k, keys[0], log_prod + jnp.log(u)
+        return i + 1, k, keys[0], log_prod + numpy_impl.log(u)
 
-    start = (jnp.asarray(np.int32(0)), jnp.zeros(shape, dtype), key, jnp.zeros(shape, np.float32))
-    k = lax.while_loop(cond, body, start)[1]
+    start = (
+        numpy_impl.public_asarray(np.int32(0)),
+        numpy_impl.zeros(shape, dtype),
+        key,
+        numpy_impl.zeros(shape, np.float32),
+    )
+    k = lax_control.while_loop(cond, body, start)[1]
     return (k - 1).astype(dtype)
 
 
@@ -49,42 +52,41 @@ def _until_accepted(key, shape, dtype, max_iters, propose):
     propose(u, v) -> (k, accept); an element holds its last accepted k (a
     later acceptance overwrites an earlier one, as in JAX), and the loop
     runs until every element has accepted once."""
-    from uir import lax
 
     def cond(carry):
         i, _, accepted, _ = carry
-        return jnp.any(~accepted) & (i < max_iters)
+        return numpy_impl.any(~accepted) & (i < max_iters)
 
     def body(carry):
         i, k_out, accepted, rng = carry
         keys = split(rng, 3)
         k, accept = propose(uniform(keys[1], shape, dtype), uniform(keys[2], shape, dtype))
-        return i + 1, jnp.where(accept, k, k_out), accepted | accept, keys[0]
+        return i + 1, numpy_impl.where(accept, k, k_out), accepted | accept, keys[0]
 
     start = (
-        jnp.asarray(np.int32(0)),
-        jnp.full(shape, -1, dtype),
-        jnp.zeros(shape, np.bool_),
+        numpy_impl.public_asarray(np.int32(0)),
+        numpy_impl.full(shape, -1, dtype),
+        numpy_impl.zeros(shape, np.bool_),
         key,
     )
-    return lax.while_loop(cond, body, start)[1]
+    return lax_control.while_loop(cond, body, start)[1]
 
 
 def _rejection(key, lam, shape, dtype, max_iters):
     """Hoermann's transformed rejection (PTRS) for large lam."""
     from uir._src.lax_special import lgamma
 
-    log_lam = jnp.log(lam)
-    b = 0.931 + 2.53 * jnp.sqrt(lam)
+    log_lam = numpy_impl.log(lam)
+    b = 0.931 + 2.53 * numpy_impl.sqrt(lam)
     a = -0.059 + 0.02483 * b
     inv_alpha = 1.1239 + 1.1328 / (b - 3.4)
     v_r = 0.9277 - 3.6224 / (b - 2)
 
     def propose(u, v):
         u = u - 0.5
-        us = 0.5 - jnp.abs(u)
-        k = jnp.floor((2 * a / us + b) * u + lam + 0.43)
-        s = jnp.log(v * inv_alpha / (a / (us * us) + b))
+        us = 0.5 - numpy_impl.abs(u)
+        k = numpy_impl.floor((2 * a / us + b) * u + lam + 0.43)
+        s = numpy_impl.log(v * inv_alpha / (a / (us * us) + b))
         t = -lam + k * log_lam - lgamma(k + 1)
         accept1 = (us >= 0.07) & (v <= v_r)
         reject = (k < 0) | ((us < 0.013) & (v > us))
@@ -102,13 +104,13 @@ def poisson(key, lam, shape=None, dtype=None):
     d = _int_dtype(dtype, "poisson")
     lam = asarray(lam)
     shape = tuple(lam.shape) if shape is None else _shape(shape, "poisson")
-    lam = jnp.broadcast_to(lam, shape).astype(np.float32)
-    use_knuth = jnp.isnan(lam) | (lam < 10)
+    lam = numpy_shapes.broadcast_to(lam, shape).astype(np.float32)
+    use_knuth = numpy_impl.isnan(lam) | (lam < 10)
     max_iters = min(int(np.iinfo(d).max), int(np.iinfo(np.int32).max))  # the loop counter is int32
-    knuth = _knuth(key, jnp.where(use_knuth, lam, 0.0), shape, d, max_iters)
-    rejection = _rejection(key, jnp.where(use_knuth, 1e5, lam), shape, d, max_iters)
-    out = jnp.where(use_knuth, knuth, rejection)
-    return jnp.where(lam == 0, jnp.zeros_like(out), out)
+    knuth = _knuth(key, numpy_impl.where(use_knuth, lam, 0.0), shape, d, max_iters)
+    rejection = _rejection(key, numpy_impl.where(use_knuth, 1e5, lam), shape, d, max_iters)
+    out = numpy_impl.where(use_knuth, knuth, rejection)
+    return numpy_impl.where(lam == 0, numpy_impl.zeros_like(out), out)
 
 
 _STIRLING_TAIL = (
@@ -128,61 +130,60 @@ _STIRLING_TAIL = (
 def _stirling_tail(k):
     """log k! minus its Stirling approximation: a table to 9, a series
     above."""
-    table = jnp.asarray(np.asarray(_STIRLING_TAIL, np.dtype(k.dtype)))
+    table = numpy_impl.public_asarray(np.asarray(_STIRLING_TAIL, np.dtype(k.dtype)))
     small = k <= 9
-    k = jnp.clip(k, 0.0, 9.0)
+    k = numpy_impl.clip(k, 0.0, 9.0)
     kp1sq = (k + 1) * (k + 1)
     approx = (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
-    index = jnp.floor(k).astype(np.int32)
-    return jnp.where(small, jnp.take(table, index), approx)
+    index = numpy_impl.floor(k).astype(np.int32)
+    return numpy_impl.where(small, numpy_shapes.take(table, index), approx)
 
 
 def _binomial_inversion(key, count, prob, shape, dtype, max_iters):
     """The number of geometric(prob) gaps that fit in count draws."""
-    from uir import lax
 
-    log1m = jnp.log1p(-prob)
+    log1m = numpy_impl.log1p(-prob)
 
     def cond(carry):
         i, _, geom_sum, _ = carry
-        return jnp.any(geom_sum <= count) & (i < max_iters)
+        return numpy_impl.any(geom_sum <= count) & (i < max_iters)
 
     def body(carry):
         i, num_geom, geom_sum, rng = carry
         keys = split(rng)
-        num_geom = jnp.where(geom_sum <= count, num_geom + 1, num_geom)
+        num_geom = numpy_impl.where(geom_sum <= count, num_geom + 1, num_geom)
         u = uniform(keys[0], shape, prob.dtype)
-        geom = jnp.ceil(jnp.log(u) / log1m)
+        geom = numpy_impl.ceil(numpy_impl.log(u) / log1m)
         return i + 1, num_geom, geom_sum + geom, keys[1]
 
-    zeros = jnp.zeros(shape, prob.dtype)
-    start = (jnp.asarray(np.int32(0)), zeros, zeros, key)
-    k = lax.while_loop(cond, body, start)[1]
+    zeros = numpy_impl.zeros(shape, prob.dtype)
+    start = (numpy_impl.public_asarray(np.int32(0)), zeros, zeros, key)
+    k = lax_control.while_loop(cond, body, start)[1]
     return (k - 1).astype(dtype)
 
 
 def _btrs(key, count, prob, shape, dtype, max_iters):
     """Hoermann's BTRS (transformed rejection with squeeze)."""
-    stddev = jnp.sqrt(count * prob * (1 - prob))
+    stddev = numpy_impl.sqrt(count * prob * (1 - prob))
     b = 1.15 + 2.53 * stddev
     a = -0.0873 + 0.0248 * b + 0.01 * prob
     c = count * prob + 0.5
     v_r = 0.92 - 4.2 / b
     r = prob / (1 - prob)
     alpha = (2.83 + 5.1 / b) * stddev
-    m = jnp.floor((count + 1) * prob)
+    m = numpy_impl.floor((count + 1) * prob)
 
     def propose(u, v):
         u = u - 0.5
-        us = 0.5 - jnp.abs(u)
+        us = 0.5 - numpy_impl.abs(u)
         accept1 = (us >= 0.07) & (v <= v_r)
-        k = jnp.floor((2 * a / us + b) * u + c)
+        k = numpy_impl.floor((2 * a / us + b) * u + c)
         reject = (k < 0) | (k > count)
-        v = jnp.log(v * alpha / (a / (us * us) + b))
+        v = numpy_impl.log(v * alpha / (a / (us * us) + b))
         ub = (
-            (m + 0.5) * jnp.log((m + 1) / (r * (count - m + 1)))
-            + (count + 1) * jnp.log((count - m + 1) / (count - k + 1))
-            + (k + 0.5) * jnp.log(r * (count - k + 1) / (k + 1))
+            (m + 0.5) * numpy_impl.log((m + 1) / (r * (count - m + 1)))
+            + (count + 1) * numpy_impl.log((count - m + 1) / (count - k + 1))
+            + (k + 0.5) * numpy_impl.log(r * (count - k + 1) / (k + 1))
             + _stirling_tail(m)
             + _stirling_tail(count - m)
             - _stirling_tail(k)
@@ -214,34 +215,36 @@ def binomial(key, n, p, shape=None, dtype=None):
                 raise ValueError
         except ValueError:
             fail("binomial", f"shape {shape} does not fit n {count.shape} and p {prob.shape}")
-    count = jnp.broadcast_to(count.astype(prob.dtype), shape)
-    prob = jnp.broadcast_to(prob, shape)
+    count = numpy_shapes.broadcast_to(count.astype(prob.dtype), shape)
+    prob = numpy_shapes.broadcast_to(prob, shape)
     p_lt_half = prob < 0.5
-    q = jnp.where(p_lt_half, prob, 1.0 - prob)
-    count_bad = jnp.isnan(count) | (count < 0.0)
-    count_inf = jnp.isinf(count)
-    q_nan, q_neg = jnp.isnan(q), q < 0.0
-    q = jnp.where(q_nan | q_neg, 0.01, q)
+    q = numpy_impl.where(p_lt_half, prob, 1.0 - prob)
+    count_bad = numpy_impl.isnan(count) | (count < 0.0)
+    count_inf = numpy_impl.isinf(count)
+    q_nan, q_neg = numpy_impl.isnan(q), q < 0.0
+    q = numpy_impl.where(q_nan | q_neg, 0.01, q)
     use_inversion = count_bad | (count * q <= 10.0)
-    count = jnp.floor(count)
+    count = numpy_impl.floor(count)
     max_iters = int(np.iinfo(np.int32).max)  # "unbounded", as JAX: the loop counter is int32
-    samples = jnp.where(
+    samples = numpy_impl.where(
         use_inversion,
-        _binomial_inversion(key, jnp.where(use_inversion, count, 0.0), q, shape, d, max_iters),
+        _binomial_inversion(
+            key, numpy_impl.where(use_inversion, count, 0.0), q, shape, d, max_iters
+        ),
         _btrs(
             key,
-            jnp.where(use_inversion, 1e4, count),
-            jnp.where(use_inversion, 0.5, q),
+            numpy_impl.where(use_inversion, 1e4, count),
+            numpy_impl.where(use_inversion, 0.5, q),
             shape,
             d,
             max_iters,
         ),
     )
     invalid = q_neg | q_nan | count_bad
-    samples = jnp.where(invalid, jnp.asarray(np.nan, d), samples)
-    samples = jnp.where(count_inf & ~invalid, jnp.asarray(np.inf, d), samples)
+    samples = numpy_impl.where(invalid, numpy_impl.public_asarray(np.nan, d), samples)
+    samples = numpy_impl.where(count_inf & ~invalid, numpy_impl.public_asarray(np.inf, d), samples)
     keep = p_lt_half | count_bad | q_nan | count_inf
-    return jnp.where(keep, samples, count.astype(d) - samples)
+    return numpy_impl.where(keep, samples, count.astype(d) - samples)
 
 
 @eager
@@ -249,7 +252,6 @@ def multinomial(key, n, p, *, shape=None, dtype=None, unroll=1):
     """Counts of n trials over the outcomes of p (the last axis), as floats:
     a binomial per outcome of the count still left, with its share of the
     probability left (JAX's draws)."""
-    from uir import lax
 
     del unroll
     key = _check_key(key, "multinomial")
@@ -259,19 +261,19 @@ def multinomial(key, n, p, *, shape=None, dtype=None, unroll=1):
     n, p = ops.promote("multinomial", n.astype(p.dtype) if not dtypes.is_float(n.dtype) else n, p)
     d = np.dtype(dtypes.default_float()) if dtype is None else dtypes.canonicalize(dtype)
     shape = tuple(p.shape) if shape is None else _shape(shape, "multinomial")
-    n = jnp.broadcast_to(n, shape[:-1])
-    p = jnp.moveaxis(jnp.broadcast_to(p, shape), -1, 0)
-    remaining = jnp.flip(jnp.cumsum(jnp.flip(p, 0), axis=0), 0)
-    ratios = p / jnp.where(remaining == 0, 1, remaining)
+    n = numpy_shapes.broadcast_to(n, shape[:-1])
+    p = numpy_shapes.moveaxis(numpy_shapes.broadcast_to(p, shape), -1, 0)
+    remaining = numpy_shapes.flip(numpy_shapes.cumsum(numpy_shapes.flip(p, 0), axis=0), 0)
+    ratios = p / numpy_impl.where(remaining == 0, 1, remaining)
     keys = split(key, ratios.shape[0])
 
     def step(remainder, ratio_key):
         ratio, k = ratio_key
-        count = binomial(k, remainder, jnp.clip(ratio, 0, 1), dtype=remainder.dtype)
+        count = binomial(k, remainder, numpy_impl.clip(ratio, 0, 1), dtype=remainder.dtype)
         return remainder - count, count
 
-    _, counts = lax.scan(step, n, (ratios, keys))
-    return jnp.moveaxis(counts, 0, -1).astype(d)
+    _, counts = lax_control.scan(step, n, (ratios, keys))
+    return numpy_shapes.moveaxis(counts, 0, -1).astype(d)
 
 
 __all__ = ["binomial", "multinomial", "poisson"]

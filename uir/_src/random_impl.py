@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from uir._src import dtypes, ops
+from uir._src import dtypes, lax_control, numpy_impl, numpy_more, numpy_shapes, ops
 from uir._src.eager import eager
 from uir._src.ops import asarray, fail
 
@@ -318,7 +318,6 @@ def normal(key, shape: Sequence[int] = (), dtype=None):
 @eager
 def truncated_normal(key, lower, upper, shape=None, dtype=None):
     """Standard normal floats truncated to (lower, upper)."""
-    from uir._src import numpy_impl as unp
 
     d = _float_dtype(dtype, "truncated_normal")
     lower, upper = ops.convert(asarray(lower), d), ops.convert(asarray(upper), d)
@@ -328,55 +327,51 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None):
         else _shape(shape, "truncated_normal")
     )
     sqrt2 = asarray(np.array(np.sqrt(2), d))
-    a = unp.erf(ops.binary("divide", lower, sqrt2))
-    b = unp.erf(ops.binary("divide", upper, sqrt2))
+    a = numpy_impl.erf(ops.binary("divide", lower, sqrt2))
+    b = numpy_impl.erf(ops.binary("divide", upper, sqrt2))
     u = _uniform(key, out_shape, d, a, b, "truncated_normal")
     out = ops.binary("multiply", sqrt2, _erf_inv(u))
-    return unp.clip(
+    return numpy_impl.clip(
         out,
-        unp.nextafter(lower, asarray(np.array(np.inf, d))),
-        unp.nextafter(upper, asarray(np.array(-np.inf, d))),
+        numpy_impl.nextafter(lower, asarray(np.array(np.inf, d))),
+        numpy_impl.nextafter(upper, asarray(np.array(-np.inf, d))),
     )
 
 
 @eager
 def bernoulli(key, p=0.5, shape=None):
     """Booleans, True with probability p."""
-    from uir._src import numpy_impl as unp
 
     p = asarray(p)
     if not dtypes.is_float(p.dtype):
         p = ops.convert(p, dtypes.default_float())
     out_shape = p.shape if shape is None else _shape(shape, "bernoulli")
-    return unp.less(_uniform(key, out_shape, p.dtype, 0.0, 1.0, "bernoulli"), p)
+    return numpy_impl.less(_uniform(key, out_shape, p.dtype, 0.0, 1.0, "bernoulli"), p)
 
 
 @eager
 def exponential(key, shape: Sequence[int] = (), dtype=None):
     """Exponential floats of rate 1: -log1p(-u)."""
-    from uir._src import numpy_impl as unp
 
     d = _float_dtype(dtype, "exponential")
     u = _uniform(key, _shape(shape, "exponential"), d, 0.0, 1.0, "exponential")
-    return unp.negative(unp.log1p(unp.negative(u)))
+    return numpy_impl.negative(numpy_impl.log1p(numpy_impl.negative(u)))
 
 
 @eager
 def gumbel(key, shape: Sequence[int] = (), dtype=None):
     """Standard Gumbel floats: -log(-log(u)), u uniform in [tiny, 1)."""
-    from uir._src import numpy_impl as unp
 
     d = _float_dtype(dtype, "gumbel")
     tiny = np.array(dtypes.finfo(d).tiny, d)
     u = _uniform(key, _shape(shape, "gumbel"), d, tiny, np.array(1.0, d), "gumbel")
-    return unp.negative(unp.log(unp.negative(unp.log(u))))
+    return numpy_impl.negative(numpy_impl.log(numpy_impl.negative(numpy_impl.log(u))))
 
 
 @eager
 def categorical(key, logits, axis: int = -1, shape=None):
     """Indices drawn with probabilities softmax(logits) along `axis`: the
     argmax of logits plus Gumbel noise, as JAX draws them."""
-    from uir._src import numpy_impl as unp
 
     logits = asarray(logits)
     ax = ops.normalize_axis(axis, logits.ndim, "categorical")
@@ -392,7 +387,7 @@ def categorical(key, logits, axis: int = -1, shape=None):
     full.insert(ax, logits.shape[ax])
     noise = gumbel(key, (*prefix, *full), logits.dtype)
     expanded = ops.reshape(logits, (1,) * len(prefix) + logits.shape)
-    return unp.argmax(_add(noise, expanded), axis=ax - logits.ndim if ax >= 0 else ax)
+    return numpy_impl.argmax(_add(noise, expanded), axis=ax - logits.ndim if ax >= 0 else ax)
 
 
 def _param_shape(shape, *params, op: str):
@@ -405,11 +400,10 @@ def _param_shape(shape, *params, op: str):
 @eager
 def cauchy(key, shape: Sequence[int] = (), dtype=None):
     """Standard Cauchy floats: tan(pi (u - 1/2)), u uniform in [eps, 1)."""
-    from uir._src import numpy_impl as unp
 
     d = _float_dtype(dtype, "cauchy")
     u = _uniform(key, _shape(shape, "cauchy"), d, dtypes.finfo(d).eps, 1.0, "cauchy")
-    return unp.tan(
+    return numpy_impl.tan(
         ops.binary(
             "multiply",
             asarray(np.array(np.pi, d)),
@@ -421,31 +415,30 @@ def cauchy(key, shape: Sequence[int] = (), dtype=None):
 @eager
 def laplace(key, shape: Sequence[int] = (), dtype=None):
     """Standard Laplace floats: sign(u) log1p(-|u|), u uniform in (-1, 1)."""
-    from uir._src import numpy_impl as unp
 
     d = _float_dtype(dtype, "laplace")
     u = _uniform(key, _shape(shape, "laplace"), d, -1.0 + dtypes.finfo(d).epsneg, 1.0, "laplace")
-    return ops.binary("multiply", unp.sign(u), unp.log1p(unp.negative(unp.abs(u))))
+    return ops.binary(
+        "multiply", numpy_impl.sign(u), numpy_impl.log1p(numpy_impl.negative(numpy_impl.abs(u)))
+    )
 
 
 @eager
 def logistic(key, shape: Sequence[int] = (), dtype=None):
     """Standard logistic floats: log(u) - log1p(-u)."""
-    from uir._src import numpy_impl as unp
 
     d = _float_dtype(dtype, "logistic")
     u = _uniform(key, _shape(shape, "logistic"), d, dtypes.finfo(d).tiny, 1.0, "logistic")
-    return ops.binary("subtract", unp.log(u), unp.log1p(unp.negative(u)))
+    return ops.binary("subtract", numpy_impl.log(u), numpy_impl.log1p(numpy_impl.negative(u)))
 
 
 @eager
 def lognormal(key, sigma=1.0, shape=None, dtype=None):
     """exp(sigma * a standard normal)."""
-    from uir._src import numpy_impl as unp
 
     d = _float_dtype(dtype, "lognormal")
     out_shape = _param_shape(shape, sigma, op="lognormal")
-    return unp.exp(
+    return numpy_impl.exp(
         ops.binary("multiply", normal(key, out_shape, d), ops.convert(asarray(sigma), d))
     )
 
@@ -453,11 +446,12 @@ def lognormal(key, sigma=1.0, shape=None, dtype=None):
 @eager
 def pareto(key, b, shape=None, dtype=None):
     """Pareto floats of index b: exp(exponential / b)."""
-    from uir._src import numpy_impl as unp
 
     d = _float_dtype(dtype, "pareto")
     out_shape = _param_shape(shape, b, op="pareto")
-    return unp.exp(ops.binary("divide", exponential(key, out_shape, d), ops.convert(asarray(b), d)))
+    return numpy_impl.exp(
+        ops.binary("divide", exponential(key, out_shape, d), ops.convert(asarray(b), d))
+    )
 
 
 @eager
@@ -476,11 +470,10 @@ def rademacher(key, shape: Sequence[int] = (), dtype=None):
 @eager
 def maxwell(key, shape: Sequence[int] = (), dtype=None):
     """One-sided Maxwell floats: the norm of three standard normals."""
-    from uir._src import numpy_impl as unp
 
     d = _float_dtype(dtype, "maxwell")
     n = normal(key, (*_shape(shape, "maxwell"), 3), d)
-    return unp.sqrt(unp.sum(ops.binary("multiply", n, n), axis=-1))
+    return numpy_impl.sqrt(numpy_impl.sum(ops.binary("multiply", n, n), axis=-1))
 
 
 @eager
@@ -499,13 +492,12 @@ def double_sided_maxwell(key, loc, scale, shape: Sequence[int] = (), dtype=None)
 @eager
 def weibull_min(key, scale, concentration, shape: Sequence[int] = (), dtype=None):
     """Weibull floats: (-log1p(-u)) ** (1 / concentration) * scale."""
-    from uir._src import numpy_impl as unp
 
     d = _float_dtype(dtype, "weibull_min")
     u = _uniform(key, _shape(shape, "weibull_min"), d, 0.0, 1.0, "weibull_min")
-    base = unp.negative(unp.log1p(unp.negative(u)))
-    return unp.multiply(
-        unp.power(base, unp.divide(1.0, ops.convert(asarray(concentration), d))),
+    base = numpy_impl.negative(numpy_impl.log1p(numpy_impl.negative(u)))
+    return numpy_impl.multiply(
+        numpy_impl.power(base, numpy_impl.divide(1.0, ops.convert(asarray(concentration), d))),
         ops.convert(asarray(scale), d),
     )
 
@@ -513,19 +505,17 @@ def weibull_min(key, scale, concentration, shape: Sequence[int] = (), dtype=None
 @eager
 def rayleigh(key, scale=1.0, shape=None, dtype=None):
     """Rayleigh floats: scale * sqrt(-2 log u)."""
-    from uir._src import numpy_impl as unp
 
     d = _float_dtype(dtype, "rayleigh")
     out_shape = _param_shape(shape, scale, op="rayleigh")
     u = _uniform(key, out_shape, d, 0.0, 1.0, "rayleigh")
-    root = unp.sqrt(ops.binary("multiply", unp.log(u), asarray(np.array(-2, d))))
+    root = numpy_impl.sqrt(ops.binary("multiply", numpy_impl.log(u), asarray(np.array(-2, d))))
     return ops.binary("multiply", ops.broadcast_to(ops.convert(asarray(scale), d), out_shape), root)
 
 
 @eager
 def wald(key, mean, shape=None, dtype=None):
     """Wald (inverse Gaussian) floats of the given mean, by Michael, Schucany and Haas."""
-    from uir._src import numpy_impl as unp
 
     d = _float_dtype(dtype, "wald")
     out_shape = _param_shape(shape, mean, op="wald")
@@ -535,23 +525,27 @@ def wald(key, mean, shape=None, dtype=None):
     z = _uniform(ops.reshape(_slice_row(keys, 1), (2,)), out_shape, d, 0.0, 1.0, "wald")
     y = v * v
     mu2 = mu * mu
-    x = mu + mu2 * y / 2 - mu / 2 * unp.sqrt(4 * mu * y + mu2 * (y * y))
-    return unp.where(z <= mu / (mu + x), x, mu2 / x)
+    x = mu + mu2 * y / 2 - mu / 2 * numpy_impl.sqrt(4 * mu * y + mu2 * (y * y))
+    return numpy_impl.where(z <= mu / (mu + x), x, mu2 / x)
 
 
 @eager
 def geometric(key, p, shape=None, dtype=None):
     """The number of Bernoulli(p) trials up to the first success (>= 1)."""
-    from uir._src import numpy_impl as unp
 
     p = asarray(p)
     if not dtypes.is_float(p.dtype):
         p = ops.convert(p, dtypes.default_float())
     out_shape = _param_shape(shape, p, op="geometric")
     u = _uniform(key, out_shape, p.dtype, 0.0, 1.0, "geometric")
-    u = unp.where(unp.equal(u, 0), 1, u)
+    u = numpy_impl.where(numpy_impl.equal(u, 0), 1, u)
     g = (
-        unp.floor(unp.divide(unp.log(u), ops.broadcast_to(unp.log1p(unp.negative(p)), out_shape)))
+        numpy_impl.floor(
+            numpy_impl.divide(
+                numpy_impl.log(u),
+                ops.broadcast_to(numpy_impl.log1p(numpy_impl.negative(p)), out_shape),
+            )
+        )
         + 1
     )
     return ops.convert(g, dtypes.canonicalize(dtypes.default_int() if dtype is None else dtype))
@@ -560,7 +554,6 @@ def geometric(key, p, shape=None, dtype=None):
 @eager
 def triangular(key, left, mode, right, shape=None, dtype=None):
     """Triangular floats on [left, right] peaking at mode, by inverting the CDF."""
-    from uir._src import numpy_impl as unp
 
     d = _float_dtype(dtype, "triangular")
     out_shape = _param_shape(shape, left, mode, right, op="triangular")
@@ -569,9 +562,9 @@ def triangular(key, left, mode, right, shape=None, dtype=None):
     )
     fc = (mo - lo) / (hi - lo)
     u = _uniform(key, out_shape, d, 0.0, 1.0, "triangular")
-    below = lo + unp.sqrt(u * (hi - lo) * (mo - lo))
-    above = hi - unp.sqrt((1 - u) * (hi - lo) * (hi - mo))
-    return unp.where(u < fc, below, above)
+    below = lo + numpy_impl.sqrt(u * (hi - lo) * (mo - lo))
+    above = hi - numpy_impl.sqrt((1 - u) * (hi - lo) * (hi - mo))
+    return numpy_impl.where(u < fc, below, above)
 
 
 # --- the gamma family -------------------------------------------------------------
@@ -581,12 +574,10 @@ def _gamma_one_plus(key, alpha, shape, d):
     """Gamma(alpha) draws for alpha >= 1 by Marsaglia and Tsang's squeeze
     (2000): every element draws (normal, uniform) pairs from keys folded
     with a round counter until it is accepted; the loop runs until all are."""
-    from uir import lax
-    from uir._src import numpy_impl as unp
 
     one_third = np.array(1 / 3, d)
     dd = alpha - one_third
-    c = one_third / unp.sqrt(dd)
+    c = one_third / numpy_impl.sqrt(dd)
 
     def body(state):
         i, out, done = state
@@ -596,32 +587,31 @@ def _gamma_one_plus(key, alpha, shape, d):
         u = _uniform(ops.reshape(_slice_row(keys, 1), (2,)), shape, d, 0.0, 1.0, "gamma")
         v = (1 + c * x) ** 3
         ok = (v > 0) & (
-            unp.log(unp.where(u > 0, u, 1))
-            < 0.5 * x * x + dd - dd * v + dd * unp.log(unp.where(v > 0, v, 1))
+            numpy_impl.log(numpy_impl.where(u > 0, u, 1))
+            < 0.5 * x * x + dd - dd * v + dd * numpy_impl.log(numpy_impl.where(v > 0, v, 1))
         )
-        take = ok & unp.logical_not(done)
-        return i + 1, unp.where(take, dd * v, out), done | ok
+        take = ok & numpy_impl.logical_not(done)
+        return i + 1, numpy_impl.where(take, dd * v, out), done | ok
 
     def cond(state):
-        return unp.logical_not(unp.all(state[2]))
+        return numpy_impl.logical_not(numpy_impl.all(state[2]))
 
     zero = ops.broadcast_to(asarray(np.zeros((), d)), shape)
     none = ops.broadcast_to(asarray(np.zeros((), np.bool_)), shape)
-    _, out, _ = lax.while_loop(cond, body, (asarray(np.int32(0)), zero, none))
+    _, out, _ = lax_control.while_loop(cond, body, (asarray(np.int32(0)), zero, none))
     return out
 
 
 def _log_gamma_draw(key, a, shape, d):
     """log of Gamma(a) draws, accurate for small a: Gamma(a) = Gamma(a + 1) U^(1/a)."""
-    from uir._src import numpy_impl as unp
 
     keys = split(key)
-    boosted = unp.where(a < 1, a + 1, a)
+    boosted = numpy_impl.where(a < 1, a + 1, a)
     g = _gamma_one_plus(ops.reshape(_slice_row(keys, 0), (2,)), boosted, shape, d)
     u = _uniform(
         ops.reshape(_slice_row(keys, 1), (2,)), shape, d, dtypes.finfo(d).tiny, 1.0, "gamma"
     )
-    return unp.log(g) + unp.where(a < 1, unp.log(u) / a, 0)
+    return numpy_impl.log(g) + numpy_impl.where(a < 1, numpy_impl.log(u) / a, 0)
 
 
 def _alpha(a, shape, op: str, d):
@@ -632,11 +622,10 @@ def _alpha(a, shape, op: str, d):
 @eager
 def gamma(key, a, shape=None, dtype=None):
     """Gamma(a, 1) floats (Marsaglia and Tsang; a < 1 boosted)."""
-    from uir._src import numpy_impl as unp
 
     d = _float_dtype(dtype, "gamma")
     out_shape = _param_shape(shape, a, op="gamma")
-    return unp.exp(_log_gamma_draw(key, _alpha(a, out_shape, "gamma", d), out_shape, d))
+    return numpy_impl.exp(_log_gamma_draw(key, _alpha(a, out_shape, "gamma", d), out_shape, d))
 
 
 @eager
@@ -671,34 +660,31 @@ def f(key, dfnum, dfden, shape=None, dtype=None):
 @eager
 def t(key, df, shape=(), dtype=None):
     """Student's t floats: normal / sqrt(chisquare(df) / df)."""
-    from uir._src import numpy_impl as unp
 
     d = _float_dtype(dtype, "t")
     out_shape = _param_shape(shape, df, op="t") if shape is not None else asarray(df).shape
     keys = split(key)
     z = normal(ops.reshape(_slice_row(keys, 0), (2,)), out_shape, d)
     c = chisquare(ops.reshape(_slice_row(keys, 1), (2,)), df, out_shape, d)
-    return z / unp.sqrt(c / ops.convert(asarray(df), d))
+    return z / numpy_impl.sqrt(c / ops.convert(asarray(df), d))
 
 
 @eager
 def beta(key, a, b, shape=None, dtype=None):
     """Beta(a, b) floats: X / (X + Y) for X ~ Gamma(a), Y ~ Gamma(b), in logs."""
-    from uir._src import numpy_impl as unp
 
     d = _float_dtype(dtype, "beta")
     out_shape = _param_shape(shape, a, b, op="beta")
     keys = split(key)
     la = loggamma(ops.reshape(_slice_row(keys, 0), (2,)), a, out_shape, d)
     lb = loggamma(ops.reshape(_slice_row(keys, 1), (2,)), b, out_shape, d)
-    m = unp.maximum(la, lb)
-    return unp.exp(la - m) / (unp.exp(la - m) + unp.exp(lb - m))
+    m = numpy_impl.maximum(la, lb)
+    return numpy_impl.exp(la - m) / (numpy_impl.exp(la - m) + numpy_impl.exp(lb - m))
 
 
 @eager
 def dirichlet(key, alpha, shape=None, dtype=None):
     """Dirichlet(alpha) floats: normalized Gamma(alpha_i) draws over the last axis."""
-    from uir._src import numpy_impl as unp
 
     d = _float_dtype(dtype, "dirichlet")
     alpha = ops.convert(asarray(alpha), d)
@@ -707,9 +693,9 @@ def dirichlet(key, alpha, shape=None, dtype=None):
     batch = alpha.shape[:-1] if shape is None else _shape(shape, "dirichlet")
     out_shape = (*batch, alpha.shape[-1])
     lg = loggamma(key, ops.broadcast_to(alpha, out_shape), out_shape, d)
-    lg = lg - unp.max(lg, axis=-1, keepdims=True)
-    g = unp.exp(lg)
-    return g / unp.sum(g, axis=-1, keepdims=True)
+    lg = lg - numpy_impl.max(lg, axis=-1, keepdims=True)
+    g = numpy_impl.exp(lg)
+    return g / numpy_impl.sum(g, axis=-1, keepdims=True)
 
 
 @eager
@@ -730,7 +716,6 @@ def generalized_normal(key, p, shape=(), dtype=None):
 @eager
 def ball(key, d: int, p: float = 2, shape=(), dtype=None):
     """Points uniform in the unit p-ball of dimension d."""
-    from uir._src import numpy_impl as unp
 
     dt = _float_dtype(dtype, "ball")
     out_shape = _shape(shape, "ball")
@@ -738,14 +723,14 @@ def ball(key, d: int, p: float = 2, shape=(), dtype=None):
     g = generalized_normal(ops.reshape(_slice_row(keys, 0), (2,)), p, (*out_shape, d), dt)
     e = exponential(ops.reshape(_slice_row(keys, 1), (2,)), out_shape, dt)
     return g / (
-        unp.sum(unp.abs(g) ** p, axis=-1, keepdims=True) + ops.reshape(e, (*e.shape, 1))
+        numpy_impl.sum(numpy_impl.abs(g) ** p, axis=-1, keepdims=True)
+        + ops.reshape(e, (*e.shape, 1))
     ) ** (1 / p)
 
 
 @eager
 def multivariate_normal(key, mean, cov, shape=None, dtype=None, method: str = "cholesky"):
     """Normal vectors of `mean` and covariance `cov` (factored by cholesky, eigh or svd)."""
-    import uir.numpy as unp
     from uir._src import linalg_impl, linalg_numpy
 
     d = _float_dtype(dtype, "multivariate_normal")
@@ -757,21 +742,20 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method: str = "c
         factor = linalg_impl.cholesky(cov)
     elif method == "eigh":
         w, v = linalg_numpy.np_eigh(cov)
-        factor = v * unp.sqrt(unp.maximum(w, 0))
+        factor = v * numpy_impl.sqrt(numpy_impl.maximum(w, 0))
     elif method == "svd":
         u, s, _ = linalg_numpy.np_svd(cov)
-        factor = u * unp.sqrt(s)
+        factor = u * numpy_impl.sqrt(s)
     else:
         fail("multivariate_normal", f"method must be 'cholesky', 'eigh' or 'svd', got {method!r}")
     z = normal(key, out_shape, d)
-    return mean + unp.matmul(z, unp.swapaxes(factor, -1, -2))
+    return mean + numpy_shapes.matmul(z, numpy_shapes.swapaxes(factor, -1, -2))
 
 
 @eager
 def orthogonal(key, n: int, shape=(), dtype=None, m: int | None = None):
     """Matrices uniform on the orthogonal group O(n) (semi-orthogonal n x m):
     the QR of a normal matrix with r's diagonal signs moved into q."""
-    import uir.numpy as unp
     from uir._src import linalg_numpy
 
     d = _float_dtype(dtype, "orthogonal")
@@ -779,9 +763,9 @@ def orthogonal(key, n: int, shape=(), dtype=None, m: int | None = None):
     cols = n if m is None else m
     z = normal(key, (*batch, max(n, cols), min(n, cols)), d)
     q, r = linalg_numpy.np_qr(z)
-    signs = unp.sign(unp.diagonal(r, axis1=-2, axis2=-1))
-    q = q * unp.expand_dims(unp.where(signs == 0, 1, signs), -2)
-    return q if n >= cols else unp.swapaxes(q, -1, -2)
+    signs = numpy_impl.sign(numpy_more.diagonal(r, axis1=-2, axis2=-1))
+    q = q * numpy_shapes.expand_dims(numpy_impl.where(signs == 0, 1, signs), -2)
+    return q if n >= cols else numpy_shapes.swapaxes(q, -1, -2)
 
 
 # --- integers -----------------------------------------------------------------------
@@ -789,7 +773,6 @@ def orthogonal(key, n: int, shape=(), dtype=None, m: int | None = None):
 
 def _clip_to(x, dtype):
     """`x` converted to integer `dtype`, clipped to its range first."""
-    from uir._src import numpy_impl as unp
 
     info = np.iinfo(dtype)
     if (
@@ -808,14 +791,13 @@ def _clip_to(x, dtype):
             min(info.max, np.iinfo(x.dtype).max if dtypes.is_int(x.dtype) else info.max), x.dtype
         )
     )
-    return ops.convert(unp.clip(x, lo, hi), dtype)
+    return ops.convert(numpy_impl.clip(x, lo, hi), dtype)
 
 
 @eager
 def randint(key, shape, minval, maxval, dtype=None):
     """Integers uniform in [minval, maxval), as JAX draws them: two draws of
     bits combined modulo the span, so small biases stay small."""
-    from uir._src import numpy_impl as unp
 
     dtype = dtypes.canonicalize(dtypes.default_int() if dtype is None else dtype)
     if not dtypes.is_int(dtype):
@@ -832,7 +814,7 @@ def randint(key, shape, minval, maxval, dtype=None):
         if np.iinfo(maxval.dtype).max >= info.max
         else None
     )
-    out_of_range = unp.greater(maxval, top) if top is not None else None
+    out_of_range = numpy_impl.greater(maxval, top) if top is not None else None
     minval, maxval = _clip_to(minval, dtype), _clip_to(maxval, dtype)
     minval = ops.broadcast_to(minval, shape)
     maxval = ops.broadcast_to(maxval, shape)
@@ -843,9 +825,11 @@ def randint(key, shape, minval, maxval, dtype=None):
     unsigned = np.dtype(f"uint{nbits}")
     span = ops.convert(ops.binary("subtract", maxval, minval), unsigned)
     one = asarray(np.ones((), unsigned))
-    span = ops.select(unp.less_equal(maxval, minval), ops.broadcast_to(one, shape), span)
+    span = ops.select(numpy_impl.less_equal(maxval, minval), ops.broadcast_to(one, shape), span)
     if out_of_range is not None:
-        grow = unp.logical_and(ops.broadcast_to(out_of_range, shape), unp.greater(maxval, minval))
+        grow = numpy_impl.logical_and(
+            ops.broadcast_to(out_of_range, shape), numpy_impl.greater(maxval, minval)
+        )
         span = ops.select(grow, _add(span, ops.broadcast_to(one, shape)), span)
     half = asarray(np.array(2 ** (nbits // 2), unsigned))
     multiplier = ops.binary("remainder", ops.broadcast_to(half, shape), span)
@@ -884,7 +868,6 @@ def _shuffle(key, x, axis: int):
 def permutation(key, x, axis: int = 0, independent: bool = False):
     """A random permutation of range(x) for an int x, else of x along `axis`
     (each slice on its own with `independent`)."""
-    from uir._src import numpy_impl as unp
     from uir._src.numpy_shapes import take
 
     if isinstance(x, (int, np.integer)):
@@ -896,7 +879,6 @@ def permutation(key, x, axis: int = 0, independent: bool = False):
     if independent or x.ndim == 1:
         return _shuffle(key, x, ax)
     order = _shuffle(key, ops.iota(dtypes.default_int(), (x.shape[ax],), 0), 0)
-    del unp
     return take(x, order, axis=ax)
 
 
