@@ -2,6 +2,6 @@
 
 import sys
 
-from uir._src.cli import main
+from uir._tools.cli import main
 
 sys.exit(main())

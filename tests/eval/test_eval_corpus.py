@@ -12,7 +12,7 @@ import io
 import pytest
 from corpus import CORPUS, TOO_HEAVY, XLA_REJECTS, manifest_rows
 
-from uir._src import cli
+from uir._tools import cli
 
 ROWS = manifest_rows()
 MODULES = sorted(r["file"] for r in ROWS if r["cpu_class"] in ("core", "extended"))

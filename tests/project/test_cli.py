@@ -10,7 +10,7 @@ import sys
 from corpus import CORPUS
 
 import uir
-from uir._src import cli
+from uir._tools import cli
 
 
 def _uir(*args: str) -> subprocess.CompletedProcess[str]:

@@ -1,12 +1,17 @@
-"""The floors of the C++ core (csrc/): every #include from one room into
-another, and every dependency between the rooms' CMake libraries, points
-down the order below, so the include graph is the CMake graph and has no
-cycle. Third-party headers stay in the rooms that own them: LLVM in
-codegen (in headers no other room includes), oneTBB in the thread pool,
-pybind11 in the bindings."""
+"""The floors of the code. In the C++ core (csrc/), every #include from
+one room into another, and every dependency between the rooms' CMake
+libraries, points down the order below, so the include graph is the CMake
+graph and has no cycle; third-party headers stay in the rooms that own
+them: LLVM in codegen (in headers no other room includes), oneTBB in the
+thread pool, pybind11 in the bindings. In the Python package, no module of
+uir/_src imports a public package (uir, uir.numpy, ...) or the tools
+(uir/_tools), and the imports among uir/_src's modules, at module level
+and inside functions alike, have no cycle."""
 
 from __future__ import annotations
 
+import ast
+import itertools
 import pathlib
 import re
 from collections import defaultdict
@@ -92,24 +97,37 @@ def test_includes_point_down_the_order():
     assert not gone, f"no longer crossed, remove from KNOWN: {gone}"
 
 
+def _find_cycle(graph: dict[str, list[str] | set[str]]) -> list[str] | None:
+    """A cycle of `graph` (node -> the nodes it points to) as a path that
+    ends where it starts, or None."""
+    state: dict[str, int] = {}
+
+    def visit(node, path):
+        if state.get(node) == 1:
+            return [*path[path.index(node) :], node]
+        if state.get(node) == 2:
+            return None
+        state[node] = 1
+        for below in sorted(graph.get(node, ())):
+            found = visit(below, [*path, node])
+            if found:
+                return found
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        found = visit(node, [])
+        if found:
+            return found
+    return None
+
+
 def test_the_allowed_order_has_no_cycle():
     graph = {room: set(allowed) for room, allowed in ALLOWED.items()}
     for a, b in KNOWN:
         graph[a].add(b)
-    state: dict[str, int] = {}
-
-    def visit(room, path):
-        if state.get(room) == 1:
-            raise AssertionError("cycle: " + " -> ".join([*path, room]))
-        if state.get(room) == 2:
-            return
-        state[room] = 1
-        for below in graph[room]:
-            visit(below, [*path, room])
-        state[room] = 2
-
-    for room in graph:
-        visit(room, [])
+    cycle = _find_cycle(graph)
+    assert cycle is None, "cycle: " + " -> ".join(cycle)
 
 
 def _cmake_stages():
@@ -174,3 +192,77 @@ def test_third_party_headers_stay_in_their_rooms():
             continue
         for target in INCLUDE.findall(path.read_text()):
             assert target not in llvm_headers, f"{path.relative_to(ROOT)} includes {target}"
+
+
+# --- Python ------------------------------------------------------------------
+
+PACKAGE = ROOT / "uir"
+
+
+def _python_modules() -> dict[str, pathlib.Path]:
+    out = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        out[".".join(parts)] = path
+    return out
+
+
+def _python_imports():
+    """module -> {imported uir module: [line, ...]}, every import statement
+    (module level and inside functions) resolved to the module it loads."""
+    modules = _python_modules()
+
+    def owner(name: str) -> str:
+        while name not in modules and "." in name:
+            name = name.rsplit(".", 1)[0]
+        return name
+
+    edges: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+    for module, path in modules.items():
+        package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+        for node in ast.walk(ast.parse(path.read_text())):
+            targets = []
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parent = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                    base = ".".join(parent + ([base] if base else []))
+                targets = [f"{base}.{a.name}" for a in node.names]
+            for target in targets:
+                if target == "uir._core" or target.startswith("uir._core."):
+                    continue  # the extension module
+                if target.split(".")[0] != "uir":
+                    continue
+                resolved = owner(target)
+                if resolved != module:
+                    edges[module][resolved].append(node.lineno)
+    return modules, edges
+
+
+def test_no_src_module_imports_a_public_package_or_the_tools():
+    _, edges = _python_imports()
+    wrong = [
+        f"{m} imports {d} (line {', '.join(map(str, lines))})"
+        for m, targets in edges.items()
+        if m.startswith("uir._src")
+        for d, lines in targets.items()
+        if not d.startswith("uir._src")
+    ]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_src_modules_import_each_other_without_a_cycle():
+    modules, edges = _python_imports()
+    graph = {
+        m: [d for d in edges[m] if d.startswith("uir._src")]
+        for m in modules
+        if m.startswith("uir._src")
+    }
+    cycle = _find_cycle(graph)
+    assert cycle is None, "import cycle:\n  " + "\n  ".join(
+        f"{a} -> {b} (line {edges[a][b][0]})" for a, b in itertools.pairwise(cycle)
+    )

@@ -90,7 +90,7 @@ def _build_parser() -> argparse.ArgumentParser:
 
 
 def _run_demo(args: argparse.Namespace) -> int:
-    from uir._src import demo
+    from uir._tools import demo
 
     return demo.run(size=args.size)
 
@@ -128,7 +128,7 @@ def _run_opt(args: argparse.Namespace) -> int:
 
 
 def _run_info(args: argparse.Namespace) -> int:
-    from uir._src import demo
+    from uir._tools import demo
 
     demo.print_info()
     print_compile_flags()
