@@ -16,35 +16,18 @@ import math
 
 import numpy as np
 
-from uir._src import dtypes, ops
+from uir._src import dtypes, elementwise, ops
 from uir._src.eager import eager
 from uir._src.ops import asarray, fail
 from uir._src.tracing import Tracer
 
-_FLOAT = "floating"
-_INEXACT = "floating or complex"
-_INT = "integer"
-_INT_BOOL = "integer or boolean"
-_NUMBER = "numeric"
-_ANY = "any"
-
-
-def _accepts(dtype: np.dtype, kinds: str) -> bool:
-    if kinds == _ANY:
-        return True
-    f, c, i, b = (
-        dtypes.is_float(dtype),
-        dtypes.is_complex(dtype),
-        dtypes.is_int(dtype),
-        dtype == np.bool_,
-    )
-    return {
-        _FLOAT: f,
-        _INEXACT: f or c,
-        _INT: i,
-        _INT_BOOL: i or b,
-        _NUMBER: f or c or i,
-    }[kinds]
+_FLOAT = elementwise.FLOAT
+_INEXACT = elementwise.INEXACT
+_INT = elementwise.INT
+_INT_BOOL = elementwise.INT_BOOL
+_NUMBER = elementwise.NUMBER
+_ANY = elementwise.ANY
+_accepts = elementwise.accepts
 
 
 def _check(name: str, x: Tracer, kinds: str) -> Tracer:
@@ -81,7 +64,9 @@ def _same(name: str, *xs) -> list[Tracer]:
     return [asarray(x) if _is_array(x) else asarray(np.asarray(x, dtype)) for x in xs]
 
 
-def _unary(opcode: str, name: str, kinds: str):
+def _unary(name: str):
+    opcode, kinds = elementwise.UNARY[name]
+
     def f(x):
         return ops.unary(opcode, _check(name, _same(name, x)[0], kinds), op_name=name)
 
@@ -90,7 +75,9 @@ def _unary(opcode: str, name: str, kinds: str):
     return eager(f)
 
 
-def _binary(opcode: str, name: str, kinds: str):
+def _binary(name: str):
+    opcode, kinds = elementwise.BINARY[name]
+
     def f(x, y):
         a, b = _same(name, x, y)
         return ops.binary(opcode, _check(name, a, kinds), b, op_name=name)
@@ -110,47 +97,47 @@ def _comparison(direction: str, name: str):
     return eager(f)
 
 
-abs = _unary("abs", "abs", _NUMBER)
-acos = _unary("acos", "acos", _INEXACT)
-acosh = _unary("acosh", "acosh", _INEXACT)
-asin = _unary("asin", "asin", _INEXACT)
-asinh = _unary("asinh", "asinh", _INEXACT)
-atanh = _unary("atanh", "atanh", _INEXACT)
-cbrt = _unary("cbrt", "cbrt", _FLOAT)
-ceil = _unary("ceil", "ceil", _FLOAT)
-clz = _unary("count-leading-zeros", "clz", _INT)
-cos = _unary("cosine", "cos", _INEXACT)
-cosh = _unary("cosh", "cosh", _INEXACT)
-erf = _unary("erf", "erf", _FLOAT)
-exp = _unary("exponential", "exp", _INEXACT)
-expm1 = _unary("exponential-minus-one", "expm1", _INEXACT)
-floor = _unary("floor", "floor", _FLOAT)
-is_finite = _unary("is-finite", "is_finite", _FLOAT)
-log = _unary("log", "log", _INEXACT)
-log1p = _unary("log-plus-one", "log1p", _INEXACT)
-logistic = _unary("logistic", "logistic", _INEXACT)
-neg = _unary("negate", "neg", _NUMBER)
-bitwise_not = _unary("not", "bitwise_not", _INT_BOOL)
-population_count = _unary("popcnt", "population_count", _INT)
-rsqrt = _unary("rsqrt", "rsqrt", _INEXACT)
-sign = _unary("sign", "sign", _NUMBER)
-sin = _unary("sine", "sin", _INEXACT)
-sinh = _unary("sinh", "sinh", _INEXACT)
-sqrt = _unary("sqrt", "sqrt", _INEXACT)
-tan = _unary("tan", "tan", _INEXACT)
-tanh = _unary("tanh", "tanh", _INEXACT)
+abs = _unary("abs")
+acos = _unary("acos")
+acosh = _unary("acosh")
+asin = _unary("asin")
+asinh = _unary("asinh")
+atanh = _unary("atanh")
+cbrt = _unary("cbrt")
+ceil = _unary("ceil")
+clz = _unary("clz")
+cos = _unary("cos")
+cosh = _unary("cosh")
+erf = _unary("erf")
+exp = _unary("exp")
+expm1 = _unary("expm1")
+floor = _unary("floor")
+is_finite = _unary("is_finite")
+log = _unary("log")
+log1p = _unary("log1p")
+logistic = _unary("logistic")
+neg = _unary("neg")
+bitwise_not = _unary("bitwise_not")
+population_count = _unary("population_count")
+rsqrt = _unary("rsqrt")
+sign = _unary("sign")
+sin = _unary("sin")
+sinh = _unary("sinh")
+sqrt = _unary("sqrt")
+tan = _unary("tan")
+tanh = _unary("tanh")
 
-sub = _binary("subtract", "sub", _NUMBER)
-div = _binary("divide", "div", _NUMBER)
-rem = _binary("remainder", "rem", _NUMBER)
-pow = _binary("power", "pow", _INEXACT)
-atan2 = _binary("atan2", "atan2", _INEXACT)
-bitwise_and = _binary("and", "bitwise_and", _INT_BOOL)
-bitwise_or = _binary("or", "bitwise_or", _INT_BOOL)
-bitwise_xor = _binary("xor", "bitwise_xor", _INT_BOOL)
-shift_left = _binary("shift-left", "shift_left", _INT)
-shift_right_arithmetic = _binary("shift-right-arithmetic", "shift_right_arithmetic", _INT)
-shift_right_logical = _binary("shift-right-logical", "shift_right_logical", _INT)
+sub = _binary("sub")
+div = _binary("div")
+rem = _binary("rem")
+pow = _binary("pow")
+atan2 = _binary("atan2")
+bitwise_and = _binary("bitwise_and")
+bitwise_or = _binary("bitwise_or")
+bitwise_xor = _binary("bitwise_xor")
+shift_left = _binary("shift_left")
+shift_right_arithmetic = _binary("shift_right_arithmetic")
+shift_right_logical = _binary("shift_right_logical")
 
 eq = _comparison("EQ", "eq")
 ne = _comparison("NE", "ne")

@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from uir._src import dtypes, ops
+from uir._src import dtypes, elementwise, ops
 from uir._src.eager import eager
 from uir._src.lax_impl import bitcast_convert_type
 from uir._src.ops import asarray, fail
@@ -34,25 +34,42 @@ def _no_complex(x, name: str, accepted: str = "subtypes of floating") -> Tracer:
     return x
 
 
-def _unary(opcode: str, name: str, floats: bool = True, complex_ok: bool = True):
+def _like_lax(row: tuple[str, str], name: str, *xs) -> list[Tracer]:
+    """The operands of NumPy's `name`, whose row of the elementwise table
+    (uir._src.elementwise) is `row`: JAX's type promotion (to an inexact
+    type where the op takes only those), then the row's element kinds,
+    refused as jax.numpy refuses them."""
+    _, kinds = row
+    xs = ops.promote(name, *xs) if len(xs) > 1 else [asarray(xs[0])]
+    if kinds in (elementwise.FLOAT, elementwise.INEXACT):
+        xs = [_float_operand(x, name) for x in xs]
+    elif kinds == elementwise.INT and dtypes.is_bool(xs[0].dtype):
+        xs = [ops.convert(x, dtypes.default_int(), x.weak_type) for x in xs]  # shifts of bools
+    dtype = xs[0].dtype
+    if not elementwise.accepts(dtype, kinds):
+        fail(name, f"{name} does not accept dtype {dtype}. Accepted dtypes are {kinds} types.")
+    return xs
+
+
+def _unary(lax_name: str, name: str):
+    row = elementwise.UNARY[lax_name]
+
     def f(x):
-        if not complex_ok:
-            x = _no_complex(x, name)
-        return ops.unary(opcode, _float_operand(x, name) if floats else x, op_name=name)
+        return ops.unary(row[0], _like_lax(row, name, x)[0], op_name=name)
 
     f.__name__ = name
     f.__doc__ = f"Elementwise {name}, as jax.numpy.{name}."
     return eager(f)
 
 
-exp = _unary("exponential", "exp")
+exp = _unary("exp", "exp")
 log = _unary("log", "log")
-log1p = _unary("log-plus-one", "log1p")
-expm1 = _unary("exponential-minus-one", "expm1")
+log1p = _unary("log1p", "log1p")
+expm1 = _unary("expm1", "expm1")
 sqrt = _unary("sqrt", "sqrt")
-cbrt = _unary("cbrt", "cbrt", complex_ok=False)
-sin = _unary("sine", "sin")
-cos = _unary("cosine", "cos")
+cbrt = _unary("cbrt", "cbrt")
+sin = _unary("sin", "sin")
+cos = _unary("cos", "cos")
 tan = _unary("tan", "tan")
 tanh = _unary("tanh", "tanh")
 sinh = _unary("sinh", "sinh")
@@ -62,10 +79,35 @@ arccos = _unary("acos", "arccos")
 arcsinh = _unary("asinh", "arcsinh")
 arccosh = _unary("acosh", "arccosh")
 arctanh = _unary("atanh", "arctanh")
-floor = _unary("floor", "floor", complex_ok=False)
-ceil = _unary("ceil", "ceil", complex_ok=False)
-rint = _unary("round-nearest-even", "rint")
+_floor = _unary("floor", "floor")
+_ceil = _unary("ceil", "ceil")
+
+
+@eager
+def floor(x):
+    """Elementwise floor; integers and bools are already whole and come back
+    as they are, as in jax.numpy."""
+    x = asarray(x)
+    return x if dtypes.is_int(x.dtype) or dtypes.is_bool(x.dtype) else _floor(x)
+
+
+@eager
+def ceil(x):
+    """Elementwise ceiling; integers and bools come back as they are, as in
+    jax.numpy."""
+    x = asarray(x)
+    return x if dtypes.is_int(x.dtype) or dtypes.is_bool(x.dtype) else _ceil(x)
+
+
 erf = _unary("erf", "erf")
+
+
+@eager
+def rint(x):
+    """Round to the nearest integer, ties to even (floats; integers as they
+    are, promoted to float as JAX does)."""
+    x = _no_complex(_float_operand(x, "rint"), "rint")
+    return ops.unary("round-nearest-even", x, op_name="rint")
 
 
 @eager
@@ -216,11 +258,25 @@ def _complex_extreme(opcode: str, name: str):
 
 maximum = _complex_extreme("maximum", "max")
 minimum = _complex_extreme("minimum", "min")
-arctan2 = _binary("atan2", "atan2")
-bitwise_and = _binary("and", "and")
-bitwise_or = _binary("or", "or")
-bitwise_xor = _binary("xor", "xor")
-left_shift = _binary("shift-left", "shift_left")
+
+
+def _binary_like_lax(lax_name: str, name: str, op_name: str):
+    row = elementwise.BINARY[lax_name]
+
+    def f(x, y):
+        a, b = _like_lax(row, name, x, y)
+        return ops.binary(row[0], a, b, op_name=op_name)
+
+    f.__name__ = name
+    f.__doc__ = f"Elementwise {name} with broadcasting and JAX's type promotion."
+    return eager(f)
+
+
+arctan2 = _binary_like_lax("atan2", "arctan2", "atan2")
+bitwise_and = _binary_like_lax("bitwise_and", "bitwise_and", "and")
+bitwise_or = _binary_like_lax("bitwise_or", "bitwise_or", "or")
+bitwise_xor = _binary_like_lax("bitwise_xor", "bitwise_xor", "xor")
+left_shift = _binary_like_lax("shift_left", "left_shift", "shift_left")
 
 
 @eager
