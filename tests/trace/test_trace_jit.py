@@ -31,6 +31,25 @@ def test_cached_calls_do_not_retrace_and_new_shapes_or_statics_do():
     assert g.trace_count == 4
 
 
+def test_lower_traces_without_compiling_and_a_call_compiles_the_same_trace(monkeypatch):
+    from uir._src import backend
+
+    compiles = []
+    real = backend.compile
+    monkeypatch.setattr(
+        backend, "compile", lambda *a, **k: compiles.append(a[0].name) or real(*a, **k)
+    )
+    g = uir.jit(lambda x: jnp.tanh(x) * 2)
+    x = np.linspace(-1, 1, 8).astype(np.float32)
+    lowered = g.lower(x)
+    assert compiles == [] and g.trace_count == 1
+    np.testing.assert_allclose(g(x), np.tanh(x) * 2, rtol=1e-6)
+    assert len(compiles) == 1 and g.trace_count == 1
+    assert g.lower(x) is lowered and lowered.compile() is lowered.compile()
+    g(x)
+    assert len(compiles) == 1
+
+
 def test_static_argnames_and_python_control_flow_on_static_values():
     @uir.jit
     def dummy(x):

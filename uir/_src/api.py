@@ -331,7 +331,9 @@ class Jitted:
             self._signature = inspect.signature(fn)
         except (TypeError, ValueError):
             self._signature = None
-        self._cache: dict[Any, Compiled] = {}
+        # Traces by abstract signature; each Lowered compiles on first call
+        # and keeps its executable per backend.
+        self._cache: dict[Any, Lowered] = {}
         # Calls with only NumPy arrays of canonical dtypes, positional and
         # not static, skip flattening: keyed by their shapes and dtypes.
         self._fast: dict[Any, Compiled] = {}
@@ -371,8 +373,8 @@ class Jitted:
         abstract = [_abstractify(leaf) for leaf in leaves]
         avals = [a for a, _ in abstract]
         key = (static, tree, tuple(a.key() for a in avals), dtypes.config.read("enable_x64"))
-        compiled = self._cache.get(key)
-        if compiled is None:
+        lowered = self._cache.get(key)
+        if lowered is None:
             positions = [i for i, _ in dyn_args]
 
             def rebuild(params):
@@ -388,9 +390,8 @@ class Jitted:
             lowered = _trace(
                 self._fn, self._name, tree, avals, rebuild, self._donated_leaves(args, dyn_args)
             )
-            compiled = lowered.compile(self.backend)
-            self._cache[key] = compiled
-        return compiled, [a for _, a in abstract]
+            self._cache[key] = lowered
+        return lowered, [a for _, a in abstract]
 
     def _donated_leaves(self, args, dyn_args) -> list[int]:
         """The flat parameter numbers of the donated arguments' leaves."""
@@ -421,14 +422,17 @@ class Jitted:
             compiled = self._fast.get(fast_key)
             if compiled is not None:
                 return compiled.call_flat(args)
-        compiled, arrays = self._lowered_and_arrays(args, kwargs)
+        lowered, arrays = self._lowered_and_arrays(args, kwargs)
+        compiled = lowered.compile(self.backend)
         if fast_key is not None and all(x is a for x, a in zip(arrays, args, strict=True)):
             self._fast[fast_key] = compiled  # the arrays needed no conversion
         return compiled.call_flat(arrays)
 
     def lower(self, *args, **kwargs) -> Lowered:
-        compiled, _ = self._lowered_and_arrays(args, kwargs)
-        return compiled.lowered
+        """The traced function for these arguments (traced once per abstract
+        signature); nothing is compiled until `.compile()` or a call."""
+        lowered, _ = self._lowered_and_arrays(args, kwargs)
+        return lowered
 
     def __repr__(self) -> str:
         return f"uir.jit({self._name})"
