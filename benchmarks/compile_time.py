@@ -117,7 +117,7 @@ def backend_rows() -> None:
     module = uir.hlo.parse_module(text)
     stages = {}
 
-    from uir._src.backend import clear_cache
+    from uir._src.core.backend import clear_cache
 
     def uir_resnet():
         clear_cache()  # each compile from scratch, not from the in-process cache

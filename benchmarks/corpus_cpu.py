@@ -41,7 +41,7 @@ def run() -> list[dict[str, object]]:
     from corpus import CORPUS, TOO_HEAVY
 
     import uir
-    from uir._src.evaluate import random_arguments, required_replicas
+    from uir._src.core.evaluate import random_arguments, required_replicas
 
     try:
         import jax  # noqa: F401

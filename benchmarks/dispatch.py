@@ -76,7 +76,7 @@ def _module(count: int, size: int, chains: int):
 
 
 def _compile(module, concurrent_bytes):
-    from uir._src.backend import Executable
+    from uir._src.core.backend import Executable
 
     saved = os.environ.get("UIR_FLAGS")
     if concurrent_bytes is not None:

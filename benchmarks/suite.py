@@ -483,7 +483,7 @@ def _compile_from_disk_cache_ms(compile_fn) -> float:
     (tracing included)."""
     import tempfile
 
-    from uir._src import backend
+    from uir._src.core import backend
 
     saved = os.environ.get("UIR_FLAGS")
     with tempfile.TemporaryDirectory() as cache:

@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 import uir
-from uir._src.dtypes import NUMPY_DTYPES
+from uir._src.core.dtypes import NUMPY_DTYPES
 
 HLO_NAME = {np.dtype(v): k for k, v in NUMPY_DTYPES.items() if k not in ("s2", "s4", "u2", "u4")}
 

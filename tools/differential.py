@@ -34,7 +34,7 @@ def agree(got, want) -> str | None:
     import ml_dtypes
     import numpy as np
 
-    from uir._src.dtypes import is_float
+    from uir._src.core.dtypes import is_float
 
     got, want = list(leaves(got)), list(leaves(want))
     if len(got) != len(want):

@@ -45,7 +45,7 @@ FAILURES = ("death", "mismatch", "check", "internal")
 
 def _run_case(text: str, seed: int) -> dict:
     import uir
-    from uir._src.evaluate import random_arguments
+    from uir._src.core.evaluate import random_arguments
 
     try:
         m = uir.hlo.parse_module(text)

@@ -196,7 +196,7 @@ def main(argv=None) -> int:
         inputs = load_arrays(args.inputs)
     else:
         import uir
-        from uir._src.evaluate import random_arguments
+        from uir._src.core.evaluate import random_arguments
 
         inputs = random_arguments(uir.hlo.parse_module(text, file=args.file), seed=args.seed)
     if args.time:

@@ -41,7 +41,7 @@ def modules_in(path: pathlib.Path) -> list[str]:
 def _run_case(case: dict) -> dict:
 
     import uir
-    from uir._src.evaluate import random_arguments
+    from uir._src.core.evaluate import random_arguments
 
     out: dict = {"stage": "parse"}
     try:

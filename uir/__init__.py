@@ -4,9 +4,9 @@ The public names are re-exported here; the implementation lives in uir._src
 and the C++ core in uir._core.
 """
 
-from uir._src import blas_core as _blas_core
+from uir._src.core import blas_core
 
-_blas_core.choose()  # before the extension loads OpenBLAS
+blas_core.choose()  # before the extension loads OpenBLAS
 
 from uir import (
     _core,
@@ -22,11 +22,10 @@ from uir import (
     schedule,
     tree_util,
 )
-from uir._src import array_methods as _array_methods  # noqa: F401  (Tracer's operators)
-from uir._src import config
-from uir._src.api import jit, make_hlo
-from uir._src.backend import Executable, compile, deserialize
-from uir._src.errors import (
+from uir._src.core import config
+from uir._src.core.api import jit, make_hlo
+from uir._src.core.backend import Executable, compile, deserialize
+from uir._src.core.errors import (
     ArgumentError,
     CustomCallError,
     Error,
@@ -42,8 +41,9 @@ from uir._src.errors import (
     UnimplementedError,
     VerifyError,
 )
-from uir._src.evaluate import evaluate
-from uir._src.info import info
+from uir._src.core.evaluate import evaluate
+from uir._src.numpy import array_methods  # noqa: F401  (Tracer's operators)
+from uir._src.tools.info import info
 from uir.custom_call import get_include
 
 __version__: str = _core.__version__

@@ -1,5 +1,5 @@
 """uir.buffers: buffer assignment, its report and its checker."""
 
-from uir._src.buffers import BufferAssignment, assign
+from uir._src.core.buffers import BufferAssignment, assign
 
 __all__ = ["BufferAssignment", "assign"]

@@ -1,6 +1,6 @@
-"""XLA's HLO: parse, print, verify and inspect modules (see uir._src.hlo)."""
+"""XLA's HLO: parse, print, verify and inspect modules (see uir._src.core.hlo)."""
 
-from uir._src.hlo import (
+from uir._src.core.hlo import (
     ComputationBuilder,
     HloComputation,
     HloInstruction,

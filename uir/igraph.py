@@ -1,6 +1,6 @@
 """uir.igraph: the Unified IR (Kernel Graph, iGraph), its text, verifier and interpreter."""
 
-from uir._src.igraph import (
+from uir._src.core.igraph import (
     HardwareModel,
     IGraph,
     KernelGraph,

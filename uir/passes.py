@@ -1,7 +1,6 @@
 """uir.passes: the HLO optimization passes, one by one or as a pipeline."""
 
-from uir._src.fusion_report import FusionDecision, FusionReport, explain_fusion, machine_model
-from uir._src.passes import (
+from uir._src.core.passes import (
     PassCheckError,
     PassRecord,
     Pipeline,
@@ -13,6 +12,12 @@ from uir._src.passes import (
     register,
     run,
     unregister,
+)
+from uir._src.tools.fusion_report import (
+    FusionDecision,
+    FusionReport,
+    explain_fusion,
+    machine_model,
 )
 
 __all__ = [

@@ -1,7 +1,7 @@
 """uir.schedule: instruction order (memory schedulers), latency hiding and
 rematerialization."""
 
-from uir._src.buffers import (
+from uir._src.core.buffers import (
     AsyncPair,
     LatencyHidingReport,
     RematReport,

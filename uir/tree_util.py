@@ -7,7 +7,7 @@ structure that puts them back.
     uir.tree_util.register_pytree_node(MyClass, flatten, unflatten)
 """
 
-from uir._src.tree_util import (  # noqa: F401
+from uir._src.core.tree_util import (  # noqa: F401
     PyTreeDef,
     register_pytree_node,
     tree_flatten,

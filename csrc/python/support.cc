@@ -1,4 +1,4 @@
-// Translates uir's C++ errors into the Python classes of uir._src.errors.
+// Translates uir's C++ errors into the Python classes of uir._src.core.errors.
 #include <pybind11/pybind11.h>
 
 #include "python/bindings.h"
@@ -49,7 +49,7 @@ py::str Text(std::string_view text) {
 // arguments. Runs with the GIL held, inside pybind11's translator.
 void RaisePythonError(const Error& e) {
   try {
-    py::object cls = py::module_::import("uir._src.errors").attr(PythonClassName(e.kind()));
+    py::object cls = py::module_::import("uir._src.core.errors").attr(PythonClassName(e.kind()));
     py::dict kwargs;
     if (const auto* parse = dynamic_cast<const ParseError*>(&e)) {
       const SourceLocation& loc = parse->location();
@@ -64,7 +64,7 @@ void RaisePythonError(const Error& e) {
     py::object instance = cls(Text(e.what()), **kwargs);
     PyErr_SetObject(cls.ptr(), instance.ptr());
   } catch (py::error_already_set& failure) {
-    // The error classes could not be built (uir._src.errors missing or
+    // The error classes could not be built (uir._src.core.errors missing or
     // broken): report the original message rather than lose it.
     PyErr_SetString(PyExc_RuntimeError, e.what());
   }

@@ -18,7 +18,7 @@ from memory_util import rss_kib, skip_under_asan
 from thunk_util import check_dag, parse_thunks
 
 import uir
-from uir._src.evaluate import random_arguments, required_replicas
+from uir._src.core.evaluate import random_arguments, required_replicas
 
 CORE = sorted(r["file"] for r in manifest_rows() if r["cpu_class"] == "core")
 

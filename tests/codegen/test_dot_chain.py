@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 import uir
 import uir.igraph as ig
 import uir.numpy as unp
-from uir._src.evaluate import random_arguments
+from uir._src.core.evaluate import random_arguments
 
 REDUCERS = """
 sum {

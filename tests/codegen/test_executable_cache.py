@@ -10,7 +10,7 @@ import pytest
 
 import uir
 import uir.numpy as unp
-from uir._src import backend
+from uir._src.core import backend
 
 
 @pytest.fixture(autouse=True)

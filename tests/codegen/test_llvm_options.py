@@ -13,7 +13,7 @@ import sys
 from corpus import CORPUS
 
 import uir
-from uir._src.backend import Executable
+from uir._src.core.backend import Executable
 
 RESNET = "xla_backends_cpu_benchmarks_hlo__resnet50_keras_jax_f32__0.hlo"
 

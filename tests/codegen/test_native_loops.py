@@ -196,7 +196,7 @@ def test_xlas_scan_benchmark_runs_as_one_loop():
     sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1]))
     from corpus import CORPUS
 
-    from uir._src.evaluate import random_arguments
+    from uir._src.core.evaluate import random_arguments
 
     path = CORPUS / "xla_backends_cpu_benchmarks_hlo__bench_scan_N2000_M3__0.hlo"
     module = uir.hlo.parse_module(path.read_text())

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import uir
-from uir._src.evaluate import required_replicas
+from uir._src.core.evaluate import required_replicas
 
 ADD = "add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n"
 MAX = (

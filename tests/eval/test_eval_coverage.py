@@ -57,7 +57,7 @@ def test_every_opcode_is_evaluated_by_a_test_or_listed_with_a_reason():
 def test_an_op_not_evaluated_is_named_in_the_error(op):
     module = uir.hlo.parse_module(EXAMPLES[op])
     args = [
-        np.zeros(p.shape.dims, uir._src.evaluate.numpy_dtype(p.shape.element_type))
+        np.zeros(p.shape.dims, uir._src.core.dtypes.numpy_dtype(p.shape.element_type))
         for p in module.entry.parameters
     ]
     with pytest.raises(uir.UnimplementedError, match=f"does not support {op} yet"):

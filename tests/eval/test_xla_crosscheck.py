@@ -15,7 +15,7 @@ from corpus import CORPUS, TOO_HEAVY, manifest_rows
 pytest.importorskip("jax")
 
 import uir
-from uir._src.evaluate import random_arguments, required_replicas
+from uir._src.core.evaluate import random_arguments, required_replicas
 
 pytestmark = pytest.mark.xla
 

@@ -1,5 +1,5 @@
 """One element-type table: primitive_type.def, read by the bindings and by
-uir._src.dtypes; nothing else spells the HLO <-> dtype mapping out."""
+uir._src.core.dtypes; nothing else spells the HLO <-> dtype mapping out."""
 
 import pathlib
 
@@ -9,7 +9,7 @@ import pytest
 
 import uir
 from uir import _core
-from uir._src import dtypes
+from uir._src.core import dtypes
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 TABLE = _core.hlo.element_types()

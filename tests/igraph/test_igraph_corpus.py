@@ -10,7 +10,7 @@ from corpus import CORPUS, TOO_HEAVY, XLA_REJECTS, manifest_rows
 
 import uir
 import uir.igraph as ig
-from uir._src.evaluate import random_arguments, required_replicas
+from uir._src.core.evaluate import random_arguments, required_replicas
 
 CORE = sorted(r["file"] for r in manifest_rows() if r["cpu_class"] == "core")
 

@@ -12,7 +12,7 @@ from golden_util import cases, filecheck_text
 
 import uir
 import uir.igraph as ig
-from uir._src.evaluate import random_arguments
+from uir._src.core.evaluate import random_arguments
 
 GOLDEN = pathlib.Path(__file__).resolve().parent / "golden"
 CASES = [c for p in sorted(GOLDEN.glob("*.hlo")) for c in cases(p)]

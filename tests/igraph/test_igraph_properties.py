@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import uir
 import uir.igraph as ig
-from uir._src.evaluate import random_arguments
+from uir._src.core.evaluate import random_arguments
 
 
 def _check(text: str, hardware: str) -> None:

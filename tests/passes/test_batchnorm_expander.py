@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import uir
-from uir._src.evaluate import random_arguments
+from uir._src.core.evaluate import random_arguments
 
 
 def _module(dtype: str, dims: list[int], feature: int) -> str:

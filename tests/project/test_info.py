@@ -80,7 +80,7 @@ def test_bad_uir_num_threads_is_a_clear_error(run_python, value):
 
 
 def test_blas_kernels_are_named_from_the_cpus_features():
-    from uir._src import blas_core
+    from uir._src.core import blas_core
 
     assert blas_core.core_for({"avx512f", "avx512bw", "avx512vl", "avx512dq", "avx512cd"}) == (
         "SkylakeX"

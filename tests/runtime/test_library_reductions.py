@@ -19,7 +19,7 @@ from xla_util import assert_compiled_like_xla
 import uir
 import uir.numpy as unp
 from uir import lax
-from uir._src.evaluate import random_arguments
+from uir._src.core.evaluate import random_arguments
 
 TYPES = {np.float32: "f32", np.float64: "f64", np.int32: "s32", np.int8: "s8", np.uint16: "u16"}
 OPS = {"add": "add", "max": "maximum", "min": "minimum", "mul": "multiply"}

@@ -12,7 +12,7 @@ import pytest
 from thunk_util import check_dag, parse_thunks
 
 import uir
-from uir._src.backend import Executable
+from uir._src.core.backend import Executable
 
 
 def scheduled(body: str, params: str) -> uir.hlo.HloModule:

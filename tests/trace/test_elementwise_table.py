@@ -1,5 +1,5 @@
 """uir.numpy's elementwise functions and uir.lax's read one table
-(uir/_src/elementwise.py): each op's HLO opcode and the element kinds it
+(uir/_src/lax/elementwise.py): each op's HLO opcode and the element kinds it
 takes. NumPy's functions promote first (integers and bools to float where
 the op is inexact only, as JAX does), then accept exactly what lax accepts
 of the promoted type, refusing the rest at trace time with a TraceError
@@ -13,7 +13,7 @@ import pytest
 import uir
 import uir.numpy as unp
 from uir import lax
-from uir._src import elementwise
+from uir._src.lax import elementwise
 
 # NumPy's name -> lax's, for the functions built from the table.
 UNARY = {

@@ -32,7 +32,7 @@ def test_cached_calls_do_not_retrace_and_new_shapes_or_statics_do():
 
 
 def test_lower_traces_without_compiling_and_a_call_compiles_the_same_trace(monkeypatch):
-    from uir._src import backend
+    from uir._src.core import backend
 
     compiles = []
     real = backend.compile

@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from uir._src import errors
+from uir._src.core import errors
 
 
 def _positive_int(text: str) -> int:
@@ -96,7 +96,7 @@ def _run_demo(args: argparse.Namespace) -> int:
 
 
 def _run_run(args: argparse.Namespace) -> int:
-    from uir._src import run
+    from uir._tools import run
 
     return run.main(
         args.file,
@@ -110,7 +110,7 @@ def _run_run(args: argparse.Namespace) -> int:
 
 
 def _run_opt(args: argparse.Namespace) -> int:
-    from uir._src import hlo, passes
+    from uir._src.core import hlo, passes
 
     module = hlo.load(args.file)
     if args.passes is not None:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 import numpy as np
 
 from uir import _core
-from uir._src.info import info
+from uir._src.tools.info import info
 
 _RULE = "-" * 72
 

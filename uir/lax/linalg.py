@@ -1,9 +1,9 @@
 """uir.lax.linalg: jax.lax.linalg's factorizations and solves, as the LAPACK
-custom calls JAX's CPU lowering emits (see uir._src.linalg_impl)."""
+custom calls JAX's CPU lowering emits (see uir._src.lax.linalg)."""
 
 import enum as _enum
 
-from uir._src.linalg_impl import (
+from uir._src.lax.linalg import (
     cholesky,
     cholesky_update,
     eig,

@@ -1,6 +1,6 @@
 """uir.nn: the activation and normalization functions of jax.nn."""
 
-from uir._src.nn_impl import (
+from uir._src.nn.functions import (
     celu,
     dot_product_attention,
     elu,

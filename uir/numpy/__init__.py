@@ -9,143 +9,8 @@ unless uir.config.update("enable_x64", True).
 
 import numpy as _np
 
-from uir._src.numpy_impl import (  # noqa: F401
-    abs,
-    absolute,
-    add,
-    all,
-    amax,
-    amin,
-    any,
-    arange,
-    arccos,
-    arccosh,
-    arcsin,
-    arcsinh,
-    arctan,
-    arctan2,
-    arctanh,
-    argmax,
-    argmin,
-    around,
-    bitwise_and,
-    bitwise_not,
-    bitwise_or,
-    bitwise_xor,
-    cbrt,
-    ceil,
-    clip,
-    conj,
-    conjugate,
-    cos,
-    cosh,
-    divide,
-    e,
-    equal,
-    erf,
-    exp,
-    exp2,
-    expm1,
-    eye,
-    floor,
-    floor_divide,
-    fmod,
-    full,
-    full_like,
-    greater,
-    greater_equal,
-    imag,
-    inf,
-    invert,
-    isfinite,
-    isinf,
-    isnan,
-    left_shift,
-    less,
-    less_equal,
-    linspace,
-    log,
-    log1p,
-    log2,
-    log10,
-    logical_and,
-    logical_not,
-    logical_or,
-    logical_xor,
-    max,
-    maximum,
-    mean,
-    min,
-    minimum,
-    mod,
-    multiply,
-    nan,
-    negative,
-    newaxis,
-    nextafter,
-    not_equal,
-    ones,
-    ones_like,
-    pi,
-    power,
-    prod,
-    promote_types,
-    ravel,
-    real,
-    reciprocal,
-    remainder,
-    result_type,
-    right_shift,
-    rint,
-    round,
-    rsqrt,
-    sign,
-    sin,
-    sinh,
-    sqrt,
-    square,
-    std,
-    subtract,
-    sum,
-    tan,
-    tanh,
-    true_divide,
-    trunc,
-    var,
-    where,
-    zeros,
-    zeros_like,
-)
-from uir._src.numpy_impl import public_asarray as asarray
-from uir._src.numpy_shapes import (  # noqa: F401
-    argsort,
-    broadcast_to,
-    concatenate,
-    cumprod,
-    cumsum,
-    dot,
-    einsum,
-    expand_dims,
-    flip,
-    matmul,
-    moveaxis,
-    outer,
-    pad,
-    repeat,
-    reshape,
-    sort,
-    split,
-    squeeze,
-    stack,
-    swapaxes,
-    take,
-    take_along_axis,
-    tensordot,
-    tile,
-    transpose,
-    vdot,
-)
-from uir._src.tracing import Tracer as _Tracer
+from uir._src.core.tracing import Tracer as _Tracer
+from uir._src.numpy.util import public_asarray as asarray
 
 array = asarray
 
@@ -160,8 +25,21 @@ bfloat16 = _ml_dtypes.bfloat16
 dtype = _np.dtype
 ndarray = _Tracer
 
-from uir._src.numpy_extra import *  # noqa: E402, F403
-from uir._src.numpy_more import *  # noqa: E402, F403
+from uir._src.numpy.creation import *  # noqa: E402, F403
+from uir._src.numpy.einsum import *  # noqa: E402, F403
+from uir._src.numpy.histograms import *  # noqa: E402, F403
+from uir._src.numpy.indexing import *  # noqa: E402, F403
+from uir._src.numpy.manipulation import *  # noqa: E402, F403
+from uir._src.numpy.polynomials import *  # noqa: E402, F403
+from uir._src.numpy.products import *  # noqa: E402, F403
+from uir._src.numpy.reductions import *  # noqa: E402, F403
+from uir._src.numpy.searching import *  # noqa: E402, F403
+from uir._src.numpy.sets import *  # noqa: E402, F403
+from uir._src.numpy.signal import *  # noqa: E402, F403
+from uir._src.numpy.sorting import *  # noqa: E402, F403
+from uir._src.numpy.statistics import *  # noqa: E402, F403
+from uir._src.numpy.types import *  # noqa: E402, F403
+from uir._src.numpy.ufuncs import *  # noqa: E402, F403
 
 # NumPy's scalar types and type hierarchy, ml_dtypes' narrow types, NumPy's
 # index helpers and print options: the objects jax.numpy re-exports.
@@ -187,8 +65,8 @@ flexible = _np.flexible
 object_ = _np.object_
 ComplexWarning = _np.exceptions.ComplexWarning
 # ml_dtypes' narrow types (float8_*, float4_e2m1fn, int4, ...) under their
-# names, from the one table of element types (uir._src.dtypes).
-from uir._src.dtypes import NUMPY_DTYPES as _TYPES  # noqa: E402
+# names, from the one table of element types (uir._src.core.dtypes).
+from uir._src.core.dtypes import NUMPY_DTYPES as _TYPES  # noqa: E402
 
 for _dtype in _TYPES.values():
     if hasattr(_ml_dtypes, _dtype.name):

@@ -1,9 +1,11 @@
 """uir.numpy.linalg: jax.numpy.linalg. The factorizations run as JAX's CPU
-lowering runs them, through LAPACK custom calls (see uir._src.linalg_numpy and uir._src.linalg_impl)."""
+lowering runs them, through LAPACK custom calls (see uir._src.numpy.linalg and uir._src.lax.linalg)."""
 
 import uir.numpy as _jnp
-from uir._src.eager import eager as _eager
-from uir._src.linalg_numpy import (
+from uir._src.core.eager import eager as _eager
+from uir._src.core.ops import asarray as _asarray
+from uir._src.core.ops import fail as _fail
+from uir._src.numpy.linalg import (
     cond,
     det,
     eigvals,
@@ -23,13 +25,11 @@ from uir._src.linalg_numpy import (
     tensorsolve,
     vector_norm,
 )
-from uir._src.linalg_numpy import np_cholesky as cholesky
-from uir._src.linalg_numpy import np_eig as eig
-from uir._src.linalg_numpy import np_eigh as eigh
-from uir._src.linalg_numpy import np_qr as qr
-from uir._src.linalg_numpy import np_svd as svd
-from uir._src.ops import asarray as _asarray
-from uir._src.ops import fail as _fail
+from uir._src.numpy.linalg import np_cholesky as cholesky
+from uir._src.numpy.linalg import np_eig as eig
+from uir._src.numpy.linalg import np_eigh as eigh
+from uir._src.numpy.linalg import np_qr as qr
+from uir._src.numpy.linalg import np_svd as svd
 
 
 @_eager

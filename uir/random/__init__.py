@@ -1,13 +1,11 @@
 """uir.random: jax.random's keys and distributions on Threefry-2x32, giving
 the bits JAX gives for the same key."""
 
-from uir._src.random_discrete import binomial, multinomial, poisson
-from uir._src.random_impl import (
-    PRNGKey,
+from uir._src.random.discrete import binomial, multinomial, poisson
+from uir._src.random.distributions import (
     ball,
     bernoulli,
     beta,
-    bits,
     categorical,
     cauchy,
     chisquare,
@@ -16,13 +14,10 @@ from uir._src.random_impl import (
     double_sided_maxwell,
     exponential,
     f,
-    fold_in,
     gamma,
     generalized_normal,
     geometric,
     gumbel,
-    key,
-    key_data,
     laplace,
     loggamma,
     logistic,
@@ -36,13 +31,20 @@ from uir._src.random_impl import (
     rademacher,
     randint,
     rayleigh,
-    split,
     t,
     triangular,
     truncated_normal,
     uniform,
     wald,
     weibull_min,
+)
+from uir._src.random.prng import (
+    PRNGKey,
+    bits,
+    fold_in,
+    key,
+    key_data,
+    split,
     wrap_key_data,
 )
 

@@ -1,0 +1,73 @@
+"""uir.igraph: the Unified IR. Kernel Graphs of iGraphs lowered from optimized
+HLO, the iGraph text format, its verifier and its interpreter."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from uir import _core
+from uir._src.core.evaluate import _check_argument
+
+IGraph = _core.igraph.IGraph
+KernelGraph = _core.igraph.KernelGraph
+KernelNode = _core.igraph.KernelNode
+HardwareModel = _core.igraph.HardwareModel
+
+
+def hardware(name: str = "cpu") -> HardwareModel:
+    """A hardware model: "cpu" (this machine: cores, vector width, caches),
+    "reference-cpu" (the fixed model tests use) or "gpu" (132 groups of 4
+    warps)."""
+    return _core.igraph.hardware(name)
+
+
+def _ready(module):
+    """A scheduled copy of `module`, optimized by the default pipeline unless
+    it is scheduled already (the pipeline ends by scheduling)."""
+    if module.is_scheduled:
+        return module
+    from uir._src.core.passes import default_pipeline
+
+    return default_pipeline().run(module)
+
+
+def lower(module, hardware: str | HardwareModel = "cpu") -> KernelGraph:
+    """The Kernel Graph of `module`: on a copy, runs whatever is still missing
+    (the default pipeline and scheduling, then buffer assignment) and lowers
+    every fusion to iGraphs for `hardware`. Fusions that do not lower become
+    evaluator-backed "fallback" nodes with their reason; ``kg.count("fallback")``
+    counts them."""
+    return _core.igraph.lower(_ready(module), hardware)
+
+
+def parse(text: str) -> IGraph:
+    """An iGraph from its text (as ``IGraph.to_text()`` prints it). Raises
+    uir.ParseError with the line and column of the problem."""
+    return _core.igraph.parse(text)
+
+
+def verify(graph: IGraph) -> None:
+    """Raises uir.VerifyError naming the iOp (and its line) that breaks a rule."""
+    graph.verify()
+
+
+def interpret(graph, *arrays):
+    """Runs a KernelGraph on NumPy arrays (one per entry parameter) and returns
+    the result as uir.evaluate does; or runs one IGraph in place on a dict
+    {dram iPointer id: contiguous writable array}."""
+    if isinstance(graph, IGraph):
+        if len(arrays) != 1 or not isinstance(arrays[0], dict):
+            raise TypeError("interpret(igraph, buffers) takes a dict {dram id: array}")
+        _core.igraph.interpret_igraph(graph, arrays[0])
+        return arrays[0]
+    if not isinstance(graph, KernelGraph):
+        raise TypeError(f"interpret takes a KernelGraph or an IGraph, got {type(graph).__name__}")
+    return graph.interpret([a if isinstance(a, tuple) else np.asarray(a) for a in arrays])
+
+
+def interpret_module(kg: KernelGraph, module, *arrays):
+    """interpret() with each argument checked against `module`'s parameters."""
+    params = module.entry.parameters
+    if len(arrays) != len(params):
+        raise TypeError(f"{module.name} takes {len(params)} arguments, got {len(arrays)}")
+    return kg.interpret([_check_argument(p, a) for p, a in zip(params, arrays, strict=True)])

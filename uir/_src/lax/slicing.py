@@ -1,0 +1,367 @@
+"""uir.lax's slicing and indexing: slice, dynamic_slice,
+dynamic_update_slice, gather and the scatters."""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from uir._src.core import ops
+from uir._src.core.eager import eager
+from uir._src.core.ops import asarray, fail
+
+
+@eager
+def slice(operand, start_indices, limit_indices, strides=None):
+
+    x = asarray(operand)
+    strides = strides or [1] * x.ndim
+    return slice_static(x, list(start_indices), list(limit_indices), list(strides))
+
+
+def _index_scalars(starts, op):
+    idx = []
+    for s in starts:
+        t = ops.convert(asarray(s), np.dtype(np.int32))
+        if t.shape != ():
+            fail(op, f"start indices must be scalars, got {ops.describe(t)}")
+        idx.append(t)
+    return idx
+
+
+@eager
+def dynamic_slice(operand, start_indices, slice_sizes):
+    x = asarray(operand)
+    if len(start_indices) != x.ndim or len(slice_sizes) != x.ndim:
+        fail("dynamic_slice", f"needs {x.ndim} start indices and sizes for {ops.describe(x)}")
+    idx = _index_scalars(start_indices, "dynamic_slice")
+    out = ops._comp().emit(
+        "dynamic-slice",
+        x,
+        *idx,
+        dynamic_slice_sizes=list(slice_sizes),
+        shape=(slice_sizes, x.dtype),
+        op_name="dynamic_slice",
+    )
+    out.weak_type = x.weak_type
+    return out
+
+
+@eager
+def dynamic_update_slice(operand, update, start_indices):
+    x = asarray(operand)
+    u = ops.convert(asarray(update), x.dtype)
+    if u.ndim != x.ndim:
+        fail(
+            "dynamic_update_slice",
+            f"update {ops.describe(u)} must have the rank of {ops.describe(x)}",
+        )
+    idx = _index_scalars(start_indices, "dynamic_update_slice")
+    out = ops._comp().emit("dynamic-update-slice", x, u, *idx, op_name="dynamic_update_slice")
+    out.weak_type = x.weak_type
+    return out
+
+
+class GatherDimensionNumbers(tuple):
+    """jax.lax.GatherDimensionNumbers."""
+
+    def __new__(
+        cls,
+        offset_dims,
+        collapsed_slice_dims,
+        start_index_map,
+        operand_batching_dims=(),
+        start_indices_batching_dims=(),
+    ):
+        return super().__new__(
+            cls,
+            (
+                tuple(offset_dims),
+                tuple(collapsed_slice_dims),
+                tuple(start_index_map),
+                tuple(operand_batching_dims),
+                tuple(start_indices_batching_dims),
+            ),
+        )
+
+
+class ScatterDimensionNumbers(tuple):
+    """jax.lax.ScatterDimensionNumbers."""
+
+    def __new__(
+        cls,
+        update_window_dims,
+        inserted_window_dims,
+        scatter_dims_to_operand_dims,
+        operand_batching_dims=(),
+        scatter_indices_batching_dims=(),
+    ):
+        return super().__new__(
+            cls,
+            (
+                tuple(update_window_dims),
+                tuple(inserted_window_dims),
+                tuple(scatter_dims_to_operand_dims),
+                tuple(operand_batching_dims),
+                tuple(scatter_indices_batching_dims),
+            ),
+        )
+
+
+@eager
+def gather(operand, start_indices, dimension_numbers, slice_sizes):
+    """XLA's gather; start_indices' last dimension is the index vector, and
+    out-of-range starts are clamped. The result shape is the C++ shape
+    inference's (XLA's rule), not recomputed here."""
+    x, idx = asarray(operand), asarray(start_indices)
+    offset, collapsed, start_map, op_batch, idx_batch = dimension_numbers
+    attrs = {}
+    if op_batch:
+        attrs.update(
+            operand_batching_dims=list(op_batch), start_indices_batching_dims=list(idx_batch)
+        )
+    out = ops._comp().emit(
+        "gather",
+        x,
+        idx,
+        offset_dims=list(offset),
+        collapsed_slice_dims=list(collapsed),
+        start_index_map=list(start_map),
+        index_vector_dim=idx.ndim - 1,
+        slice_sizes=list(slice_sizes),
+        op_name="gather",
+        **attrs,
+    )
+    out.weak_type = x.weak_type
+    return out
+
+
+def _scatter(name: str, combine):
+    @eager
+    def f(operand, scatter_indices, updates, dimension_numbers):
+        x, idx = asarray(operand), asarray(scatter_indices)
+        u = ops.convert(asarray(updates), x.dtype)
+        window, inserted, to_operand, op_batch, idx_batch = dimension_numbers
+        reducer = ops.scalar_computation(name, x.dtype, combine)
+        attrs = {}
+        if op_batch:
+            attrs.update(
+                input_batching_dims=list(op_batch), scatter_indices_batching_dims=list(idx_batch)
+            )
+        out = ops._comp().emit(
+            "scatter",
+            x,
+            idx,
+            u,
+            update_window_dims=list(window),
+            inserted_window_dims=list(inserted),
+            scatter_dims_to_operand_dims=list(to_operand),
+            index_vector_dim=idx.ndim - 1,
+            to_apply=reducer,
+            shape=(x.shape, x.dtype),
+            op_name=name,
+            **attrs,
+        )
+        out.weak_type = x.weak_type
+        return out
+
+    f.__name__ = name
+    return f
+
+
+scatter = _scatter("scatter", lambda a, b: b)
+scatter_add = _scatter("scatter_add", lambda a, b: ops.binary("add", a, b))
+scatter_mul = _scatter("scatter_mul", lambda a, b: ops.binary("multiply", a, b))
+scatter_min = _scatter("scatter_min", lambda a, b: ops.binary("minimum", a, b))
+scatter_max = _scatter("scatter_max", lambda a, b: ops.binary("maximum", a, b))
+
+
+# --- slicing ----------------------------------------------------------------------------
+
+
+@eager
+def slice_in_dim(operand, start_index, limit_index, stride: int = 1, axis: int = 0):
+    """operand[start:limit:stride] along `axis`."""
+    x = asarray(operand)
+    ax = ops.normalize_axis(axis, x.ndim, "slice_in_dim")
+    n = x.shape[ax]
+    start = 0 if start_index is None else int(start_index)
+    limit = n if limit_index is None else int(limit_index)
+    start, limit = start + n if start < 0 else start, limit + n if limit < 0 else limit
+    starts, limits, strides = [0] * x.ndim, list(x.shape), [1] * x.ndim
+    starts[ax], limits[ax], strides[ax] = start, limit, int(stride)
+    return slice_static(x, starts, limits, strides)
+
+
+@eager
+def index_in_dim(operand, index: int, axis: int = 0, keepdims: bool = True):
+    """The slice at `index` along `axis` (the axis kept with keepdims)."""
+    x = asarray(operand)
+    ax = ops.normalize_axis(axis, x.ndim, "index_in_dim")
+    i = int(index) + (x.shape[ax] if int(index) < 0 else 0)
+    out = slice_in_dim(x, i, i + 1, 1, ax)
+    return out if keepdims else ops.reshape(out, x.shape[:ax] + x.shape[ax + 1 :])
+
+
+@eager
+def dynamic_slice_in_dim(operand, start_index, slice_size: int, axis: int = 0):
+    """A window of slice_size at a traced start along `axis`."""
+    x = asarray(operand)
+    ax = ops.normalize_axis(axis, x.ndim, "dynamic_slice_in_dim")
+    starts = [np.int32(0)] * x.ndim
+    starts[ax] = start_index
+    sizes = list(x.shape)
+    sizes[ax] = int(slice_size)
+    return dynamic_slice(x, starts, sizes)
+
+
+@eager
+def dynamic_index_in_dim(operand, index, axis: int = 0, keepdims: bool = True):
+    """The slice at a traced index along `axis`."""
+    x = asarray(operand)
+    ax = ops.normalize_axis(axis, x.ndim, "dynamic_index_in_dim")
+    out = dynamic_slice_in_dim(x, index, 1, ax)
+    return out if keepdims else ops.reshape(out, x.shape[:ax] + x.shape[ax + 1 :])
+
+
+@eager
+def dynamic_update_slice_in_dim(operand, update, start_index, axis: int):
+    """operand with `update` written at a traced start along `axis`."""
+    x = asarray(operand)
+    ax = ops.normalize_axis(axis, x.ndim, "dynamic_update_slice_in_dim")
+    starts = [np.int32(0)] * x.ndim
+    starts[ax] = start_index
+    return dynamic_update_slice(x, update, starts)
+
+
+@eager
+def dynamic_update_index_in_dim(operand, update, index, axis: int):
+    """operand with one slice along `axis` replaced at a traced index."""
+    x, u = asarray(operand), asarray(update)
+    ax = ops.normalize_axis(axis, x.ndim, "dynamic_update_index_in_dim")
+    if u.ndim == x.ndim - 1:
+        u = ops.reshape(u, (*u.shape[:ax], 1, *u.shape[ax:]))
+    return dynamic_update_slice_in_dim(x, u, index, ax)
+
+
+def _take_along(x, idx, ax: int):
+    """x gathered at the integer array idx (in range) along axis ax: the
+    result has idx's dimensions in place of ax."""
+    out_shape = x.shape[:ax] + idx.shape + x.shape[ax + 1 :]
+    offset_dims = list(range(ax)) + list(range(ax + idx.ndim, len(out_shape)))
+    slice_sizes = [1 if i == ax else s for i, s in enumerate(x.shape)]
+    out = ops._comp().emit(
+        "gather",
+        x,
+        idx,
+        offset_dims=offset_dims,
+        collapsed_slice_dims=[ax],
+        start_index_map=[ax],
+        index_vector_dim=idx.ndim,
+        slice_sizes=slice_sizes,
+        shape=(out_shape, x.dtype),
+        op_name="gather",
+    )
+    out.weak_type = x.weak_type
+    return out
+
+
+@eager
+def index_take(src, idxs, axes):
+    """src at the integer arrays idxs along `axes` (one index per axis)."""
+    x = asarray(src)
+    if len(idxs) != len(axes):
+        fail("lax.index_take", "needs one index array per axis")
+    flat = None
+    strides = 1
+    for idx, ax in reversed(list(zip(idxs, axes, strict=True))):
+        term = ops.binary(
+            "multiply", ops.convert(asarray(idx), np.dtype(np.int32)), asarray(np.int32(strides))
+        )
+        flat = term if flat is None else ops.binary("add", flat, term)
+        strides *= x.shape[ax]
+    moved = [ax for ax in axes]
+    rest = [d for d in range(x.ndim) if d not in moved]
+    y = ops.transpose(x, [*moved, *rest])
+    y = ops.reshape(y, (strides, *[x.shape[d] for d in rest]))
+    n = asarray(np.int32(strides))
+    flat = ops.select(
+        ops.compare(flat, asarray(np.int32(0)), "LT", "lt"), ops.binary("add", flat, n), flat
+    )
+    return _take_along(y, flat, 0)
+
+
+@eager
+def scatter_sub(
+    operand,
+    scatter_indices,
+    updates,
+    dimension_numbers,
+    *,
+    indices_are_sorted=False,
+    unique_indices=False,
+    mode=None,
+):
+    """operand with updates subtracted at the indices (scatter_add of -updates)."""
+    return scatter_add(
+        operand, scatter_indices, ops.unary("negate", asarray(updates)), dimension_numbers
+    )
+
+
+@eager
+def scatter_apply(
+    operand,
+    scatter_indices,
+    func,
+    dimension_numbers,
+    *,
+    update_shape=(),
+    indices_are_sorted: bool = False,
+    unique_indices: bool = False,
+    mode=None,
+):
+    """operand with func applied (elementwise, once per index) at the
+    positions scatter_indices names, as a scatter whose combiner ignores
+    its update."""
+    del indices_are_sorted, unique_indices
+    if mode not in (None, "drop", "fill", "promise_in_bounds") and str(mode) not in (
+        "GatherScatterMode.FILL_OR_DROP",
+        "GatherScatterMode.PROMISE_IN_BOUNDS",
+    ):
+        fail("scatter_apply", f"mode {mode!r} is not supported (out-of-bounds indices are dropped)")
+    x = asarray(operand)
+    unused = ops.broadcast_to(
+        ops.convert(asarray(0), x.dtype), tuple(update_shape), "scatter_apply"
+    )
+    apply = _scatter("scatter_apply", lambda a, _: asarray(func(a)))
+    return apply(x, scatter_indices, unused, dimension_numbers)
+
+
+def slice_static(x, starts, limits, strides):
+    shape = [
+        builtins.max(0, -(-(hi - lo) // st))
+        for lo, hi, st in zip(starts, limits, strides, strict=True)
+    ]
+    out = ops._comp().emit(
+        "slice",
+        x,
+        slice=[(lo, hi, st) for lo, hi, st in zip(starts, limits, strides, strict=True)],
+        shape=(shape, x.dtype),
+        op_name="slice",
+    )
+    out.weak_type = x.weak_type
+    return out
+
+
+__all__ = [
+    "dynamic_index_in_dim",
+    "dynamic_slice_in_dim",
+    "dynamic_update_index_in_dim",
+    "dynamic_update_slice_in_dim",
+    "index_in_dim",
+    "index_take",
+    "scatter_apply",
+    "scatter_sub",
+    "slice_in_dim",
+]

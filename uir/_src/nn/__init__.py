@@ -1,0 +1,1 @@
+"""jax.nn's activation, normalization and attention functions."""

@@ -1,0 +1,517 @@
+"""x[...] on traced arrays: integers, slices, None and Ellipsis; static
+parts lower to slice/reshape/reverse, traced integer indices to
+dynamic-slice (clamped, as in JAX), and integer arrays to gather."""
+
+from __future__ import annotations
+
+import builtins
+import math
+
+import numpy as np
+
+from uir._src.core import dtypes, ops
+from uir._src.core.eager import eager
+from uir._src.core.ops import asarray, fail
+from uir._src.core.tracing import Tracer
+from uir._src.lax.slicing import _take_along
+from uir._src.numpy import creation, manipulation, ufuncs
+from uir._src.numpy.manipulation import ravel
+from uir._src.numpy.ufuncs import (
+    add,
+    less,
+    where,
+)
+from uir._src.numpy.util import public_asarray
+
+
+def _expand_ellipsis(index: tuple, ndim: int) -> tuple:
+    n_real = sum(1 for i in index if i is not None and i is not Ellipsis)
+    if sum(1 for i in index if i is Ellipsis) > 1:
+        ops.fail("getitem", "an index can only have a single ellipsis")
+    if n_real > ndim:
+        ops.fail("getitem", f"too many indices ({n_real}) for an array of rank {ndim}")
+    out = []
+    for i in index:
+        if i is Ellipsis:
+            out += [slice(None)] * (ndim - n_real)
+        else:
+            out.append(i)
+    if not any(i is Ellipsis for i in index):
+        out += [slice(None)] * (ndim - n_real)
+    return tuple(out)
+
+
+def _is_int_array(i) -> bool:
+    if isinstance(i, Tracer):
+        return dtypes.is_int(i.dtype) and i.ndim > 0
+    if isinstance(i, (list, np.ndarray)):
+        return np.asarray(i).dtype.kind in "iu" and np.asarray(i).ndim > 0
+    return False
+
+
+def getitem(x: Tracer, index) -> Tracer:
+    from uir._src.numpy import manipulation
+
+    if not isinstance(index, tuple):
+        index = (index,)
+    for i in index:
+        if isinstance(i, (list, np.ndarray)) and np.asarray(i).dtype == np.bool_:
+            ops.fail(
+                "getitem", "boolean mask indexing has a data-dependent shape; use uir.numpy.where"
+            )
+        if isinstance(i, Tracer) and i.dtype == np.bool_:
+            ops.fail(
+                "getitem", "boolean mask indexing has a data-dependent shape; use uir.numpy.where"
+            )
+    index = _expand_ellipsis(index, x.ndim)
+    if any(_is_int_array(i) for i in index):
+        return _advanced(x, index)
+    # Static slices first, then traced scalar indices with dynamic-slice.
+    starts, limits, strides, flips = [], [], [], []
+    dynamic = []  # (axis in x, traced index)
+    squeeze_axes = []
+    new_axes = []  # positions in the output
+    out_pos = 0
+    axis = 0
+    for i in index:
+        if i is None:
+            new_axes.append(out_pos)
+            out_pos += 1
+            continue
+        n = x.shape[axis]
+        if isinstance(i, slice):
+            start, stop, step = i.indices(n)
+            if step > 0:
+                starts.append(start)
+                limits.append(max(stop, start))
+                strides.append(step)
+                flips.append(False)
+            else:
+                # Reverse, then slice forward.
+                count = len(range(start, stop, step))
+                first = n - 1 - start
+                starts.append(first)
+                limits.append(first + (count - 1) * (-step) + 1 if count else first)
+                strides.append(-step)
+                flips.append(True)
+            out_pos += 1
+        elif isinstance(i, (int, np.integer)):
+            k = int(i)
+            if not -n <= k < n:
+                ops.fail("getitem", f"index {k} is out of bounds for axis {axis} with size {n}")
+            k %= n
+            starts.append(k)
+            limits.append(k + 1)
+            strides.append(1)
+            flips.append(False)
+            squeeze_axes.append(axis)
+        elif isinstance(i, Tracer) and i.ndim == 0 and dtypes.is_int(i.dtype):
+            starts.append(0)
+            limits.append(n)
+            strides.append(1)
+            flips.append(False)
+            dynamic.append((axis, i))
+            squeeze_axes.append(axis)
+        else:
+            ops.fail("getitem", f"unsupported index {i!r} for {ops.describe(x)}")
+        axis += 1
+    out = x
+    if any(flips):
+        out = manipulation.flip(out, axis=tuple(a for a, f in enumerate(flips) if f))
+    if starts != [0] * x.ndim or limits != list(x.shape) or strides != [1] * x.ndim:
+        out = manipulation.slice_static(out, starts, limits, strides)
+    if dynamic:
+        out = _dynamic_slice(out, dynamic)
+    shape = [s for a, s in enumerate(out.shape) if a not in squeeze_axes]
+    for p in new_axes:
+        shape.insert(p, 1)
+    return ops.reshape(out, shape)
+
+
+def _dynamic_slice(x: Tracer, dynamic) -> Tracer:
+    """Size-1 dynamic slices on the given axes; negative indices count from
+    the end, and out-of-range starts are clamped (XLA's rule)."""
+    from uir._src.numpy import ufuncs
+
+    index_type = dtypes.default_int()
+    starts = []
+    by_axis = dict(dynamic)
+    for a in range(x.ndim):
+        if a in by_axis:
+            i = ops.convert(by_axis[a], index_type)
+            i = ufuncs.where(ufuncs.less(i, 0), ufuncs.add(i, x.shape[a]), i)
+            starts.append(i)
+        else:
+            starts.append(ops.asarray(np.zeros((), index_type)))
+    sizes = [1 if a in by_axis else s for a, s in enumerate(x.shape)]
+    out = ops._comp().emit(
+        "dynamic-slice",
+        x,
+        *starts,
+        dynamic_slice_sizes=sizes,
+        shape=(sizes, x.dtype),
+        op_name="dynamic_slice",
+    )
+    out.weak_type = x.weak_type
+    return out
+
+
+def _advanced(x: Tracer, index: tuple) -> Tracer:
+    """Integer-array indexing on one axis (the common case: x[idx], x[:, idx])
+    lowered to gather; other axes must be full slices."""
+
+    arrays = [
+        (a, i)
+        for a, i in enumerate(index)
+        if _is_int_array(i) or isinstance(i, (int, np.integer, Tracer))
+    ]
+    if (
+        len(arrays) != 1
+        or any(i is None for i in index)
+        or any(isinstance(i, slice) and i != slice(None) for i in index)
+    ):
+        ops.fail(
+            "getitem",
+            "advanced indexing is supported on one axis with full slices elsewhere (use take/gather)",
+        )
+    axis, idx = arrays[0]
+    return take(x, idx, axis=axis)
+
+
+_SCATTER_OPS = {
+    "set": None,
+    "add": "add",
+    "multiply": "multiply",
+    "min": "minimum",
+    "max": "maximum",
+}
+
+
+def scatter_update(x: Tracer, index, values, mode: str) -> Tracer:
+    """x.at[index].<mode>(values), lowered to scatter. Static indices
+    (ints, slices, None, Ellipsis, integer arrays) select their elements
+    by position; a traced integer index or index array on one axis (other
+    axes whole) updates along that axis. Repeated positions accumulate for
+    add/multiply/min/max; for set, the last update wins."""
+    from uir._src.numpy import ufuncs
+
+    opcode = _SCATTER_OPS[mode]
+    values = ops.convert(ops.asarray(values), x.dtype)
+
+    def combiner(a, b):
+        return b if opcode is None else ops.binary(opcode, a, b)
+
+    reducer = ops.scalar_computation(f"scatter_{mode}", x.dtype, combiner)
+    if not isinstance(index, tuple):
+        index = (index,)
+    traced = [i for i in index if isinstance(i, Tracer)]
+    if not traced:
+        positions = np.arange(x.size, dtype=np.int64).reshape(x.shape)[index]
+        upd = ops.broadcast_to(values, positions.shape, "at")
+        flat_x = ops.reshape(x, (x.size,))
+        flat_pos = ops.asarray(positions.reshape(-1, 1).astype(dtypes.default_int()))
+        flat_upd = ops.reshape(upd, (positions.size,))
+        out = ops._comp().emit(
+            "scatter",
+            flat_x,
+            flat_pos,
+            flat_upd,
+            update_window_dims=[],
+            inserted_window_dims=[0],
+            scatter_dims_to_operand_dims=[0],
+            index_vector_dim=1,
+            to_apply=reducer,
+            shape=((x.size,), x.dtype),
+            op_name=f"scatter-{mode}",
+        )
+        return ops.reshape(out, x.shape)
+    full = _expand_ellipsis(index, x.ndim)
+    axes = [a for a, i in enumerate(full) if isinstance(i, Tracer)]
+    if len(traced) != 1 or any(
+        not (isinstance(i, slice) and i == slice(None)) for a, i in enumerate(full) if a not in axes
+    ):
+        ops.fail("at", "a traced index is supported on one axis, with whole slices on the others")
+    ax = axes[0]
+    idx = ops.convert(traced[0], dtypes.default_int())
+    idx = ufuncs.where(ufuncs.less(idx, 0), ufuncs.add(idx, x.shape[ax]), idx)
+    window = [d for d in range(x.ndim) if d != ax]
+    upd_shape = (*idx.shape, *[x.shape[d] for d in window])
+    upd = ops.broadcast_to(values, x.shape[:ax] + idx.shape + x.shape[ax + 1 :], "at")
+    # Move the indexed dims first: updates are [idx dims..., window dims...].
+    k = idx.ndim
+    perm = list(range(ax, ax + k)) + list(range(ax)) + list(range(ax + k, upd.ndim))
+    upd = ops.transpose(upd, perm)
+    out = ops._comp().emit(
+        "scatter",
+        x,
+        idx,
+        upd,
+        update_window_dims=list(range(k, len(upd_shape))),
+        inserted_window_dims=[ax],
+        scatter_dims_to_operand_dims=[ax],
+        index_vector_dim=k,
+        to_apply=reducer,
+        shape=(x.shape, x.dtype),
+        op_name=f"scatter-{mode}",
+    )
+    out.weak_type = x.weak_type
+    return out
+
+
+class _IndexRef:
+    def __init__(self, x, index):
+        self.x, self.index = x, index
+
+    def get(self):
+        return getitem(self.x, self.index)
+
+    def set(self, values):
+        return scatter_update(self.x, self.index, values, "set")
+
+    def add(self, values):
+        return scatter_update(self.x, self.index, values, "add")
+
+    def multiply(self, values):
+        return scatter_update(self.x, self.index, values, "multiply")
+
+    mul = multiply
+
+    def min(self, values):
+        return scatter_update(self.x, self.index, values, "min")
+
+    def max(self, values):
+        return scatter_update(self.x, self.index, values, "max")
+
+
+class _At:
+    def __init__(self, x):
+        self.x = x
+
+    def __getitem__(self, index):
+        return _IndexRef(self.x, index)
+
+
+# --- Indexing helpers ----------------------------------------------------------
+
+
+@eager
+def take(a, indices, axis=None):
+    """x gathered at `indices` along `axis` (the flattened array when None);
+    negative indices count from the end, others out of range are clamped."""
+    x = asarray(a)
+    if axis is None:
+        x = ravel(x)
+        axis = 0
+    ax = ops.normalize_axis(axis, x.ndim, "take")
+    idx = asarray(indices)
+    if not dtypes.is_int(idx.dtype):
+        fail("take", f"indices must be integers, got {ops.describe(idx)}")
+    idx = ops.convert(idx, dtypes.default_int())
+    n = x.shape[ax]
+    idx = where(less(idx, 0), add(idx, n), idx)
+    return _take_along(x, idx, ax)
+
+
+@eager
+def take_along_axis(arr, indices, axis: int):
+    x, idx = asarray(arr), asarray(indices)
+    ax = ops.normalize_axis(axis, x.ndim, "take_along_axis")
+    if idx.ndim != x.ndim:
+        fail(
+            "take_along_axis",
+            f"indices {ops.describe(idx)} must have the rank of {ops.describe(x)}",
+        )
+    idx = ops.convert(idx, dtypes.default_int())
+    idx = where(less(idx, 0), add(idx, x.shape[ax]), idx)
+    # Every other axis is a batching dim of the gather.
+    batch = [i for i in range(x.ndim) if i != ax]
+    shape = ops.broadcast_shapes(
+        "take_along_axis",
+        tuple(s for i, s in enumerate(x.shape) if i != ax),
+        tuple(s for i, s in enumerate(idx.shape) if i != ax),
+    )
+    full = list(shape)
+    full.insert(ax, idx.shape[ax])
+    idx = ops.broadcast_to(idx, full)
+    x_shape = list(shape)
+    x_shape.insert(ax, x.shape[ax])
+    x = ops.broadcast_to(x, x_shape)
+    idx = ops.reshape(idx, (*idx.shape, 1))
+    out = ops._comp().emit(
+        "gather",
+        x,
+        idx,
+        offset_dims=[],
+        collapsed_slice_dims=[ax],
+        start_index_map=[ax],
+        operand_batching_dims=batch,
+        start_indices_batching_dims=batch,
+        index_vector_dim=x.ndim,
+        slice_sizes=[1] * x.ndim,
+        shape=(full, x.dtype),
+        op_name="gather",
+    )
+    out.weak_type = x.weak_type
+    return out
+
+
+def ix_(*args):
+    """Open-mesh index arrays from 1-D sequences (for indexing a cross product)."""
+    n = len(args)
+    out = []
+    for i, a in enumerate(args):
+        a = public_asarray(a)
+        if a.ndim != 1:
+            raise ValueError("ix_ takes one-dimensional sequences")
+        out.append(manipulation.reshape(a, [a.shape[0] if j == i else 1 for j in range(n)]))
+    return tuple(out)
+
+
+@eager
+def fill_diagonal(a, val, wrap: bool = False, *, inplace: bool = True):
+    """a with its main diagonal set to val (a new array: pass inplace=False, as JAX asks)."""
+    if inplace:
+        fail(
+            "fill_diagonal", "uir arrays are immutable: pass inplace=False to get the filled array"
+        )
+    a = asarray(a)
+    rows = ops.iota(np.dtype(np.int32), a.shape, 0)
+    on = None
+    for d in range(1, a.ndim):
+        eq = ufuncs.equal(ops.iota(np.dtype(np.int32), a.shape, d), rows)
+        on = eq if on is None else on & eq
+    v = (
+        manipulation.broadcast_to(asarray(val).astype(a.dtype), a.shape)
+        if asarray(val).ndim == 0
+        else None
+    )
+    if v is None:
+        flat_index = (
+            ufuncs.minimum(rows, asarray(val).shape[0] - 1) if asarray(val).ndim == 1 else rows
+        )
+        v = take(manipulation.ravel(asarray(val)).astype(a.dtype), flat_index)
+    return ufuncs.where(on, v, a)
+
+
+@eager
+def ravel_multi_index(multi_index, dims, mode: str = "raise", order: str = "C"):
+    """Flat indices of index tuples into an array of shape dims (clipped)."""
+    if order != "C":
+        fail("ravel_multi_index", "only order='C' is supported")
+    dims = tuple(int(d) for d in dims)
+    out = None
+    stride = 1
+    for idx, d in reversed(list(zip(multi_index, dims, strict=True))):
+        i = asarray(idx)
+        i = ufuncs.remainder(i, d) if mode == "wrap" else ufuncs.clip(i, 0, d - 1)
+        term = i * stride
+        out = term if out is None else out + term
+        stride *= d
+    return out
+
+
+@eager
+def unravel_index(indices, shape):
+    """The index tuples of flat indices into an array of `shape` (clipped)."""
+    shape = tuple(int(d) for d in shape)
+    i = ufuncs.clip(asarray(indices), 0, math.prod(shape) - 1)
+    out = []
+    for d in reversed(shape):
+        out.append(ufuncs.remainder(i, d))
+        i = i // d
+    return tuple(reversed(out))
+
+
+# --- put -----------------------------------------------------------------------------
+
+
+@eager
+def put(a, ind, v, mode: str | None = None, *, inplace: bool = True):
+    """a with a.flat[ind] = v (v repeated to ind's length). Indices wrap
+    from the end and clip at both ends (mode None, as JAX), clip, or wrap
+    around (mode 'wrap'). Needs inplace=False: arrays are immutable."""
+    if inplace:
+        fail("put", "cannot modify an array in place; pass inplace=False for an updated array")
+    arr = asarray(a)
+    flat = manipulation.ravel(arr)
+    ind = manipulation.ravel(asarray(ind)).astype(dtypes.default_int())
+    values = manipulation.ravel(asarray(v)).astype(arr.dtype)
+    size = flat.shape[0]
+    if size == 0 or ind.shape[0] == 0 or values.shape[0] == 0:
+        return arr
+    if values.shape[0] < ind.shape[0]:
+        values = manipulation.tile(values, -(-ind.shape[0] // values.shape[0]))
+    values = values[: ind.shape[0]]
+    if mode is None:
+        ind = ufuncs.clip(ufuncs.where(ind < 0, ind + size, ind), 0, size - 1)
+    elif mode == "clip":
+        ind = ufuncs.clip(ind, 0, size - 1)
+    elif mode == "wrap":
+        ind = ind % size
+    elif mode == "raise":
+        fail(
+            "put", "mode 'raise' is not supported (as in JAX): it would need a data-dependent error"
+        )
+    else:
+        fail("put", f"mode must be 'clip' or 'wrap', got {mode!r}")
+    return manipulation.reshape(flat.at[ind].set(values), arr.shape)
+
+
+@eager
+def put_along_axis(arr, indices, values, axis: int | None, inplace: bool = True, *, mode=None):
+    """arr with values written at `indices` along axis (the counterpart of
+    take_along_axis; arr flattened when axis is None). Negative indices
+    count from the end; indices out of bounds are dropped. Needs
+    inplace=False: arrays are immutable."""
+    del mode
+    if inplace:
+        fail(
+            "put_along_axis",
+            "cannot modify an array in place; pass inplace=False for an updated array",
+        )
+    a = asarray(arr)
+    shape = a.shape
+    if axis is None:
+        a, axis = manipulation.ravel(a), 0
+    indices = asarray(indices)
+    if indices.ndim != a.ndim:
+        fail(
+            "put_along_axis",
+            f"arr and indices need the same number of dimensions, got {ops.describe(a)} and "
+            f"{ops.describe(indices)}",
+        )
+    axis = ops.normalize_axis(axis, a.ndim, "put_along_axis")
+    out_shape = np.broadcast_shapes(
+        tuple(1 if d == axis else s for d, s in enumerate(a.shape)),
+        tuple(1 if d == axis else s for d, s in enumerate(indices.shape)),
+    )
+    if any(o != s for d, (o, s) in enumerate(zip(out_shape, a.shape, strict=True)) if d != axis):
+        fail("put_along_axis", f"indices {ops.describe(indices)} do not fit arr {ops.describe(a)}")
+    idx_shape = tuple(indices.shape[d] if d == axis else a.shape[d] for d in builtins.range(a.ndim))
+    indices = manipulation.broadcast_to(indices, idx_shape).astype(dtypes.default_int())
+    values = manipulation.broadcast_to(asarray(values).astype(a.dtype), idx_shape)
+    n = a.shape[axis]
+    along = ufuncs.where(indices < 0, indices + n, indices)
+    inside = (along >= 0) & (along < n)
+    # Flat positions; an index out of bounds points past the end, where the
+    # scatter drops it.
+    strides = np.cumprod((1, *a.shape[::-1]))[::-1][1:]
+    flat = creation.zeros(idx_shape, dtypes.default_int())
+    for d in builtins.range(a.ndim):
+        coord = along if d == axis else ops.iota(np.dtype(dtypes.default_int()), idx_shape, d)
+        flat = flat + coord * int(strides[d])
+    flat = ufuncs.where(inside, flat, a.size)
+    out = manipulation.ravel(a).at[manipulation.ravel(flat)].set(manipulation.ravel(values))
+    return manipulation.reshape(out, shape)
+
+
+__all__ = [
+    "fill_diagonal",
+    "ix_",
+    "put",
+    "put_along_axis",
+    "ravel_multi_index",
+    "take",
+    "take_along_axis",
+    "unravel_index",
+]

@@ -1,0 +1,158 @@
+"""jax.numpy's products: matmul, dot, tensordot, outer, vdot, inner, kron,
+cross and the vector-matrix forms."""
+
+from __future__ import annotations
+
+import builtins
+
+from uir._src.core import ops
+from uir._src.core.eager import eager
+from uir._src.core.ops import asarray, fail
+from uir._src.numpy import creation, manipulation, reductions, ufuncs
+from uir._src.numpy.manipulation import ravel, squeeze
+from uir._src.numpy.reductions import sum
+from uir._src.numpy.ufuncs import (
+    multiply,
+)
+
+# --- Products ------------------------------------------------------------------
+
+
+@eager
+def matmul(a, b):
+    x, y = asarray(a), asarray(b)
+    if x.ndim == 0 or y.ndim == 0:
+        fail("matmul", f"operands must not be scalars ({ops.describe(x)}, {ops.describe(y)})")
+    x1, y1 = x.ndim == 1, y.ndim == 1
+    if x1:
+        x = ops.reshape(x, (1, x.shape[0]))
+    if y1:
+        y = ops.reshape(y, (y.shape[0], 1))
+    if x.shape[-1] != y.shape[-2]:
+        fail(
+            "matmul",
+            f"{ops.describe(a)} @ {ops.describe(b)}: inner dimensions {x.shape[-1]} and {y.shape[-2]} differ",
+        )
+    batch = ops.broadcast_shapes("matmul", x.shape[:-2], y.shape[:-2])
+    x = ops.broadcast_to(x, batch + x.shape[-2:], "matmul")
+    y = ops.broadcast_to(y, batch + y.shape[-2:], "matmul")
+    nb = len(batch)
+    out = ops.dot(x, y, ([nb + 1], [nb]), (list(range(nb)), list(range(nb))), "dot_general")
+    if x1:
+        out = squeeze(out, nb)
+    if y1:
+        out = squeeze(out, -1)
+    return out
+
+
+@eager
+def dot(a, b):
+    x, y = asarray(a), asarray(b)
+    if x.ndim == 0 or y.ndim == 0:
+        return multiply(x, y)
+    if y.ndim == 1 or x.ndim == 1 or (x.ndim <= 2 and y.ndim <= 2):
+        return matmul(x, y)
+    # N-d: contract x's last axis with y's second-to-last.
+    return tensordot(x, y, axes=([x.ndim - 1], [y.ndim - 2]))
+
+
+@eager
+def tensordot(a, b, axes=2):
+    x, y = asarray(a), asarray(b)
+    if isinstance(axes, int):
+        lc = list(range(x.ndim - axes, x.ndim))
+        rc = list(range(axes))
+    else:
+        la, ra = axes
+        lc = [la] if isinstance(la, int) else list(la)
+        rc = [ra] if isinstance(ra, int) else list(ra)
+    lc = [ops.normalize_axis(i, x.ndim, "tensordot") for i in lc]
+    rc = [ops.normalize_axis(i, y.ndim, "tensordot") for i in rc]
+    return ops.dot(x, y, (lc, rc), ([], []), "dot_general")
+
+
+@eager
+def outer(a, b):
+    return multiply(ravel(a)[:, None], ravel(b)[None, :])
+
+
+@eager
+def vdot(a, b):
+    return sum(multiply(ravel(a), ravel(b)))
+
+
+@eager
+def kron(a, b):
+    """The Kronecker product."""
+    a, b = asarray(a), asarray(b)
+    nd = builtins.max(a.ndim, b.ndim)
+    a = manipulation.reshape(a, (1,) * (nd - a.ndim) + a.shape)
+    b = manipulation.reshape(b, (1,) * (nd - b.ndim) + b.shape)
+    shape_a = [d for s in a.shape for d in (s, 1)]
+    shape_b = [d for s in b.shape for d in (1, s)]
+    out = manipulation.reshape(a, shape_a) * manipulation.reshape(b, shape_b)
+    return manipulation.reshape(out, tuple(x * y for x, y in zip(a.shape, b.shape, strict=True)))
+
+
+@eager
+def inner(a, b):
+    """Sums over the last axes of a and b."""
+    a, b = asarray(a), asarray(b)
+    if a.ndim == 0 or b.ndim == 0:
+        return a * b
+    return tensordot(a, b, axes=([a.ndim - 1], [b.ndim - 1]))
+
+
+@eager
+def cross(a, b, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis=None):
+    """The cross product of 3-vectors (2-vectors get a zero third component)."""
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a = manipulation.moveaxis(asarray(a), axisa, -1)
+    b = manipulation.moveaxis(asarray(b), axisb, -1)
+    if a.shape[-1] not in (2, 3) or b.shape[-1] not in (2, 3):
+        fail("cross", "vectors must have 2 or 3 components")
+
+    def parts(v):
+        comps = [v[..., i] for i in range(v.shape[-1])]
+        return comps + [creation.zeros_like(comps[0])] * (3 - len(comps))
+
+    (a0, a1, a2), (b0, b1, b2) = parts(a), parts(b)
+    if a.shape[-1] == 2 and b.shape[-1] == 2:
+        return a0 * b1 - a1 * b0
+    out = manipulation.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+    return manipulation.moveaxis(out, -1, axisc)
+
+
+@eager
+def matvec(x1, x2):
+    """Matrix-vector products over broadcast batch dimensions."""
+    return matmul(x1, manipulation.expand_dims(asarray(x2), -1))[..., 0]
+
+
+@eager
+def vecmat(x1, x2):
+    """Vector-matrix products (conjugating the vector)."""
+    return matmul(manipulation.expand_dims(ufuncs.conj(asarray(x1)), -2), x2)[..., 0, :]
+
+
+@eager
+def vecdot(x1, x2, axis: int = -1):
+    """Dot products along `axis` (conjugating x1)."""
+    a, b = asarray(x1), asarray(x2)
+    return reductions.sum(ufuncs.conj(a) * b, axis=axis)
+
+
+__all__ = [
+    "cross",
+    "dot",
+    "inner",
+    "kron",
+    "matmul",
+    "matvec",
+    "outer",
+    "tensordot",
+    "vdot",
+    "vecdot",
+    "vecmat",
+]

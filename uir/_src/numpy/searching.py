@@ -1,0 +1,119 @@
+"""jax.numpy's search and selection: searchsorted, digitize, select, choose,
+bincount, interp."""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from uir._src.core import dtypes, ops
+from uir._src.core.eager import eager
+from uir._src.core.ops import asarray, fail
+from uir._src.numpy import indexing as np_indexing
+from uir._src.numpy import manipulation, reductions, ufuncs
+from uir._src.numpy.ufuncs import _floats
+
+# --- search and selection -----------------------------------------------------------------
+
+
+@eager
+def searchsorted(a, v, side: str = "left", sorter=None, *, method: str = "scan"):
+    """Indices where v's elements would go into sorted a (by counting)."""
+    a, v = asarray(a), asarray(v)
+    if a.ndim != 1:
+        fail("searchsorted", f"a must be one-dimensional, got {ops.describe(a)}")
+    if sorter is not None:
+        a = np_indexing.take(a, sorter)
+    if side not in ("left", "right"):
+        fail("searchsorted", f"side must be 'left' or 'right', got {side!r}")
+    a, v = ops.promote("searchsorted", a, v)
+    cmp = ufuncs.less if side == "left" else ufuncs.less_equal
+    before = cmp(a, manipulation.expand_dims(v, -1))
+    return reductions.sum(before, axis=-1).astype(
+        dtypes.default_int() if dtypes.default_int() == np.int64 else np.int32
+    )
+
+
+@eager
+def digitize(x, bins, right: bool = False):
+    """The bin of each element (bins increasing or decreasing)."""
+    bins = asarray(bins)
+    side = "left" if right else "right"
+    increasing = searchsorted(bins, x, side=side)
+    decreasing = bins.shape[0] - searchsorted(
+        manipulation.flip(bins), x, side="right" if right else "left"
+    )
+    first, last = bins[0], bins[-1]
+    return ufuncs.where(first <= last, increasing, decreasing)
+
+
+@eager
+def select(condlist, choicelist, default=0):
+    """The choice of the first true condition, elementwise."""
+    if len(condlist) != len(choicelist):
+        fail("select", "condlist and choicelist must have the same length")
+    out = asarray(default)
+    for cond, choice in reversed(list(zip(condlist, choicelist, strict=True))):
+        out = ufuncs.where(cond, choice, out)
+    return out
+
+
+@eager
+def choose(a, choices, mode: str = "raise"):
+    """choices[a] elementwise (indices clipped or wrapped; 'raise' clips, as JAX)."""
+    a = asarray(a)
+    xs = [asarray(c) for c in choices]
+    n = len(xs)
+    idx = ufuncs.remainder(a, n) if mode == "wrap" else ufuncs.clip(a, 0, n - 1)
+    out = xs[-1]
+    for i in range(n - 2, -1, -1):
+        out = ufuncs.where(ufuncs.equal(idx, i), xs[i], out)
+    return out
+
+
+@eager
+def bincount(x, weights=None, minlength: int = 0, *, length: int | None = None):
+    """Counts of each value of non-negative ints x (length must be given
+    inside jit, where the largest value is not known)."""
+    x = asarray(x)
+    if length is None:
+        fail(
+            "bincount",
+            "needs length= (the number of bins): the largest value is not known while tracing",
+        )
+    n = builtins.max(int(length), int(minlength))
+    bins = ops.iota(x.dtype, (n,), 0)
+    hits = ufuncs.equal(
+        manipulation.expand_dims(manipulation.ravel(x), 0), manipulation.expand_dims(bins, 1)
+    )
+    if weights is None:
+        return reductions.sum(hits, axis=1).astype(dtypes.default_int())
+    w = manipulation.ravel(asarray(weights))
+    return reductions.sum(ufuncs.where(hits, w, 0), axis=1)
+
+
+@eager
+def interp(x, xp, fp, left=None, right=None, period=None):
+    """Linear interpolation of (xp, fp) at x (xp increasing)."""
+    if period is not None:
+        fail("interp", "period= is not supported yet")
+    x, xp, fp = _floats(x), _floats(xp), _floats(fp)
+    i = ufuncs.clip(searchsorted(xp, x, side="right"), 1, xp.shape[0] - 1)
+    x0, x1 = np_indexing.take(xp, i - 1), np_indexing.take(xp, i)
+    y0, y1 = np_indexing.take(fp, i - 1), np_indexing.take(fp, i)
+    dx = x1 - x0
+    t = ufuncs.where(dx == 0, 0, (x - x0) / ufuncs.where(dx == 0, 1, dx))
+    out = y0 + t * (y1 - y0)
+    out = ufuncs.where(x < xp[0], fp[0] if left is None else left, out)
+    return ufuncs.where(x > xp[-1], fp[-1] if right is None else right, out)
+
+
+__all__ = [
+    "bincount",
+    "choose",
+    "digitize",
+    "interp",
+    "searchsorted",
+    "select",
+]

@@ -1,0 +1,336 @@
+"""jax.numpy's statistics: average, quantiles, percentiles, median, diff,
+gradient, trapezoid, cov and corrcoef."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from uir._src.core import dtypes, ops
+from uir._src.core.eager import eager
+from uir._src.core.ops import asarray, fail
+from uir._src.numpy import creation, manipulation, products, reductions, ufuncs
+from uir._src.numpy import indexing as np_indexing
+from uir._src.numpy import sorting as np_sorting
+from uir._src.numpy.creation import diagonal
+from uir._src.numpy.manipulation import atleast_2d, size
+from uir._src.numpy.reductions import nansum
+from uir._src.numpy.ufuncs import _floats
+
+
+@eager
+def average(a, axis=None, weights=None, returned: bool = False, keepdims: bool = False):
+    """The (weighted) mean."""
+    a = asarray(a)
+    if weights is None:
+        avg = reductions.mean(a, axis=axis, keepdims=keepdims)
+        count = creation.full_like(
+            avg,
+            a.size
+            if axis is None
+            else size(a, axis)
+            if isinstance(axis, int)
+            else math.prod(a.shape[i] for i in axis),
+        )
+        return (avg, count) if returned else avg
+    w = asarray(weights)
+    if w.shape != a.shape:
+        if axis is None or w.ndim != 1:
+            fail("average", "weights of another shape need a single axis and one dimension")
+        ax = ops.normalize_axis(axis, a.ndim, "average")
+        w = manipulation.reshape(w, [a.shape[ax] if i == ax else 1 for i in range(a.ndim)])
+    total = reductions.sum(w * creation.ones_like(a), axis=axis, keepdims=keepdims)
+    avg = reductions.sum(a * w, axis=axis, keepdims=keepdims) / total
+    return (avg, total) if returned else avg
+
+
+@eager
+def nanmean(a, axis=None, keepdims: bool = False):
+    """mean, NaNs ignored."""
+    a = asarray(a)
+    if not dtypes.is_float(a.dtype):
+        return reductions.mean(a, axis=axis, keepdims=keepdims)
+    valid = ufuncs.logical_not(ufuncs.isnan(a))
+    count = reductions.sum(valid, axis=axis, keepdims=keepdims).astype(a.dtype)
+    return nansum(a, axis=axis, keepdims=keepdims) / count
+
+
+@eager
+def nanvar(a, axis=None, keepdims: bool = False, ddof: int = 0):
+    """var, NaNs ignored."""
+    a = asarray(a)
+    mean = nanmean(a, axis=axis, keepdims=True)
+    valid = ufuncs.logical_not(ufuncs.isnan(a))
+    count = reductions.sum(valid, axis=axis, keepdims=keepdims).astype(a.dtype)
+    sq = ufuncs.where(valid, ufuncs.square(a - mean), 0)
+    return reductions.sum(sq, axis=axis, keepdims=keepdims) / (count - ddof)
+
+
+@eager
+def nanstd(a, axis=None, keepdims: bool = False, ddof: int = 0):
+    """std, NaNs ignored."""
+    return ufuncs.sqrt(nanvar(a, axis=axis, keepdims=keepdims, ddof=ddof))
+
+
+@eager
+def diff(a, n: int = 1, axis: int = -1, prepend=None, append=None):
+    """The n-th differences along `axis` (after prepending and appending
+    values, scalars broadcast across the other axes)."""
+    a = asarray(a)
+    ax = ops.normalize_axis(axis, a.ndim, "diff")
+
+    def along(extra):
+        e = asarray(extra)
+        if e.ndim == 0:
+            shp = list(a.shape)
+            shp[ax] = 1
+            e = manipulation.broadcast_to(e, shp)
+        return e
+
+    pieces = [a]
+    if prepend is not None:
+        pieces.insert(0, along(prepend))
+    if append is not None:
+        pieces.append(along(append))
+    if len(pieces) > 1:
+        a = manipulation.concatenate(pieces, axis=ax)
+    for _ in range(n):
+        m = a.shape[ax]
+        a = np_indexing.take(a, creation.arange(1, m), axis=ax) - np_indexing.take(
+            a, creation.arange(0, m - 1), axis=ax
+        )
+    return a
+
+
+@eager
+def ediff1d(ary, to_end=None, to_begin=None):
+    """Differences of the flattened array, with values before and after."""
+    d = diff(manipulation.ravel(asarray(ary)))
+    parts = []
+    if to_begin is not None:
+        parts.append(manipulation.ravel(asarray(to_begin)).astype(d.dtype))
+    parts.append(d)
+    if to_end is not None:
+        parts.append(manipulation.ravel(asarray(to_end)).astype(d.dtype))
+    return manipulation.concatenate(parts) if len(parts) > 1 else d
+
+
+@eager
+def trapezoid(y, x=None, dx: float = 1.0, axis: int = -1):
+    """The trapezoidal integral along `axis`."""
+    y = _floats(y)
+    ax = ops.normalize_axis(axis, y.ndim, "trapezoid")
+    n = y.shape[ax]
+    mid = (
+        np_indexing.take(y, creation.arange(1, n), axis=ax)
+        + np_indexing.take(y, creation.arange(0, n - 1), axis=ax)
+    ) / 2
+    if x is None:
+        return reductions.sum(mid, axis=ax) * dx
+    d = diff(asarray(x), axis=-1 if asarray(x).ndim == 1 else ax)
+    if d.ndim == 1:
+        d = manipulation.reshape(d, [d.shape[0] if i == ax else 1 for i in range(y.ndim)])
+    return reductions.sum(mid * d, axis=ax)
+
+
+def _quantiles(a, q, axis, method: str, keepdims: bool, nan: bool):
+    a = _floats(a)
+    q = asarray(q).astype(a.dtype)
+    if axis is None:
+        a, axis = manipulation.ravel(a), 0
+    ax = ops.normalize_axis(axis, a.ndim, "quantile")
+    a = manipulation.moveaxis(a, ax, -1)
+    n = a.shape[-1]
+    if nan:
+        valid = ufuncs.logical_not(ufuncs.isnan(a))
+        count = reductions.sum(valid, axis=-1, keepdims=True).astype(a.dtype)
+        s = np_sorting.sort(ufuncs.where(valid, a, np.inf), axis=-1)
+    else:
+        count = asarray(np.array(n, a.dtype))
+        s = np_sorting.sort(a, axis=-1)
+    qs = manipulation.reshape(q, q.shape + (1,) * (a.ndim - 1) + (1,))  # q dims, batch dims, 1
+    pos = qs * (count - 1)
+    lo = ufuncs.floor(pos)
+    hi = ufuncs.ceil(pos)
+    if method == "linear":
+        pass
+    elif method == "lower":
+        hi = lo
+    elif method == "higher":
+        lo = hi
+    elif method == "nearest":
+        lo = hi = ufuncs.round(pos)
+    elif method == "midpoint":
+        pass
+    else:
+        fail(
+            "quantile",
+            f"method {method!r} is not supported (linear, lower, higher, nearest, midpoint)",
+        )
+    li = ufuncs.clip(lo, 0, n - 1).astype(np.int32)
+    hi_i = ufuncs.clip(hi, 0, n - 1).astype(np.int32)
+    sb = manipulation.broadcast_to(s, q.shape + s.shape)
+    vlo = np_indexing.take_along_axis(
+        sb, manipulation.broadcast_to(li, q.shape + s.shape[:-1] + (1,)), axis=-1
+    )[..., 0]
+    vhi = np_indexing.take_along_axis(
+        sb, manipulation.broadcast_to(hi_i, q.shape + s.shape[:-1] + (1,)), axis=-1
+    )[..., 0]
+    frac = (pos - lo)[..., 0]
+    out = (vlo + vhi) / 2 if method == "midpoint" else vlo + (vhi - vlo) * frac
+    if nan:
+        out = ufuncs.where(count[..., 0] == 0, np.nan, out)
+    if keepdims:
+        out = manipulation.expand_dims(out, q.ndim + ax)
+    return out
+
+
+@eager
+def quantile(
+    a,
+    q,
+    axis=None,
+    out=None,
+    overwrite_input: bool = False,
+    method: str = "linear",
+    keepdims: bool = False,
+):
+    """The q-th quantiles along `axis` (NumPy's methods linear, lower, higher, nearest, midpoint)."""
+    return _quantiles(a, q, axis, method, keepdims, nan=False)
+
+
+@eager
+def nanquantile(
+    a,
+    q,
+    axis=None,
+    out=None,
+    overwrite_input: bool = False,
+    method: str = "linear",
+    keepdims: bool = False,
+):
+    """quantile, NaNs ignored."""
+    return _quantiles(a, q, axis, method, keepdims, nan=True)
+
+
+@eager
+def percentile(
+    a,
+    q,
+    axis=None,
+    out=None,
+    overwrite_input: bool = False,
+    method: str = "linear",
+    keepdims: bool = False,
+):
+    """quantile with q in percent."""
+    return _quantiles(a, asarray(q) / 100, axis, method, keepdims, nan=False)
+
+
+@eager
+def nanpercentile(
+    a,
+    q,
+    axis=None,
+    out=None,
+    overwrite_input: bool = False,
+    method: str = "linear",
+    keepdims: bool = False,
+):
+    """nanquantile with q in percent."""
+    return _quantiles(a, asarray(q) / 100, axis, method, keepdims, nan=True)
+
+
+@eager
+def median(a, axis=None, out=None, overwrite_input: bool = False, keepdims: bool = False):
+    """The median along `axis`."""
+    return _quantiles(a, 0.5, axis, "linear", keepdims, nan=False)
+
+
+@eager
+def nanmedian(a, axis=None, out=None, overwrite_input: bool = False, keepdims: bool = False):
+    """median, NaNs ignored."""
+    return _quantiles(a, 0.5, axis, "linear", keepdims, nan=True)
+
+
+@eager
+def cov(
+    m, y=None, rowvar: bool = True, bias: bool = False, ddof=None, fweights=None, aweights=None
+):
+    """The covariance matrix of the rows (variables) of m."""
+    if fweights is not None or aweights is not None:
+        fail("cov", "weights are not supported yet")
+    x = _floats(atleast_2d(asarray(m)))
+    if not rowvar and x.shape[0] != 1:
+        x = x.T
+    if y is not None:
+        yy = _floats(atleast_2d(asarray(y)))
+        if not rowvar and yy.shape[0] != 1:
+            yy = yy.T
+        x = manipulation.concatenate([x, yy], axis=0)
+    n = x.shape[1]
+    ddof = (0 if bias else 1) if ddof is None else ddof
+    centered = x - reductions.mean(x, axis=1, keepdims=True)
+    out = products.matmul(centered, ufuncs.conj(centered).T) / (n - ddof)
+    return manipulation.squeeze(out) if out.shape == (1, 1) else out
+
+
+@eager
+def corrcoef(x, y=None, rowvar: bool = True):
+    """Pearson correlation coefficients of the rows of x."""
+    c = cov(x, y, rowvar)
+    if c.ndim == 0:
+        return c / c
+    d = ufuncs.sqrt(diagonal(c))
+    return ufuncs.clip(c / d[:, None] / d[None, :], -1, 1)
+
+
+@eager
+def gradient(f, *varargs, axis=None, edge_order: int = 1):
+    """Central differences inside, one-sided at the edges (unit spacing or
+    scalar spacings per axis)."""
+    f = _floats(f)
+    axes = (
+        list(range(f.ndim)) if axis is None else ([axis] if isinstance(axis, int) else list(axis))
+    )
+    spacings = list(varargs) if varargs else [1.0] * len(axes)
+    if len(spacings) == 1 and len(axes) > 1:
+        spacings = spacings * len(axes)
+    if edge_order != 1:
+        fail("gradient", "edge_order=1 only")
+    out = []
+    for ax, h in zip(axes, spacings, strict=True):
+        ax = ops.normalize_axis(ax, f.ndim, "gradient")
+        n = f.shape[ax]
+        if n < 2:
+            fail("gradient", "each axis needs at least two points")
+
+        def take(lo, hi, ax=ax):
+            return np_indexing.take(f, creation.arange(lo, hi), axis=ax)
+
+        first = (take(1, 2) - take(0, 1)) / h
+        last = (take(n - 1, n) - take(n - 2, n - 1)) / h
+        inner = (take(2, n) - take(0, n - 2)) / (2 * h)
+        out.append(manipulation.concatenate([first, inner, last], axis=ax))
+    return out[0] if len(out) == 1 else out
+
+
+__all__ = [
+    "average",
+    "corrcoef",
+    "cov",
+    "diff",
+    "ediff1d",
+    "gradient",
+    "median",
+    "nanmean",
+    "nanmedian",
+    "nanpercentile",
+    "nanquantile",
+    "nanstd",
+    "nanvar",
+    "percentile",
+    "quantile",
+    "trapezoid",
+]

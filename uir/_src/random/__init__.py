@@ -1,0 +1,1 @@
+"""jax.random: the threefry PRNG (prng) and the distributions drawn from it."""
