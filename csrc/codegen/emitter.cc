@@ -22,6 +22,7 @@
 #include "codegen/math.h"
 #include "codegen/narrow_storage.h"
 #include "codegen/row_plan.h"
+#include "hlo/reduction_kind.h"
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Intrinsics.h"
@@ -40,7 +41,6 @@ using igraph::IOp;
 using igraph::ISlice;
 using igraph::Level;
 using igraph::OpKind;
-using igraph::ReduceOpcode;
 using igraph::Section;
 
 [[noreturn]] void Refuse(const std::string& what) { throw UnimplementedError(what); }
@@ -475,46 +475,19 @@ class KernelEmitter {
   }
 
   // The start value of a reduction by `function` on `t`.
-  llvm::Value* ReduceIdentity(const std::string& function, PrimitiveType t) {
+  llvm::Value* ReduceIdentity(igraph::Fn fn, PrimitiveType t) {
     llvm::Type* ct = ComputeType(t);
-    const HloOpcode op = ReduceOpcode(function);
-    if (t == PrimitiveType::kPred) {
-      const bool one =
-          op == HloOpcode::kAnd || op == HloOpcode::kMultiply || op == HloOpcode::kMinimum;
-      return b_.getInt1(one);
-    }
-    if (IsFloat(t)) {
-      switch (op) {
-        case HloOpcode::kAdd:
-          return llvm::ConstantFP::getNegativeZero(ct);
-        case HloOpcode::kMultiply:
-          return llvm::ConstantFP::get(ct, 1.0);
-        case HloOpcode::kMaximum:
-          return llvm::ConstantFP::getInfinity(ct, /*Negative=*/true);
-        case HloOpcode::kMinimum:
-          return llvm::ConstantFP::getInfinity(ct, /*Negative=*/false);
-        default:
-          Refuse("reduce." + function + " on " + std::string(PrimitiveTypeName(t)));
-      }
-    }
-    const unsigned bits = ct->getIntegerBitWidth();
-    const bool s = IsSigned(t);
-    switch (op) {
-      case HloOpcode::kAdd:
-      case HloOpcode::kOr:
-      case HloOpcode::kXor:
-        return llvm::ConstantInt::get(ct, 0);
-      case HloOpcode::kMultiply:
-        return llvm::ConstantInt::get(ct, 1);
-      case HloOpcode::kAnd:
-        return llvm::ConstantInt::get(ct, llvm::APInt::getAllOnes(bits));
-      case HloOpcode::kMaximum:
-        return llvm::ConstantInt::get(
-            ct, s ? llvm::APInt::getSignedMinValue(bits) : llvm::APInt::getMinValue(bits));
-      default:  // minimum
-        return llvm::ConstantInt::get(
-            ct, s ? llvm::APInt::getSignedMaxValue(bits) : llvm::APInt::getMaxValue(bits));
-    }
+    // Floats compute wider than narrow storage: their identity in f64.
+    const std::optional<hlo::ReductionKind> kind = hlo::ReductionKindOf(igraph::FnOpcode(fn));
+    const std::optional<hlo::Literal> id =
+        kind ? hlo::ReductionIdentity(*kind, IsFloat(t) ? PrimitiveType::kF64 : t) : std::nullopt;
+    if (!id)
+      Refuse("reduce." + std::string(igraph::FnName(fn)) + " on " +
+             std::string(PrimitiveTypeName(t)));
+    if (t == PrimitiveType::kPred) return b_.getInt1(id->GetInt64(0) != 0);
+    if (IsFloat(t)) return llvm::ConstantFP::get(ct, id->GetDouble(0));
+    return IsSigned(t) ? llvm::ConstantInt::getSigned(ct, id->GetInt64(0))
+                       : llvm::ConstantInt::get(ct, id->GetUint64(0));
   }
 
   // iOps [first, end) of one column loop, for row i: values pass between
@@ -545,7 +518,7 @@ class KernelEmitter {
       for (size_t k : reduces) {
         const PrimitiveType t = TypeOf(ops[k].inputs[0]);
         acc[k] = b_.CreatePHI(ComputeType(t), 2, "acc");
-        acc[k]->addIncoming(ReduceIdentity(ops[k].function, t), pre);
+        acc[k]->addIncoming(ReduceIdentity(ops[k].fn, t), pre);
       }
     }
     llvm::Value* jv = j != nullptr ? static_cast<llvm::Value*>(j) : b_.getInt64(0);
@@ -560,8 +533,8 @@ class KernelEmitter {
         const PrimitiveType it = TypeOf(op.inputs[0]);
         llvm::Value* x = LoadInput(ops, k, 0, i, jv, value);
         llvm::Value* start =
-            width > 1 ? static_cast<llvm::Value*>(acc[k]) : ReduceIdentity(op.function, it);
-        next_acc[k] = Rounded(it, Reassociable(ReduceOpcode(op.function), it, start, x));
+            width > 1 ? static_cast<llvm::Value*>(acc[k]) : ReduceIdentity(op.fn, it);
+        next_acc[k] = Rounded(it, Reassociable(igraph::FnOpcode(op.fn), it, start, x));
         continue;
       }
       llvm::Value* v;
@@ -621,16 +594,14 @@ class KernelEmitter {
     for (size_t k = first; k < end && !heavy; ++k) {
       const IOp& op = ops[k];
       if (plan_.group[k] < 0 || !IsFloat(op.dtype)) continue;
-      HloOpcode opcode;
-      if (op.kind == OpKind::kUnary &&
-          igraph::LookupFunction(igraph::FunctionClass::kUnary, op.function, &opcode)) {
+      if (op.kind == OpKind::kUnary && igraph::FnIs(op.fn, igraph::kUnaryFn)) {
+        const HloOpcode opcode = igraph::FnOpcode(op.fn);
         heavy = opcode == HloOpcode::kExp || opcode == HloOpcode::kExpm1 ||
                 opcode == HloOpcode::kLog || opcode == HloOpcode::kLog1p ||
                 opcode == HloOpcode::kTanh || opcode == HloOpcode::kLogistic ||
                 opcode == HloOpcode::kRsqrt;
-      } else if (op.kind == OpKind::kBinary &&
-                 igraph::LookupFunction(igraph::FunctionClass::kBinary, op.function, &opcode)) {
-        heavy = opcode == HloOpcode::kDivide;
+      } else if (op.kind == OpKind::kBinary) {
+        heavy = igraph::FnOpcode(op.fn) == HloOpcode::kDivide;
       }
     }
     if (!heavy) return;
@@ -867,7 +838,7 @@ class KernelEmitter {
     llvm::Value* out_base = SliceBase(out);
     llvm::Value* in_base = SliceBase(in);
     const PrimitiveType t = TypeOf(in);
-    const HloOpcode combine = ReduceOpcode(op.function);
+    const HloOpcode combine = igraph::FnOpcode(op.fn);
     llvm::Value* zero = b_.getInt64(0);
     if (op.axis == Axis::kRow) {  // (r, c) -> (r, 1)
       Loop(is.shape[0], [&](llvm::Value* i) {
@@ -912,30 +883,24 @@ class KernelEmitter {
 
   llvm::Value* Compute(const IOp& op, const std::vector<llvm::Value*>& x, llvm::Value* i,
                        llvm::Value* j) {
-    HloOpcode opcode;
     switch (op.kind) {
       case OpKind::kUnary:
-        if (igraph::LookupFunction(igraph::FunctionClass::kScalar, op.function, &opcode)) {
-          return Binary(opcode, op.dtype, x[0], Constant(op.params.at(0), op.dtype));
+        if (igraph::FnIs(op.fn, igraph::kScalarFn)) {
+          return Binary(igraph::FnOpcode(op.fn), op.dtype, x[0],
+                        Constant(op.params.at(0), op.dtype));
         }
-        if (!igraph::LookupFunction(igraph::FunctionClass::kUnary, op.function, &opcode)) {
-          Refuse("unary." + op.function);
-        }
-        return Unary(opcode, op.dtype, x[0]);
+        return Unary(igraph::FnOpcode(op.fn), op.dtype, x[0]);
       case OpKind::kBinary:
-        if (!igraph::LookupFunction(igraph::FunctionClass::kBinary, op.function, &opcode)) {
-          Refuse("binary." + op.function);
-        }
-        return Binary(opcode, op.dtype, x[0], x[1]);
+        return Binary(igraph::FnOpcode(op.fn), op.dtype, x[0], x[1]);
       case OpKind::kTernary:
-        if (op.function == "select") return b_.CreateSelect(x[0], x[1], x[2]);
+        if (op.fn == igraph::Fn::kSelect) return b_.CreateSelect(x[0], x[1], x[2]);
         // clamp(lo, x, hi) = min(max(x, lo), hi)
         return Binary(HloOpcode::kMinimum, op.dtype,
                       Binary(HloOpcode::kMaximum, op.dtype, x[1], x[0]), x[2]);
       case OpKind::kCompare:
-        return Compare(op.function, op.dtype, x[0], x[1]);
+        return Compare(igraph::FnName(op.fn), op.dtype, x[0], x[1]);
       case OpKind::kConvert:
-        if (op.function == "bitcast") return BitcastConvert(op.dtype, op.to_dtype, x[0]);
+        if (op.fn == igraph::Fn::kBitcast) return BitcastConvert(op.dtype, op.to_dtype, x[0]);
         return Convert(op.dtype, op.to_dtype, x[0]);
       case OpKind::kFill:
         return Constant(op.params.at(0), op.dtype);

@@ -29,6 +29,7 @@
 #include "eval/shape_ops.h"
 #include "eval/sort.h"
 #include "eval/typed.h"
+#include "hlo/reduction_kind.h"
 #include "hlo/verifier.h"
 #include "support/float_format.h"
 
@@ -584,35 +585,14 @@ class Evaluator final : public Context {
 }  // namespace
 
 std::optional<HloOpcode> SimpleReducer(const HloComputation& c) {
-  const HloInstruction* r = c.root();
-  if (c.num_parameters() != 2 || r->operand_count() != 2) return std::nullopt;
-  switch (r->opcode()) {
-    case HloOpcode::kAdd:
-    case HloOpcode::kMultiply:
-    case HloOpcode::kMaximum:
-    case HloOpcode::kMinimum:
-    case HloOpcode::kAnd:
-    case HloOpcode::kOr:
-      break;
-    default:
-      return std::nullopt;
-  }
-  const HloInstruction* a = r->operand(0);
-  const HloInstruction* b = r->operand(1);
-  if (a->opcode() != HloOpcode::kParameter || b->opcode() != HloOpcode::kParameter || a == b)
-    return std::nullopt;
-  return r->opcode();
+  const std::optional<hlo::ReductionKind> kind = hlo::ReducerKind(c);
+  if (!kind || *kind == hlo::ReductionKind::kXor) return std::nullopt;
+  return hlo::ReductionOpcode(*kind);
 }
 
 std::optional<HloOpcode> KernelFoldReducer(const HloComputation& c) {
-  if (std::optional<HloOpcode> op = SimpleReducer(c)) return op;
-  const HloInstruction* r = c.root();
-  if (c.num_parameters() == 2 && r->opcode() == HloOpcode::kXor &&
-      r->operand(0)->opcode() == HloOpcode::kParameter &&
-      r->operand(1)->opcode() == HloOpcode::kParameter && r->operand(0) != r->operand(1)) {
-    return HloOpcode::kXor;
-  }
-  return std::nullopt;
+  const std::optional<hlo::ReductionKind> kind = hlo::ReducerKind(c);
+  return kind ? std::optional(hlo::ReductionOpcode(*kind)) : std::nullopt;
 }
 
 Literal EvaluateComputation(const HloComputation& computation,

@@ -63,22 +63,19 @@ constexpr KindRow kKinds[] = {
 #undef UIR_IOP
 };
 
-struct FunctionRow {
-  FunctionClass cls;
+struct FnRow {
   std::string_view name;
   hlo::HloOpcode opcode;
+  uint8_t classes;
 };
-constexpr FunctionRow kFunctions[] = {
-#define UIR_IUNARY(name, op) {FunctionClass::kUnary, name, hlo::HloOpcode::op},
-#define UIR_ISCALAR(name, op) {FunctionClass::kScalar, name, hlo::HloOpcode::op},
-#define UIR_IBINARY(name, op) {FunctionClass::kBinary, name, hlo::HloOpcode::op},
-#define UIR_ITERNARY(name, op) {FunctionClass::kTernary, name, hlo::HloOpcode::op},
+constexpr FnRow kFns[] = {
+    {"", hlo::HloOpcode::kParameter, 0},  // Fn::kNone
+#define UIR_IFN(e, name, op, classes) {name, hlo::HloOpcode::op, classes},
 #include "igraph/functions.def"
-#undef UIR_IUNARY
-#undef UIR_ISCALAR
-#undef UIR_IBINARY
-#undef UIR_ITERNARY
+#undef UIR_IFN
 };
+
+const FnRow& RowOf(Fn fn) { return kFns[static_cast<size_t>(fn)]; }
 
 }  // namespace
 
@@ -99,49 +96,39 @@ bool OpKindFromName(std::string_view name, OpKind* kind) {
 std::string_view AxisName(Axis axis) { return axis == Axis::kRow ? "row" : "col"; }
 std::string_view ScopeName(Scope scope) { return scope == Scope::kUnit ? "unit" : "group"; }
 
-bool LookupFunction(FunctionClass cls, std::string_view name, hlo::HloOpcode* opcode) {
-  for (const FunctionRow& row : kFunctions) {
-    if (row.cls == cls && row.name == name) {
-      *opcode = row.opcode;
-      return true;
-    }
+std::string_view FnName(Fn fn) { return RowOf(fn).name; }
+
+std::optional<Fn> FnNamed(std::string_view name, FnClass cls) {
+  for (size_t i = 1; i < std::size(kFns); ++i) {
+    if (kFns[i].name == name && (kFns[i].classes & cls) != 0) return static_cast<Fn>(i);
   }
-  return false;
+  return std::nullopt;
 }
 
-std::string_view FunctionName(FunctionClass cls, hlo::HloOpcode opcode) {
-  for (const FunctionRow& row : kFunctions) {
-    if (row.cls == cls && row.opcode == opcode) return row.name;
+bool FnIs(Fn fn, FnClass cls) { return (RowOf(fn).classes & cls) != 0; }
+
+hlo::HloOpcode FnOpcode(Fn fn) {
+  UIR_CHECK(fn != Fn::kNone);
+  return RowOf(fn).opcode;
+}
+
+Fn FnFor(FnClass cls, hlo::HloOpcode opcode) {
+  for (size_t i = 1; i < std::size(kFns); ++i) {
+    if (kFns[i].opcode == opcode && (kFns[i].classes & cls) != 0) return static_cast<Fn>(i);
   }
-  return "";
+  return Fn::kNone;
 }
 
-bool IsReduceFunction(std::string_view name) {
-  return name == "add" || name == "mul" || name == "max" || name == "min" || name == "and" ||
-         name == "or" || name == "xor";
+std::string_view FnDirection(Fn fn) {
+  UIR_CHECK(FnIs(fn, kCompareFn));
+  std::string_view name = RowOf(fn).name;
+  return name.substr(0, 2);
 }
 
-hlo::HloOpcode ReduceOpcode(std::string_view name) {
-  if (name == "add") return hlo::HloOpcode::kAdd;
-  if (name == "mul") return hlo::HloOpcode::kMultiply;
-  if (name == "max") return hlo::HloOpcode::kMaximum;
-  if (name == "min") return hlo::HloOpcode::kMinimum;
-  if (name == "and") return hlo::HloOpcode::kAnd;
-  if (name == "xor") return hlo::HloOpcode::kXor;
-  return hlo::HloOpcode::kOr;
-}
-
-bool IsCompareDirection(std::string_view name) {
-  constexpr std::string_view kTotal = "_total";
-  if (name.size() > kTotal.size() && name.substr(name.size() - kTotal.size()) == kTotal) {
-    name = name.substr(0, name.size() - kTotal.size());
-  }
-  return name == "eq" || name == "ne" || name == "lt" || name == "le" || name == "gt" ||
-         name == "ge";
-}
+bool FnIsTotalOrder(Fn fn) { return FnIs(fn, kCompareFn) && RowOf(fn).name.ends_with("_total"); }
 
 bool IOp::operator==(const IOp& o) const {
-  return kind == o.kind && function == o.function && dtype == o.dtype && to_dtype == o.to_dtype &&
+  return kind == o.kind && fn == o.fn && dtype == o.dtype && to_dtype == o.to_dtype &&
          from == o.from && to == o.to && axis == o.axis && scope == o.scope &&
          outputs == o.outputs && inputs == o.inputs && params == o.params && buffer == o.buffer &&
          group_size == o.group_size && iota_base == o.iota_base && iota_step == o.iota_step;

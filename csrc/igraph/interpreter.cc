@@ -21,11 +21,9 @@ namespace {
 using hlo::HloOpcode;
 using hlo::Literal;
 
-// A compare function's direction; "_total" (the total order on floats) is
-// read by the caller.
+// A compare function's direction (FnDirection).
 eval::Direction DirectionOf(std::string_view name) {
   using D = eval::Direction;
-  if (name.ends_with("_total")) name.remove_suffix(6);
   if (name == "eq") return D::kEq;
   if (name == "ne") return D::kNe;
   if (name == "lt") return D::kLt;
@@ -258,8 +256,7 @@ class Interpreter {
 
   void RunOp(const IOp& op, const Unit& u) {
     const int t = op.outputs.empty() ? -1 : op.outputs[0];
-    const std::string what = std::string(OpKindName(op.kind)) + "." + op.function;
-    HloOpcode opcode;
+    const std::string what = std::string(OpKindName(op.kind)) + "." + std::string(FnName(op.fn));
     switch (op.kind) {
       case OpKind::kMove:
         Scatter(t, u, Gather(op.inputs[0], u));
@@ -269,23 +266,23 @@ class Interpreter {
         return;  // lockstep already orders every write before later reads
       case OpKind::kUnary: {
         Literal x = Gather(op.inputs[0], u);
-        if (LookupFunction(FunctionClass::kScalar, op.function, &opcode)) {
-          Scatter(t, u, eval::ApplyBinary(opcode, x, Full(g_.slices()[t], op.params[0]), what));
+        if (FnIs(op.fn, kScalarFn)) {
+          Scatter(t, u,
+                  eval::ApplyBinary(FnOpcode(op.fn), x, Full(g_.slices()[t], op.params[0]), what));
         } else {
-          LookupFunction(FunctionClass::kUnary, op.function, &opcode);
-          Scatter(t, u, eval::ApplyUnary(opcode, x, what));
+          Scatter(t, u, eval::ApplyUnary(FnOpcode(op.fn), x, what));
         }
         return;
       }
       case OpKind::kBinary:
-        LookupFunction(FunctionClass::kBinary, op.function, &opcode);
         Scatter(t, u,
-                eval::ApplyBinary(opcode, Gather(op.inputs[0], u), Gather(op.inputs[1], u), what));
+                eval::ApplyBinary(FnOpcode(op.fn), Gather(op.inputs[0], u), Gather(op.inputs[1], u),
+                                  what));
         return;
       case OpKind::kTernary: {
         Literal a = Gather(op.inputs[0], u), b = Gather(op.inputs[1], u),
                 c = Gather(op.inputs[2], u);
-        if (op.function == "select") {
+        if (op.fn == Fn::kSelect) {
           Scatter(t, u, eval::ApplySelect(a, b, c));
         } else {  // clamp(lo, x, hi)
           Scatter(t, u,
@@ -296,11 +293,11 @@ class Interpreter {
       }
       case OpKind::kCompare:
         Scatter(t, u,
-                eval::ApplyCompare(DirectionOf(op.function), Gather(op.inputs[0], u),
-                                   Gather(op.inputs[1], u), op.function.ends_with("_total")));
+                eval::ApplyCompare(DirectionOf(FnDirection(op.fn)), Gather(op.inputs[0], u),
+                                   Gather(op.inputs[1], u), FnIsTotalOrder(op.fn)));
         return;
       case OpKind::kConvert: {
-        if (op.function != "bitcast") {
+        if (op.fn != Fn::kBitcast) {
           Scatter(t, u, eval::Convert(Gather(op.inputs[0], u), op.to_dtype));
           return;
         }
@@ -330,7 +327,7 @@ class Interpreter {
         Scatter(t, u, Broadcast(op.axis, Gather(op.inputs[0], u), g_.slices()[t]));
         return;
       case OpKind::kReduce:
-        Scatter(t, u, Fold(ReduceOpcode(op.function), op.axis, Gather(op.inputs[0], u), what));
+        Scatter(t, u, Fold(FnOpcode(op.fn), op.axis, Gather(op.inputs[0], u), what));
         return;
     }
   }
@@ -341,7 +338,7 @@ class Interpreter {
   // the sram buffer, slot k for the group's k-th unit.
   void RunGroupOp(const IOp& op) {
     const int t = op.outputs[0], s = op.inputs[0];
-    const HloOpcode rop = ReduceOpcode(op.function);
+    const HloOpcode rop = op.kind == OpKind::kReduce ? FnOpcode(op.fn) : HloOpcode::kAdd;
     for (size_t at = 0; at < units_.size(); at += static_cast<size_t>(op.group_size)) {
       const Unit& leader = units_[at];
       const int64_t n = std::min<int64_t>(op.group_size, static_cast<int64_t>(units_.size() - at));

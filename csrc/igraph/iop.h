@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -51,19 +52,36 @@ enum class Scope : uint8_t { kUnit, kGroup };
 std::string_view AxisName(Axis axis);
 std::string_view ScopeName(Scope scope);
 
-// The functions of functions.def. Unary and scalar forms apply to `unary`,
-// binary ones to `binary`, ternary ones to `ternary`; `reduce` takes add,
-// mul, max, min, and, or, xor; `compare` takes eq, ne, lt, le, gt, ge.
-enum class FunctionClass : uint8_t { kUnary, kScalar, kBinary, kTernary };
-bool LookupFunction(FunctionClass cls, std::string_view name, hlo::HloOpcode* opcode);
-// The name of `opcode` in class `cls`, or "" when it has none.
-std::string_view FunctionName(FunctionClass cls, hlo::HloOpcode opcode);
-bool IsReduceFunction(std::string_view name);
-// The binary opcode of a reduce function (IsReduceFunction(name) holds).
-hlo::HloOpcode ReduceOpcode(std::string_view name);
-// A direction (eq, ne, lt, le, gt, ge), or one with "_total": floats
-// compared in XLA's total order (-NaN < -inf < ... < -0 < +0 < ... < NaN).
-bool IsCompareDirection(std::string_view name);
+// The functions of functions.def: what unary, binary, ternary, compare,
+// reduce and convert iOps apply, one enum value each.
+enum class Fn : uint8_t {
+  kNone,
+#define UIR_IFN(e, name, opcode, classes) e,
+#include "igraph/functions.def"
+#undef UIR_IFN
+};
+// The iOps a function applies to (functions.def's classes).
+enum FnClass : uint8_t {
+  kUnaryFn = 1,
+  kScalarFn = 2,  // the seed's scalar forms of unary: t = x <op> param
+  kBinaryFn = 4,
+  kTernaryFn = 8,
+  kCompareFn = 16,
+  kReduceFn = 32,
+  kConvertFn = 64,
+};
+std::string_view FnName(Fn fn);  // "" for kNone
+// The function of `name` in class `cls` (nullopt when there is none).
+std::optional<Fn> FnNamed(std::string_view name, FnClass cls);
+bool FnIs(Fn fn, FnClass cls);
+// The HLO opcode whose semantics `fn` has (kCompare for directions).
+hlo::HloOpcode FnOpcode(Fn fn);
+// The function of class `cls` applying `opcode`, or kNone.
+Fn FnFor(FnClass cls, hlo::HloOpcode opcode);
+// A compare function's direction ("eq", ... "ge") and whether it compares
+// floats in XLA's total order.
+std::string_view FnDirection(Fn fn);
+bool FnIsTotalOrder(Fn fn);
 
 // One iOp. Which fields apply depends on `kind`:
 //  move       from/to levels (of the slices) and dtype
@@ -81,7 +99,7 @@ bool IsCompareDirection(std::string_view name);
 //  identity   outputs and inputs name the same bytes
 struct IOp {
   OpKind kind = OpKind::kMove;
-  std::string function;
+  Fn fn = Fn::kNone;
   PrimitiveType dtype = PrimitiveType::kF32;
   PrimitiveType to_dtype = PrimitiveType::kF32;
   Level from = Level::kDram, to = Level::kDram;

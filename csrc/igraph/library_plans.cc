@@ -11,6 +11,7 @@
 #include <set>
 #include <utility>
 
+#include "hlo/reduction_kind.h"
 #include "igraph/kernel_graph.h"
 #include "igraph/tile_program.h"
 
@@ -20,29 +21,27 @@ using hlo::HloInstruction;
 using hlo::HloOpcode;
 
 std::optional<runtime::FoldOp> FoldOpOf(const hlo::HloComputation& reducer) {
-  const HloInstruction* r = reducer.root();
-  if (reducer.num_parameters() != 2 || r->operand_count() != 2) return std::nullopt;
-  const HloInstruction* a = r->operand(0);
-  const HloInstruction* b = r->operand(1);
-  if (a->opcode() != HloOpcode::kParameter || b->opcode() != HloOpcode::kParameter || a == b) {
-    return std::nullopt;
-  }
-  switch (r->opcode()) {
-    case HloOpcode::kAdd:
+  // The runtime's folds: every reduction kind but xor, by the runtime's
+  // own names for them (it knows no HLO).
+  const std::optional<hlo::ReductionKind> kind = hlo::ReducerKind(reducer);
+  if (!kind) return std::nullopt;
+  switch (*kind) {
+    case hlo::ReductionKind::kAdd:
       return runtime::FoldOp::kAdd;
-    case HloOpcode::kMultiply:
+    case hlo::ReductionKind::kMultiply:
       return runtime::FoldOp::kMultiply;
-    case HloOpcode::kMaximum:
+    case hlo::ReductionKind::kMaximum:
       return runtime::FoldOp::kMaximum;
-    case HloOpcode::kMinimum:
+    case hlo::ReductionKind::kMinimum:
       return runtime::FoldOp::kMinimum;
-    case HloOpcode::kAnd:
+    case hlo::ReductionKind::kAnd:
       return runtime::FoldOp::kAnd;
-    case HloOpcode::kOr:
+    case hlo::ReductionKind::kOr:
       return runtime::FoldOp::kOr;
-    default:
+    case hlo::ReductionKind::kXor:
       return std::nullopt;
   }
+  return std::nullopt;
 }
 
 std::optional<NodeFft> FftOf(const KernelNode& n) {

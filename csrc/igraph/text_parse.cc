@@ -426,6 +426,13 @@ class Parser {
     p.FailAt(at, "level must be reg, sram or dram, got '" + name + "'");
   }
 
+  Fn FunctionAt(LineParser& p, size_t at, const std::string& name, FnClass cls,
+                const std::string& error) {
+    const std::optional<Fn> fn = FnNamed(name, cls);
+    if (!fn) p.FailAt(at, error);
+    return *fn;
+  }
+
   // `[buffer=NAME, groupSize=N]` after a group-scope broadcast or reduce.
   void GroupParams(LineParser& p, IOp& op) {
     p.Expect(',');
@@ -449,7 +456,6 @@ class Parser {
         p.FailAt(at, "'" + mnemonic + "' should read " + form);
       }
     };
-    hlo::HloOpcode opcode;
     switch (op.kind) {
       case OpKind::kMove:
         want(4, "move.<from>.<to>.<dtype>");
@@ -464,39 +470,30 @@ class Parser {
         break;
       case OpKind::kUnary:
         want(3, "unary.<function>.<dtype>");
-        if (!LookupFunction(FunctionClass::kUnary, parts[1], &opcode) &&
-            !LookupFunction(FunctionClass::kScalar, parts[1], &opcode)) {
-          p.FailAt(at, "unknown unary function '" + parts[1] + "'");
-        }
-        op.function = parts[1];
+        op.fn = FunctionAt(p, at, parts[1], static_cast<FnClass>(kUnaryFn | kScalarFn),
+                           "unknown unary function '" + parts[1] + "'");
         op.dtype = DtypeOf(p, at, parts[2]);
         break;
       case OpKind::kBinary:
       case OpKind::kTernary: {
         want(3, op.kind == OpKind::kBinary ? "binary.<function>.<dtype>"
                                            : "ternary.<function>.<dtype>");
-        FunctionClass cls =
-            op.kind == OpKind::kBinary ? FunctionClass::kBinary : FunctionClass::kTernary;
-        if (!LookupFunction(cls, parts[1], &opcode)) {
-          p.FailAt(at, "unknown " + parts[0] + " function '" + parts[1] + "'");
-        }
-        op.function = parts[1];
+        op.fn = FunctionAt(p, at, parts[1], op.kind == OpKind::kBinary ? kBinaryFn : kTernaryFn,
+                           "unknown " + parts[0] + " function '" + parts[1] + "'");
         op.dtype = DtypeOf(p, at, parts[2]);
         break;
       }
       case OpKind::kCompare:
         want(3, "compare.<direction>.<dtype>");
-        if (!IsCompareDirection(parts[1])) {
-          p.FailAt(at, "unknown comparison '" + parts[1] + "' (eq, ne, lt, le, gt, ge)");
-        }
-        op.function = parts[1];
+        op.fn = FunctionAt(p, at, parts[1], kCompareFn,
+                           "unknown comparison '" + parts[1] + "' (eq, ne, lt, le, gt, ge)");
         op.dtype = DtypeOf(p, at, parts[2]);
         break;
       case OpKind::kConvert: {
         // convert.<from>.<to>, or convert.bitcast.<from>.<to>
         const bool bitcast = parts.size() == 4 && parts[1] == "bitcast";
         if (!bitcast) want(3, "convert.<from dtype>.<to dtype> or convert.bitcast.<from>.<to>");
-        if (bitcast) op.function = "bitcast";
+        if (bitcast) op.fn = Fn::kBitcast;
         op.dtype = DtypeOf(p, at, parts[bitcast ? 2 : 1]);
         op.to_dtype = DtypeOf(p, at, parts[bitcast ? 3 : 2]);
         break;
@@ -511,10 +508,9 @@ class Parser {
         size_t first = 1;
         if (op.kind == OpKind::kReduce) {
           want(5, "reduce.<op>.<axis>.<scope>.<dtype>");
-          if (!IsReduceFunction(parts[1])) {
-            p.FailAt(at, "unknown reduction '" + parts[1] + "' (add, mul, max, min, and, or)");
-          }
-          op.function = parts[1];
+          op.fn =
+              FunctionAt(p, at, parts[1], kReduceFn,
+                         "unknown reduction '" + parts[1] + "' (add, mul, max, min, and, or, xor)");
           first = 2;
         } else {
           want(4, "broadcast.<axis>.<scope>.<dtype>");
@@ -553,8 +549,7 @@ class Parser {
       }
     }
     // Parameters.
-    const bool scalar_form =
-        op.kind == OpKind::kUnary && LookupFunction(FunctionClass::kScalar, op.function, &opcode);
+    const bool scalar_form = op.kind == OpKind::kUnary && FnIs(op.fn, kScalarFn);
     if (scalar_form || op.kind == OpKind::kFill) {
       p.Expect(',');
       p.Expect('[');

@@ -67,10 +67,10 @@ std::string OpToText(const IGraph& g, const IOp& op) {
     case OpKind::kBinary:
     case OpKind::kTernary:
     case OpKind::kCompare:
-      os << "." << op.function << "." << dtype;
+      os << "." << FnName(op.fn) << "." << dtype;
       break;
     case OpKind::kConvert:
-      if (!op.function.empty()) os << "." << op.function;
+      if (op.fn != Fn::kNone) os << "." << FnName(op.fn);
       os << "." << dtype << "." << DtypeText(op.to_dtype);
       break;
     case OpKind::kFill:
@@ -81,7 +81,7 @@ std::string OpToText(const IGraph& g, const IOp& op) {
       os << "." << AxisName(op.axis) << "." << ScopeName(op.scope) << "." << dtype;
       break;
     case OpKind::kReduce:
-      os << "." << op.function << "." << AxisName(op.axis) << "." << ScopeName(op.scope) << "."
+      os << "." << FnName(op.fn) << "." << AxisName(op.axis) << "." << ScopeName(op.scope) << "."
          << dtype;
       break;
     case OpKind::kIdentity:

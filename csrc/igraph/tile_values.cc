@@ -450,9 +450,7 @@ int Builder::Compute(const HloInstruction* inst, const IndexMap& map, bool reduc
   } else if (code != HloOpcode::kConvert && code != HloOpcode::kSelect &&
              code != HloOpcode::kClamp && code != HloOpcode::kIsFinite) {
     const hlo::OpcodeCategory c = hlo::OpcodeCategoryOf(code);
-    FunctionClass cls =
-        c == hlo::OpcodeCategory::kUnary ? FunctionClass::kUnary : FunctionClass::kBinary;
-    if (FunctionName(cls, code).empty())
+    if (FnFor(c == hlo::OpcodeCategory::kUnary ? kUnaryFn : kBinaryFn, code) == Fn::kNone)
       Fail(std::string(hlo::OpcodeName(code)) + " (%" + inst->name() + ")");
   }
   for (int64_t i = 0; i < inst->operand_count(); ++i) {

@@ -6,58 +6,17 @@
 #include <cctype>
 #include <cmath>
 
+#include "hlo/reduction_kind.h"
 #include "igraph/tiling_lowerer.h"
+#include "support/error.h"
 
 namespace uir::igraph {
 namespace detail {
 
-std::string ReduceName(hlo::HloOpcode op) {
-  switch (op) {
-    case hlo::HloOpcode::kAdd:
-      return "add";
-    case hlo::HloOpcode::kMultiply:
-      return "mul";
-    case hlo::HloOpcode::kMaximum:
-      return "max";
-    case hlo::HloOpcode::kMinimum:
-      return "min";
-    case hlo::HloOpcode::kAnd:
-      return "and";
-    case hlo::HloOpcode::kXor:
-      return "xor";
-    default:
-      return "or";
-  }
-}
-
 bool IsIdentity(hlo::HloOpcode op, const TileOp& init) {
-  if (init.kind != TileOp::Kind::kFill) return false;
-  const hlo::Literal& v = init.literal;
-  const PrimitiveType t = v.shape().element_type();
-  if (IsFloat(t)) {
-    const double x = v.GetDouble(0);
-    switch (op) {
-      case hlo::HloOpcode::kAdd:
-        return x == 0 && std::signbit(x);
-      case hlo::HloOpcode::kMultiply:
-        return x == 1;
-      case hlo::HloOpcode::kMaximum:
-        return std::isinf(x) && x < 0;
-      case hlo::HloOpcode::kMinimum:
-        return std::isinf(x) && x > 0;
-      default:
-        return false;
-    }
-  }
-  if (t == PrimitiveType::kPred) {
-    return (op == hlo::HloOpcode::kAnd && v.GetInt64(0) == 1) ||
-           ((op == hlo::HloOpcode::kOr || op == hlo::HloOpcode::kXor) && v.GetInt64(0) == 0);
-  }
-  if (op == hlo::HloOpcode::kAdd || op == hlo::HloOpcode::kXor)
-    return IsSigned(t) ? v.GetInt64(0) == 0 : v.GetUint64(0) == 0;
-  if (op == hlo::HloOpcode::kMultiply)
-    return IsSigned(t) ? v.GetInt64(0) == 1 : v.GetUint64(0) == 1;
-  return false;
+  const std::optional<hlo::ReductionKind> kind = hlo::ReductionKindOf(op);
+  return init.kind == TileOp::Kind::kFill && kind.has_value() &&
+         hlo::IsReductionIdentity(*kind, init.literal);
 }
 
 std::string Sanitize(const std::string& name) {

@@ -207,7 +207,7 @@ void Lowerer::Emit(IGraph& g, Section s, size_t i, bool tail) {
         const int diff = Tile(g, 0, ft, shape, "fin");
         IOp sub;
         sub.kind = OpKind::kBinary;
-        sub.function = "sub";
+        sub.fn = Fn::kSub;
         sub.dtype = ft;
         sub.outputs = {diff};
         sub.inputs = {x, x};
@@ -222,7 +222,7 @@ void Lowerer::Emit(IGraph& g, Section s, size_t i, bool tail) {
         temps_.push_back(diff);
         temps_.push_back(zero);
         io.kind = OpKind::kCompare;
-        io.function = "eq";
+        io.fn = Fn::kEq;
         io.dtype = ft;
         io.inputs = {diff, zero};
         io.outputs = {values_[i] = Result(g, i, shape, op.dtype)};
@@ -230,22 +230,22 @@ void Lowerer::Emit(IGraph& g, Section s, size_t i, bool tail) {
       }
       if (op.opcode == hlo::HloOpcode::kConvert || op.opcode == hlo::HloOpcode::kBitcastConvert) {
         io.kind = OpKind::kConvert;
-        if (op.opcode == hlo::HloOpcode::kBitcastConvert) io.function = "bitcast";
+        if (op.opcode == hlo::HloOpcode::kBitcastConvert) io.fn = Fn::kBitcast;
         io.dtype = p_.ops[op.operands[0]].dtype;
         io.to_dtype = op.dtype;
       } else if (op.opcode == hlo::HloOpcode::kCompare) {
         io.kind = OpKind::kCompare;
-        io.function = op.direction;
+        io.fn = FnNamed(op.direction, kCompareFn).value();
         io.dtype = p_.ops[op.operands[0]].dtype;
       } else if (op.opcode == hlo::HloOpcode::kSelect || op.opcode == hlo::HloOpcode::kClamp) {
         io.kind = OpKind::kTernary;
-        io.function = std::string(FunctionName(FunctionClass::kTernary, op.opcode));
+        io.fn = FnFor(kTernaryFn, op.opcode);
       } else if (c == hlo::OpcodeCategory::kUnary) {
         io.kind = OpKind::kUnary;
-        io.function = std::string(FunctionName(FunctionClass::kUnary, op.opcode));
+        io.fn = FnFor(kUnaryFn, op.opcode);
       } else {
         io.kind = OpKind::kBinary;
-        io.function = std::string(FunctionName(FunctionClass::kBinary, op.opcode));
+        io.fn = FnFor(kBinaryFn, op.opcode);
       }
       for (size_t k = 0; k < op.operands.size(); ++k) {
         const PrimitiveType dt = p_.ops[op.operands[k]].dtype;
@@ -283,7 +283,7 @@ void Lowerer::Emit(IGraph& g, Section s, size_t i, bool tail) {
         int t = Tile(g, 0, op.dtype, have, "red");
         IOp r;
         r.kind = OpKind::kReduce;
-        r.function = ReduceName(op.opcode);
+        r.fn = FnFor(kReduceFn, op.opcode);
         r.axis = axis == 1 ? Axis::kRow : Axis::kCol;
         r.dtype = op.dtype;
         r.outputs = {t};
@@ -321,7 +321,7 @@ void Lowerer::Emit(IGraph& g, Section s, size_t i, bool tail) {
       const int other = acc ? acc_slice_[i] : Broadcasted(g, s, in(1), have, op.dtype);
       const int out = acc ? acc_slice_[i] : Result(g, i, have, op.dtype);
       io.kind = OpKind::kBinary;
-      io.function = ReduceName(op.opcode);
+      io.fn = FnFor(kReduceFn, op.opcode);
       io.outputs = {out};
       io.inputs = {other, cur};
       values_[i] = out;

@@ -16,8 +16,6 @@
 
 namespace uir::igraph::detail {
 
-// The iOp name of a reduction's opcode (add, mul, max, min, and, or).
-std::string ReduceName(hlo::HloOpcode op);
 // An init value a reduction may leave out: the reducer's identity.
 bool IsIdentity(hlo::HloOpcode op, const TileOp& init);
 // An HLO name as an iGraph name.

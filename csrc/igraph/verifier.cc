@@ -177,14 +177,14 @@ class Verifier {
           const int in = op.inputs[i];
           Compute(op, in);
           SameShape(op, t, in);
-          const bool pred_input = op.kind == OpKind::kTernary && op.function == "select" && i == 0;
+          const bool pred_input = op.kind == OpKind::kTernary && op.fn == Fn::kSelect && i == 0;
           Dtype(op, in, pred_input ? PrimitiveType::kPred : op.dtype);
         }
         PrimitiveType out = op.dtype;
         if (op.kind == OpKind::kCompare) out = PrimitiveType::kPred;
         if (op.kind == OpKind::kConvert) {
           out = op.to_dtype;
-          if (op.function == "bitcast" &&
+          if (op.fn == Fn::kBitcast &&
               (BitWidth(op.dtype) != BitWidth(op.to_dtype) || op.dtype == PrimitiveType::kPred ||
                op.to_dtype == PrimitiveType::kPred)) {
             FailOp(op, "bitcast converts between types of one width (not pred)");
@@ -192,8 +192,7 @@ class Verifier {
         }
         Dtype(op, t, out);
         if (op.kind == OpKind::kUnary) {
-          hlo::HloOpcode opcode;
-          const bool scalar = LookupFunction(FunctionClass::kScalar, op.function, &opcode);
+          const bool scalar = FnIs(op.fn, kScalarFn);
           if (scalar != (op.params.size() == 1)) {
             FailOp(op, scalar ? "needs one scalar parameter" : "takes no parameters");
           }
@@ -228,9 +227,9 @@ class Verifier {
                          std::to_string(want[1]) + "), but '" + small.name + "' is " +
                          ShapeText(small));
         }
-        if (op.kind == OpKind::kReduce && (op.function == "and" || op.function == "or") &&
+        if (op.kind == OpKind::kReduce && (op.fn == Fn::kAnd || op.fn == Fn::kOr) &&
             IsFloat(op.dtype)) {
-          FailOp(op, "'" + op.function + "' reduces integers and pred only");
+          FailOp(op, "'" + std::string(FnName(op.fn)) + "' reduces integers and pred only");
         }
         if (op.scope == Scope::kGroup) {
           if (op.buffer < 0 || P(op.buffer).level != Level::kSram) {

@@ -10,6 +10,7 @@
 #include "hlo/mutator.h"
 #include "hlo/parser.h"
 #include "hlo/printer.h"
+#include "hlo/reduction_kind.h"
 #include "hlo/verifier.h"
 #include "python/bindings.h"
 #include "python/hlo_types.h"
@@ -369,6 +370,31 @@ void BindHlo(py::module_& m) {
       "(a dimension, an element type, a layout, an attribute, an operand), printed back; "
       "the result need not verify.");
 
+  sm.def(
+      "reduction_kinds",
+      [] {
+        py::list out;
+        for (const hlo::ReductionRow& r : hlo::ReductionKinds()) {
+          out.append(py::make_tuple(std::string(r.name), std::string(hlo::OpcodeName(r.opcode))));
+        }
+        return out;
+      },
+      "The reduction kinds (hlo/reduction_kind.def) as (name in the iGraph, HLO opcode) pairs.");
+  sm.def(
+      "reduction_identity",
+      [](const std::string& kind, const std::string& type) -> py::object {
+        const std::optional<hlo::ReductionKind> k = hlo::ReductionKindNamed(kind);
+        const std::optional<PrimitiveType> t = PrimitiveTypeFromName(type);
+        if (!k) throw py::value_error("no reduction kind '" + kind + "'");
+        if (!t) throw py::value_error("no element type '" + type + "'");
+        const std::optional<hlo::Literal> id = hlo::ReductionIdentity(*k, *t);
+        if (!id) return py::none();
+        return LiteralToPython(*id);
+      },
+      py::arg("kind"), py::arg("type"),
+      "The identity of a reduction kind for an element type (a NumPy scalar array), or None "
+      "where the kind has none; the one the evaluator, the passes, the iGraph and the emitter "
+      "read.");
   sm.def(
       "element_types",
       [] {

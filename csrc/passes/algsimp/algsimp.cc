@@ -1,6 +1,7 @@
 // algsimp driver: post-order walk, rule families by opcode.
 #include "passes/algsimp/algsimp.h"
 
+#include "hlo/reduction_kind.h"
 #include "support/error.h"
 
 namespace uir::passes {
@@ -17,19 +18,11 @@ hlo::HloInstruction* SplatLike(const hlo::HloInstruction* inst, double value,
 }
 
 std::optional<hlo::HloOpcode> ReducerOpcode(const hlo::HloComputation& reducer) {
-  const hlo::HloInstruction* root = reducer.root();
-  if (reducer.num_parameters() != 2 || root->operand_count() != 2) return std::nullopt;
-  const hlo::HloOpcode op = root->opcode();
-  if (op != hlo::HloOpcode::kAdd && op != hlo::HloOpcode::kMultiply &&
-      op != hlo::HloOpcode::kMaximum && op != hlo::HloOpcode::kMinimum &&
-      op != hlo::HloOpcode::kAnd && op != hlo::HloOpcode::kOr) {
-    return std::nullopt;
-  }
-  const bool params =
-      (root->operand(0) == reducer.parameter(0) && root->operand(1) == reducer.parameter(1)) ||
-      (root->operand(0) == reducer.parameter(1) && root->operand(1) == reducer.parameter(0));
-  if (!params || reducer.instruction_count() != 3) return std::nullopt;
-  return op;
+  // xor is left out: the rules that use this repeat or drop the reducer's
+  // operands (max(x, x) = x), which xor does not allow.
+  const std::optional<hlo::ReductionKind> kind = hlo::ReducerKind(reducer);
+  if (!kind || *kind == hlo::ReductionKind::kXor) return std::nullopt;
+  return hlo::ReductionOpcode(*kind);
 }
 
 }  // namespace algsimp

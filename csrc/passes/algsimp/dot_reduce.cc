@@ -6,6 +6,7 @@
 
 #include "hlo/module.h"
 #include "hlo/pattern_matcher.h"
+#include "hlo/reduction_kind.h"
 #include "passes/algsimp/algsimp.h"
 #include "support/float_format.h"
 
@@ -135,22 +136,16 @@ HloInstruction* DotOfTranspose(HloInstruction* i, hlo::ComputationBuilder& b) {
   return b.Add(HloOpcode::kDot, {operands[0], operands[1]}, std::move(attrs), i->shape());
 }
 
-// The value `op` leaves unchanged, for `type`, if it has one we can test.
+// The value `op` leaves unchanged, for `type`, if it has one we can test
+// (hlo/reduction_kind.h), as a number.
 std::optional<double> IdentityOf(HloOpcode op, PrimitiveType type) {
-  switch (op) {
-    case HloOpcode::kAdd:
-    case HloOpcode::kOr:
-      return 0.0;
-    case HloOpcode::kMultiply:
-    case HloOpcode::kAnd:
-      return 1.0;
-    case HloOpcode::kMaximum:
-      return IsFloat(type) ? std::optional(-INFINITY) : std::nullopt;
-    case HloOpcode::kMinimum:
-      return IsFloat(type) ? std::optional(INFINITY) : std::nullopt;
-    default:
-      return std::nullopt;
-  }
+  const std::optional<hlo::ReductionKind> kind = hlo::ReductionKindOf(op);
+  if (!kind || IsComplex(type)) return std::nullopt;
+  const std::optional<hlo::Literal> id = hlo::ReductionIdentity(*kind, type);
+  if (!id) return std::nullopt;
+  if (IsFloat(type)) return id->GetDouble(0);
+  return IsUnsigned(type) ? static_cast<double>(id->GetUint64(0))
+                          : static_cast<double>(id->GetInt64(0));
 }
 
 // reduce over no dimensions with the reducer's identity as init -> operand.

@@ -215,9 +215,6 @@ def scalar_computation(name: str, dtype, fn, arity: int = 2, outputs: int = 1):
         return sub.build(root)
 
 
-_REDUCERS = {"add": 0, "multiply": 1, "maximum": None, "minimum": None, "and": True, "or": False}
-
-
 def reduction_identity(opcode: str, dtype):
     dtype = np.dtype(dtype)
     if opcode == "add":
