@@ -582,7 +582,7 @@ int64_t CpuExecutable::RunLoopHook(const void* ctx, uint8_t* const* allocations)
       std::vector<const uint8_t*> in;
       in.reserve(n.inputs.size());
       for (const igraph::DramTensor& t : n.inputs) in.push_back(at(t));
-      igraph::RunDynamicCopy(*n.instruction, in, at(n.outputs[0]));
+      igraph::RunDynamicCopy(*n.dynamic_copy, in, at(n.outputs[0]));
       return 0;
     }
   }

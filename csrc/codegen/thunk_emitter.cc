@@ -328,8 +328,8 @@ class Emitter {
     const bool ordered = !evaluator.empty() || n.kind == igraph::NodeKind::kCustomCall;
     auto host = runtime::HostThunk::Create(
         n.name, std::move(what),
-        [&graph, &n, code](const runtime::ExecuteParams& p) {
-          graph.RunNodeOn(n, p.allocations, code);
+        [&n, code](const runtime::ExecuteParams& p) {
+          igraph::KernelGraph::RunPrepared(n, p.allocations, code);
         },
         NodeUses(n), ordered, !evaluator.empty());
     // Kernels over dynamic windows read their windows, not the arrays.

@@ -457,31 +457,46 @@ bool IsDynamicCopy(const HloInstruction& inst) {
   return true;
 }
 
-void RunDynamicCopy(const HloInstruction& inst, const std::vector<const uint8_t*>& in,
-                    uint8_t* out) {
-  const bool update = inst.opcode() == HloOpcode::kDynamicUpdateSlice;
+DynamicCopyPlan PlanDynamicCopy(const HloInstruction& inst) {
+  DynamicCopyPlan plan;
+  plan.update = inst.opcode() == HloOpcode::kDynamicUpdateSlice;
   const Shape& whole = inst.operand(0)->shape();
-  const Shape& block = update ? inst.operand(1)->shape() : inst.shape();
-  const int64_t rank = whole.rank();
-  const int64_t first_index = update ? 2 : 1;
-  const int64_t element = StorageBytes(whole.element_type());
+  const Shape& block = plan.update ? inst.operand(1)->shape() : inst.shape();
+  plan.whole = whole.dimensions();
+  plan.block = block.dimensions();
+  plan.element_bytes = StorageBytes(whole.element_type());
+  const int64_t first_index = plan.update ? 2 : 1;
+  for (int64_t d = 0; d < whole.rank(); ++d) {
+    plan.index_types.push_back(inst.operand(first_index + d)->shape().element_type());
+  }
+  return plan;
+}
+
+void RunDynamicCopy(const DynamicCopyPlan& plan, const std::vector<const uint8_t*>& in,
+                    uint8_t* out) {
+  const auto rank = static_cast<int64_t>(plan.whole.size());
+  const size_t first_index = plan.update ? 2 : 1;
+  const int64_t element = plan.element_bytes;
   int64_t base = 0;
   int64_t stride = element;  // row-major, from the last dim
+  int64_t count = 1;
   for (int64_t d = rank - 1; d >= 0; --d) {
-    const PrimitiveType t = inst.operand(first_index + d)->shape().element_type();
-    const int64_t v = ReadScalar(in.at(static_cast<size_t>(first_index + d)), t);
-    base += ClampStart(v, t, whole.dimensions(d) - block.dimensions(d)) * stride;
-    stride *= whole.dimensions(d);
+    const auto k = static_cast<size_t>(d);
+    const PrimitiveType t = plan.index_types[k];
+    const int64_t v = ReadScalar(in.at(first_index + k), t);
+    base += ClampStart(v, t, plan.whole[k] - plan.block[k]) * stride;
+    stride *= plan.whole[k];
+    count *= plan.whole[k];
   }
-  if (update && out != in[0]) {
-    std::memmove(out, in[0], static_cast<size_t>(whole.element_count() * element));
+  if (plan.update && out != in[0]) {
+    std::memmove(out, in[0], static_cast<size_t>(count * element));
   }
-  if (update) {
-    CopyBlock(whole.dimensions(), block.dimensions(), element, base, out,
-              const_cast<uint8_t*>(in[1]), /*into_whole=*/true);
+  if (plan.update) {
+    CopyBlock(plan.whole, plan.block, element, base, out, const_cast<uint8_t*>(in[1]),
+              /*into_whole=*/true);
   } else {
-    CopyBlock(whole.dimensions(), block.dimensions(), element, base, const_cast<uint8_t*>(in[0]),
-              out, /*into_whole=*/false);
+    CopyBlock(plan.whole, plan.block, element, base, const_cast<uint8_t*>(in[0]), out,
+              /*into_whole=*/false);
   }
 }
 

@@ -105,10 +105,20 @@ void CopyBlock(const std::vector<int64_t>& whole_dims, const std::vector<int64_t
 // row-major arrays, scalar start indices.
 bool IsDynamicCopy(const hlo::HloInstruction& inst);
 
-// Runs such an instruction: `in` holds its operands' memory in order, `out`
-// its result's. A dynamic-update-slice whose result is not its operand's
-// memory copies the operand first.
-void RunDynamicCopy(const hlo::HloInstruction& inst, const std::vector<const uint8_t*>& in,
+// Such an instruction, described once: the block copied at start indices
+// read on each run.
+struct DynamicCopyPlan {
+  bool update = false;                // dynamic-update-slice
+  std::vector<int64_t> whole, block;  // the operand's and the block's dims
+  int64_t element_bytes = 0;
+  std::vector<PrimitiveType> index_types;  // one start index per dimension
+};
+DynamicCopyPlan PlanDynamicCopy(const hlo::HloInstruction& inst);
+
+// Runs it: `in` holds the operands' memory in order (operand, update for an
+// update, then the start indices), `out` the result's. An update whose
+// result is not its operand's memory copies the operand first.
+void RunDynamicCopy(const DynamicCopyPlan& plan, const std::vector<const uint8_t*>& in,
                     uint8_t* out);
 
 }  // namespace uir::igraph

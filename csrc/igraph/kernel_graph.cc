@@ -2,6 +2,7 @@
 // text. Running it is kernel_graph_run.cc.
 #include "igraph/kernel_graph.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
@@ -107,6 +108,31 @@ bool IsAliasOnly(HloOpcode op) {
     default:
       return false;
   }
+}
+
+// `inst` alone in a computation of its own, over parameters of its
+// operands' shapes, for the evaluator (EvaluatorStep).
+std::shared_ptr<EvaluatorStep> PrepareEvaluatorStep(const HloInstruction& inst,
+                                                    int64_t partitions) {
+  auto step = std::make_shared<EvaluatorStep>();
+  step->computation = std::make_unique<hlo::HloComputation>("node." + inst.name());
+  hlo::ComputationBuilder b(step->computation.get());
+  std::vector<HloInstruction*> params;
+  for (int64_t i = 0; i < inst.operand_count(); ++i) {
+    const hlo::Shape& shape = inst.operand(i)->shape();
+    step->operand_shapes.push_back(shape);
+    params.push_back(b.Parameter(i, shape, "arg" + std::to_string(i)));
+  }
+  HloInstruction* clone =
+      step->computation->AddInstruction(inst.CloneWithNewOperands(inst.shape(), params));
+  step->computation->set_root(clone);
+  step->partitions = static_cast<int>(std::max<int64_t>(1, partitions));
+  return step;
+}
+
+// Operand k of a node's library op (a fusion parameter): a node input.
+const DramTensor& LibraryOperand(const KernelNode& n, int64_t k) {
+  return n.inputs.at(static_cast<size_t>(n.library->operand(k)->parameter_number()));
 }
 
 std::string TensorList(const std::vector<DramTensor>& ts) {
@@ -538,6 +564,29 @@ void KernelGraph::LowerComputation(const hlo::HloComputation& computation) {
       node.reason = op == HloOpcode::kReduce
                         ? "variadic reduce (several results at once)"
                         : "no lowering for " + std::string(hlo::OpcodeName(op));
+    }
+    // What runs without an iGraph, described now: a dynamic copy's block
+    // copy; for the evaluator, the op (or the library op before its
+    // epilogue) alone in a computation of its own.
+    const int64_t partitions = module_->config().num_partitions;
+    if (node.kind == NodeKind::kCopy && node.igraphs.empty() && IsDynamicCopy(*inst)) {
+      node.dynamic_copy = std::make_shared<DynamicCopyPlan>(PlanDynamicCopy(*inst));
+    }
+    if (node.library != nullptr) {
+      std::shared_ptr<EvaluatorStep> step = PrepareEvaluatorStep(*node.library, partitions);
+      for (const HloInstruction* o : node.library->operands()) {
+        step->inputs.push_back(o->parameter_number());
+      }
+      node.evaluator = std::move(step);
+      runtime::GemmPlan gemm;
+      if (node.library->opcode() == HloOpcode::kDot &&
+          PlanGemm(*node.library, LibraryOperand(node, 0), LibraryOperand(node, 1),
+                   node.outputs.at(0), &gemm)) {
+        node.library_gemm = gemm;
+      }
+    } else if (node.igraphs.empty() && node.chain == nullptr && node.dynamic_copy == nullptr &&
+               node.kind != NodeKind::kCopy) {
+      node.evaluator = PrepareEvaluatorStep(*inst, partitions);
     }
     nodes_.push_back(std::move(node));
   }

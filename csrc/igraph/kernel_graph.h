@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "buffers/buffer_assignment.h"
+#include "hlo/computation.h"
 #include "igraph/dynamic_slice.h"
 #include "igraph/hardware.h"
 #include "igraph/igraph.h"
@@ -98,6 +99,19 @@ struct DotChainPlan {
   int64_t BlockBytes() const { return block_rows * n * element_bytes; }
 };
 
+// An op no kernel of the runtime runs, prepared for the evaluator when the
+// graph is lowered: the op alone in a computation of its own, over
+// parameters of its operands' shapes (its called computations stay the
+// module's). Running it reads the operands' leaves into literals and
+// writes the result's back; nothing walks the module's instructions.
+struct EvaluatorStep {
+  std::unique_ptr<hlo::HloComputation> computation;
+  std::vector<hlo::Shape> operand_shapes;
+  // A library op before its epilogue: the node input each operand is.
+  std::vector<int64_t> inputs;
+  int partitions = 1;
+};
+
 struct KernelNode {
   NodeKind kind = NodeKind::kKernel;
   std::string name;  // the HLO instruction
@@ -116,11 +130,18 @@ struct KernelNode {
   // result into the output, which the iGraphs then finish in place; its
   // dram id is the first scratch id.
   const hlo::HloInstruction* library = nullptr;
+  // ... and, when that op is a dot BLAS runs, its GEMM (planned once).
+  std::optional<runtime::GemmPlan> library_gemm;
   // kLibrary, a dot chain: how it runs (the iGraphs are its epilogue's).
   std::shared_ptr<const DotChainPlan> chain;
   // kKernel: inputs after the operands' that are windows of an operand,
   // placed on each run (dynamic-slices of fusion parameters).
   std::shared_ptr<const DynamicWindows> windows;
+  // kCopy of a dynamic-slice or -update-slice: the copy, described.
+  std::shared_ptr<const DynamicCopyPlan> dynamic_copy;
+  // What the evaluator runs where no kernel does (a fallback, a library op
+  // before its epilogue, a library or async op without a runtime kernel).
+  std::shared_ptr<const EvaluatorStep> evaluator;
   std::string reason;                  // kFallback: why it did not lower
   std::vector<KernelGraph> subgraphs;  // kControlFlow: one per called computation
 };
@@ -162,6 +183,11 @@ class KernelGraph {
   // sub-graph by sub-graph, the rest on the evaluator. Touches only the
   // node's inputs and outputs (and, for control flow, its sub-graphs').
   void RunNodeOn(const KernelNode& node, uint8_t* const* allocations, const KernelCode* code) const;
+  // Runs a node as a compiled executable's host thunk does, from what the
+  // lowering prepared (its iGraphs, its dot chain, its dynamic copy, its
+  // evaluator step), without looking at the module's instructions.
+  static void RunPrepared(const KernelNode& node, uint8_t* const* allocations,
+                          const KernelCode* code);
 
   // Every iGraph of this graph and its sub-graphs, in node order.
   std::vector<const IGraph*> AllIGraphs() const;

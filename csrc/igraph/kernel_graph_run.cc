@@ -65,9 +65,9 @@ struct Block {
 
 class Runner {
  public:
-  Runner(const hlo::HloModule& m, const buffers::BufferAssignment& ba, uint8_t* const* bases,
-         const KernelCode* code)
-      : ba_(ba), bases_(bases), code_(code), partitions_(m.config().num_partitions) {}
+  // `ba` (needed for control flow only) may be null for prepared nodes.
+  Runner(const buffers::BufferAssignment* ba, uint8_t* const* bases, const KernelCode* code)
+      : ba_(ba), bases_(bases), code_(code) {}
 
   uint8_t* At(const DramTensor& t) { return bases_[t.allocation] + t.offset; }
 
@@ -159,24 +159,33 @@ class Runner {
     } else if (const std::optional<NodeScatter> sc =
                    n.kind == NodeKind::kLibrary ? ScatterOf(n) : std::nullopt) {
       runtime::RunScatter(sc->plan, At(sc->operand), At(sc->indices), At(sc->updates), At(sc->out));
-    } else if (n.kind == NodeKind::kCopy && n.igraphs.empty() &&
-               n.instruction->opcode() == HloOpcode::kBitcastConvert) {
-      std::memmove(At(n.outputs.at(0)), At(n.inputs.at(0)),
-                   static_cast<size_t>(n.outputs.at(0).bytes));
     } else if (n.kind == NodeKind::kCopy && n.igraphs.empty()) {
-      std::vector<const uint8_t*> in;
-      for (const DramTensor& t : n.inputs) in.push_back(At(t));
-      RunDynamicCopy(*n.instruction, in, At(n.outputs.at(0)));
+      RunCopy(n);
     } else {
       RunOnEvaluator(n);
+    }
+  }
+
+  // A node from what the lowering prepared: a compiled executable's host
+  // thunk (the control flow, custom calls and library ops with kernels
+  // of their own have thunks of their own).
+  void RunPrepared(const KernelNode& n) {
+    if (n.chain != nullptr) {
+      RunChain(n);
+    } else if (!n.igraphs.empty()) {
+      RunKernel(n);
+    } else if (n.kind == NodeKind::kCopy) {
+      RunCopy(n);
+    } else {
+      RunStep(n);
     }
   }
 
  private:
   // A loop condition's or a branch selector's value, read where it lives.
   int64_t ReadScalar(const HloInstruction* root) {
-    const analysis::HloValue& v = ba_.alias().dataflow().ValueAt(root, {});
-    const buffers::Slice& slice = ba_.SliceOf(v);
+    const analysis::HloValue& v = ba_->alias().dataflow().ValueAt(root, {});
+    const buffers::Slice& slice = ba_->SliceOf(v);
     const uint8_t* at = bases_[slice.allocation] + slice.offset;
     switch (root->shape().element_type()) {
       case PrimitiveType::kPred:
@@ -196,7 +205,7 @@ class Runner {
       case PrimitiveType::kU64:
         return Load<int64_t>(at);
       default: {
-        const std::vector<DramTensor> leaves = ValueLeaves(ba_, root);
+        const std::vector<DramTensor> leaves = ValueLeaves(*ba_, root);
         UIR_CHECK(leaves.size() == 1);
         return Read(leaves[0]).GetInt64(0);
       }
@@ -216,9 +225,10 @@ class Runner {
   // one buffer, and likewise for branches and callees; where it did not,
   // the node runs on the evaluator instead (returns false).
   bool RunControlFlow(const KernelNode& n) {
+    UIR_CHECK(ba_ != nullptr);
     const HloInstruction& inst = *n.instruction;
     if (inst.opcode() == HloOpcode::kWhile) {
-      const std::optional<WhileLoop> loop = InPlaceWhile(n, ba_);
+      const std::optional<WhileLoop> loop = InPlaceWhile(n, *ba_);
       if (!loop) return false;
       const hlo::HloComputation* cond =
           *inst.attributes().GetOr<hlo::HloComputation*>(hlo::AttrKey::kCondition);
@@ -229,7 +239,7 @@ class Runner {
       }
     }
     if (inst.opcode() == HloOpcode::kConditional) {
-      const std::optional<Branches> branches = InPlaceBranches(n, ba_);
+      const std::optional<Branches> branches = InPlaceBranches(n, *ba_);
       if (!branches) return false;
       const HloInstruction* selector = inst.operand(0);
       int64_t index = ReadScalar(selector);
@@ -242,7 +252,7 @@ class Runner {
       Run(*branches->graphs[static_cast<size_t>(index)]);
       return true;
     }
-    if (const KernelGraph* callee = InPlaceCall(n, ba_)) {
+    if (const KernelGraph* callee = InPlaceCall(n, *ba_)) {
       Run(*callee);
       return true;
     }
@@ -399,22 +409,32 @@ class Runner {
     }
   }
 
-  // The library op of a library node with an epilogue, on the evaluator:
-  // its operands are fusion parameters, so node inputs.
-  void RunLibrary(const KernelNode& n) {
-    if (n.library->opcode() == HloOpcode::kDot &&
-        TryGemm(*n.library,
-                n.inputs.at(static_cast<size_t>(n.library->operand(0)->parameter_number())),
-                n.inputs.at(static_cast<size_t>(n.library->operand(1)->parameter_number())),
-                n.outputs.at(0))) {
+  // A bitcast-convert in place (one memcpy) or a dynamic copy.
+  void RunCopy(const KernelNode& n) {
+    if (n.dynamic_copy == nullptr) {
+      std::memmove(At(n.outputs.at(0)), At(n.inputs.at(0)),
+                   static_cast<size_t>(n.outputs.at(0).bytes));
       return;
     }
-    std::vector<hlo::Literal> operands;
-    for (const HloInstruction* o : n.library->operands()) {
-      operands.push_back(Read(n.inputs.at(static_cast<size_t>(o->parameter_number()))));
+    std::vector<const uint8_t*> in;
+    for (const DramTensor& t : n.inputs) in.push_back(At(t));
+    RunDynamicCopy(*n.dynamic_copy, in, At(n.outputs.at(0)));
+  }
+
+  // The library op of a library node with an epilogue, into the output: on
+  // BLAS when it is a GEMM, else on the evaluator (its operands are fusion
+  // parameters, so node inputs).
+  void RunLibrary(const KernelNode& n) {
+    const EvaluatorStep& step = *n.evaluator;
+    std::vector<const DramTensor*> operands;
+    for (const int64_t k : step.inputs) operands.push_back(&n.inputs.at(static_cast<size_t>(k)));
+    if (n.library_gemm) {
+      runtime::RunGemm(*n.library_gemm, At(*operands[0]), At(*operands[1]), At(n.outputs.at(0)));
+      return;
     }
-    hlo::Literal result = EvaluateOne(*n.library, operands);
-    Write(n.outputs.at(0), result);
+    std::vector<hlo::Literal> values;
+    for (const DramTensor* t : operands) values.push_back(Read(*t));
+    Write(n.outputs.at(0), Evaluate(step, values));
   }
 
   // A dot of f32 or f64 row-major matrices (with leading batch dims) on
@@ -433,38 +453,34 @@ class Runner {
         TryGemm(inst, n.inputs[0], n.inputs[1], n.outputs[0])) {
       return;
     }
+    RunStep(n);
+  }
+
+  // The node's evaluator step on its inputs, into its outputs.
+  void RunStep(const KernelNode& n) {
+    UIR_CHECK(n.evaluator != nullptr);
+    const EvaluatorStep& step = *n.evaluator;
     std::vector<hlo::Literal> operands;
     size_t next = 0;
-    for (const HloInstruction* o : inst.operands()) {
-      operands.push_back(Assemble(o->shape(), n.inputs, next));
+    for (const hlo::Shape& shape : step.operand_shapes) {
+      operands.push_back(Assemble(shape, n.inputs, next));
     }
-    hlo::Literal result = EvaluateOne(inst, operands);
     next = 0;
-    Scatter(result, n.outputs, next);
+    Scatter(Evaluate(step, operands), n.outputs, next);
   }
 
-  // `inst` alone on the evaluator, on `operands`.
-  hlo::Literal EvaluateOne(const HloInstruction& inst, const std::vector<hlo::Literal>& operands) {
-    auto c = std::make_unique<hlo::HloComputation>("node." + inst.name());
-    hlo::ComputationBuilder b(c.get());
-    std::vector<HloInstruction*> params;
+  static hlo::Literal Evaluate(const EvaluatorStep& step,
+                               const std::vector<hlo::Literal>& operands) {
     std::vector<const hlo::Literal*> args;
-    for (size_t i = 0; i < operands.size(); ++i) {
-      params.push_back(b.Parameter(static_cast<int64_t>(i), inst.operand(i)->shape(),
-                                   "arg" + std::to_string(i)));
-      args.push_back(&operands[i]);
-    }
-    HloInstruction* clone = c->AddInstruction(inst.CloneWithNewOperands(inst.shape(), params));
-    c->set_root(clone);
+    for (const hlo::Literal& v : operands) args.push_back(&v);
     eval::Participant self;
-    self.partitions = static_cast<int>(std::max<int64_t>(1, partitions_));
-    return eval::EvaluateComputation(*c, args, self);
+    self.partitions = step.partitions;
+    return eval::EvaluateComputation(*step.computation, args, self);
   }
 
-  const buffers::BufferAssignment& ba_;
+  const buffers::BufferAssignment* ba_ = nullptr;
   uint8_t* const* bases_;
   const KernelCode* code_ = nullptr;
-  int64_t partitions_ = 1;
 };
 
 }  // namespace
@@ -520,7 +536,12 @@ std::string EvaluatorWork(const KernelNode& n, const buffers::BufferAssignment& 
 
 void KernelGraph::RunNodeOn(const KernelNode& node, uint8_t* const* allocations,
                             const KernelCode* code) const {
-  Runner(*module_, *assignment_, allocations, code).RunNode(node);
+  Runner(assignment_, allocations, code).RunNode(node);
+}
+
+void KernelGraph::RunPrepared(const KernelNode& node, uint8_t* const* allocations,
+                              const KernelCode* code) {
+  Runner(nullptr, allocations, code).RunPrepared(node);
 }
 
 std::vector<const IGraph*> KernelGraph::AllIGraphs() const {
@@ -589,7 +610,7 @@ hlo::Literal KernelGraph::RunWith(const std::vector<hlo::Literal>& args,
     bases.push_back(memory.back().data);
   }
   WriteConstants(bases.data());
-  Runner runner(*module_, *assignment_, bases.data(), code);
+  Runner runner(assignment_, bases.data(), code);
   for (const HloInstruction* p : entry.parameters()) {
     const hlo::Literal& arg = args[p->parameter_number()];
     if (!eval::SameArrays(arg.shape(), p->shape())) {
