@@ -305,3 +305,13 @@ def _update_leading(acc, v, k):
 def map(f, xs):
     """f applied to each slice of xs along its leading axis (a loop)."""
     return scan(lambda c, x: (c, f(x)), (), xs)[1]
+
+
+__all__ = [
+    "cond",
+    "fori_loop",
+    "map",
+    "scan",
+    "switch",
+    "while_loop",
+]

@@ -383,6 +383,7 @@ def conv_general_dilated_local(
 __all__ = [
     "conv",
     "conv_dimension_numbers",
+    "conv_general_dilated",
     "conv_general_dilated_local",
     "conv_general_dilated_patches",
     "conv_general_permutations",

@@ -355,13 +355,24 @@ def slice_static(x, starts, limits, strides):
 
 
 __all__ = [
+    "GatherDimensionNumbers",
+    "ScatterDimensionNumbers",
     "dynamic_index_in_dim",
+    "dynamic_slice",
     "dynamic_slice_in_dim",
     "dynamic_update_index_in_dim",
+    "dynamic_update_slice",
     "dynamic_update_slice_in_dim",
+    "gather",
     "index_in_dim",
     "index_take",
+    "scatter",
+    "scatter_add",
     "scatter_apply",
+    "scatter_max",
+    "scatter_min",
+    "scatter_mul",
     "scatter_sub",
+    "slice",
     "slice_in_dim",
 ]

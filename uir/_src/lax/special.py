@@ -512,6 +512,7 @@ __all__ = [
     "bessel_i1e",
     "betainc",
     "digamma",
+    "erf_inv",
     "igamma",
     "igammac",
     "lgamma",

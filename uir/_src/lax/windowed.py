@@ -99,5 +99,6 @@ def reduce_window(
 
 
 __all__ = [
+    "reduce_window",
     "reduce_window_shape_tuple",
 ]

@@ -253,6 +253,5 @@ __all__ = [
     "key",
     "key_data",
     "split",
-    "threefry_2x32",
     "wrap_key_data",
 ]
