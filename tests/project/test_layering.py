@@ -270,12 +270,11 @@ def test_the_src_modules_import_each_other_without_a_cycle():
 
 # The packages of uir/_src, bottom to top: a module may import its own
 # package and the ones below it. jax.numpy is built on jax.lax, so nothing
-# in lax imports numpy, except the two lax modules whose compositions are
-# written with NumPy's functions (as jax's own lax.linalg is with jnp);
-# NumPy's modules do not import them back (the cycle test holds that).
+# in lax imports numpy, except lax.linalg, whose decompositions are written
+# with NumPy's functions (as jax's own lax.linalg is with jnp); NumPy's
+# modules do not import it back (the cycle test holds that).
 PACKAGE_ORDER = ["core", "lax", "numpy", "random", "nn", "tools"]
 PACKAGE_KNOWN = {
-    "uir._src.lax.special": "its series and continued fractions use NumPy's where and friends",
     "uir._src.lax.linalg": "its decompositions compose NumPy's functions, as jax's lax.linalg",
 }
 

@@ -20,8 +20,51 @@ from uir._src.core.eager import eager
 from uir._src.core.ops import asarray
 from uir._src.lax import control_flow
 from uir._src.lax.elementwise import _FLOAT, _check, _same
-from uir._src.numpy import creation, reductions, ufuncs
-from uir._src.numpy.util import public_asarray
+
+
+# The elementwise ops the series below need, on the core's emitters (lax
+# calls none of NumPy's functions): Python scalars promote and arrays
+# broadcast as in NumPy; the arguments are floats, checked by the callers.
+def _op(opcode: str):
+    return lambda x: ops.unary(opcode, x)
+
+
+_abs, _cos, _exp, _floor = _op("abs"), _op("cosine"), _op("exponential"), _op("floor")
+_log, _log1p, _sign = _op("log"), _op("log-plus-one"), _op("sign")
+_sin, _sqrt = _op("sine"), _op("sqrt")
+
+
+def _where(condition, x, y):
+    return ops.select(condition, x, y, "where")
+
+
+def _power(x, y):
+    return ops.binary("power", x, y)
+
+
+def _fmod(x, y):
+    return ops.binary("remainder", x, y, "fmod")
+
+
+def _isnan(x):
+    x = asarray(x)
+    return ops.compare(x, x, "NE", "isnan")
+
+
+def _isinf(x):
+    x = asarray(x)
+    return ops.compare(_abs(x), asarray(np.array(np.inf, x.dtype)), "EQ", "isinf")
+
+
+def _full_like(x, value):
+    x = asarray(x)
+    return ops.broadcast_to(asarray(np.array(value, x.dtype)), x.shape)
+
+
+def _any(x):
+    x = asarray(x)
+    return ops.reduce(x, "or", range(x.ndim), "any")
+
 
 # Giles' single-precision erf^-1 ("Approximating the erfinv function", GPU
 # Computing Gems, 2011), in the form XLA computes it: w = -log1p(-x^2), one
@@ -132,43 +175,43 @@ def _args(name: str, *xs):
 
 def _c(value, like):
     """A constant in `like`'s dtype."""
-    return public_asarray(np.asarray(value, np.dtype(like.dtype)))
+    return asarray(np.asarray(value, np.dtype(like.dtype)))
 
 
 def _lanczos(x):
     """The shared Lanczos terms: (reflect, z, a, a', t, log t)."""
     reflect = x < 0.5
-    z = ufuncs.where(reflect, -x, x - 1)
-    a = creation.full_like(x, _LANCZOS_BASE)
-    a_prime = creation.zeros_like(x)
+    z = _where(reflect, -x, x - 1)
+    a = _full_like(x, _LANCZOS_BASE)
+    a_prime = _full_like(x, 0)
     for k, c in enumerate(_LANCZOS, 1):
         d = z + float(k)
         a = a + c / d
         a_prime = a_prime - c / (d * d)
     t = (_LANCZOS_G + 0.5) + z
-    log_t = _LOG_LANCZOS_T + ufuncs.log1p(z / (_LANCZOS_G + 0.5))
+    log_t = _LOG_LANCZOS_T + _log1p(z / (_LANCZOS_G + 0.5))
     return reflect, z, a, a_prime, t, log_t
 
 
 def _lgamma(x):
     reflect, z, a, _, t, log_t = _lanczos(x)
     r = ((z + 0.5) - t / log_t) * log_t
-    lg = (_LOG_SQRT_2PI + r) + ufuncs.log(a)
-    ax = ufuncs.abs(x)
-    frac = ax - ufuncs.floor(ax)
-    frac = ufuncs.where(frac > 0.5, 1 - frac, frac)
-    den = ufuncs.log(ufuncs.sin(np.pi * frac))
-    lr = ufuncs.where(ufuncs.isfinite(den), (_LOG_PI - den) - lg, -den)
-    out = ufuncs.where(reflect, lr, lg)
-    return ufuncs.where(ufuncs.isinf(x), _c(np.inf, x), out)
+    lg = (_LOG_SQRT_2PI + r) + _log(a)
+    ax = _abs(x)
+    frac = ax - _floor(ax)
+    frac = _where(frac > 0.5, 1 - frac, frac)
+    den = _log(_sin(np.pi * frac))
+    lr = _where(ops.is_finite(den), (_LOG_PI - den) - lg, -den)
+    out = _where(reflect, lr, lg)
+    return _where(_isinf(x), _c(np.inf, x), out)
 
 
 def _digamma(x):
     reflect, _, a, a_prime, t, log_t = _lanczos(x)
     d = (log_t + a_prime / a) - _LANCZOS_G / t
-    rx = x + ufuncs.abs(ufuncs.floor(x + 0.5))
-    d = ufuncs.where(reflect, d - (np.pi * ufuncs.cos(np.pi * rx)) / ufuncs.sin(np.pi * rx), d)
-    return ufuncs.where((x <= 0) & (x == ufuncs.floor(x)), _c(np.nan, x), d)
+    rx = x + _abs(_floor(x + 0.5))
+    d = _where(reflect, d - (np.pi * _cos(np.pi * rx)) / _sin(np.pi * rx), d)
+    return _where((x <= 0) & (x == _floor(x)), _c(np.nan, x), d)
 
 
 _ZETA = (
@@ -188,33 +231,33 @@ _ZETA = (
 
 
 def _zeta(x, q):
-    s = ufuncs.power(q, -x)
+    s = _power(q, -x)
     acc = q
     for _ in range(9):
         acc = acc + 1
-        s = s + ufuncs.power(acc, -x)
+        s = s + _power(acc, -x)
     acc = acc + 1
-    qn = ufuncs.power(acc, -x)
+    qn = _power(acc, -x)
     corr = (qn * acc) / (x - 1)
     r2 = 1 / (acc * acc)
-    h = creation.zeros_like(x)
+    h = _full_like(x, 0)
     for i in range(11):
         h = ((x + float(22 - 2 * i)) * (x + float(21 - 2 * i))) * (r2 * (h + 1.0 / _ZETA[i]))
     tail = qn * (0.5 + (x / acc) * (1.0 / _ZETA[11] + h))
     out = (s + corr) + tail
     nan, inf = _c(np.nan, x), _c(np.inf, x)
-    x_int = x == ufuncs.floor(x)
-    out = ufuncs.where(x < 1, nan, out)
-    out = ufuncs.where((q <= 0) & ~x_int, nan, out)
-    q_pole = (q <= 0) & (q == ufuncs.floor(q))
-    out = ufuncs.where(q_pole, ufuncs.where(x_int & (ufuncs.fmod(x, 2.0) == 0), inf, nan), out)
-    return ufuncs.where(x == 1, inf, out)
+    x_int = x == _floor(x)
+    out = _where(x < 1, nan, out)
+    out = _where((q <= 0) & ~x_int, nan, out)
+    q_pole = (q <= 0) & (q == _floor(q))
+    out = _where(q_pole, _where(x_int & (_fmod(x, 2.0) == 0), inf, nan), out)
+    return _where(x == 1, inf, out)
 
 
 def _chebyshev(x, coefficients):
-    b0 = creation.zeros_like(x)
-    b1 = creation.zeros_like(x)
-    b2 = creation.zeros_like(x)
+    b0 = _full_like(x, 0)
+    b1 = _full_like(x, 0)
+    b2 = _full_like(x, 0)
     for c in coefficients:
         b2 = b1
         b1 = b0
@@ -276,11 +319,11 @@ def _bessel(x, a, b, a_f32: int, b_f32: int, times_z: bool):
     a_f32 and b_f32 coefficients."""
     if x.dtype == np.float32:
         a, b = a[-a_f32:], b[-b_f32:]
-    z = ufuncs.abs(x)
+    z = _abs(x)
     small = _chebyshev(0.5 * z - 2.0, a)
     small = z * small if times_z else small
-    large = _chebyshev(32.0 / z - 2.0, b) / ufuncs.sqrt(z)
-    return ufuncs.where(z <= 8.0, small, large)
+    large = _chebyshev(32.0 / z - 2.0, b) / _sqrt(z)
+    return _where(z <= 8.0, small, large)
 
 
 # --- the incomplete gamma functions -------------------------------------------------
@@ -297,7 +340,7 @@ def _igamma_series(ax, x, a, enabled):
     eps = _eps(x)
 
     def cond(state):
-        return reductions.any(state[0])
+        return _any(state[0])
 
     def body(state):
         on, r, c, ans = state
@@ -306,12 +349,12 @@ def _igamma_series(ax, x, a, enabled):
         ans1 = ans + c1
         return (
             on & (c1 / ans1 > eps),
-            ufuncs.where(on, r1, r),
-            ufuncs.where(on, c1, c),
-            ufuncs.where(on, ans1, ans),
+            _where(on, r1, r),
+            _where(on, c1, c),
+            _where(on, ans1, ans),
         )
 
-    one = creation.ones_like(x)
+    one = _full_like(x, 1)
     _, _, _, ans = control_flow.while_loop(cond, body, (enabled, a, one, one))
     return (ans * ax) / a
 
@@ -325,14 +368,14 @@ def _igammac_fraction(ax, x, a, enabled):
     big = 1.0 / eps
     y = 1 - a
     z = x + y + 1
-    pkm2 = creation.ones_like(x)
+    pkm2 = _full_like(x, 1)
     qkm2 = x
     pkm1 = x + 1
     qkm1 = z * x
     ans = pkm1 / qkm1
 
     def cond(state):
-        return (state[1] < 2000) & reductions.any(state[0])
+        return (state[1] < 2000) & _any(state[0])
 
     def body(state):
         on, c, y, z, pkm2, qkm2, pkm1, qkm1, ans = state
@@ -342,52 +385,52 @@ def _igammac_fraction(ax, x, a, enabled):
         pk = pkm1 * z1 - pkm2 * yc
         qk = qkm1 * z1 - qkm2 * yc
         nonzero = qk != 0
-        r = pk / ufuncs.where(nonzero, qk, 1)
-        t = ufuncs.where(nonzero, ufuncs.abs((ans - r) / r), 1)
-        ans1 = ufuncs.where(nonzero, r, ans)
-        scale = ufuncs.where(ufuncs.abs(pk) > big, eps, 1).astype(x.dtype)
+        r = pk / _where(nonzero, qk, 1)
+        t = _where(nonzero, _abs((ans - r) / r), 1)
+        ans1 = _where(nonzero, r, ans)
+        scale = _where(_abs(pk) > big, eps, 1).astype(x.dtype)
         new = (y1, z1, pkm1 * scale, qkm1 * scale, pk * scale, qk * scale, ans1)
         old = (y, z, pkm2, qkm2, pkm1, qkm1, ans)
-        kept = tuple(ufuncs.where(on, n, o) for n, o in zip(new, old, strict=True))
+        kept = tuple(_where(on, n, o) for n, o in zip(new, old, strict=True))
         return (on & (t > eps), c1, *kept)
 
-    state = (enabled, public_asarray(np.int32(0)), y, z, pkm2, qkm2, pkm1, qkm1, ans)
+    state = (enabled, asarray(np.int32(0)), y, z, pkm2, qkm2, pkm1, qkm1, ans)
     return control_flow.while_loop(cond, body, state)[-1] * ax
 
 
 def _igamma_common(a, x):
-    ax = (a * ufuncs.log(x) - x) - _lgamma(a)
+    ax = (a * _log(x) - x) - _lgamma(a)
     underflow = ax < -float(np.log(np.finfo(np.dtype(x.dtype)).max))
-    domain = (x < 0) | (a < 0) | ((a == 0) & (x == 0)) | ufuncs.isnan(a) | ufuncs.isnan(x)
-    return ufuncs.exp(ax), underflow, domain
+    domain = (x < 0) | (a < 0) | ((a == 0) & (x == 0)) | _isnan(a) | _isnan(x)
+    return _exp(ax), underflow, domain
 
 
 def _igamma(a, x):
     ax, underflow, domain = _igamma_common(a, x)
     use_fraction = (x >= 1) & (x > a)
-    enabled = ~((x == 0) | domain | underflow | ufuncs.isinf(x) & (x > 0))
-    out = ufuncs.where(
+    enabled = ~((x == 0) | domain | underflow | _isinf(x) & (x > 0))
+    out = _where(
         use_fraction,
         1 - _igammac_fraction(ax, x, a, enabled & use_fraction),
         _igamma_series(ax, x, a, enabled & ~use_fraction),
     )
-    out = ufuncs.where(x == 0, _c(0, x), out)
-    out = ufuncs.where(ufuncs.isinf(x) & (x > 0), _c(1, x), out)
-    return ufuncs.where(domain, _c(np.nan, x), out)
+    out = _where(x == 0, _c(0, x), out)
+    out = _where(_isinf(x) & (x > 0), _c(1, x), out)
+    return _where(domain, _c(np.nan, x), out)
 
 
 def _igammac(a, x):
     ax, underflow, domain = _igamma_common(a, x)
     use_series = (x < 1) | (x < a)
-    positive_inf = ufuncs.isinf(x) & (x > 0)
+    positive_inf = _isinf(x) & (x > 0)
     enabled = ~(domain | underflow | positive_inf | (a == 0))
-    out = ufuncs.where(
+    out = _where(
         use_series,
         1 - _igamma_series(ax, x, a, enabled & use_series),
         _igammac_fraction(ax, x, a, enabled & ~use_series),
     )
-    out = ufuncs.where(positive_inf | (a == 0), _c(0, x), out)
-    return ufuncs.where(domain, _c(np.nan, x), out)
+    out = _where(positive_inf | (a == 0), _c(0, x), out)
+    return _where(domain, _c(np.nan, x), out)
 
 
 def _betainc(a, b, x):
@@ -399,13 +442,13 @@ def _betainc(a, b, x):
     one = (a_zero & (x != 0)) | (b_zero & (x == 1))
     invalid = (
         (a < 0) | (b < 0) | (x < 0) | (x > 1) | (a_zero & b_zero)
-        | ufuncs.isnan(a) | ufuncs.isnan(b) | ufuncs.isnan(x)
+        | _isnan(a) | _isnan(b) | _isnan(x)
     )  # fmt: skip
     fast = x < (a + 1) / (a + b + 2)
     a, b, x = (
-        ufuncs.where(fast, a, b),
-        ufuncs.where(fast, b, a),
-        ufuncs.where(fast, x, 1 - x),
+        _where(fast, a, b),
+        _where(fast, b, a),
+        _where(fast, x, 1 - x),
     )
     f32 = x.dtype == np.float32
     small = tol = _eps(x) / 2
@@ -417,8 +460,8 @@ def _betainc(a, b, x):
         even_first = -(a + b) * x / (a + 1)
         even = -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))
         odd = m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m))
-        value = ufuncs.where(n % 2 == 0, ufuncs.where(m == 0, even_first, even), odd)
-        return ufuncs.where(n == 1, creation.ones_like(x), value)
+        value = _where(n % 2 == 0, _where(m == 0, even_first, even), odd)
+        return _where(n == 1, _full_like(x, 1), value)
 
     def cond(state):
         return (state[0] < steps) & state[4]
@@ -427,35 +470,35 @@ def _betainc(a, b, x):
         n, h, c, d, _ = state
         an = numerator(n)
         c1 = 1 + an / c
-        c1 = ufuncs.where(ufuncs.abs(c1) < small, small, c1).astype(x.dtype)
+        c1 = _where(_abs(c1) < small, small, c1).astype(x.dtype)
         dd = 1 + an * d
-        dd = ufuncs.where(ufuncs.abs(dd) < small, small, dd).astype(x.dtype)
+        dd = _where(_abs(dd) < small, small, dd).astype(x.dtype)
         d1 = 1 / dd
         delta = c1 * d1
-        return n + 1, h * delta, c1, d1, reductions.any(ufuncs.abs(delta - 1) >= tol)
+        return n + 1, h * delta, c1, d1, _any(_abs(delta - 1) >= tol)
 
-    start = creation.full_like(x, small)
+    start = _full_like(x, small)
     state = (
-        public_asarray(np.int32(1)),
+        asarray(np.int32(1)),
         start,
         start,
-        creation.zeros_like(x),
-        public_asarray(True),
+        _full_like(x, 0),
+        asarray(True),
     )
     h = control_flow.while_loop(cond, body, state)[1]
     tiny = 2 * float(np.finfo(np.dtype(x.dtype)).tiny)
-    log1m = ufuncs.log1p(-x)
+    log1m = _log1p(-x)
     lb, lab = _lgamma(b), _lgamma(a + b)
-    f = ufuncs.where(
+    f = _where(
         a < tiny,
-        ufuncs.exp(log1m * b - (lb - lab)),
-        ufuncs.exp(ufuncs.log(x) * a + log1m * b - (_lgamma(a) + (lb - lab))) / a,
+        _exp(log1m * b - (lb - lab)),
+        _exp(_log(x) * a + log1m * b - (_lgamma(a) + (lb - lab))) / a,
     )
     out = h * f
-    out = ufuncs.where(fast, out, 1 - out)
-    out = ufuncs.where(zero, _c(0, x), out)
-    out = ufuncs.where(one, _c(1, x), out)
-    return ufuncs.where(invalid, nan, out)
+    out = _where(fast, out, 1 - out)
+    out = _where(zero, _c(0, x), out)
+    out = _where(one, _c(1, x), out)
+    return _where(invalid, nan, out)
 
 
 # --- jax.lax ---------------------------------------------------------------------------
@@ -484,7 +527,7 @@ bessel_i0e = _elementwise(
 bessel_i0e.__doc__ = "exp(-|x|) I0(x), elementwise."
 bessel_i1e = _elementwise(
     "bessel_i1e",
-    lambda x: ufuncs.sign(x) * _bessel(x, _I1E_A, _I1E_B, 17, 7, times_z=True),
+    lambda x: _sign(x) * _bessel(x, _I1E_A, _I1E_B, 17, 7, times_z=True),
     1,
 )
 bessel_i1e.__doc__ = "exp(-|x|) I1(x), elementwise."
@@ -497,10 +540,10 @@ betainc.__doc__ = "The regularized incomplete beta function I_x(a, b)."
 
 
 def _polygamma(m, x):
-    sign = 2 * ufuncs.fmod(m, 2.0) - 1
-    out = (sign * ufuncs.exp(_lgamma(m + 1))) * _zeta(m + 1, x)
-    out = ufuncs.where(m == 0, _digamma(x), out)
-    return ufuncs.where((m != ufuncs.floor(m)) | (m < 0), _c(np.nan, x), out)
+    sign = 2 * _fmod(m, 2.0) - 1
+    out = (sign * _exp(_lgamma(m + 1))) * _zeta(m + 1, x)
+    out = _where(m == 0, _digamma(x), out)
+    return _where((m != _floor(m)) | (m < 0), _c(np.nan, x), out)
 
 
 polygamma = _elementwise("polygamma", _polygamma, 2)
