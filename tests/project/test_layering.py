@@ -270,13 +270,8 @@ def test_the_src_modules_import_each_other_without_a_cycle():
 
 # The packages of uir/_src, bottom to top: a module may import its own
 # package and the ones below it. jax.numpy is built on jax.lax, so nothing
-# in lax imports numpy, except lax.linalg, whose decompositions are written
-# with NumPy's functions (as jax's own lax.linalg is with jnp); NumPy's
-# modules do not import it back (the cycle test holds that).
+# in lax imports numpy.
 PACKAGE_ORDER = ["core", "lax", "numpy", "random", "nn", "tools"]
-PACKAGE_KNOWN = {
-    "uir._src.lax.linalg": "its decompositions compose NumPy's functions, as jax's lax.linalg",
-}
 
 
 def _package(module: str) -> str | None:
@@ -288,22 +283,11 @@ def test_the_src_packages_import_downward_only():
     modules, edges = _python_imports()
     rank = {p: i for i, p in enumerate(PACKAGE_ORDER)}
     src = {m for m in modules if m.startswith("uir._src.")}
-    assert all(_package(m) in rank for m in src if m != "uir._src"), sorted(
-        m for m in src if m != "uir._src" and _package(m) not in rank
-    )
-    wrong = []
-    for m in sorted(src):
-        for d, lines in edges[m].items():
-            pm, pd = _package(m), _package(d)
-            if pm is None or pd is None or rank[pd] <= rank[pm]:
-                continue
-            if m in PACKAGE_KNOWN and pd == "numpy":
-                continue
-            wrong.append(f"{m} imports {d} (line {lines[0]})")
+    assert all(_package(m) in rank for m in src), sorted(m for m in src if _package(m) not in rank)
+    wrong = [
+        f"{m} imports {d} (line {lines[0]})"
+        for m in sorted(src)
+        for d, lines in edges[m].items()
+        if _package(d) is not None and rank[_package(d)] > rank[_package(m)]
+    ]
     assert not wrong, "\n".join(wrong)
-
-
-def test_the_known_upward_imports_still_exist():
-    _, edges = _python_imports()
-    for m in PACKAGE_KNOWN:
-        assert any(_package(d) == "numpy" for d in edges[m]), f"{m} no longer imports numpy"

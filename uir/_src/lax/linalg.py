@@ -22,11 +22,89 @@ from uir._src.core import dtypes, ops
 from uir._src.core.eager import eager
 from uir._src.core.ops import asarray, fail
 from uir._src.lax import control_flow
-from uir._src.numpy import creation, manipulation, products, reductions, ufuncs
-from uir._src.numpy.util import public_asarray
+from uir._src.lax.elementwise import _conjugate
+from uir._src.lax.lax import reduce_max, reduce_sum
 
 _PREFIX = {"float32": "s", "float64": "d", "complex64": "c", "complex128": "z"}
 _INT = np.dtype(np.int32)
+
+
+# The array helpers the decompositions below need, on the core's emitters
+# and lax's reductions (lax calls none of NumPy's functions).
+def _where(condition, x, y):
+    return ops.select(condition, x, y, "where")
+
+
+def _zeros(shape, dtype):
+    return ops.broadcast_to(asarray(np.zeros((), np.dtype(dtype))), tuple(shape))
+
+
+def _iota(n: int, dtype=_INT):
+    return ops.iota(np.dtype(dtype), (n,), 0)
+
+
+def _sum(x, axis=None, keepdims: bool = False):
+    x = asarray(x)
+    axes = tuple(range(x.ndim)) if axis is None else (ops.normalize_axis(axis, x.ndim, "sum"),)
+    out = reduce_sum(x, axes)
+    if keepdims:
+        out = ops.reshape(out, tuple(1 if i in axes else s for i, s in enumerate(x.shape)))
+    return out
+
+
+def _triangle(x, k: int, lower: bool):
+    """x with the entries above (lower) or below the k-th diagonal of its
+    last two dimensions set to zero, as numpy.tril and numpy.triu."""
+    x = asarray(x)
+    m, n = x.shape[-2], x.shape[-1]
+    rows = ops.iota(np.dtype(np.int64), (m, n), 0)
+    cols = ops.iota(np.dtype(np.int64), (m, n), 1)
+    offset = ops.binary("subtract", cols, rows)
+    keep = ops.compare(offset, asarray(np.int64(k)), "LE" if lower else "GE", "tri")
+    return ops.select(keep, x, asarray(np.zeros((), x.dtype)), "tri")
+
+
+def _tril(x, k: int = 0):
+    return _triangle(x, k, True)
+
+
+def _triu(x, k: int = 0):
+    return _triangle(x, k, False)
+
+
+def _eye(n: int, m: int | None = None, dtype=np.float32):
+    m = n if m is None else m
+    on = ops.compare(
+        ops.iota(np.dtype(np.int32), (n, m), 0),
+        ops.iota(np.dtype(np.int32), (n, m), 1),
+        "EQ",
+        "eye",
+    )
+    return ops.convert(on, np.dtype(dtype))
+
+
+def _concatenate(xs, axis: int):
+    return ops.concatenate(xs, axis)
+
+
+def _sqrt(x):
+    return ops.unary("sqrt", x)
+
+
+def _abs(x):
+    return ops.unary("abs", x)
+
+
+def _max(x):
+    x = asarray(x)
+    return reduce_max(x, tuple(range(x.ndim)))
+
+
+def _matmul(a, b):
+    """a @ b over the last two dimensions, the leading ones batched."""
+    a, b = asarray(a), asarray(b)
+    batch = tuple(range(a.ndim - 2))
+    return ops.dot(a, b, ((a.ndim - 1,), (b.ndim - 2,)), (batch, batch), "matmul")
 
 
 def _real_dtype(dtype) -> np.dtype:
@@ -91,16 +169,16 @@ def _nan_unless(ok, x):
     """x where `ok` (one flag per matrix or vector of the batch), NaN
     elsewhere: JAX's answer to a failed factorization."""
     extra = x.ndim - ok.ndim
-    flag = manipulation.reshape(ok, ok.shape + (1,) * extra)
-    return ufuncs.where(flag, x, public_asarray(np.nan, dtype=x.dtype))
+    flag = ops.reshape(ok, ok.shape + (1,) * extra)
+    return _where(flag, x, asarray(np.array(np.nan, x.dtype)))
 
 
 def _swap_last(x):
-    return manipulation.swapaxes(x, -1, -2)
+    return ops.moveaxis(x, -1, -2)
 
 
 def _h(x):
-    return ufuncs.conj(_swap_last(x)) if dtypes.is_complex(x.dtype) else _swap_last(x)
+    return _conjugate(_swap_last(x)) if dtypes.is_complex(x.dtype) else _swap_last(x)
 
 
 def _symmetrize(a):
@@ -135,7 +213,7 @@ def triangular_solve(
             f"(left_side={left_side}: a is [..., {k}, {k}] with b's batch dimensions)",
         )
     if conjugate_a and not transpose_a and dtypes.is_complex(a.dtype):
-        a = ufuncs.conj(a)
+        a = _conjugate(a)
     trans = ("C" if conjugate_a and dtypes.is_complex(a.dtype) else "T") if transpose_a else "N"
     (x,) = _lapack(
         "trsm",
@@ -164,14 +242,14 @@ def lu_pivots_to_permutation(pivots, permutation_size: int):
     perm = ops.iota(_INT, (*batch, m), len(batch))
     if m == 0 or k == 0:
         return perm
-    index = creation.arange(m, dtype=_INT)
-    swaps_index = creation.arange(k, dtype=_INT)
+    index = _iota(m)
+    swaps_index = _iota(k)
 
     def swap(i, perm):
-        j = reductions.sum(ufuncs.where(swaps_index == i, pivots, 0), axis=-1, keepdims=True)
-        x = reductions.sum(ufuncs.where(index == i, perm, 0), axis=-1, keepdims=True)
-        y = reductions.sum(ufuncs.where(index == j, perm, 0), axis=-1, keepdims=True)
-        return ufuncs.where(index == i, y, ufuncs.where(index == j, x, perm))
+        j = _sum(_where(swaps_index == i, pivots, 0), axis=-1, keepdims=True)
+        x = _sum(_where(index == i, perm, 0), axis=-1, keepdims=True)
+        y = _sum(_where(index == j, perm, 0), axis=-1, keepdims=True)
+        return _where(index == i, y, _where(index == j, x, perm))
 
     return control_flow.fori_loop(0, k, swap, perm)
 
@@ -212,7 +290,7 @@ def cholesky(x, *, symmetrize_input: bool = True):
         config={"uplo": "L"},
         name="cholesky",
     )
-    return creation.tril(_nan_unless(info == 0, factor))
+    return _tril(_nan_unless(info == 0, factor))
 
 
 @eager
@@ -282,7 +360,7 @@ def qr(x, *, pivoting: bool = False, full_matrices: bool = True):
     *batch, m, n = a.shape
     p = None
     if pivoting:
-        jpvt = creation.zeros((*batch, n), _INT)
+        jpvt = _zeros((*batch, n), _INT)
         r, p, taus = _lapack(
             "geqp3",
             [a, jpvt],
@@ -296,12 +374,12 @@ def qr(x, *, pivoting: bool = False, full_matrices: bool = True):
     if m < n:
         q = householder_product(r[..., :m, :m], taus)
     elif full_matrices:
-        zero = creation.zeros((*batch, m, m - n), a.dtype)
-        q = householder_product(manipulation.concatenate([r, zero], axis=-1), taus)
+        zero = _zeros((*batch, m, m - n), a.dtype)
+        q = householder_product(_concatenate([r, zero], axis=-1), taus)
     else:
         q = householder_product(r, taus)
         r = r[..., :n, :n]
-    r = creation.triu(r)
+    r = _triu(r)
     return (q, r, p) if pivoting else (q, r)
 
 
@@ -329,12 +407,12 @@ def eigh(x, *, lower: bool = True, symmetrize_input: bool = True, sort_eigenvalu
 
 def _empty_svd(a, full_matrices: bool, compute_uv: bool):
     *batch, m, n = a.shape
-    s = creation.zeros((*batch, 0), _real_dtype(a.dtype))
+    s = _zeros((*batch, 0), _real_dtype(a.dtype))
     if not compute_uv:
         return (s,)
 
     def eye(k, cols):
-        return manipulation.broadcast_to(creation.eye(k, cols, dtype=a.dtype), (*batch, k, cols))
+        return ops.broadcast_to(_eye(k, cols, dtype=a.dtype), (*batch, k, cols))
 
     u = eye(m, m if full_matrices else 0)
     vh = eye(n if full_matrices else 0, n)
@@ -524,9 +602,9 @@ def symmetric_product(a_matrix, c_matrix, *, alpha=1.0, beta=0.0, symmetrize_out
     """alpha a a^T + beta c; with symmetrize_output the upper triangle
     mirrors the lower one."""
     a, c = ops.promote("lax.linalg.symmetric_product", asarray(a_matrix), asarray(c_matrix))
-    out = alpha * products.matmul(a, _swap_last(a)) + beta * c
+    out = alpha * _matmul(a, _swap_last(a)) + beta * c
     if symmetrize_output:
-        out = creation.tril(out) + _swap_last(creation.tril(out, -1))
+        out = _tril(out) + _swap_last(_tril(out, -1))
     return out
 
 
@@ -541,26 +619,26 @@ def cholesky_update(r_matrix, w_vector):
             "lax.linalg.cholesky_update",
             f"needs an n x n factor and an n-vector, got {ops.describe(r)} and {ops.describe(w)}",
         )
-    index = creation.arange(n, dtype=_INT)
+    index = _iota(n)
     for k in range(n):
         x, y = r[k, k], w[k]
-        big = ufuncs.maximum(ufuncs.abs(x), ufuncs.abs(y))
-        safe = ufuncs.where(y == 0, 1, big)
+        big = ops.binary("maximum", ops.unary("abs", x), ops.unary("abs", y))
+        safe = _where(y == 0, 1, big)
         xs, ys = x / safe, y / safe
-        rh = 1 / ufuncs.sqrt(xs * xs + ys * ys)
-        c = ufuncs.where(y == 0, 1, xs * rh).astype(r.dtype)
-        s = ufuncs.where(y == 0, 0, -ys * rh).astype(r.dtype)
+        rh = 1 / _sqrt(xs * xs + ys * ys)
+        c = _where(y == 0, 1, xs * rh).astype(r.dtype)
+        s = _where(y == 0, 0, -ys * rh).astype(r.dtype)
         row = r[k, :]
         new_row = c * row - s * w
         w = c * w + s * row
-        r = ufuncs.where(manipulation.expand_dims(index == k, -1), new_row, r)
+        r = _where(ops.reshape(index == k, (*(index == k).shape, 1)), new_row, r)
     return r
 
 
 def _qdwh_qr_step(u, params):
     a_minus_e_by_sqrt_c, sqrt_c, e = params
     m, n = u.shape
-    y = manipulation.concatenate([sqrt_c * u, creation.eye(n, dtype=u.dtype)], axis=0)
+    y = _concatenate([sqrt_c * u, _eye(n, dtype=u.dtype)], axis=0)
     q, _ = qr(y, full_matrices=False)
     return e * u + a_minus_e_by_sqrt_c * (q[:m] @ _h(q[m:]))
 
@@ -568,19 +646,17 @@ def _qdwh_qr_step(u, params):
 def _qdwh_cholesky_step(u, params):
     a_minus_e, c, e = params
     n = u.shape[1]
-    x = c * (_h(u) @ u) + creation.eye(n, dtype=u.dtype)
+    x = c * (_h(u) @ u) + _eye(n, dtype=u.dtype)
     y = cholesky(x, symmetrize_input=False)
-    z = ufuncs.conj(
-        triangular_solve(y, _swap_last(u), left_side=True, lower=True, conjugate_a=True)
-    )
+    z = _conjugate(triangular_solve(y, _swap_last(u), left_side=True, lower=True, conjugate_a=True))
     z = _h(triangular_solve(y, z, left_side=True, lower=True, transpose_a=True, conjugate_a=True))
     return e * u + a_minus_e * z
 
 
 def _frobenius(x):
     """sqrt of the sum of |x|^2: the Frobenius norm of a matrix."""
-    magnitude = ufuncs.abs(x)
-    return ufuncs.sqrt(reductions.sum(magnitude * magnitude))
+    magnitude = _abs(x)
+    return _sqrt(_sum(magnitude * magnitude))
 
 
 @eager
@@ -601,10 +677,10 @@ def qdwh(x, *, is_hermitian: bool = False, max_iterations=None, eps=None, dynami
         )
     max_iterations = 10 if max_iterations is None else int(max_iterations)
     eps = float(np.finfo(np.dtype(_real_dtype(x.dtype))).eps) if eps is None else float(eps)
-    magnitude = ufuncs.abs(x)
-    one_norm = reductions.max(reductions.sum(magnitude, axis=0))  # the largest column sum
-    inf_norm = reductions.max(reductions.sum(magnitude, axis=1))  # the largest row sum
-    alpha_inverse = ufuncs.where(one_norm == 0, 1, 1 / ufuncs.sqrt(one_norm * inf_norm))
+    magnitude = _abs(x)
+    one_norm = _max(_sum(magnitude, axis=0))  # the largest column sum
+    inf_norm = _max(_sum(magnitude, axis=1))  # the largest row sum
+    alpha_inverse = _where(one_norm == 0, 1, 1 / _sqrt(one_norm * inf_norm))
     u = x * alpha_inverse.astype(x.dtype)
     tol_l = 10.0 * eps / 2.0
     tol_norm = tol_l ** (1 / 3)
@@ -625,7 +701,7 @@ def qdwh(x, *, is_hermitian: bool = False, max_iterations=None, eps=None, dynami
             chol_coefs.append((a - b / c, c, b / c))
     for params in qr_coefs:
         u = _qdwh_qr_step(u, params)
-    converged = public_asarray(False)
+    converged = asarray(False)
     for params in chol_coefs:
         previous = u
         u = _qdwh_cholesky_step(u, params)
@@ -641,7 +717,7 @@ def qdwh(x, *, is_hermitian: bool = False, max_iterations=None, eps=None, dynami
         new = _qdwh_cholesky_step(u, (3 - 1 / 3, 3, 1 / 3))
         return i + 1, new, ~(_frobenius(new - u) > tol_norm)
 
-    start = (public_asarray(np.int32(len(qr_coefs) + len(chol_coefs))), u, converged)
+    start = (asarray(np.int32(len(qr_coefs) + len(chol_coefs))), u, converged)
     num_iters, u, converged = control_flow.while_loop(cond, body, start)
     u = 1.5 * u - 0.5 * u @ (_h(u) @ u)
     h = _h(u) @ x
