@@ -71,14 +71,22 @@ std::optional<IndexMap> Unravel(const Linear& l, const std::vector<int64_t>& siz
   return digits;
 }
 
-bool Builder::Run(std::string* reason) {
+BuildOutcome Builder::Run() {
+  BuildOutcome out;
   try {
     Build();
-    return true;
+  } catch (const SplitRequest& split) {
+    out.kind = BuildOutcome::Kind::kSplit;
+    out.split = split;
+    out.full_extents = full_;
+  } catch (const MaterializeRequest& request) {
+    out.kind = BuildOutcome::Kind::kMaterialize;
+    out.value = request.inst;
   } catch (const std::string& why) {
-    *reason = why;
-    return false;
+    out.kind = BuildOutcome::Kind::kRefusal;
+    out.reason = why;
   }
+  return out;
 }
 
 bool Builder::IsLeaf(const HloInstruction* inst, int64_t* index) const {

@@ -50,6 +50,20 @@ struct MaterializeRequest {
 
 using Scratch = std::vector<const HloInstruction*>;
 
+// What building one tile program came to: the program, a cut of the
+// iteration box it needs first (with the whole space's extents), a value
+// to compute into scratch memory first, or a refusal with its reason.
+// Builder::Run returns it; the requests above only unwind the builder's
+// recursion to Run.
+struct BuildOutcome {
+  enum class Kind : uint8_t { kProgram, kSplit, kMaterialize, kRefusal };
+  Kind kind = Kind::kProgram;
+  SplitRequest split{};
+  std::vector<int64_t> full_extents;      // kSplit
+  const HloInstruction* value = nullptr;  // kMaterialize
+  std::string reason;                     // kRefusal
+};
+
 // A pad with interior padding goes to scratch in two programs: the padding
 // value everywhere, then the operand's elements at their strided places.
 enum class PadPart : uint8_t { kNone, kFill, kCopy };
@@ -78,8 +92,8 @@ class Builder {
     p_.name = sub_root != nullptr ? fusion.name() + ".scratch." + sub_root->name() : fusion.name();
   }
 
-  // Throws SplitRequest when the box must be cut first.
-  bool Run(std::string* reason);
+  // Builds the program into the TileProgram given at construction.
+  BuildOutcome Run();
 
   const std::vector<int64_t>& full_extents() const { return full_; }
 

@@ -59,10 +59,12 @@ namespace {
 using namespace detail;  // NOLINT(build/namespaces): the builder's types
 
 // The pieces of the program computing `sub_root` (the fusion's outputs when
-// null), appended to `programs`. Throws MaterializeRequest.
-bool BuildPieces(const HloInstruction& fusion, const Scratch& scratch,
-                 const HloInstruction* sub_root, std::vector<TileProgram>* programs,
-                 std::string* reason, PadPart pad_part = PadPart::kNone) {
+// null), appended to `programs`: the iteration box cut where a piecewise
+// access asks, box by box. Returns kProgram, a kRefusal, or the
+// kMaterialize a piece asked for.
+BuildOutcome BuildPieces(const HloInstruction& fusion, const Scratch& scratch,
+                         const HloInstruction* sub_root, std::vector<TileProgram>* programs,
+                         PadPart pad_part = PadPart::kNone) {
   struct Box {
     std::vector<int64_t> lo, extents;
   };
@@ -70,44 +72,40 @@ bool BuildPieces(const HloInstruction& fusion, const Scratch& scratch,
   std::vector<Box> work{Box{}};
   while (!work.empty()) {
     if (programs->size() + pieces.size() + work.size() > kMaxPieces) {
-      *reason = "more than " + std::to_string(kMaxPieces) + " pieces";
-      return false;
+      BuildOutcome refused;
+      refused.kind = BuildOutcome::Kind::kRefusal;
+      refused.reason = "more than " + std::to_string(kMaxPieces) + " pieces";
+      return refused;
     }
     Box box = std::move(work.back());
     work.pop_back();
     TileProgram p;
-    try {
-      Builder b(fusion, p, box.lo, box.extents, scratch, sub_root, pad_part);
-      if (!b.Run(reason)) return false;
+    Builder b(fusion, p, box.lo, box.extents, scratch, sub_root, pad_part);
+    BuildOutcome outcome = b.Run();
+    if (outcome.kind != BuildOutcome::Kind::kSplit) {
+      if (outcome.kind != BuildOutcome::Kind::kProgram) return outcome;
       if (!box.lo.empty()) p.name += ".piece" + std::to_string(pieces.size());
-    } catch (const SplitRequest& split) {
-      if (box.lo.empty()) {
-        // The whole space: the builder learnt its extents before splitting.
-        TileProgram probe_program;
-        Builder probe(fusion, probe_program, {}, {}, scratch, sub_root, pad_part);
-        try {
-          probe.Run(reason);
-        } catch (const SplitRequest&) {
-        }
-        box.lo.assign(probe.full_extents().size(), 0);
-        box.extents = probe.full_extents();
-      }
-      std::vector<int64_t> cuts = split.points;
-      cuts.push_back(box.extents[split.dim]);
-      for (auto it = cuts.rbegin(); it != cuts.rend(); ++it) {
-        const int64_t end = *it;
-        const int64_t begin = std::next(it) == cuts.rend() ? 0 : *std::next(it);
-        Box piece = box;
-        piece.lo[split.dim] += begin;
-        piece.extents[split.dim] = end - begin;
-        if (end > begin) work.push_back(std::move(piece));
-      }
+      pieces.push_back(std::move(p));
       continue;
     }
-    pieces.push_back(std::move(p));
+    if (box.lo.empty()) {  // the whole space, whose extents the builder learnt
+      box.lo.assign(outcome.full_extents.size(), 0);
+      box.extents = outcome.full_extents;
+    }
+    const SplitRequest& split = outcome.split;
+    std::vector<int64_t> cuts = split.points;
+    cuts.push_back(box.extents[split.dim]);
+    for (auto it = cuts.rbegin(); it != cuts.rend(); ++it) {
+      const int64_t end = *it;
+      const int64_t begin = std::next(it) == cuts.rend() ? 0 : *std::next(it);
+      Box piece = box;
+      piece.lo[split.dim] += begin;
+      piece.extents[split.dim] = end - begin;
+      if (end > begin) work.push_back(std::move(piece));
+    }
   }
   for (TileProgram& p : pieces) programs->push_back(std::move(p));
-  return true;
+  return BuildOutcome{};
 }
 
 }  // namespace
@@ -125,43 +123,63 @@ bool BuildTileProgram(const HloInstruction& fusion, std::vector<TileProgram>* pr
     }
     return false;
   };
+  // One outcome: done (true), refused (false, with the reason), or a
+  // value to materialize first (nullopt).
+  auto settle = [&](const BuildOutcome& o) -> std::optional<bool> {
+    if (o.kind == BuildOutcome::Kind::kRefusal) {
+      *reason = o.reason;
+      return false;
+    }
+    return o.kind == BuildOutcome::Kind::kProgram ? std::optional<bool>(true) : std::nullopt;
+  };
   if (interior(&fusion)) {
     programs->clear();
-    return BuildPieces(fusion, scratch, nullptr, programs, reason, PadPart::kFill) &&
-           BuildPieces(fusion, scratch, nullptr, programs, reason, PadPart::kCopy);
-  }
-  while (true) {
-    programs->clear();
-    try {
-      for (const HloInstruction* s : scratch) {
-        if (s == library) continue;
-        if (interior(s)) {
-          if (!BuildPieces(fusion, scratch, s, programs, reason, PadPart::kFill) ||
-              !BuildPieces(fusion, scratch, s, programs, reason, PadPart::kCopy)) {
-            return false;
-          }
-        } else if (!BuildPieces(fusion, scratch, s, programs, reason)) {
-          return false;
-        }
-      }
-      if (!BuildPieces(fusion, scratch, nullptr, programs, reason)) return false;
-      if (scratch_out != nullptr) *scratch_out = scratch;
-      return true;
-    } catch (const MaterializeRequest& request) {
-      if (std::find(scratch.begin(), scratch.end(), request.inst) != scratch.end() ||
-          scratch.size() >= 8) {
-        *reason = "%" + request.inst->name() + " cannot be computed apart";
+    for (const PadPart part : {PadPart::kFill, PadPart::kCopy}) {
+      const BuildOutcome o = BuildPieces(fusion, scratch, nullptr, programs, part);
+      if (o.kind == BuildOutcome::Kind::kMaterialize) {
+        *reason = "%" + o.value->name() + " cannot be computed apart";
         return false;
       }
-      scratch.push_back(request.inst);
-      // Operands before users: a scratch value may read an earlier one.
-      const auto order = fusion.called_computations().at(0)->MakeInstructionPostOrder();
-      std::sort(scratch.begin(), scratch.end(),
-                [&](const HloInstruction* a, const HloInstruction* b) {
-                  return std::find(order.begin(), order.end(), a) <
-                         std::find(order.begin(), order.end(), b);
-                });
+      if (!*settle(o)) return false;
     }
+    return true;
+  }
+  // Programs for the scratch values (operands before users), then for the
+  // outputs; a value a piece asks to materialize joins the scratch values
+  // and everything is built again (at most 8 of them).
+  while (true) {
+    programs->clear();
+    BuildOutcome o;
+    for (const HloInstruction* s : scratch) {
+      if (s == library) continue;
+      if (interior(s)) {
+        o = BuildPieces(fusion, scratch, s, programs, PadPart::kFill);
+        if (o.kind == BuildOutcome::Kind::kProgram) {
+          o = BuildPieces(fusion, scratch, s, programs, PadPart::kCopy);
+        }
+      } else {
+        o = BuildPieces(fusion, scratch, s, programs);
+      }
+      if (o.kind != BuildOutcome::Kind::kProgram) break;
+    }
+    if (o.kind == BuildOutcome::Kind::kProgram) o = BuildPieces(fusion, scratch, nullptr, programs);
+    if (const std::optional<bool> done = settle(o)) {
+      if (*done && scratch_out != nullptr) *scratch_out = scratch;
+      return *done;
+    }
+    if (std::find(scratch.begin(), scratch.end(), o.value) != scratch.end() ||
+        scratch.size() >= 8) {
+      *reason = "%" + o.value->name() + " cannot be computed apart";
+      return false;
+    }
+    scratch.push_back(o.value);
+    // Operands before users: a scratch value may read an earlier one.
+    const auto order = fusion.called_computations().at(0)->MakeInstructionPostOrder();
+    std::sort(scratch.begin(), scratch.end(),
+              [&](const HloInstruction* a, const HloInstruction* b) {
+                return std::find(order.begin(), order.end(), a) <
+                       std::find(order.begin(), order.end(), b);
+              });
   }
 }
 
