@@ -15,7 +15,7 @@ import pytest
 
 import uir
 from uir import _core
-from uir._src.core.backend import _compile_options
+from uir._src.core.compile_options import compile_options as _compile_options
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 TABLE = _core.codegen.compile_flags()

@@ -218,3 +218,35 @@ class Profile:
         """Writes chrome_trace() as JSON to `path`."""
         with open(path, "w", encoding="utf-8") as f:
             json.dump(self.chrome_trace(), f)
+
+
+def profile_executable(exe, arrays, roofline=None, warmup: int = 1, loop_bodies: bool = False):
+    """Executable.profile: `warmup` untimed runs, then one with every thunk
+    timed (or, with `loop_bodies`, the executable compiled again with
+    loop-body timers)."""
+    from uir._src.core.errors import ArgumentError
+    from uir._src.core.evaluate import _check_argument
+
+    if exe._exe is None:
+        raise ValueError(
+            f"{exe.module.name} runs on the {exe.backend!r} backend; profiles time "
+            "compiled code (backend='cpu')"
+        )
+    dynamic = exe._dynamic
+    original = arrays
+    if dynamic is not None:
+        arrays = dynamic.pad(arrays)
+    params = exe.module.entry.parameters
+    if len(arrays) != len(params):
+        raise ArgumentError(f"{exe.module.name} takes {len(params)} arguments, got {len(arrays)}")
+    checked = [_check_argument(p, a) for p, a in zip(params, arrays, strict=True)]
+    code = exe._timed_exe() if loop_bodies else exe._exe
+    for _ in range(warmup):
+        code.run(checked, [])
+    bodies = code.loop_body_times(reset=True) if loop_bodies else None
+    result, events, call_ns = code.profile(checked)
+    if loop_bodies:
+        bodies = code.loop_body_times(reset=True)
+    if dynamic is not None:
+        result = dynamic.crop(result, original)
+    return Profile(exe.module.name, result, events, call_ns, roofline or machine_roofline(), bodies)
