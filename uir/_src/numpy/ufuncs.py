@@ -10,7 +10,7 @@ from uir._src.core.eager import eager
 from uir._src.core.ops import asarray, fail
 from uir._src.core.tracing import Tracer
 from uir._src.lax import control_flow, elementwise
-from uir._src.lax.elementwise import _conjugate, _imag_part, _next_float, _real_part
+from uir._src.lax.elementwise import _next_float, _real_part
 from uir._src.lax.lax import _filled, bitcast_convert_type
 from uir._src.numpy.util import public_asarray
 
@@ -433,15 +433,9 @@ def real(x):
     return _real_part(asarray(x))
 
 
-@eager
-def imag(x):
-    return _imag_part(asarray(x))
-
-
-@eager
-def conj(x):
-    return _conjugate(asarray(x))
-
+# jax.numpy's imag and conj are lax's (every dtype; zeros and x itself
+# for real x).
+imag, conj = elementwise.imag, elementwise.conj
 
 conjugate = conj
 
