@@ -22,8 +22,9 @@ from uir._src.core import dtypes, ops
 from uir._src.core.eager import eager
 from uir._src.core.ops import asarray, fail
 from uir._src.lax import control_flow
+from uir._src.lax import elementwise as ew
 from uir._src.lax.elementwise import _conjugate
-from uir._src.lax.lax import reduce_max, reduce_sum
+from uir._src.lax.lax import _filled, reduce_max, reduce_sum
 
 _PREFIX = {"float32": "s", "float64": "d", "complex64": "c", "complex128": "z"}
 _INT = np.dtype(np.int32)
@@ -31,14 +32,6 @@ _INT = np.dtype(np.int32)
 
 # The array helpers the decompositions below need, on the core's emitters
 # and lax's reductions (lax calls none of NumPy's functions).
-def _where(condition, x, y):
-    return ops.select(condition, x, y, "where")
-
-
-def _zeros(shape, dtype):
-    return ops.broadcast_to(asarray(np.zeros((), np.dtype(dtype))), tuple(shape))
-
-
 def _iota(n: int, dtype=_INT):
     return ops.iota(np.dtype(dtype), (n,), 0)
 
@@ -81,18 +74,6 @@ def _eye(n: int, m: int | None = None, dtype=np.float32):
         "eye",
     )
     return ops.convert(on, np.dtype(dtype))
-
-
-def _concatenate(xs, axis: int):
-    return ops.concatenate(xs, axis)
-
-
-def _sqrt(x):
-    return ops.unary("sqrt", x)
-
-
-def _abs(x):
-    return ops.unary("abs", x)
 
 
 def _max(x):
@@ -170,7 +151,7 @@ def _nan_unless(ok, x):
     elsewhere: JAX's answer to a failed factorization."""
     extra = x.ndim - ok.ndim
     flag = ops.reshape(ok, ok.shape + (1,) * extra)
-    return _where(flag, x, asarray(np.array(np.nan, x.dtype)))
+    return ops.select(flag, x, asarray(np.array(np.nan, x.dtype)))
 
 
 def _swap_last(x):
@@ -246,10 +227,10 @@ def lu_pivots_to_permutation(pivots, permutation_size: int):
     swaps_index = _iota(k)
 
     def swap(i, perm):
-        j = _sum(_where(swaps_index == i, pivots, 0), axis=-1, keepdims=True)
-        x = _sum(_where(index == i, perm, 0), axis=-1, keepdims=True)
-        y = _sum(_where(index == j, perm, 0), axis=-1, keepdims=True)
-        return _where(index == i, y, _where(index == j, x, perm))
+        j = _sum(ops.select(swaps_index == i, pivots, 0), axis=-1, keepdims=True)
+        x = _sum(ops.select(index == i, perm, 0), axis=-1, keepdims=True)
+        y = _sum(ops.select(index == j, perm, 0), axis=-1, keepdims=True)
+        return ops.select(index == i, y, ops.select(index == j, x, perm))
 
     return control_flow.fori_loop(0, k, swap, perm)
 
@@ -360,7 +341,7 @@ def qr(x, *, pivoting: bool = False, full_matrices: bool = True):
     *batch, m, n = a.shape
     p = None
     if pivoting:
-        jpvt = _zeros((*batch, n), _INT)
+        jpvt = _filled((*batch, n), 0, _INT)
         r, p, taus = _lapack(
             "geqp3",
             [a, jpvt],
@@ -374,8 +355,8 @@ def qr(x, *, pivoting: bool = False, full_matrices: bool = True):
     if m < n:
         q = householder_product(r[..., :m, :m], taus)
     elif full_matrices:
-        zero = _zeros((*batch, m, m - n), a.dtype)
-        q = householder_product(_concatenate([r, zero], axis=-1), taus)
+        zero = _filled((*batch, m, m - n), 0, a.dtype)
+        q = householder_product(ops.concatenate([r, zero], axis=-1), taus)
     else:
         q = householder_product(r, taus)
         r = r[..., :n, :n]
@@ -407,7 +388,7 @@ def eigh(x, *, lower: bool = True, symmetrize_input: bool = True, sort_eigenvalu
 
 def _empty_svd(a, full_matrices: bool, compute_uv: bool):
     *batch, m, n = a.shape
-    s = _zeros((*batch, 0), _real_dtype(a.dtype))
+    s = _filled((*batch, 0), 0, _real_dtype(a.dtype))
     if not compute_uv:
         return (s,)
 
@@ -623,22 +604,22 @@ def cholesky_update(r_matrix, w_vector):
     for k in range(n):
         x, y = r[k, k], w[k]
         big = ops.binary("maximum", ops.unary("abs", x), ops.unary("abs", y))
-        safe = _where(y == 0, 1, big)
+        safe = ops.select(y == 0, 1, big)
         xs, ys = x / safe, y / safe
-        rh = 1 / _sqrt(xs * xs + ys * ys)
-        c = _where(y == 0, 1, xs * rh).astype(r.dtype)
-        s = _where(y == 0, 0, -ys * rh).astype(r.dtype)
+        rh = 1 / ew.sqrt(xs * xs + ys * ys)
+        c = ops.select(y == 0, 1, xs * rh).astype(r.dtype)
+        s = ops.select(y == 0, 0, -ys * rh).astype(r.dtype)
         row = r[k, :]
         new_row = c * row - s * w
         w = c * w + s * row
-        r = _where(ops.reshape(index == k, (*(index == k).shape, 1)), new_row, r)
+        r = ops.select(ops.reshape(index == k, (*(index == k).shape, 1)), new_row, r)
     return r
 
 
 def _qdwh_qr_step(u, params):
     a_minus_e_by_sqrt_c, sqrt_c, e = params
     m, n = u.shape
-    y = _concatenate([sqrt_c * u, _eye(n, dtype=u.dtype)], axis=0)
+    y = ops.concatenate([sqrt_c * u, _eye(n, dtype=u.dtype)], axis=0)
     q, _ = qr(y, full_matrices=False)
     return e * u + a_minus_e_by_sqrt_c * (q[:m] @ _h(q[m:]))
 
@@ -655,8 +636,8 @@ def _qdwh_cholesky_step(u, params):
 
 def _frobenius(x):
     """sqrt of the sum of |x|^2: the Frobenius norm of a matrix."""
-    magnitude = _abs(x)
-    return _sqrt(_sum(magnitude * magnitude))
+    magnitude = ew.abs(x)
+    return ew.sqrt(_sum(magnitude * magnitude))
 
 
 @eager
@@ -677,10 +658,10 @@ def qdwh(x, *, is_hermitian: bool = False, max_iterations=None, eps=None, dynami
         )
     max_iterations = 10 if max_iterations is None else int(max_iterations)
     eps = float(np.finfo(np.dtype(_real_dtype(x.dtype))).eps) if eps is None else float(eps)
-    magnitude = _abs(x)
+    magnitude = ew.abs(x)
     one_norm = _max(_sum(magnitude, axis=0))  # the largest column sum
     inf_norm = _max(_sum(magnitude, axis=1))  # the largest row sum
-    alpha_inverse = _where(one_norm == 0, 1, 1 / _sqrt(one_norm * inf_norm))
+    alpha_inverse = ops.select(one_norm == 0, 1, 1 / ew.sqrt(one_norm * inf_norm))
     u = x * alpha_inverse.astype(x.dtype)
     tol_l = 10.0 * eps / 2.0
     tol_norm = tol_l ** (1 / 3)

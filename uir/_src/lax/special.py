@@ -19,33 +19,14 @@ from uir._src.core import dtypes, ops
 from uir._src.core.eager import eager
 from uir._src.core.ops import asarray
 from uir._src.lax import control_flow
+from uir._src.lax import elementwise as ew
 from uir._src.lax.elementwise import _FLOAT, _check, _same
+from uir._src.lax.lax import full_like
 
 
-# The elementwise ops the series below need, on the core's emitters (lax
-# calls none of NumPy's functions): Python scalars promote and arrays
-# broadcast as in NumPy; the arguments are floats, checked by the callers.
-def _op(opcode: str):
-    return lambda x: ops.unary(opcode, x)
-
-
-_abs, _cos, _exp, _floor = _op("abs"), _op("cosine"), _op("exponential"), _op("floor")
-_log, _log1p, _sign = _op("log"), _op("log-plus-one"), _op("sign")
-_sin, _sqrt = _op("sine"), _op("sqrt")
-
-
-def _where(condition, x, y):
-    return ops.select(condition, x, y, "where")
-
-
-def _power(x, y):
-    return ops.binary("power", x, y)
-
-
-def _fmod(x, y):
-    return ops.binary("remainder", x, y, "fmod")
-
-
+# What the series below need beyond lax's elementwise functions: NumPy's
+# tests and reduction on the core's emitters (lax calls none of NumPy's
+# functions); the arguments are floats, checked by the callers.
 def _isnan(x):
     x = asarray(x)
     return ops.compare(x, x, "NE", "isnan")
@@ -53,12 +34,7 @@ def _isnan(x):
 
 def _isinf(x):
     x = asarray(x)
-    return ops.compare(_abs(x), asarray(np.array(np.inf, x.dtype)), "EQ", "isinf")
-
-
-def _full_like(x, value):
-    x = asarray(x)
-    return ops.broadcast_to(asarray(np.array(value, x.dtype)), x.shape)
+    return ops.compare(ew.abs(x), asarray(np.array(np.inf, x.dtype)), "EQ", "isinf")
 
 
 def _any(x):
@@ -181,37 +157,37 @@ def _c(value, like):
 def _lanczos(x):
     """The shared Lanczos terms: (reflect, z, a, a', t, log t)."""
     reflect = x < 0.5
-    z = _where(reflect, -x, x - 1)
-    a = _full_like(x, _LANCZOS_BASE)
-    a_prime = _full_like(x, 0)
+    z = ops.select(reflect, -x, x - 1)
+    a = full_like(x, _LANCZOS_BASE)
+    a_prime = full_like(x, 0)
     for k, c in enumerate(_LANCZOS, 1):
         d = z + float(k)
         a = a + c / d
         a_prime = a_prime - c / (d * d)
     t = (_LANCZOS_G + 0.5) + z
-    log_t = _LOG_LANCZOS_T + _log1p(z / (_LANCZOS_G + 0.5))
+    log_t = _LOG_LANCZOS_T + ew.log1p(z / (_LANCZOS_G + 0.5))
     return reflect, z, a, a_prime, t, log_t
 
 
 def _lgamma(x):
     reflect, z, a, _, t, log_t = _lanczos(x)
     r = ((z + 0.5) - t / log_t) * log_t
-    lg = (_LOG_SQRT_2PI + r) + _log(a)
-    ax = _abs(x)
-    frac = ax - _floor(ax)
-    frac = _where(frac > 0.5, 1 - frac, frac)
-    den = _log(_sin(np.pi * frac))
-    lr = _where(ops.is_finite(den), (_LOG_PI - den) - lg, -den)
-    out = _where(reflect, lr, lg)
-    return _where(_isinf(x), _c(np.inf, x), out)
+    lg = (_LOG_SQRT_2PI + r) + ew.log(a)
+    ax = ew.abs(x)
+    frac = ax - ew.floor(ax)
+    frac = ops.select(frac > 0.5, 1 - frac, frac)
+    den = ew.log(ew.sin(np.pi * frac))
+    lr = ops.select(ops.is_finite(den), (_LOG_PI - den) - lg, -den)
+    out = ops.select(reflect, lr, lg)
+    return ops.select(_isinf(x), _c(np.inf, x), out)
 
 
 def _digamma(x):
     reflect, _, a, a_prime, t, log_t = _lanczos(x)
     d = (log_t + a_prime / a) - _LANCZOS_G / t
-    rx = x + _abs(_floor(x + 0.5))
-    d = _where(reflect, d - (np.pi * _cos(np.pi * rx)) / _sin(np.pi * rx), d)
-    return _where((x <= 0) & (x == _floor(x)), _c(np.nan, x), d)
+    rx = x + ew.abs(ew.floor(x + 0.5))
+    d = ops.select(reflect, d - (np.pi * ew.cos(np.pi * rx)) / ew.sin(np.pi * rx), d)
+    return ops.select((x <= 0) & (x == ew.floor(x)), _c(np.nan, x), d)
 
 
 _ZETA = (
@@ -231,33 +207,33 @@ _ZETA = (
 
 
 def _zeta(x, q):
-    s = _power(q, -x)
+    s = ew.pow(q, -x)
     acc = q
     for _ in range(9):
         acc = acc + 1
-        s = s + _power(acc, -x)
+        s = s + ew.pow(acc, -x)
     acc = acc + 1
-    qn = _power(acc, -x)
+    qn = ew.pow(acc, -x)
     corr = (qn * acc) / (x - 1)
     r2 = 1 / (acc * acc)
-    h = _full_like(x, 0)
+    h = full_like(x, 0)
     for i in range(11):
         h = ((x + float(22 - 2 * i)) * (x + float(21 - 2 * i))) * (r2 * (h + 1.0 / _ZETA[i]))
     tail = qn * (0.5 + (x / acc) * (1.0 / _ZETA[11] + h))
     out = (s + corr) + tail
     nan, inf = _c(np.nan, x), _c(np.inf, x)
-    x_int = x == _floor(x)
-    out = _where(x < 1, nan, out)
-    out = _where((q <= 0) & ~x_int, nan, out)
-    q_pole = (q <= 0) & (q == _floor(q))
-    out = _where(q_pole, _where(x_int & (_fmod(x, 2.0) == 0), inf, nan), out)
-    return _where(x == 1, inf, out)
+    x_int = x == ew.floor(x)
+    out = ops.select(x < 1, nan, out)
+    out = ops.select((q <= 0) & ~x_int, nan, out)
+    q_pole = (q <= 0) & (q == ew.floor(q))
+    out = ops.select(q_pole, ops.select(x_int & (ew.rem(x, 2.0) == 0), inf, nan), out)
+    return ops.select(x == 1, inf, out)
 
 
 def _chebyshev(x, coefficients):
-    b0 = _full_like(x, 0)
-    b1 = _full_like(x, 0)
-    b2 = _full_like(x, 0)
+    b0 = full_like(x, 0)
+    b1 = full_like(x, 0)
+    b2 = full_like(x, 0)
     for c in coefficients:
         b2 = b1
         b1 = b0
@@ -319,11 +295,11 @@ def _bessel(x, a, b, a_f32: int, b_f32: int, times_z: bool):
     a_f32 and b_f32 coefficients."""
     if x.dtype == np.float32:
         a, b = a[-a_f32:], b[-b_f32:]
-    z = _abs(x)
+    z = ew.abs(x)
     small = _chebyshev(0.5 * z - 2.0, a)
     small = z * small if times_z else small
-    large = _chebyshev(32.0 / z - 2.0, b) / _sqrt(z)
-    return _where(z <= 8.0, small, large)
+    large = _chebyshev(32.0 / z - 2.0, b) / ew.sqrt(z)
+    return ops.select(z <= 8.0, small, large)
 
 
 # --- the incomplete gamma functions -------------------------------------------------
@@ -349,12 +325,12 @@ def _igamma_series(ax, x, a, enabled):
         ans1 = ans + c1
         return (
             on & (c1 / ans1 > eps),
-            _where(on, r1, r),
-            _where(on, c1, c),
-            _where(on, ans1, ans),
+            ops.select(on, r1, r),
+            ops.select(on, c1, c),
+            ops.select(on, ans1, ans),
         )
 
-    one = _full_like(x, 1)
+    one = full_like(x, 1)
     _, _, _, ans = control_flow.while_loop(cond, body, (enabled, a, one, one))
     return (ans * ax) / a
 
@@ -368,7 +344,7 @@ def _igammac_fraction(ax, x, a, enabled):
     big = 1.0 / eps
     y = 1 - a
     z = x + y + 1
-    pkm2 = _full_like(x, 1)
+    pkm2 = full_like(x, 1)
     qkm2 = x
     pkm1 = x + 1
     qkm1 = z * x
@@ -385,13 +361,13 @@ def _igammac_fraction(ax, x, a, enabled):
         pk = pkm1 * z1 - pkm2 * yc
         qk = qkm1 * z1 - qkm2 * yc
         nonzero = qk != 0
-        r = pk / _where(nonzero, qk, 1)
-        t = _where(nonzero, _abs((ans - r) / r), 1)
-        ans1 = _where(nonzero, r, ans)
-        scale = _where(_abs(pk) > big, eps, 1).astype(x.dtype)
+        r = pk / ops.select(nonzero, qk, 1)
+        t = ops.select(nonzero, ew.abs((ans - r) / r), 1)
+        ans1 = ops.select(nonzero, r, ans)
+        scale = ops.select(ew.abs(pk) > big, eps, 1).astype(x.dtype)
         new = (y1, z1, pkm1 * scale, qkm1 * scale, pk * scale, qk * scale, ans1)
         old = (y, z, pkm2, qkm2, pkm1, qkm1, ans)
-        kept = tuple(_where(on, n, o) for n, o in zip(new, old, strict=True))
+        kept = tuple(ops.select(on, n, o) for n, o in zip(new, old, strict=True))
         return (on & (t > eps), c1, *kept)
 
     state = (enabled, asarray(np.int32(0)), y, z, pkm2, qkm2, pkm1, qkm1, ans)
@@ -399,24 +375,24 @@ def _igammac_fraction(ax, x, a, enabled):
 
 
 def _igamma_common(a, x):
-    ax = (a * _log(x) - x) - _lgamma(a)
+    ax = (a * ew.log(x) - x) - _lgamma(a)
     underflow = ax < -float(np.log(np.finfo(np.dtype(x.dtype)).max))
     domain = (x < 0) | (a < 0) | ((a == 0) & (x == 0)) | _isnan(a) | _isnan(x)
-    return _exp(ax), underflow, domain
+    return ew.exp(ax), underflow, domain
 
 
 def _igamma(a, x):
     ax, underflow, domain = _igamma_common(a, x)
     use_fraction = (x >= 1) & (x > a)
     enabled = ~((x == 0) | domain | underflow | _isinf(x) & (x > 0))
-    out = _where(
+    out = ops.select(
         use_fraction,
         1 - _igammac_fraction(ax, x, a, enabled & use_fraction),
         _igamma_series(ax, x, a, enabled & ~use_fraction),
     )
-    out = _where(x == 0, _c(0, x), out)
-    out = _where(_isinf(x) & (x > 0), _c(1, x), out)
-    return _where(domain, _c(np.nan, x), out)
+    out = ops.select(x == 0, _c(0, x), out)
+    out = ops.select(_isinf(x) & (x > 0), _c(1, x), out)
+    return ops.select(domain, _c(np.nan, x), out)
 
 
 def _igammac(a, x):
@@ -424,13 +400,13 @@ def _igammac(a, x):
     use_series = (x < 1) | (x < a)
     positive_inf = _isinf(x) & (x > 0)
     enabled = ~(domain | underflow | positive_inf | (a == 0))
-    out = _where(
+    out = ops.select(
         use_series,
         1 - _igamma_series(ax, x, a, enabled & use_series),
         _igammac_fraction(ax, x, a, enabled & ~use_series),
     )
-    out = _where(positive_inf | (a == 0), _c(0, x), out)
-    return _where(domain, _c(np.nan, x), out)
+    out = ops.select(positive_inf | (a == 0), _c(0, x), out)
+    return ops.select(domain, _c(np.nan, x), out)
 
 
 def _betainc(a, b, x):
@@ -446,9 +422,9 @@ def _betainc(a, b, x):
     )  # fmt: skip
     fast = x < (a + 1) / (a + b + 2)
     a, b, x = (
-        _where(fast, a, b),
-        _where(fast, b, a),
-        _where(fast, x, 1 - x),
+        ops.select(fast, a, b),
+        ops.select(fast, b, a),
+        ops.select(fast, x, 1 - x),
     )
     f32 = x.dtype == np.float32
     small = tol = _eps(x) / 2
@@ -460,8 +436,8 @@ def _betainc(a, b, x):
         even_first = -(a + b) * x / (a + 1)
         even = -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))
         odd = m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m))
-        value = _where(n % 2 == 0, _where(m == 0, even_first, even), odd)
-        return _where(n == 1, _full_like(x, 1), value)
+        value = ops.select(n % 2 == 0, ops.select(m == 0, even_first, even), odd)
+        return ops.select(n == 1, full_like(x, 1), value)
 
     def cond(state):
         return (state[0] < steps) & state[4]
@@ -470,35 +446,35 @@ def _betainc(a, b, x):
         n, h, c, d, _ = state
         an = numerator(n)
         c1 = 1 + an / c
-        c1 = _where(_abs(c1) < small, small, c1).astype(x.dtype)
+        c1 = ops.select(ew.abs(c1) < small, small, c1).astype(x.dtype)
         dd = 1 + an * d
-        dd = _where(_abs(dd) < small, small, dd).astype(x.dtype)
+        dd = ops.select(ew.abs(dd) < small, small, dd).astype(x.dtype)
         d1 = 1 / dd
         delta = c1 * d1
-        return n + 1, h * delta, c1, d1, _any(_abs(delta - 1) >= tol)
+        return n + 1, h * delta, c1, d1, _any(ew.abs(delta - 1) >= tol)
 
-    start = _full_like(x, small)
+    start = full_like(x, small)
     state = (
         asarray(np.int32(1)),
         start,
         start,
-        _full_like(x, 0),
+        full_like(x, 0),
         asarray(True),
     )
     h = control_flow.while_loop(cond, body, state)[1]
     tiny = 2 * float(np.finfo(np.dtype(x.dtype)).tiny)
-    log1m = _log1p(-x)
+    log1m = ew.log1p(-x)
     lb, lab = _lgamma(b), _lgamma(a + b)
-    f = _where(
+    f = ops.select(
         a < tiny,
-        _exp(log1m * b - (lb - lab)),
-        _exp(_log(x) * a + log1m * b - (_lgamma(a) + (lb - lab))) / a,
+        ew.exp(log1m * b - (lb - lab)),
+        ew.exp(ew.log(x) * a + log1m * b - (_lgamma(a) + (lb - lab))) / a,
     )
     out = h * f
-    out = _where(fast, out, 1 - out)
-    out = _where(zero, _c(0, x), out)
-    out = _where(one, _c(1, x), out)
-    return _where(invalid, nan, out)
+    out = ops.select(fast, out, 1 - out)
+    out = ops.select(zero, _c(0, x), out)
+    out = ops.select(one, _c(1, x), out)
+    return ops.select(invalid, nan, out)
 
 
 # --- jax.lax ---------------------------------------------------------------------------
@@ -527,7 +503,7 @@ bessel_i0e = _elementwise(
 bessel_i0e.__doc__ = "exp(-|x|) I0(x), elementwise."
 bessel_i1e = _elementwise(
     "bessel_i1e",
-    lambda x: _sign(x) * _bessel(x, _I1E_A, _I1E_B, 17, 7, times_z=True),
+    lambda x: ew.sign(x) * _bessel(x, _I1E_A, _I1E_B, 17, 7, times_z=True),
     1,
 )
 bessel_i1e.__doc__ = "exp(-|x|) I1(x), elementwise."
@@ -540,10 +516,10 @@ betainc.__doc__ = "The regularized incomplete beta function I_x(a, b)."
 
 
 def _polygamma(m, x):
-    sign = 2 * _fmod(m, 2.0) - 1
-    out = (sign * _exp(_lgamma(m + 1))) * _zeta(m + 1, x)
-    out = _where(m == 0, _digamma(x), out)
-    return _where((m != _floor(m)) | (m < 0), _c(np.nan, x), out)
+    sign = 2 * ew.rem(m, 2.0) - 1
+    out = (sign * ew.exp(_lgamma(m + 1))) * _zeta(m + 1, x)
+    out = ops.select(m == 0, _digamma(x), out)
+    return ops.select((m != ew.floor(m)) | (m < 0), _c(np.nan, x), out)
 
 
 polygamma = _elementwise("polygamma", _polygamma, 2)
