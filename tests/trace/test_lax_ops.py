@@ -437,6 +437,11 @@ MORE = [
     ("approx_max_k", lambda m: m.approx_max_k(V, 2)[0], lambda: -np.sort(-V, 1)[:, :2]),
     ("approx_min_k", lambda m: m.approx_min_k(V, 3)[0], lambda: np.sort(V, 1)[:, :3]),
     (
+        "approx_min_k along dim 0",
+        lambda m: m.approx_min_k(V, 2, reduction_dimension=0),
+        lambda: (np.sort(V, 0)[:2], np.argsort(V, 0, kind="stable")[:2]),
+    ),
+    (
         "associative_scan",
         lambda m: m.associative_scan(lambda a, b: a + b, V, axis=1),
         lambda: np.cumsum(V, 1),

@@ -776,12 +776,13 @@ def _approx_k(name: str, largest: bool):
     ):
         x = asarray(operand)
         ax = ops.normalize_axis(reduction_dimension, x.ndim, name)
-        if ax != x.ndim - 1:
-            x = ops.transpose(x, [d for d in range(x.ndim) if d != ax] + [ax])
-        if largest:
-            return top_k(x, k)
-        values, idx = top_k(ops.unary("negate", x), k)
-        return ops.unary("negate", values), idx
+        # top_k works along the last dimension: reduction_dimension is moved
+        # there and the k entries moved back to its place.
+        x = ops.moveaxis(x, ax, -1)
+        values, idx = top_k(x if largest else ops.unary("negate", x), k)
+        if not largest:
+            values = ops.unary("negate", values)
+        return ops.moveaxis(values, -1, ax), ops.moveaxis(idx, -1, ax)
 
     f.__name__ = name
     f.__doc__ = (
