@@ -338,7 +338,6 @@ class Interpreter {
   // the sram buffer, slot k for the group's k-th unit.
   void RunGroupOp(const IOp& op) {
     const int t = op.outputs[0], s = op.inputs[0];
-    const HloOpcode rop = op.kind == OpKind::kReduce ? FnOpcode(op.fn) : HloOpcode::kAdd;
     for (size_t at = 0; at < units_.size(); at += static_cast<size_t>(op.group_size)) {
       const Unit& leader = units_[at];
       const int64_t n = std::min<int64_t>(op.group_size, static_cast<int64_t>(units_.size() - at));
@@ -360,6 +359,7 @@ class Interpreter {
         return eval::Reshaped(ReadRaw(view, leader), dims);
       };
       if (op.kind == OpKind::kReduce) {
+        const HloOpcode rop = FnOpcode(op.fn);
         const ISlice& ts = g_.slices()[t];
         for (int64_t k = 0; k < n; ++k) {
           write_slot(k, Fold(rop, op.axis, Gather(s, units_[at + k]), "reduce"));
