@@ -293,6 +293,13 @@ def test_ops_inside_jit_equal_the_eager_ones():
         np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.parametrize(
+    "name, ref", [("add", np.add), ("mul", np.multiply), ("max", np.maximum), ("min", np.minimum)]
+)
+def test_add_mul_max_min_run_eagerly_too(name, ref):
+    np.testing.assert_array_equal(getattr(lax, name)(X, Y), ref(X, Y))
+
+
 # --- lax's rules -------------------------------------------------------------------------
 
 

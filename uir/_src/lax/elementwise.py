@@ -96,18 +96,22 @@ BINARY: dict[str, tuple[str, str]] = {
 }
 
 
+@eager
 def add(x, y):
     return ops.binary("add", x, y)
 
 
+@eager
 def mul(x, y):
     return ops.binary("multiply", x, y)
 
 
+@eager
 def max(x, y):
     return ops.binary("maximum", x, y)
 
 
+@eager
 def min(x, y):
     return ops.binary("minimum", x, y)
 
