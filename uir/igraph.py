@@ -9,6 +9,8 @@ from uir._src.core.igraph import (
     interpret,
     lower,
     parse,
+    plan,
+    plan_steps,
     verify,
 )
 
@@ -21,5 +23,7 @@ __all__ = [
     "interpret",
     "lower",
     "parse",
+    "plan",
+    "plan_steps",
     "verify",
 ]

@@ -1,12 +1,17 @@
-// Emits an iGraph as one LLVM function: a loop over parallel ids, in it the
-// prologue, the loop over loop ids with the body, and the epilogue; each
-// iOp a loop nest over its slice's rows and columns whose inner loop the
-// loop vectorizer turns into vector code. reg and sram iPointers live in
-// the caller's scratch, dram ones in the buffers.
+// Emits a planned iGraph as one LLVM function: a loop over parallel ids,
+// in it the prologue, the loop over loop ids with the body, and the
+// epilogue. It carries out the iGraph's plan (kernel_plan.h) and decides
+// nothing of its own: in the loops form each iOp is a loop nest over its
+// slice's rows and columns (rows innermost, or block transposes, where the
+// plan says), in the rows form each row runs through the plan's column
+// loops, in the coalesced form a range of parallel ids is one column loop;
+// prefetches go where the plan puts them. The loop vectorizer turns the
+// inner loops into vector code. reg and sram iPointers live in the
+// caller's scratch, dram ones in the buffers.
 //
 // Over 1,000 lines, kept in one file on purpose: it is one class whose
-// state (the builder, the iPointer bases, the index values, the row plan)
-// every part reads, and splitting it would mean a header that exposes all
+// state (the builder, the iPointer bases, the index values, the row
+// sources) every part reads, and splitting it would mean a header that exposes all
 // of that state to no other user. The scalar arithmetic (Unary, Binary,
 // Compare, Convert) is the part to move out, into its own class, when a
 // second emitter needs it.
@@ -21,8 +26,8 @@
 
 #include "codegen/math.h"
 #include "codegen/narrow_storage.h"
-#include "codegen/row_plan.h"
 #include "hlo/reduction_kind.h"
+#include "igraph/kernel_plan.h"
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Intrinsics.h"
@@ -337,13 +342,18 @@ class KernelEmitter {
       }
     }
     vars_.assign(g_.vars().size(), b_.getInt64(0));
-    plan_ = PlanRows(g_);
-    if (plan_.ok) row_buffers_ = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), scratch, local);
+    const igraph::KernelPlan& plan = g_.plan();
+    const bool row_form =
+        plan.form == igraph::BodyForm::kRows || plan.form == igraph::BodyForm::kCoalesced;
+    if (row_form) {
+      row_buffers_ = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), scratch, local);
+      source_ = igraph::AnalyseRows(g_).source;
+    }
 
-    if (plan_.ok && Coalescable()) {
+    if (plan.form == igraph::BodyForm::kCoalesced) {
       // Consecutive parallel ids cover consecutive elements: one column
       // loop over all of them, [begin * W, end * W).
-      const int64_t w = plan_.width[0];
+      const int64_t w = plan.loops[0];
       auto* run = llvm::BasicBlock::Create(ctx_, "coalesced", fn_);
       auto* done = llvm::BasicBlock::Create(ctx_, "exit", fn_);
       b_.CreateCondBr(b_.CreateICmpSLT(begin, end), run, done);
@@ -367,8 +377,8 @@ class KernelEmitter {
     SetDigits(pid, /*parallel=*/true);
     EmitSection(Section::kPrologue);
     llvm::Value* started = StartTimer();
-    if (plan_.ok) {
-      EmitRows();  // one loop id, no prologue or epilogue (PlanRows)
+    if (row_form) {
+      EmitRows();  // one loop id, no prologue or epilogue
     } else {
       Loop(g_.num_loop(), [&](llvm::Value* lid) {
         SetDigits(lid, /*parallel=*/false);
@@ -399,56 +409,21 @@ class KernelEmitter {
     }
   }
 
-  // True when the body is one row and one column loop of width W over
-  // elementwise iOps whose dram slices start at W * pid (+ a constant) with
-  // unit stride: parallel ids then tile one long vector, and a range of them
-  // is one loop. Index variables stay 0; the column index is absolute.
-  bool Coalescable() {
-    if (plan_.rows != 1 || plan_.width.size() != 1) return false;
-    int pv = -1;
-    for (size_t v = 0; v < g_.vars().size(); ++v) {
-      if (!g_.vars()[v].parallel) continue;
-      if (g_.vars()[v].extent == 1) continue;
-      if (pv >= 0) return false;  // one parallel variable only
-      pv = static_cast<int>(v);
-    }
-    if (pv < 0 || g_.vars()[pv].extent != g_.num_parallel()) return false;
-    const int64_t w = plan_.width[0];
-    auto tiled = [&](const ISlice& sl) {
-      return sl.shape[0] == 1 && sl.shape[1] == w && sl.stride[1] == 1 &&
-             sl.offset.terms.size() == 1 && sl.offset.terms[0].first == pv &&
-             sl.offset.terms[0].second == w;
-    };
-    for (const IOp& op : g_.ops(Section::kBody)) {
-      if (op.kind == OpKind::kReduce || op.kind == OpKind::kBroadcast) return false;
-      if (op.kind == OpKind::kIota &&
-          !(op.iota_base.terms.size() == 1 && op.iota_base.terms[0].first == pv &&
-            op.iota_base.terms[0].second == w * op.iota_step[1])) {
-        return false;
-      }
-      for (int sl : op.inputs) {
-        if (IsDram(sl) && !tiled(g_.slices()[sl])) return false;
-      }
-      for (int sl : op.outputs) {
-        if (IsDram(sl) && !tiled(g_.slices()[sl])) return false;
-      }
-    }
-    return true;
-  }
+  // --- Row by row (the plan's rows and coalesced forms) ----------------------
+  static int LoopOf(const IOp& op) { return op.plan.loop; }
 
-  // --- Row by row (row_plan.h) ---------------------------------------------
   void EmitRows() {
     const std::vector<IOp>& ops = g_.ops(Section::kBody);
-    Loop(plan_.rows, [&](llvm::Value* i) {
+    Loop(g_.plan().rows, [&](llvm::Value* i) {
       // Slice bases at the current index values, once per row.
       size_t k = 0;
       while (k < ops.size()) {
-        if (plan_.group[k] < 0) {  // a sync
+        if (LoopOf(ops[k]) < 0) {  // a sync or identity
           ++k;
           continue;
         }
         size_t end = k;
-        while (end < ops.size() && (plan_.group[end] < 0 || plan_.group[end] == plan_.group[k])) {
+        while (end < ops.size() && (LoopOf(ops[end]) < 0 || LoopOf(ops[end]) == LoopOf(ops[k]))) {
           ++end;
         }
         EmitColumnLoop(ops, k, end, i);
@@ -461,11 +436,11 @@ class KernelEmitter {
   llvm::Value* DramElement(int s, llvm::Value* i, llvm::Value* j) {
     return Element(s, SliceBase(s), i, j);
   }
-  // Element j of iOp k's row buffer.
-  llvm::Value* RowBuffer(const IOp& op, int64_t k, llvm::Value* j) {
+  // Element j of iOp op's row buffer.
+  llvm::Value* RowBuffer(const IOp& op, llvm::Value* j) {
     const PrimitiveType t = TypeOf(op.outputs[0]);
     llvm::Value* base =
-        b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), row_buffers_, plan_.buffer[k]);
+        b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), row_buffers_, op.plan.row_buffer);
     return b_.CreateInBoundsGEP(StorageType(t), base, j);
   }
   bool IsDram(int slice) const { return g_.PointerOf(slice).level == Level::kDram; }
@@ -495,8 +470,8 @@ class KernelEmitter {
   void EmitColumnLoop(const std::vector<IOp>& ops, size_t first, size_t end, llvm::Value* i,
                       llvm::Value* j_begin = nullptr, llvm::Value* j_end = nullptr) {
     const bool ranged = j_begin != nullptr;
-    const int64_t width = ranged ? 2 : plan_.width[plan_.group[first]];  // ranged: a real loop
-    const int group = plan_.group[first];
+    // Ranged (coalesced): a real loop whatever its width.
+    const int64_t width = ranged ? 2 : g_.plan().loops[LoopOf(ops[first])];
     // Broadcast inputs come from earlier loops: load them before this one.
     std::map<size_t, llvm::Value*> hoisted;
     std::vector<size_t> reduces;
@@ -526,7 +501,7 @@ class KernelEmitter {
     std::map<size_t, llvm::Value*> next_acc;
     for (size_t k = first; k < end; ++k) {
       const IOp& op = ops[k];
-      if (plan_.group[k] < 0) continue;
+      if (LoopOf(op) < 0) continue;
       const int out = op.outputs[0];
       const PrimitiveType t = TypeOf(out);
       if (op.kind == OpKind::kReduce) {
@@ -551,8 +526,8 @@ class KernelEmitter {
       value[k] = v;
       if (IsDram(out)) {
         Store(t, v, DramElement(out, i, jv));
-      } else if (plan_.buffer[k] >= 0) {
-        Store(t, v, RowBuffer(op, static_cast<int64_t>(k), jv));
+      } else if (op.plan.row_buffer >= 0) {
+        Store(t, v, RowBuffer(op, jv));
       }
     }
     if (width > 1) {
@@ -565,7 +540,6 @@ class KernelEmitter {
       b_.SetInsertPoint(exit);
       ++loops_;
     }
-    (void)group;
     // Reductions are complete after the loop.
     for (size_t k : reduces) {
       const IOp& op = ops[k];
@@ -573,63 +547,28 @@ class KernelEmitter {
       const PrimitiveType t = TypeOf(out);
       if (IsDram(out)) {
         Store(t, next_acc[k], DramElement(out, i, b_.getInt64(0)));
-      } else if (plan_.buffer[k] >= 0) {
-        Store(t, next_acc[k], RowBuffer(op, static_cast<int64_t>(k), b_.getInt64(0)));
+      } else if (op.plan.row_buffer >= 0) {
+        Store(t, next_acc[k], RowBuffer(op, b_.getInt64(0)));
       }
     }
   }
 
-  // A column loop whose arithmetic costs more per element than streaming
-  // its inputs from memory (polynomial math, divisions) keeps too few
-  // cache-line reads in flight for the hardware prefetcher. It prefetches
-  // each contiguous dram input it reads kPrefetchAhead bytes ahead, and
-  // each row it reads again from cache (the row-by-row form: softmax's
-  // exp after its max) at the next row, so that row is in cache when the
-  // next row's first loop starts; one prefetch per vector (EmitPrefetch).
-  // Addresses past a buffer's end are harmless: prefetches do not fault.
+  // The prefetches the plan gives the iOps of one column loop (for row i,
+  // at column j): the element `rows` rows down, `bytes` bytes ahead, one
+  // prefetch per vector (EmitPrefetch). Addresses past a buffer's end are
+  // harmless: prefetches do not fault. Compiled without prefetches
+  // (UsesPrefetch false), none.
   void PrefetchAhead(const std::vector<IOp>& ops, size_t first, size_t end, llvm::Value* i,
                      llvm::Value* j) {
     if (!UsesPrefetch(m_)) return;
-    bool heavy = false;
-    for (size_t k = first; k < end && !heavy; ++k) {
-      const IOp& op = ops[k];
-      if (plan_.group[k] < 0 || !IsFloat(op.dtype)) continue;
-      if (op.kind == OpKind::kUnary && igraph::FnIs(op.fn, igraph::kUnaryFn)) {
-        const HloOpcode opcode = igraph::FnOpcode(op.fn);
-        heavy = opcode == HloOpcode::kExp || opcode == HloOpcode::kExpm1 ||
-                opcode == HloOpcode::kLog || opcode == HloOpcode::kLog1p ||
-                opcode == HloOpcode::kTanh || opcode == HloOpcode::kLogistic ||
-                opcode == HloOpcode::kRsqrt;
-      } else if (op.kind == OpKind::kBinary) {
-        heavy = igraph::FnOpcode(op.fn) == HloOpcode::kDivide;
-      }
-    }
-    if (!heavy) return;
-    // Measured on tanh over 16M elements: 1 KiB ahead 8.0 -> 4.0 ms, 4 KiB
-    // 3.3 ms, 8 KiB no better.
-    constexpr int64_t kPrefetchAhead = 4096;
-    std::set<int> done;
     for (size_t k = first; k < end; ++k) {
-      if (plan_.group[k] < 0) continue;
-      for (size_t n = 0; n < ops[k].inputs.size(); ++n) {
-        int slice = ops[k].inputs[n];
-        const int src = plan_.source[k][n];
-        llvm::Value* row = i;
-        int64_t ahead = kPrefetchAhead;
-        if (src >= 0) {
-          // A row read again from cache: the next row's, at the same column.
-          if (!plan_.reread[static_cast<size_t>(src)]) continue;
-          slice = ops[static_cast<size_t>(src)].inputs[0];
-          row = b_.CreateAdd(i, b_.getInt64(1));
-          ahead = 0;
-        }
-        const int bits = BitWidth(TypeOf(slice));
-        if (g_.slices()[slice].stride[1] != 1 || bits % 8 != 0) continue;
-        if (!done.insert(g_.slices()[slice].pointer).second) continue;
-        const ISlice& sl = g_.slices()[slice];
+      for (const igraph::Prefetch& f : ops[k].plan.prefetch) {
+        const ISlice& sl = g_.slices()[f.slice];
+        const PrimitiveType t = TypeOf(f.slice);
+        llvm::Value* row = b_.CreateAdd(i, b_.getInt64(f.rows));
         llvm::Value* at = b_.CreateAdd(b_.CreateMul(row, b_.getInt64(sl.stride[0])), j);
-        llvm::Value* p = b_.CreateGEP(StorageType(TypeOf(slice)), SliceBase(slice), at);
-        EmitPrefetch(b_, p, bits / 8, ahead);
+        llvm::Value* p = b_.CreateGEP(StorageType(t), SliceBase(f.slice), at);
+        EmitPrefetch(b_, p, BitWidth(t) / 8, f.bytes);
       }
     }
   }
@@ -640,16 +579,15 @@ class KernelEmitter {
                          llvm::Value* j, const std::map<size_t, llvm::Value*>& value) {
     const int slice = ops[k].inputs[n];
     const PrimitiveType t = TypeOf(slice);
-    const int src = plan_.source[k][n];
+    const int src = source_[k][n];
     if (src < 0) return Load(t, DramElement(slice, i, j));
     auto it = value.find(static_cast<size_t>(src));
     if (it != value.end()) return it->second;
-    if (plan_.reread[static_cast<size_t>(src)]) {
-      return Load(t, DramElement(ops[static_cast<size_t>(src)].inputs[0], i, j));
-    }
-    UIR_CHECK(plan_.buffer[src] >= 0)
+    const IOp& writer = ops[static_cast<size_t>(src)];
+    if (writer.plan.reread) return Load(t, DramElement(writer.inputs[0], i, j));
+    UIR_CHECK(writer.plan.row_buffer >= 0)
         << "iOp " << k << " reads iOp " << src << " with no row buffer";
-    return Load(t, RowBuffer(ops[src], src, j));
+    return Load(t, RowBuffer(writer, j));
   }
 
   void EmitSection(Section s) {
@@ -706,12 +644,13 @@ class KernelEmitter {
         Refuse("an iOp whose output overlaps its input at another place");
       }
     }
-    // A move that reads memory down its columns (a transposed slice) loops
-    // over rows innermost, so its reads are contiguous.
-    const bool by_columns = op.kind == OpKind::kMove && os.shape[0] > 1 && os.shape[1] > 1 &&
-                            std::abs(g_.slices()[op.inputs[0]].stride[0]) <
-                                std::abs(g_.slices()[op.inputs[0]].stride[1]);
-    if (by_columns && EmitBlockTranspose(op)) return;
+    // The plan's order and block transposes (a move reading down its
+    // columns loops over rows innermost, so its reads are contiguous).
+    const bool by_columns = op.plan.by_columns;
+    if (op.plan.block != 0) {
+      EmitBlockTranspose(op, op.plan.block);
+      return;
+    }
     auto nest = [&](const std::function<void(llvm::Value*, llvm::Value*)>& body) {
       if (by_columns) {
         Loop(os.shape[1],
@@ -739,25 +678,19 @@ class KernelEmitter {
     });
   }
 
-  // A transposing move in w x w blocks of 32-byte vectors: w loads down the
-  // input's columns (each contiguous), a transpose in registers, w stores
-  // along the output's rows. The transpose is log2(w) rounds of two-input
-  // shuffles over pairs of rows; round h swaps bit h of the row index with
-  // bit h of the column index. Rows and columns past the last whole block
-  // are copied element by element. Returns false where the slices do not
-  // fit (then the element loop runs).
-  bool EmitBlockTranspose(const IOp& op) {
+  // A transposing move in w x w blocks of w-element vectors: w loads down
+  // the input's columns (each contiguous), a transpose in registers, w
+  // stores along the output's rows. The transpose is log2(w) rounds of
+  // two-input shuffles over pairs of rows; round h swaps bit h of the row
+  // index with bit h of the column index. Rows and columns past the last
+  // whole block are copied element by element. The verifier has checked
+  // that the slices fit (kernel_plan.h).
+  void EmitBlockTranspose(const IOp& op, int64_t w) {
     const int out = op.outputs[0], in = op.inputs[0];
     const ISlice& os = g_.slices()[out];
-    const ISlice& is = g_.slices()[in];
     const PrimitiveType t = TypeOf(in);
     const int64_t bytes = StorageBytes(t);
-    if ((bytes != 4 && bytes != 8) || TypeOf(out) != t) return false;
-    const int64_t w = 32 / bytes;
     const int64_t rows_in_blocks = os.shape[0] / w * w, cols_in_blocks = os.shape[1] / w * w;
-    if (is.stride[0] != 1 || os.stride[1] != 1 || rows_in_blocks == 0 || cols_in_blocks == 0) {
-      return false;
-    }
     llvm::Type* st = StorageType(t);
     auto* vt = llvm::FixedVectorType::get(st, static_cast<unsigned>(w));
     const llvm::Align align(static_cast<uint64_t>(bytes));
@@ -807,7 +740,6 @@ class KernelEmitter {
     };
     by_element(rows_in_blocks, os.shape[0] - rows_in_blocks, 0, os.shape[1]);
     by_element(0, rows_in_blocks, cols_in_blocks, os.shape[1] - cols_in_blocks);
-    return true;
   }
 
   void EmitBroadcast(const IOp& op) {
@@ -1272,7 +1204,7 @@ class KernelEmitter {
   llvm::GlobalVariable* timer_ = nullptr;  // {ticks, bodies}, or none
   std::vector<llvm::Value*> vars_;         // per index variable, at the current point
   int64_t loops_ = 0;                      // loops emitted so far
-  RowPlan plan_;                           // the row-by-row form, when the body has one
+  std::vector<std::vector<int>> source_;   // row forms: per body iOp and input, its writer
   llvm::Value* row_buffers_ = nullptr;
 };
 
@@ -1292,6 +1224,7 @@ void EmitKernel(const IGraph& graph, const std::string& name, llvm::Module& modu
       counters->setAlignment(llvm::Align(64));
     }
   }
+  UIR_CHECK(graph.planned()) << "iGraph " << graph.name() << " is emitted before it is planned";
   KernelEmitter emitter(graph, module);
   emitter.Emit(name, aliasing, aligned, counters);
   if (aliasing != nullptr) emitter.AddAliasScopes(aliasing->disjoint);

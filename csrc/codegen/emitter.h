@@ -14,7 +14,8 @@ namespace uir::codegen {
 
 struct LoopDriver;
 
-// Adds the function `name` for `graph` to `module`. Throws
+// Adds the function `name` for `graph` (planned: kernel_plan.h) to
+// `module`, carrying out its plan. Throws
 // UnimplementedError (and leaves no function behind) for an iOp or type it
 // has no machine form for.
 // `aliasing` (when given) says what buffer assignment knows of the graph's

@@ -12,7 +12,7 @@
 #include "codegen/jit_impl.h"
 #include "codegen/llvm_util.h"
 #include "codegen/math.h"
-#include "codegen/row_plan.h"
+#include "igraph/kernel_plan.h"
 #include "igraph/verifier.h"
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/Instructions.h"
@@ -86,8 +86,7 @@ bool HostHasAvx512Vl() {
 }
 
 // The vector width for a kernel when none is asked for; `row_form`: its
-// body has the row-by-row or coalesced form (PlanRows).
-// Bodies in the row-by-row or coalesced form (row_plan.h) run long column
+// plan has the rows or coalesced form (kernel_plan.h). Such bodies run long column
 // loops over whole rows or ranges of tiles: on AVX-512 hosts 512-bit vectors
 // halve their instruction count, and their longer remainder costs little
 // (measured over 4096x4096 f32 with 2 threads: softmax 10.4 -> 8.3 ms,
@@ -182,16 +181,7 @@ std::string UnsupportedReason(const igraph::IGraph& graph) {
   return "";
 }
 
-int64_t ScratchBytes(const igraph::IGraph& graph) {
-  int64_t total = 0;
-  for (const igraph::IPointer& p : graph.pointers()) {
-    if (p.level == igraph::Level::kDram) continue;
-    total += (p.size * StorageBytes(p.dtype) + 63) / 64 * 64;
-  }
-  // Row buffers of the row-by-row form follow the iPointers.
-  const RowPlan plan = PlanRows(graph);
-  return total + (plan.ok ? plan.scratch_bytes : 0);
-}
+int64_t ScratchBytes(const igraph::IGraph& graph) { return igraph::KernelScratchBytes(graph); }
 
 namespace {
 
@@ -315,8 +305,19 @@ void Preloaded(CompiledKernels& out, const KernelObjects& objects, size_t graphs
 
 }  // namespace
 
-CompiledKernels CompileKernels(const std::vector<const igraph::IGraph*>& graphs,
+CompiledKernels CompileKernels(const std::vector<const igraph::IGraph*>& given,
                                const KernelCompileOptions& options) {
+  // Graphs not planned yet (parsed from text without a plan line) get the
+  // plan steps first; the emitter carries a plan out.
+  std::vector<igraph::IGraph> planned;
+  planned.reserve(given.size());
+  std::vector<const igraph::IGraph*> graphs = given;
+  for (const igraph::IGraph*& g : graphs) {
+    if (g->planned()) continue;
+    planned.push_back(*g);
+    igraph::PlanKernel(planned.back());
+    g = &planned.back();
+  }
   CompiledKernels out;
   out.jit = std::make_unique<Jit>(JitOptions{options.opt_level});
   if (options.time_loop_bodies && !out.jit->impl().lljit->getTargetTriple().isX86()) {
@@ -361,7 +362,8 @@ CompiledKernels CompileKernels(const std::vector<const igraph::IGraph*>& graphs,
       const DramAliasing* aliasing =
           k < options.aliasing.size() && !options.aliasing[k].same_as.empty() ? &options.aliasing[k]
                                                                               : nullptr;
-      const bool row_form = PlanRows(g).ok;
+      const bool row_form =
+          g.plan().form == igraph::BodyForm::kRows || g.plan().form == igraph::BodyForm::kCoalesced;
       const int vector_bits =
           options.flags.vector_bits > 0 ? options.flags.vector_bits : KindVectorBits(row_form);
       auto set_width = [&](const std::string& fn_name) {

@@ -33,6 +33,20 @@ std::string_view SectionName(Section section) {
   return "?";
 }
 
+std::string_view BodyFormName(BodyForm form) {
+  switch (form) {
+    case BodyForm::kNone:
+      return "none";
+    case BodyForm::kLoops:
+      return "loops";
+    case BodyForm::kRows:
+      return "rows";
+    case BodyForm::kCoalesced:
+      return "coalesced";
+  }
+  return "?";
+}
+
 std::string DtypeText(PrimitiveType type) {
   std::string name(PrimitiveTypeName(type));
   if (IsFloat(type) && name[0] == 'f') return "fp" + name.substr(1);
@@ -131,7 +145,8 @@ bool IOp::operator==(const IOp& o) const {
   return kind == o.kind && fn == o.fn && dtype == o.dtype && to_dtype == o.to_dtype &&
          from == o.from && to == o.to && axis == o.axis && scope == o.scope &&
          outputs == o.outputs && inputs == o.inputs && params == o.params && buffer == o.buffer &&
-         group_size == o.group_size && iota_base == o.iota_base && iota_step == o.iota_step;
+         group_size == o.group_size && iota_base == o.iota_base && iota_step == o.iota_step &&
+         plan == o.plan;
 }
 
 // --- Affine -------------------------------------------------------------------
@@ -299,9 +314,19 @@ int64_t DramBytes(const IGraph& g, bool read) {
 int64_t IGraph::DramBytesRead() const { return DramBytes(*this, true); }
 int64_t IGraph::DramBytesWritten() const { return DramBytes(*this, false); }
 
+IGraph IGraph::Unplanned() const {
+  IGraph out = *this;
+  out.plan_ = KernelPlan{};
+  for (auto& ops : out.sections_) {
+    for (IOp& op : ops) op.plan = OpPlan{};
+  }
+  return out;
+}
+
 bool IGraph::operator==(const IGraph& o) const {
   return name_ == o.name_ && hardware_ == o.hardware_ && vars_ == o.vars_ &&
-         pointers_ == o.pointers_ && slices_ == o.slices_ && sections_ == o.sections_;
+         pointers_ == o.pointers_ && slices_ == o.slices_ && sections_ == o.sections_ &&
+         plan_ == o.plan_;
 }
 
 }  // namespace uir::igraph

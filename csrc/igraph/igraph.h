@@ -68,6 +68,26 @@ struct ISlice {
 };
 
 enum class Section : uint8_t { kPrologue, kBody, kEpilogue };
+
+// How the body runs, as the plan steps (kernel_plan.h) decided:
+//  none       not planned yet (the compiler plans it before emission)
+//  loops      the seed's loops: every iOp a loop nest over its slice
+//  rows       row by row: each row of the tile runs through every iOp
+//             before the next, iOps of one width share a column loop
+//  coalesced  rows over one row, whose parallel ids tile one long vector:
+//             a range of them runs as one column loop
+enum class BodyForm : uint8_t { kNone, kLoops, kRows, kCoalesced };
+std::string_view BodyFormName(BodyForm form);
+
+// The kernel-wide decisions; printed as the header line `plan <form> (...)`.
+struct KernelPlan {
+  BodyForm form = BodyForm::kNone;
+  std::string why;             // loops: why the body has no row form
+  int64_t rows = 0;            // row forms: rows of the tile
+  std::vector<int64_t> loops;  // row forms: each column loop's width
+  int64_t row_scratch = 0;     // row forms: bytes of row buffers, after the iPointers'
+  bool operator==(const KernelPlan&) const = default;
+};
 std::string_view SectionName(Section section);
 
 class IGraph {
@@ -100,6 +120,12 @@ class IGraph {
   std::vector<IOp>& mutable_ops(Section s) { return sections_[static_cast<int>(s)]; }
   void AddOp(Section s, IOp op) { mutable_ops(s).push_back(std::move(op)); }
 
+  const KernelPlan& plan() const { return plan_; }
+  KernelPlan& mutable_plan() { return plan_; }
+  bool planned() const { return plan_.form != BodyForm::kNone; }
+  // This graph with no plan: the kernel's plan and every iOp's cleared.
+  IGraph Unplanned() const;
+
   // Level, pointer and dtype of slice i.
   const IPointer& PointerOf(int slice) const { return pointers_[slices_[slice].pointer]; }
   // Bytes of reg a unit and of sram a group use (sum of their pointers).
@@ -120,6 +146,7 @@ class IGraph {
   std::vector<IPointer> pointers_;
   std::vector<ISlice> slices_;
   std::array<std::vector<IOp>, 3> sections_;
+  KernelPlan plan_;
   // Name -> the first pointer (slice) of that name, and the variables'
   // names: lookups and FreshName in constant time, so a kernel of tens of
   // thousands of slices lowers in linear time.

@@ -83,6 +83,30 @@ Fn FnFor(FnClass cls, hlo::HloOpcode opcode);
 std::string_view FnDirection(Fn fn);
 bool FnIsTotalOrder(Fn fn);
 
+// A prefetch an iOp's column loop issues: the element of `slice` `rows`
+// rows further down and `bytes` bytes further along than the element the
+// loop is at (kernel_plan.h's prefetch step).
+struct Prefetch {
+  int slice = 0;
+  int64_t rows = 0;
+  int64_t bytes = 0;
+  bool operator==(const Prefetch&) const = default;
+};
+
+// What the plan steps (kernel_plan.h) decided about one iOp; printed after
+// it as `{loop=0, buffer=64, reread, prefetch=[x+4096B], order=cols,
+// block=8}`, each entry only when it is not the default.
+struct OpPlan {
+  int loop = -1;                   // row forms: the column loop it runs in (-1: none)
+  int64_t row_buffer = -1;         // row forms: byte offset of the row buffer it stores to
+  bool reread = false;             // row forms: a move whose readers read its dram input again
+  std::vector<Prefetch> prefetch;  // row forms: issued in its column loop
+  bool by_columns = false;         // loops form: a move looping over rows innermost
+  int64_t block = 0;               // loops form: a move transposed in block x block register tiles
+  bool empty() const { return *this == OpPlan{}; }
+  bool operator==(const OpPlan&) const = default;
+};
+
 // One iOp. Which fields apply depends on `kind`:
 //  move       from/to levels (of the slices) and dtype
 //  sync       scope level (sram or dram)
@@ -112,6 +136,7 @@ struct IOp {
   int64_t group_size = 0;
   Affine iota_base;
   std::array<int64_t, 2> iota_step{0, 0};
+  OpPlan plan;       // how it runs (kernel_plan.h); part of equality
   int64_t line = 0;  // source line when parsed; not part of equality
 
   bool operator==(const IOp& other) const;

@@ -16,6 +16,7 @@
 #include "eval/typed.h"
 #include "hlo/builder.h"
 #include "igraph/interpreter.h"
+#include "igraph/kernel_plan.h"
 #include "igraph/tile_program.h"
 #include "igraph/tiling.h"
 #include "igraph/verifier.h"
@@ -218,7 +219,10 @@ bool LowerParts(const HloInstruction& inst_ref, const HardwareModel& hardware,
     *reason_out = reason;
     return false;
   }
-  for (const IGraph& part : out->igraphs) Verify(part);
+  for (IGraph& part : out->igraphs) {
+    PlanKernel(part);
+    Verify(part);
+  }
   return true;
 }
 

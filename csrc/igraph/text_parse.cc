@@ -5,7 +5,9 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "igraph/igraph.h"
@@ -89,6 +91,18 @@ class LineParser {
     while (!v.empty() && std::isspace(static_cast<unsigned char>(v.back()))) v.pop_back();
     if (v.empty()) FailAt(start, "expected a value");
     return v;
+  }
+  // A double-quoted string with `\"` and `\\` escapes.
+  std::string Quoted() {
+    Expect('"');
+    std::string out;
+    while (pos_ < line_.size() && line_[pos_] != '"') {
+      if (line_[pos_] == '\\' && pos_ + 1 < line_.size()) ++pos_;
+      out += line_[pos_++];
+    }
+    if (pos_ >= line_.size()) Fail("unterminated string");
+    ++pos_;
+    return out;
   }
   void ExpectEnd() {
     if (!AtEnd()) Fail("unexpected text at the end of the line");
@@ -176,6 +190,15 @@ class Parser {
     ParseHardware(i);
     i = NextLine(i + 1);
     ParseParallel(i);
+    if (size_t next = NextLine(i + 1); next < lines_.size()) {
+      // `plan <form> (...)`, not a declaration of something named plan.
+      LineParser p = At(next);
+      if (std::isalpha(static_cast<unsigned char>(p.PeekChar())) && p.Word() == "plan" &&
+          !p.Peek('=')) {
+        ParsePlan(next);
+        i = next;
+      }
+    }
     Section section = Section::kBody;
     for (i = NextLine(i + 1); i < lines_.size(); i = NextLine(i + 1)) {
       LineParser p = At(i);
@@ -299,6 +322,117 @@ class Parser {
       p.FailAt(nl_at, "numLoop is " + std::to_string(nl) + " but the loop variables give " +
                           std::to_string(g_.num_loop()));
     }
+  }
+
+  // `plan <form> (why="...")` or `plan <form> (rows=R, loops=[W, ...],
+  // scratch=B)`.
+  void ParsePlan(size_t i) {
+    LineParser p = At(i);
+    p.ExpectWord("plan");
+    KernelPlan plan;
+    const size_t at = p.pos();
+    const std::string form = p.Word();
+    if (form == "loops") {
+      plan.form = BodyForm::kLoops;
+    } else if (form == "rows") {
+      plan.form = BodyForm::kRows;
+    } else if (form == "coalesced") {
+      plan.form = BodyForm::kCoalesced;
+    } else {
+      p.FailAt(at, "the plan's form must be loops, rows or coalesced, got '" + form + "'");
+    }
+    p.Expect('(');
+    if (plan.form == BodyForm::kLoops) {
+      Key(p, "why");
+      plan.why = p.Quoted();
+    } else {
+      Key(p, "rows");
+      plan.rows = Positive(p);
+      p.Expect(',');
+      Key(p, "loops");
+      p.Expect('[');
+      while (!p.Peek(']')) {
+        plan.loops.push_back(Positive(p));
+        if (!p.Consume(',')) break;
+      }
+      p.Expect(']');
+      p.Expect(',');
+      Key(p, "scratch");
+      const size_t scratch_at = p.pos();
+      plan.row_scratch = p.Int();
+      if (plan.row_scratch < 0) p.FailAt(scratch_at, "expected a byte count");
+    }
+    p.Expect(')');
+    p.ExpectEnd();
+    g_.mutable_plan() = std::move(plan);
+  }
+
+  // `{loop=0, buffer=64, reread, prefetch=[x+4096B, y+1row], order=cols,
+  // block=8}` after an iOp.
+  void ParseOpPlan(LineParser& p, IOp& op) {
+    const size_t open = p.pos();
+    p.Expect('{');
+    if (!g_.planned()) p.FailAt(open, "an iOp's plan needs the iGraph's 'plan' line");
+    std::set<std::string> seen;
+    while (!p.Peek('}')) {
+      const size_t at = p.pos();
+      const std::string key = p.Word();
+      if (!seen.insert(key).second) p.FailAt(at, "'" + key + "' given twice");
+      if (key == "reread") {
+        op.plan.reread = true;
+      } else if (key == "loop") {
+        p.Expect('=');
+        const size_t v = p.pos();
+        op.plan.loop = static_cast<int>(p.Int());
+        if (op.plan.loop < 0) p.FailAt(v, "expected a loop number");
+      } else if (key == "buffer") {
+        p.Expect('=');
+        const size_t v = p.pos();
+        op.plan.row_buffer = p.Int();
+        if (op.plan.row_buffer < 0) p.FailAt(v, "expected a byte offset");
+      } else if (key == "order") {
+        p.Expect('=');
+        const size_t v = p.pos();
+        if (p.Word() != "cols") p.FailAt(v, "order must be cols (rows is the default)");
+        op.plan.by_columns = true;
+      } else if (key == "block") {
+        p.Expect('=');
+        op.plan.block = Positive(p);
+      } else if (key == "prefetch") {
+        p.Expect('=');
+        p.Expect('[');
+        while (!p.Peek(']')) {
+          Prefetch f;
+          f.slice = SliceRef(p);
+          bool rows = false, bytes = false;
+          while (p.Consume('+')) {
+            const size_t n_at = p.pos();
+            const int64_t n = p.Int();
+            if (n < 0) p.FailAt(n_at, "expected a distance");
+            const size_t unit_at = p.pos();
+            const std::string unit = p.Word();
+            if (unit == "row" && !rows) {
+              f.rows = n;
+              rows = true;
+            } else if (unit == "B" && !bytes) {
+              f.bytes = n;
+              bytes = true;
+            } else {
+              p.FailAt(unit_at, "expected 'row' or 'B', each once");
+            }
+          }
+          if (!rows && !bytes) p.Fail("expected '+<rows>row' or '+<bytes>B'");
+          op.plan.prefetch.push_back(f);
+          if (!p.Consume(',')) break;
+        }
+        p.Expect(']');
+      } else {
+        p.FailAt(at,
+                 "unknown plan entry '" + key + "' (loop, buffer, reread, prefetch, order, block)");
+      }
+      if (!p.Consume(',')) break;
+    }
+    p.Expect('}');
   }
 
   Affine ParseAffine(LineParser& p) {
@@ -569,6 +703,7 @@ class Parser {
                op.scope == Scope::kGroup) {
       GroupParams(p, op);
     }
+    if (p.Peek('{')) ParseOpPlan(p, op);
     p.ExpectEnd();
     g_.AddOp(section, std::move(op));
   }

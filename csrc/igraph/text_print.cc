@@ -2,6 +2,8 @@
 // hardware model and parallel description, iPointer and iSlice
 // declarations, then one iOp per line in its section.
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "igraph/igraph.h"
 
@@ -48,6 +50,41 @@ std::string GroupParams(const IGraph& g, const IOp& op) {
   if (op.scope != Scope::kGroup) return "";
   return ", [buffer=" + g.slices()[op.buffer].name +
          ", groupSize=" + std::to_string(op.group_size) + "]";
+}
+
+// ` {loop=0, buffer=64, reread, prefetch=[x+4096B, y+1row], order=cols,
+// block=8}`: the iOp's plan entries that are not the default.
+std::string PlanText(const IGraph& g, const OpPlan& plan) {
+  if (plan.empty()) return "";
+  std::vector<std::string> entries;
+  if (plan.loop >= 0) entries.push_back("loop=" + std::to_string(plan.loop));
+  if (plan.row_buffer >= 0) entries.push_back("buffer=" + std::to_string(plan.row_buffer));
+  if (plan.reread) entries.push_back("reread");
+  if (!plan.prefetch.empty()) {
+    std::string list = "prefetch=[";
+    for (size_t i = 0; i < plan.prefetch.size(); ++i) {
+      const Prefetch& p = plan.prefetch[i];
+      list += (i > 0 ? ", " : "") + g.slices()[p.slice].name;
+      if (p.rows != 0) list += "+" + std::to_string(p.rows) + "row";
+      if (p.bytes != 0 || p.rows == 0) list += "+" + std::to_string(p.bytes) + "B";
+    }
+    entries.push_back(list + "]");
+  }
+  if (plan.by_columns) entries.push_back("order=cols");
+  if (plan.block != 0) entries.push_back("block=" + std::to_string(plan.block));
+  std::string out = " {";
+  for (size_t i = 0; i < entries.size(); ++i) out += (i > 0 ? ", " : "") + entries[i];
+  return out + "}";
+}
+
+// A double-quoted string with `"` and `\` escaped.
+std::string Quoted(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
 }
 
 }  // namespace
@@ -105,6 +142,7 @@ std::string OpToText(const IGraph& g, const IOp& op) {
        << op.iota_step[1] << ")]";
   }
   os << GroupParams(g, op);
+  os << PlanText(g, op.plan);
   return os.str();
 }
 
@@ -127,6 +165,18 @@ std::string ToText(const IGraph& g) {
     os << "]";
   }
   os << "\n";
+  const KernelPlan& plan = g.plan();
+  if (g.planned()) {
+    os << "  plan " << BodyFormName(plan.form) << " (";
+    if (plan.form == BodyForm::kLoops) {
+      os << "why=" << Quoted(plan.why);
+    } else {
+      os << "rows=" << plan.rows << ", loops=[";
+      for (size_t i = 0; i < plan.loops.size(); ++i) os << (i > 0 ? ", " : "") << plan.loops[i];
+      os << "], scratch=" << plan.row_scratch;
+    }
+    os << ")\n";
+  }
   for (const IPointer& p : g.pointers()) {
     os << "  " << p.name << " = iPointer(" << p.id << ", " << LevelName(p.level) << ", "
        << DtypeText(p.dtype) << ", " << p.size << ")\n";

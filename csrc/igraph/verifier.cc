@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "igraph/kernel_plan.h"
 #include "support/error.h"
 
 namespace uir::igraph {
@@ -48,6 +49,7 @@ class Verifier {
     for (Section s : {Section::kPrologue, Section::kBody, Section::kEpilogue}) {
       for (const IOp& op : g_.ops(s)) Check(s, op);
     }
+    if (const std::string why = PlanProblem(g_); !why.empty()) Fail("plan: " + why);
     // Slices no iOp uses are checked too.
     for (const ISlice& s : g_.slices()) {
       std::string why = OutOfBounds(s);

@@ -13,6 +13,7 @@
 #include "codegen/kernel_compiler.h"
 #include "igraph/interpreter.h"
 #include "igraph/kernel_graph.h"
+#include "igraph/kernel_plan.h"
 #include "igraph/verifier.h"
 #include "python/bindings.h"
 #include "python/hlo_types.h"
@@ -317,7 +318,46 @@ void BindIGraph(py::module_& m) {
       .def("to_text", [](const IGraph& g) { return igraph::ToText(g); })
       .def("__str__", [](const IGraph& g) { return igraph::ToText(g); })
       .def("verify", [](const IGraph& g) { igraph::Verify(g); })
+      .def_property_readonly(
+          "plan",
+          [](const IGraph& g) {
+            const igraph::KernelPlan& plan = g.plan();
+            py::dict d;
+            d["form"] = std::string(igraph::BodyFormName(plan.form));
+            d["why"] = plan.why;
+            d["rows"] = plan.rows;
+            d["loops"] = plan.loops;
+            d["row_scratch"] = plan.row_scratch;
+            return d;
+          },
+          "The kernel-wide plan: form ('none' before the plan steps, 'loops', 'rows' or "
+          "'coalesced'), why (loops: why the body has no row form), rows, loops (each column "
+          "loop's width) and row_scratch (bytes of row buffers).")
+      .def("unplanned", &IGraph::Unplanned,
+           "A copy with no plan: the kernel's and every iOp's plan cleared.")
       .def("__eq__", [](const IGraph& a, const IGraph& b) { return a == b; });
+
+  im.def(
+      "plan",
+      [](const IGraph& g, const std::string& until) {
+        IGraph out = g;
+        igraph::PlanKernel(out, until);
+        igraph::Verify(out);
+        return out;
+      },
+      py::arg("graph"), py::arg("until") = "",
+      "A planned, verified copy of an unplanned iGraph: the plan steps in order, through the "
+      "step named `until` when given.");
+  im.def(
+      "plan_steps",
+      []() {
+        py::list out;
+        for (const igraph::PlanStep& step : igraph::PlanSteps()) {
+          out.append(py::make_tuple(std::string(step.name), std::string(step.doc)));
+        }
+        return out;
+      },
+      "The plan steps in the order they run, as (name, what it decides).");
 
   im.def(
       "parse", [](const std::string& text) { return igraph::Parse(text); }, py::arg("text"),

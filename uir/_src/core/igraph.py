@@ -46,6 +46,20 @@ def parse(text: str) -> IGraph:
     return _core.igraph.parse(text)
 
 
+def plan(graph: IGraph, until: str | None = None) -> IGraph:
+    """A planned, verified copy of an unplanned iGraph (``graph.unplanned()``
+    gives one): the plan steps of ``plan_steps()`` run in order, through the
+    step named `until` when given. Lowering plans every iGraph it makes; the
+    plan is what the CPU backend carries out, shown in the text as the
+    ``plan`` line and each iOp's ``{...}``."""
+    return _core.igraph.plan(graph, until or "")
+
+
+def plan_steps() -> list[tuple[str, str]]:
+    """The plan steps in the order they run, as (name, what it decides)."""
+    return _core.igraph.plan_steps()
+
+
 def verify(graph: IGraph) -> None:
     """Raises uir.VerifyError naming the iOp (and its line) that breaks a rule."""
     graph.verify()
