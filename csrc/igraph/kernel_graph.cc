@@ -156,13 +156,29 @@ struct KernelParts {
   std::vector<hlo::Literal> constants;
 };
 
+// Called with each lowering step's name and its result as text.
+using StageObserver = std::function<void(const std::string& step, const std::string& text)>;
+
+std::string ProgramsText(const std::vector<TileProgram>& programs) {
+  std::string out;
+  for (const TileProgram& p : programs) out += TileProgramToText(p);
+  return out;
+}
+std::string IGraphsText(const std::vector<IGraph>& graphs) {
+  std::string out;
+  for (const IGraph& g : graphs) out += ToText(g);
+  return out;
+}
+
 // The iGraphs of `inst` (a fusion or a single op) with a kernel node's dram
 // ids: its operands, then scratch, then constants, then outputs. With a
 // `library` op inside the fusion, that op's result is the first scratch id
-// and the iGraphs must finish it in place. Verified; false with the reason
-// when it does not lower.
+// and the iGraphs must finish it in place. The steps LoweringStages names,
+// in order, each shown to `observe` when given. Planned and verified; false
+// with the reason when it does not lower.
 bool LowerParts(const HloInstruction& inst_ref, const HardwareModel& hardware,
-                const HloInstruction* library, KernelParts* out, std::string* reason_out) {
+                const HloInstruction* library, KernelParts* out, std::string* reason_out,
+                const StageObserver* observe = nullptr) {
   const HloInstruction* inst = &inst_ref;
   std::vector<TileProgram> programs;
   std::vector<const HloInstruction*> scratch;
@@ -189,6 +205,8 @@ bool LowerParts(const HloInstruction& inst_ref, const HardwareModel& hardware,
     }
     if (!ok) reason = "the epilogue does not read the library result element by element";
   }
+  if (observe != nullptr)
+    (*observe)("tile-programs", ok ? ProgramsText(programs) : "refused: " + reason);
   for (TileProgram& program : programs) {
     for (TileTensor& t : program.tensors) {
       if (t.kind == TileTensor::Kind::kScratch) t.id = inputs + t.index;
@@ -209,20 +227,27 @@ bool LowerParts(const HloInstruction& inst_ref, const HardwareModel& hardware,
       if (t.kind == TileTensor::Kind::kOutput) t.id = next_constant + t.index;
     }
   }
+  if (ok) {
+    for (TileProgram& program : programs) CollapseDims(program);
+    if (observe != nullptr) (*observe)("collapse", ProgramsText(programs));
+  }
   for (size_t i = 0; ok && i < programs.size(); ++i) {
     std::vector<IGraph> parts;
     ok = LowerTileProgram(programs[i], hardware, &parts, &reason);
     for (IGraph& part : parts) out->igraphs.push_back(std::move(part));
   }
   if (!ok) {
+    if (observe != nullptr && !programs.empty()) (*observe)("tile", "refused: " + reason);
     *out = KernelParts{};
     *reason_out = reason;
     return false;
   }
-  for (IGraph& part : out->igraphs) {
-    PlanKernel(part);
-    Verify(part);
+  if (observe != nullptr) (*observe)("tile", IGraphsText(out->igraphs));
+  for (const PlanStep& step : PlanSteps()) {
+    for (IGraph& part : out->igraphs) step.run(part);
+    if (observe != nullptr) (*observe)("plan." + std::string(step.name), IGraphsText(out->igraphs));
   }
+  for (const IGraph& part : out->igraphs) Verify(part);
   return true;
 }
 
@@ -383,6 +408,18 @@ bool LowerDotChain(const analysis::DotChain& chain, const HardwareModel& hardwar
 }
 
 }  // namespace
+
+std::vector<LoweringStage> LoweringStages(const HloInstruction& inst,
+                                          const HardwareModel& hardware) {
+  std::vector<LoweringStage> stages;
+  const StageObserver observe = [&](const std::string& step, const std::string& text) {
+    stages.push_back(LoweringStage{step, text});
+  };
+  KernelParts parts;
+  std::string reason;
+  LowerParts(inst, hardware, nullptr, &parts, &reason, &observe);
+  return stages;
+}
 
 KernelGraph KernelGraph::Lower(const hlo::HloModule& module,
                                const buffers::BufferAssignment& assignment,

@@ -146,6 +146,24 @@ struct KernelNode {
   std::vector<KernelGraph> subgraphs;  // kControlFlow: one per called computation
 };
 
+// One step of lowering a fusion (or a lone elementwise op) to iGraphs and
+// what it gave, as text.
+struct LoweringStage {
+  std::string step;
+  std::string text;
+};
+
+// The steps that lower `inst` to planned iGraphs for `hardware`, in the
+// order the Kernel Graph's lowering runs them, each with its result:
+// "tile-programs" (the fusion as tile programs: loads, stores and
+// elementwise work over linear accesses), "collapse" (their iteration dims
+// merged), "tile" (unplanned iGraphs: the tile shapes, levels and parallel
+// description chosen), then "plan.<step>" after each plan step
+// (kernel_plan.h). A step that refuses ends the list, its text
+// "refused: <reason>".
+std::vector<LoweringStage> LoweringStages(const hlo::HloInstruction& inst,
+                                          const HardwareModel& hardware);
+
 class KernelGraph {
  public:
   const std::string& name() const { return name_; }

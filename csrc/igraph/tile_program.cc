@@ -218,6 +218,11 @@ void CollapseDims(TileProgram& p) {
       break;
     }
   }
+  if (p.extents.empty()) {
+    p.extents = {1};
+    p.reduced_dim = {false};
+    for (Linear* l : linears()) l->coefficient = {0};
+  }
 }
 
 std::string TileProgramToText(const TileProgram& p) {

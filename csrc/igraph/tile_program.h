@@ -98,7 +98,8 @@ bool BuildTileProgram(const hlo::HloInstruction& fusion, std::vector<TileProgram
 
 // Merges neighbouring iteration dims that every access walks as one
 // (coefficient[d] == coefficient[d + 1] * extent[d + 1] everywhere, both
-// reduced or both kept). Drops dims of extent 1.
+// reduced or both kept). Drops dims of extent 1; a space left with no dim
+// (a scalar) gets one of extent 1.
 void CollapseDims(TileProgram& program);
 
 std::string TileProgramToText(const TileProgram& program);

@@ -363,20 +363,9 @@ std::array<int64_t, 2> Lowerer::TileShape(bool reduced, bool tail) const {
 
 bool LowerTileProgram(const TileProgram& program, const HardwareModel& hardware,
                       std::vector<IGraph>* parts, std::string* reason) {
-  TileProgram p = program;
-  CollapseDims(p);
-  if (p.extents.empty()) {
-    p.extents = {1};
-    p.reduced_dim = {false};
-    for (TileOp& op : p.ops) {
-      if (op.kind == TileOp::Kind::kLoad || op.kind == TileOp::Kind::kStore ||
-          op.kind == TileOp::Kind::kIota) {
-        op.access.coefficient = {0};
-      }
-    }
-  }
+  UIR_CHECK(!program.extents.empty()) << "tile program " << program.name << " is not collapsed";
   parts->clear();
-  return detail::Lowerer(p, hardware).Run(parts, reason);
+  return detail::Lowerer(program, hardware).Run(parts, reason);
 }
 
 }  // namespace uir::igraph

@@ -17,7 +17,8 @@
 
 namespace uir::igraph {
 
-// Dram iPointer ids are the program's tensor positions. Returns false with
+// `program` has been through CollapseDims. Dram iPointer ids are the
+// program's tensor ids. Returns false with
 // `reason` when the program needs whole rows that do not fit the model's
 // sram, or reduces dims a tile cannot hold.
 bool LowerTileProgram(const TileProgram& program, const HardwareModel& hardware,

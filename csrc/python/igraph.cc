@@ -626,6 +626,29 @@ void BindIGraph(py::module_& m) {
       "uir.SerializationError for a damaged, truncated or foreign blob.");
 
   im.def(
+      "lowering_stages",
+      [](const ModulePtr& module, const std::string& name, const py::handle& hardware) {
+        const hlo::HloInstruction* inst = nullptr;
+        for (const hlo::HloInstruction* i : module->entry()->instructions()) {
+          if (i->name() == name) inst = i;
+        }
+        if (inst == nullptr) {
+          throw UserError(ErrorKind::kVerify, "module " + module->name() + " has no instruction %" +
+                                                  name + " in its entry computation");
+        }
+        const HardwareModel hw = HardwareFrom(hardware);
+        std::vector<igraph::LoweringStage> stages;
+        {
+          py::gil_scoped_release release;
+          stages = igraph::LoweringStages(*inst, hw);
+        }
+        py::list out;
+        for (const igraph::LoweringStage& s : stages) out.append(py::make_tuple(s.step, s.text));
+        return out;
+      },
+      py::arg("module"), py::arg("name"), py::arg("hardware") = "cpu",
+      "The steps lowering entry instruction `name` to planned iGraphs, as (step, text).");
+  im.def(
       "lower",
       [](const ModulePtr& module, const py::handle& hardware) {
         if (!module->has_schedule()) {

@@ -55,6 +55,19 @@ def plan(graph: IGraph, until: str | None = None) -> IGraph:
     return _core.igraph.plan(graph, until or "")
 
 
+def lowering_steps(
+    module, name: str, hardware: str | HardwareModel = "cpu"
+) -> list[tuple[str, str]]:
+    """How the fusion (or lone elementwise op) `name` of `module`'s entry
+    computation is lowered, step by step, as (step, text) in order:
+    "tile-programs", "collapse", "tile", then "plan.<step>" for each plan
+    step. The module is optimized and scheduled first unless it is scheduled
+    already (as ``lower`` does), so `name` is an instruction of the optimized
+    module (``kg.nodes`` name them). A step that refuses ends the list with
+    "refused: <reason>"."""
+    return _core.igraph.lowering_stages(_ready(module), name, hardware)
+
+
 def plan_steps() -> list[tuple[str, str]]:
     """The plan steps in the order they run, as (name, what it decides)."""
     return _core.igraph.plan_steps()
