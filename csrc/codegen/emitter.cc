@@ -9,23 +9,19 @@
 // inner loops into vector code. reg and sram iPointers live in the
 // caller's scratch, dram ones in the buffers.
 //
-// Over 1,000 lines, kept in one file on purpose: it is one class whose
-// state (the builder, the iPointer bases, the index values, the row
-// sources) every part reads, and splitting it would mean a header that exposes all
-// of that state to no other user. The scalar arithmetic (Unary, Binary,
-// Compare, Convert) is the part to move out, into its own class, when a
-// second emitter needs it.
+// Loops, slices and plans are this file's; the arithmetic on one element
+// (types, conversions, each function's meaning) is ScalarEmitter's
+// (scalar_emitter.h).
 #include "codegen/emitter.h"
 
 #include <cstdlib>
-#include <cstring>
 #include <functional>
 #include <map>
 #include <set>
 #include <vector>
 
 #include "codegen/math.h"
-#include "codegen/narrow_storage.h"
+#include "codegen/scalar_emitter.h"
 #include "hlo/reduction_kind.h"
 #include "igraph/kernel_plan.h"
 #include "llvm/Analysis/ValueTracking.h"
@@ -109,118 +105,6 @@ class KernelEmitter {
   }
 
  private:
-  // --- Types -----------------------------------------------------------------
-  llvm::Type* StorageType(PrimitiveType t) {
-    switch (t) {
-      case PrimitiveType::kPred:
-      case PrimitiveType::kS8:
-      case PrimitiveType::kU8:
-        return b_.getInt8Ty();
-      case PrimitiveType::kS1:
-      case PrimitiveType::kS2:
-      case PrimitiveType::kS4:
-      case PrimitiveType::kU1:
-      case PrimitiveType::kU2:
-      case PrimitiveType::kU4:
-        return b_.getInt8Ty();  // one per byte, in its low bits
-      case PrimitiveType::kF8E5M2:
-      case PrimitiveType::kF8E4M3:
-      case PrimitiveType::kF8E4M3FN:
-      case PrimitiveType::kF8E4M3B11FNUZ:
-      case PrimitiveType::kF8E3M4:
-      case PrimitiveType::kF8E5M2FNUZ:
-      case PrimitiveType::kF8E4M3FNUZ:
-      case PrimitiveType::kF6E3M2FN:
-      case PrimitiveType::kF6E2M3FN:
-      case PrimitiveType::kF4E2M1FN:
-        return b_.getInt8Ty();  // one per byte, in its low bits
-      case PrimitiveType::kS16:
-      case PrimitiveType::kU16:
-      case PrimitiveType::kBF16:
-        return b_.getInt16Ty();
-      case PrimitiveType::kS32:
-      case PrimitiveType::kU32:
-        return b_.getInt32Ty();
-      case PrimitiveType::kS64:
-      case PrimitiveType::kU64:
-        return b_.getInt64Ty();
-      case PrimitiveType::kF16:
-        return b_.getHalfTy();
-      case PrimitiveType::kF32:
-        return b_.getFloatTy();
-      case PrimitiveType::kF64:
-        return b_.getDoubleTy();
-      default:
-        Refuse("no machine form for " + std::string(PrimitiveTypeName(t)));
-    }
-  }
-  // The type arithmetic happens in: narrow floats widen to float, pred is i1.
-  llvm::Type* ComputeType(PrimitiveType t) {
-    if (t == PrimitiveType::kPred) return b_.getInt1Ty();
-    if (IsSubByteInteger(t)) return b_.getIntNTy(static_cast<unsigned>(BitWidth(t)));
-    if (IsNarrowFloat(t)) return b_.getFloatTy();
-    return StorageType(t);
-  }
-  static bool IsSubByteInteger(PrimitiveType t) { return IsInteger(t) && BitWidth(t) < 8; }
-
-  llvm::Value* FromStorage(PrimitiveType t, llvm::Value* raw) {
-    // A sub-byte integer is its byte's low bits (the upper ones ignored).
-    if (IsSubByteInteger(t)) return b_.CreateTrunc(raw, ComputeType(t));
-    if (IsByteFloat(t)) return EmitDecodeByteFloat(b_, t, raw);
-    switch (t) {
-      case PrimitiveType::kPred:
-        return b_.CreateICmpNE(raw, b_.getInt8(0));
-      case PrimitiveType::kF16:
-        return b_.CreateFPExt(raw, b_.getFloatTy());
-      case PrimitiveType::kBF16:
-        return b_.CreateBitCast(b_.CreateShl(b_.CreateZExt(raw, b_.getInt32Ty()), 16),
-                                b_.getFloatTy());
-      default:
-        return raw;
-    }
-  }
-  llvm::Value* ToStorage(PrimitiveType t, llvm::Value* v) {
-    // Written as NumPy's int4/uint4 hold them: the low bits, zeros above.
-    if (IsSubByteInteger(t)) return b_.CreateZExt(v, b_.getInt8Ty());
-    if (IsByteFloat(t)) return b_.CreateTrunc(EmitEncodeByteFloat(b_, t, v), b_.getInt8Ty());
-    switch (t) {
-      case PrimitiveType::kPred:
-        return b_.CreateZExt(v, b_.getInt8Ty());
-      case PrimitiveType::kF16:
-        return b_.CreateFPTrunc(v, b_.getHalfTy());
-      case PrimitiveType::kBF16: {
-        // Round to nearest even; NaN stays a (quiet) NaN.
-        llvm::Value* bits = b_.CreateBitCast(v, b_.getInt32Ty());
-        llvm::Value* lsb = b_.CreateAnd(b_.CreateLShr(bits, 16), 1);
-        llvm::Value* rounded =
-            b_.CreateLShr(b_.CreateAdd(bits, b_.CreateAdd(lsb, b_.getInt32(0x7fff))), 16);
-        llvm::Value* nan = b_.CreateOr(b_.CreateLShr(bits, 16), b_.getInt32(0x40));
-        return b_.CreateTrunc(b_.CreateSelect(b_.CreateFCmpUNO(v, v), nan, rounded),
-                              b_.getInt16Ty());
-      }
-      default:
-        return v;
-    }
-  }
-  llvm::Value* Load(PrimitiveType t, llvm::Value* address) {
-    return FromStorage(t, b_.CreateLoad(StorageType(t), address));
-  }
-  void Store(PrimitiveType t, llvm::Value* v, llvm::Value* address) {
-    b_.CreateStore(ToStorage(t, v), address);
-  }
-  // A scalar literal as a value of `t`'s compute type.
-  llvm::Value* Constant(const hlo::Literal& literal, PrimitiveType t) {
-    const PrimitiveType lt = literal.shape().element_type();
-    const int bytes = StorageBytes(lt);
-    uint64_t raw = 0;
-    std::memcpy(&raw, literal.bytes().data(), static_cast<size_t>(bytes));
-    llvm::Type* storage = StorageType(lt);
-    llvm::Value* bits = llvm::ConstantInt::get(b_.getIntNTy(bytes * 8), raw);
-    llvm::Value* v =
-        FromStorage(lt, storage->isIntegerTy() ? bits : b_.CreateBitCast(bits, storage));
-    return lt == t ? v : Convert(lt, t, v);
-  }
-
   // --- Structure -------------------------------------------------------------
   // A counted loop [0, n) whose body gets the induction variable.
   void Loop(int64_t n, const std::function<void(llvm::Value*)>& body) {
@@ -288,14 +172,15 @@ class KernelEmitter {
   llvm::Value* SliceBase(int s) {
     const ISlice& slice = g_.slices()[s];
     const PrimitiveType t = g_.pointers()[slice.pointer].dtype;
-    return b_.CreateInBoundsGEP(StorageType(t), bases_[slice.pointer], AffineValue(slice.offset));
+    return b_.CreateInBoundsGEP(s_.StorageType(t), bases_[slice.pointer],
+                                AffineValue(slice.offset));
   }
   llvm::Value* Element(int s, llvm::Value* base, llvm::Value* i, llvm::Value* j) {
     const ISlice& slice = g_.slices()[s];
     const PrimitiveType t = g_.pointers()[slice.pointer].dtype;
     llvm::Value* at = b_.CreateAdd(b_.CreateMul(i, b_.getInt64(slice.stride[0])),
                                    b_.CreateMul(j, b_.getInt64(slice.stride[1])));
-    return b_.CreateInBoundsGEP(StorageType(t), base, at);
+    return b_.CreateInBoundsGEP(s_.StorageType(t), base, at);
   }
   PrimitiveType TypeOf(int s) const { return g_.PointerOf(s).dtype; }
 
@@ -316,7 +201,7 @@ class KernelEmitter {
     int64_t local = 0;
     llvm::MDNode* empty = llvm::MDNode::get(ctx_, {});
     for (const igraph::IPointer& p : g_.pointers()) {
-      StorageType(p.dtype);  // refuses types without a machine form
+      s_.StorageType(p.dtype);  // refuses types without a machine form
       if (p.level == Level::kDram) {
         auto* load = b_.CreateLoad(b_.getPtrTy(),
                                    b_.CreateConstInBoundsGEP1_64(b_.getPtrTy(), buffers, dram++));
@@ -441,17 +326,17 @@ class KernelEmitter {
     const PrimitiveType t = TypeOf(op.outputs[0]);
     llvm::Value* base =
         b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), row_buffers_, op.plan.row_buffer);
-    return b_.CreateInBoundsGEP(StorageType(t), base, j);
+    return b_.CreateInBoundsGEP(s_.StorageType(t), base, j);
   }
   bool IsDram(int slice) const { return g_.PointerOf(slice).level == Level::kDram; }
   // A value of `t` as its storage would round it (narrow floats).
   llvm::Value* Rounded(PrimitiveType t, llvm::Value* v) {
-    return IsNarrowFloat(t) ? FromStorage(t, ToStorage(t, v)) : v;
+    return IsNarrowFloat(t) ? s_.FromStorage(t, s_.ToStorage(t, v)) : v;
   }
 
   // The start value of a reduction by `function` on `t`.
   llvm::Value* ReduceIdentity(igraph::Fn fn, PrimitiveType t) {
-    llvm::Type* ct = ComputeType(t);
+    llvm::Type* ct = s_.ComputeType(t);
     // Floats compute wider than narrow storage: their identity in f64.
     const std::optional<hlo::ReductionKind> kind = hlo::ReductionKindOf(igraph::FnOpcode(fn));
     const std::optional<hlo::Literal> id =
@@ -492,7 +377,7 @@ class KernelEmitter {
       j->addIncoming(ranged ? j_begin : b_.getInt64(0), pre);
       for (size_t k : reduces) {
         const PrimitiveType t = TypeOf(ops[k].inputs[0]);
-        acc[k] = b_.CreatePHI(ComputeType(t), 2, "acc");
+        acc[k] = b_.CreatePHI(s_.ComputeType(t), 2, "acc");
         acc[k]->addIncoming(ReduceIdentity(ops[k].fn, t), pre);
       }
     }
@@ -509,7 +394,7 @@ class KernelEmitter {
         llvm::Value* x = LoadInput(ops, k, 0, i, jv, value);
         llvm::Value* start =
             width > 1 ? static_cast<llvm::Value*>(acc[k]) : ReduceIdentity(op.fn, it);
-        next_acc[k] = Rounded(it, Reassociable(igraph::FnOpcode(op.fn), it, start, x));
+        next_acc[k] = Rounded(it, s_.Reassociable(igraph::FnOpcode(op.fn), it, start, x));
         continue;
       }
       llvm::Value* v;
@@ -525,9 +410,9 @@ class KernelEmitter {
       }
       value[k] = v;
       if (IsDram(out)) {
-        Store(t, v, DramElement(out, i, jv));
+        s_.Store(t, v, DramElement(out, i, jv));
       } else if (op.plan.row_buffer >= 0) {
-        Store(t, v, RowBuffer(op, jv));
+        s_.Store(t, v, RowBuffer(op, jv));
       }
     }
     if (width > 1) {
@@ -546,9 +431,9 @@ class KernelEmitter {
       const int out = op.outputs[0];
       const PrimitiveType t = TypeOf(out);
       if (IsDram(out)) {
-        Store(t, next_acc[k], DramElement(out, i, b_.getInt64(0)));
+        s_.Store(t, next_acc[k], DramElement(out, i, b_.getInt64(0)));
       } else if (op.plan.row_buffer >= 0) {
-        Store(t, next_acc[k], RowBuffer(op, b_.getInt64(0)));
+        s_.Store(t, next_acc[k], RowBuffer(op, b_.getInt64(0)));
       }
     }
   }
@@ -567,7 +452,7 @@ class KernelEmitter {
         const PrimitiveType t = TypeOf(f.slice);
         llvm::Value* row = b_.CreateAdd(i, b_.getInt64(f.rows));
         llvm::Value* at = b_.CreateAdd(b_.CreateMul(row, b_.getInt64(sl.stride[0])), j);
-        llvm::Value* p = b_.CreateGEP(StorageType(t), SliceBase(f.slice), at);
+        llvm::Value* p = b_.CreateGEP(s_.StorageType(t), SliceBase(f.slice), at);
         EmitPrefetch(b_, p, BitWidth(t) / 8, f.bytes);
       }
     }
@@ -580,14 +465,14 @@ class KernelEmitter {
     const int slice = ops[k].inputs[n];
     const PrimitiveType t = TypeOf(slice);
     const int src = source_[k][n];
-    if (src < 0) return Load(t, DramElement(slice, i, j));
+    if (src < 0) return s_.Load(t, DramElement(slice, i, j));
     auto it = value.find(static_cast<size_t>(src));
     if (it != value.end()) return it->second;
     const IOp& writer = ops[static_cast<size_t>(src)];
-    if (writer.plan.reread) return Load(t, DramElement(writer.inputs[0], i, j));
+    if (writer.plan.reread) return s_.Load(t, DramElement(writer.inputs[0], i, j));
     UIR_CHECK(writer.plan.row_buffer >= 0)
         << "iOp " << k << " reads iOp " << src << " with no row buffer";
-    return Load(t, RowBuffer(writer, j));
+    return s_.Load(t, RowBuffer(writer, j));
   }
 
   void EmitSection(Section s) {
@@ -665,15 +550,15 @@ class KernelEmitter {
         std::vector<llvm::Value*> x;
         if (op.kind == OpKind::kMove) {
           // Bytes as they are: no conversion through the compute type.
-          llvm::Type* st = StorageType(TypeOf(op.inputs[0]));
+          llvm::Type* st = s_.StorageType(TypeOf(op.inputs[0]));
           b_.CreateStore(b_.CreateLoad(st, Element(op.inputs[0], in_bases[0], i, j)),
                          Element(out, out_base, i, j));
           return;
         }
         for (size_t k = 0; k < op.inputs.size(); ++k) {
-          x.push_back(Load(TypeOf(op.inputs[k]), Element(op.inputs[k], in_bases[k], i, j)));
+          x.push_back(s_.Load(TypeOf(op.inputs[k]), Element(op.inputs[k], in_bases[k], i, j)));
         }
-        Store(TypeOf(out), Compute(op, x, i, j), Element(out, out_base, i, j));
+        s_.Store(TypeOf(out), Compute(op, x, i, j), Element(out, out_base, i, j));
       }
     });
   }
@@ -691,7 +576,7 @@ class KernelEmitter {
     const PrimitiveType t = TypeOf(in);
     const int64_t bytes = StorageBytes(t);
     const int64_t rows_in_blocks = os.shape[0] / w * w, cols_in_blocks = os.shape[1] / w * w;
-    llvm::Type* st = StorageType(t);
+    llvm::Type* st = s_.StorageType(t);
     auto* vt = llvm::FixedVectorType::get(st, static_cast<unsigned>(w));
     const llvm::Align align(static_cast<uint64_t>(bytes));
     llvm::Value* out_base = SliceBase(out);
@@ -748,7 +633,7 @@ class KernelEmitter {
     llvm::Value* out_base = SliceBase(out);
     llvm::Value* in_base = SliceBase(in);
     const PrimitiveType t = TypeOf(out);
-    llvm::Type* st = StorageType(t);
+    llvm::Type* st = s_.StorageType(t);
     if (op.axis == Axis::kRow) {  // (r, 1) -> (r, c)
       Loop(os.shape[0], [&](llvm::Value* i) {
         llvm::Value* v = b_.CreateLoad(st, Element(in, in_base, i, b_.getInt64(0)));
@@ -774,43 +659,29 @@ class KernelEmitter {
     llvm::Value* zero = b_.getInt64(0);
     if (op.axis == Axis::kRow) {  // (r, c) -> (r, 1)
       Loop(is.shape[0], [&](llvm::Value* i) {
-        llvm::Value* first = Load(t, Element(in, in_base, i, zero));
+        llvm::Value* first = s_.Load(t, Element(in, in_base, i, zero));
         llvm::Value* acc = FoldLoop(1, is.shape[1], first, [&](llvm::Value* j, llvm::Value* a) {
-          llvm::Value* next = Reassociable(combine, t, a, Load(t, Element(in, in_base, i, j)));
+          llvm::Value* next =
+              s_.Reassociable(combine, t, a, s_.Load(t, Element(in, in_base, i, j)));
           // Narrow floats round after every step, as the reducer
           // computation in the narrow type does.
-          return IsNarrowFloat(t) ? FromStorage(t, ToStorage(t, next)) : next;
+          return IsNarrowFloat(t) ? s_.FromStorage(t, s_.ToStorage(t, next)) : next;
         });
-        Store(t, acc, Element(out, out_base, i, zero));
+        s_.Store(t, acc, Element(out, out_base, i, zero));
       });
     } else {  // (r, c) -> (1, c), accumulated in the output row
       Loop(is.shape[1], [&](llvm::Value* j) {
-        Store(t, Load(t, Element(in, in_base, zero, j)), Element(out, out_base, zero, j));
+        s_.Store(t, s_.Load(t, Element(in, in_base, zero, j)), Element(out, out_base, zero, j));
       });
       Loop(is.shape[0] - 1, [&](llvm::Value* i0) {
         llvm::Value* i = b_.CreateAdd(i0, b_.getInt64(1));
         Loop(is.shape[1], [&](llvm::Value* j) {
           llvm::Value* o = Element(out, out_base, zero, j);
-          Store(t, Binary(combine, t, Load(t, o), Load(t, Element(in, in_base, i, j))), o);
+          s_.Store(t, s_.Binary(combine, t, s_.Load(t, o), s_.Load(t, Element(in, in_base, i, j))),
+                   o);
         });
       });
     }
-  }
-
-  // A reduction step the vectorizer may reorder: reductions have no fixed
-  // order in HLO.
-  llvm::Value* Reassociable(HloOpcode op, PrimitiveType t, llvm::Value* a, llvm::Value* x) {
-    llvm::FastMathFlags saved = b_.getFastMathFlags();
-    llvm::FastMathFlags flags;
-    flags.setAllowReassoc();
-    // A max or min reduction's order is unspecified, and so is which zero
-    // it returns on a tie of -0 and +0: without the zeros' order, x86's
-    // maximum is 3 instructions instead of 6 (NaNs still propagate).
-    if (op == HloOpcode::kMaximum || op == HloOpcode::kMinimum) flags.setNoSignedZeros();
-    b_.setFastMathFlags(flags);
-    llvm::Value* v = Binary(op, t, a, x);
-    b_.setFastMathFlags(saved);
-    return v;
   }
 
   llvm::Value* Compute(const IOp& op, const std::vector<llvm::Value*>& x, llvm::Value* i,
@@ -818,364 +689,40 @@ class KernelEmitter {
     switch (op.kind) {
       case OpKind::kUnary:
         if (igraph::FnIs(op.fn, igraph::kScalarFn)) {
-          return Binary(igraph::FnOpcode(op.fn), op.dtype, x[0],
-                        Constant(op.params.at(0), op.dtype));
+          return s_.Binary(igraph::FnOpcode(op.fn), op.dtype, x[0],
+                           s_.Constant(op.params.at(0), op.dtype));
         }
-        return Unary(igraph::FnOpcode(op.fn), op.dtype, x[0]);
+        return s_.Unary(igraph::FnOpcode(op.fn), op.dtype, x[0]);
       case OpKind::kBinary:
-        return Binary(igraph::FnOpcode(op.fn), op.dtype, x[0], x[1]);
+        return s_.Binary(igraph::FnOpcode(op.fn), op.dtype, x[0], x[1]);
       case OpKind::kTernary:
         if (op.fn == igraph::Fn::kSelect) return b_.CreateSelect(x[0], x[1], x[2]);
         // clamp(lo, x, hi) = min(max(x, lo), hi)
-        return Binary(HloOpcode::kMinimum, op.dtype,
-                      Binary(HloOpcode::kMaximum, op.dtype, x[1], x[0]), x[2]);
+        return s_.Binary(HloOpcode::kMinimum, op.dtype,
+                         s_.Binary(HloOpcode::kMaximum, op.dtype, x[1], x[0]), x[2]);
       case OpKind::kCompare:
-        return Compare(igraph::FnName(op.fn), op.dtype, x[0], x[1]);
+        return s_.Compare(igraph::FnName(op.fn), op.dtype, x[0], x[1]);
       case OpKind::kConvert:
-        if (op.fn == igraph::Fn::kBitcast) return BitcastConvert(op.dtype, op.to_dtype, x[0]);
-        return Convert(op.dtype, op.to_dtype, x[0]);
+        if (op.fn == igraph::Fn::kBitcast) return s_.BitcastConvert(op.dtype, op.to_dtype, x[0]);
+        return s_.Convert(op.dtype, op.to_dtype, x[0]);
       case OpKind::kFill:
-        return Constant(op.params.at(0), op.dtype);
+        return s_.Constant(op.params.at(0), op.dtype);
       case OpKind::kIota: {
         llvm::Value* v = AffineValue(op.iota_base);
         v = b_.CreateAdd(v, b_.CreateMul(i, b_.getInt64(op.iota_step[0])));
         v = b_.CreateAdd(v, b_.CreateMul(j, b_.getInt64(op.iota_step[1])));
-        return Convert(PrimitiveType::kS64, op.dtype, v);
+        return s_.Convert(PrimitiveType::kS64, op.dtype, v);
       }
       default:
         Refuse(std::string(OpKindName(op.kind)));
     }
   }
 
-  llvm::Value* Intrinsic(llvm::Intrinsic::ID id, llvm::Value* x) {
-    return b_.CreateIntrinsic(id, {x->getType()}, {x});
-  }
-  llvm::Value* Intrinsic(llvm::Intrinsic::ID id, llvm::Value* x, llvm::Value* y) {
-    return b_.CreateIntrinsic(id, {x->getType()}, {x, y});
-  }
-  // A call of the C library's `name` (float: `name` + "f").
-  llvm::Value* Libm(const std::string& name, std::vector<llvm::Value*> args) {
-    llvm::Type* t = args[0]->getType();
-    const std::string symbol = t->isFloatTy() ? name + "f" : name;
-    std::vector<llvm::Type*> types(args.size(), t);
-    llvm::FunctionCallee callee =
-        m_.getOrInsertFunction(symbol, llvm::FunctionType::get(t, types, false));
-    if (auto* f = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
-      f->setDoesNotThrow();
-      f->setDoesNotAccessMemory();
-    }
-    return b_.CreateCall(callee, args);
-  }
-
-  llvm::Value* Unary(HloOpcode op, PrimitiveType t, llvm::Value* x) {
-    using I = llvm::Intrinsic::IndependentIntrinsics;
-    if (IsFloat(t)) {
-      switch (op) {
-        case HloOpcode::kAbs:
-          return Intrinsic(I::fabs, x);
-        case HloOpcode::kNegate:
-          return b_.CreateFNeg(x);
-        case HloOpcode::kSign: {
-          llvm::Value* keep = b_.CreateOr(
-              b_.CreateFCmpUNO(x, x), b_.CreateFCmpOEQ(x, llvm::ConstantFP::get(x->getType(), 0)));
-          return b_.CreateSelect(
-              keep, x, Intrinsic(I::copysign, llvm::ConstantFP::get(x->getType(), 1.0), x));
-        }
-        case HloOpcode::kExp:
-          return EmitExp(b_, x);
-        case HloOpcode::kExpm1:
-          return EmitExpm1(b_, x);
-        case HloOpcode::kLog:
-          return EmitLog(b_, x);
-        case HloOpcode::kLog1p:
-          return EmitLog1p(b_, x);
-        case HloOpcode::kTanh:
-          return EmitTanh(b_, x);
-        case HloOpcode::kLogistic:
-          return EmitLogistic(b_, x);
-        case HloOpcode::kSqrt:
-          return Intrinsic(I::sqrt, x);
-        case HloOpcode::kRsqrt:
-          return b_.CreateFDiv(llvm::ConstantFP::get(x->getType(), 1.0), Intrinsic(I::sqrt, x));
-        case HloOpcode::kFloor:
-          return Intrinsic(I::floor, x);
-        case HloOpcode::kCeil:
-          return Intrinsic(I::ceil, x);
-        case HloOpcode::kRoundNearestAfz:
-          return Intrinsic(I::round, x);
-        case HloOpcode::kRoundNearestEven:
-          return Intrinsic(I::roundeven, x);
-        case HloOpcode::kSin:
-          return Libm("sin", {x});
-        case HloOpcode::kCos:
-          return Libm("cos", {x});
-        case HloOpcode::kTan:
-          return Libm("tan", {x});
-        case HloOpcode::kCbrt:
-          return Libm("cbrt", {x});
-        case HloOpcode::kSinh:
-          return Libm("sinh", {x});
-        case HloOpcode::kCosh:
-          return Libm("cosh", {x});
-        case HloOpcode::kAsin:
-          return Libm("asin", {x});
-        case HloOpcode::kAcos:
-          return Libm("acos", {x});
-        case HloOpcode::kAsinh:
-          return Libm("asinh", {x});
-        case HloOpcode::kAcosh:
-          return Libm("acosh", {x});
-        case HloOpcode::kAtanh:
-          return Libm("atanh", {x});
-        case HloOpcode::kErf:
-          return Libm("erf", {x});
-        default:
-          break;
-      }
-    } else if (t == PrimitiveType::kPred) {
-      if (op == HloOpcode::kNot) return b_.CreateNot(x);
-    } else {
-      const bool is_signed = IsSigned(t);
-      llvm::Value* zero = llvm::ConstantInt::get(x->getType(), 0);
-      switch (op) {
-        case HloOpcode::kAbs:
-          if (is_signed)
-            return b_.CreateSelect(b_.CreateICmpSLT(x, zero), b_.CreateSub(zero, x), x);
-          break;
-        case HloOpcode::kNegate:
-          return b_.CreateSub(zero, x);
-        case HloOpcode::kSign: {
-          llvm::Value* one = llvm::ConstantInt::get(x->getType(), 1);
-          llvm::Value* pos = b_.CreateSelect(
-              is_signed ? b_.CreateICmpSGT(x, zero) : b_.CreateICmpUGT(x, zero), one, zero);
-          if (!is_signed) return pos;
-          return b_.CreateSelect(b_.CreateICmpSLT(x, zero),
-                                 llvm::ConstantInt::getSigned(x->getType(), -1), pos);
-        }
-        case HloOpcode::kNot:
-          return b_.CreateNot(x);
-        case HloOpcode::kPopulationCount:
-          return Intrinsic(I::ctpop, x);
-        case HloOpcode::kClz:
-          return b_.CreateIntrinsic(I::ctlz, {x->getType()}, {x, b_.getFalse()});
-        default:
-          break;
-      }
-    }
-    Refuse("unary " + std::string(hlo::OpcodeName(op)) + " on " +
-           std::string(PrimitiveTypeName(t)));
-  }
-
-  llvm::Value* Binary(HloOpcode op, PrimitiveType t, llvm::Value* a, llvm::Value* c) {
-    using I = llvm::Intrinsic::IndependentIntrinsics;
-    if (IsFloat(t)) {
-      switch (op) {
-        case HloOpcode::kAdd:
-          return b_.CreateFAdd(a, c);
-        case HloOpcode::kSubtract:
-          return b_.CreateFSub(a, c);
-        case HloOpcode::kMultiply:
-          return b_.CreateFMul(a, c);
-        case HloOpcode::kDivide:
-          return b_.CreateFDiv(a, c);
-        case HloOpcode::kRemainder:
-          return b_.CreateFRem(a, c);
-        case HloOpcode::kPower:
-          return Intrinsic(I::pow, a, c);
-        case HloOpcode::kAtan2:
-          return Libm("atan2", {a, c});
-        case HloOpcode::kMaximum:
-          return Intrinsic(I::maximum, a, c);
-        case HloOpcode::kMinimum:
-          return Intrinsic(I::minimum, a, c);
-        default:
-          break;
-      }
-    } else if (t == PrimitiveType::kPred) {
-      // XLA's pred arithmetic is C++'s bool: add is or, multiply is and.
-      switch (op) {
-        case HloOpcode::kAnd:
-        case HloOpcode::kMultiply:
-        case HloOpcode::kMinimum:
-          return b_.CreateAnd(a, c);
-        case HloOpcode::kOr:
-        case HloOpcode::kAdd:
-        case HloOpcode::kMaximum:
-          return b_.CreateOr(a, c);
-        case HloOpcode::kXor:
-        case HloOpcode::kSubtract:
-          return b_.CreateXor(a, c);
-        default:
-          break;
-      }
-    } else {
-      return IntBinary(op, t, a, c);
-    }
-    Refuse("binary " + std::string(hlo::OpcodeName(op)) + " on " +
-           std::string(PrimitiveTypeName(t)));
-  }
-
-  llvm::Value* IntBinary(HloOpcode op, PrimitiveType t, llvm::Value* a, llvm::Value* c) {
-    using I = llvm::Intrinsic::IndependentIntrinsics;
-    llvm::Type* ty = a->getType();
-    const bool s = IsSigned(t);
-    const unsigned bits = ty->getIntegerBitWidth();
-    auto k = [&](int64_t v) { return llvm::ConstantInt::getSigned(ty, v); };
-    llvm::Value* zero = k(0);
-    switch (op) {
-      case HloOpcode::kAdd:
-        return b_.CreateAdd(a, c);
-      case HloOpcode::kSubtract:
-        return b_.CreateSub(a, c);
-      case HloOpcode::kMultiply:
-        return b_.CreateMul(a, c);
-      case HloOpcode::kMulhi: {  // the high half of the double-width product
-        llvm::Type* wide = b_.getIntNTy(2 * bits);
-        llvm::Value* p = s ? b_.CreateMul(b_.CreateSExt(a, wide), b_.CreateSExt(c, wide))
-                           : b_.CreateMul(b_.CreateZExt(a, wide), b_.CreateZExt(c, wide));
-        return b_.CreateTrunc(b_.CreateLShr(p, bits), ty);
-      }
-      case HloOpcode::kAnd:
-        return b_.CreateAnd(a, c);
-      case HloOpcode::kOr:
-        return b_.CreateOr(a, c);
-      case HloOpcode::kXor:
-        return b_.CreateXor(a, c);
-      case HloOpcode::kMaximum:
-        return Intrinsic(s ? I::smax : I::umax, a, c);
-      case HloOpcode::kMinimum:
-        return Intrinsic(s ? I::smin : I::umin, a, c);
-      case HloOpcode::kDivide:
-      case HloOpcode::kRemainder: {
-        // x / 0 = -1 (all ones), x % 0 = x; MIN / -1 = MIN, MIN % -1 = 0.
-        llvm::Value* by_zero = b_.CreateICmpEQ(c, zero);
-        llvm::Value* overflow =
-            s ? b_.CreateAnd(b_.CreateICmpEQ(a, llvm::ConstantInt::get(
-                                                    ty, llvm::APInt::getSignedMinValue(bits))),
-                             b_.CreateICmpEQ(c, k(-1)))
-              : b_.getFalse();
-        llvm::Value* safe = b_.CreateSelect(b_.CreateOr(by_zero, overflow), k(1), c);
-        if (op == HloOpcode::kDivide) {
-          llvm::Value* q = s ? b_.CreateSDiv(a, safe) : b_.CreateUDiv(a, safe);
-          return b_.CreateSelect(by_zero, k(-1), q);  // overflow: a / 1 = a
-        }
-        llvm::Value* r = s ? b_.CreateSRem(a, safe) : b_.CreateURem(a, safe);
-        return b_.CreateSelect(by_zero, a, b_.CreateSelect(overflow, zero, r));
-      }
-      case HloOpcode::kShiftLeft:
-      case HloOpcode::kShiftRightLogical:
-      case HloOpcode::kShiftRightArithmetic: {
-        llvm::Value* too_far = b_.CreateICmpUGE(c, k(bits));
-        llvm::Value* amount = b_.CreateSelect(too_far, zero, c);
-        if (op == HloOpcode::kShiftLeft) {
-          return b_.CreateSelect(too_far, zero, b_.CreateShl(a, amount));
-        }
-        if (op == HloOpcode::kShiftRightLogical) {
-          return b_.CreateSelect(too_far, zero, b_.CreateLShr(a, amount));
-        }
-        return b_.CreateAShr(a, b_.CreateSelect(too_far, k(bits - 1), c));
-      }
-      case HloOpcode::kPower: {
-        // Square and multiply over every bit of the exponent; a negative
-        // signed exponent gives 0 except for bases 1 and -1.
-        llvm::Value* result = k(1);
-        llvm::Value* base = a;
-        llvm::Value* e = c;
-        for (unsigned bit = 0; bit < bits; ++bit) {
-          llvm::Value* odd = b_.CreateTrunc(e, b_.getInt1Ty());
-          result = b_.CreateSelect(odd, b_.CreateMul(result, base), result);
-          base = b_.CreateMul(base, base);
-          e = b_.CreateLShr(e, k(1));
-        }
-        if (!s) return result;
-        llvm::Value* neg = b_.CreateICmpSLT(c, zero);
-        llvm::Value* odd = b_.CreateTrunc(c, b_.getInt1Ty());
-        llvm::Value* special = b_.CreateSelect(
-            b_.CreateICmpEQ(a, k(1)), k(1),
-            b_.CreateSelect(b_.CreateICmpEQ(a, k(-1)), b_.CreateSelect(odd, k(-1), k(1)), zero));
-        return b_.CreateSelect(neg, special, result);
-      }
-      default:
-        Refuse("binary " + std::string(hlo::OpcodeName(op)) + " on " +
-               std::string(PrimitiveTypeName(t)));
-    }
-  }
-
-  llvm::Value* Compare(std::string_view direction, PrimitiveType t, llvm::Value* a,
-                       llvm::Value* c) {
-    using P = llvm::CmpInst::Predicate;
-    if (direction.ends_with("_total")) {
-      // The total order on floats is the signed order of the bits with
-      // every bit but the sign flipped on negatives (narrow floats are
-      // exact in f32, their compute type).
-      direction.remove_suffix(6);
-      const unsigned width = a->getType()->getScalarSizeInBits();
-      llvm::Type* it = llvm::IntegerType::get(ctx_, width);
-      auto key = [&](llvm::Value* v) {
-        llvm::Value* bits = b_.CreateBitCast(v, it);
-        llvm::Value* mask = b_.CreateLShr(b_.CreateAShr(bits, width - 1), 1);
-        return b_.CreateXor(bits, mask);
-      };
-      return Compare(direction, PrimitiveType::kS64, key(a), key(c));
-    }
-    if (IsFloat(t)) {
-      // Every direction but ne is false on NaN.
-      P p = direction == "eq"   ? P::FCMP_OEQ
-            : direction == "ne" ? P::FCMP_UNE
-            : direction == "lt" ? P::FCMP_OLT
-            : direction == "le" ? P::FCMP_OLE
-            : direction == "gt" ? P::FCMP_OGT
-                                : P::FCMP_OGE;
-      return b_.CreateFCmp(p, a, c);
-    }
-    const bool s = IsSigned(t);
-    P p = direction == "eq"   ? P::ICMP_EQ
-          : direction == "ne" ? P::ICMP_NE
-          : direction == "lt" ? (s ? P::ICMP_SLT : P::ICMP_ULT)
-          : direction == "le" ? (s ? P::ICMP_SLE : P::ICMP_ULE)
-          : direction == "gt" ? (s ? P::ICMP_SGT : P::ICMP_UGT)
-                              : (s ? P::ICMP_SGE : P::ICMP_UGE);
-    return b_.CreateICmp(p, a, c);
-  }
-
-  // The same bits read as `to` (IsRegisterBitcast: the iGraph builder
-  // keeps other bitcast-converts on the evaluator).
-  llvm::Value* BitcastConvert(PrimitiveType from, PrimitiveType to, llvm::Value* v) {
-    if (!IsRegisterBitcast(from, to)) {
-      Refuse("bitcast-convert from " + std::string(PrimitiveTypeName(from)) + " to " +
-             std::string(PrimitiveTypeName(to)));
-    }
-    return b_.CreateBitCast(v, ComputeType(to));
-  }
-
-  // XLA's conversions: float -> int saturates and sends NaN to 0; x -> pred
-  // is x != 0; integers extend by the source's signedness.
-  llvm::Value* Convert(PrimitiveType from, PrimitiveType to, llvm::Value* v) {
-    llvm::Type* target = ComputeType(to);
-    if (from == to) return v;
-    if (to == PrimitiveType::kPred) {
-      if (IsFloat(from)) return b_.CreateFCmpUNE(v, llvm::ConstantFP::get(v->getType(), 0));
-      return b_.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
-    }
-    if (from == PrimitiveType::kPred) {
-      return IsFloat(to) ? b_.CreateUIToFP(v, target) : b_.CreateZExt(v, target);
-    }
-    if (IsFloat(from) && IsFloat(to)) return b_.CreateFPCast(v, target);
-    if (IsFloat(from)) {
-      return b_.CreateIntrinsic(
-          IsSigned(to) ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat,
-          {target, v->getType()}, {v});
-    }
-    if (IsFloat(to)) {
-      return IsSigned(from) ? b_.CreateSIToFP(v, target) : b_.CreateUIToFP(v, target);
-    }
-    return b_.CreateIntCast(v, target, IsSigned(from));
-  }
-
   const IGraph& g_;
   llvm::Module& m_;
   llvm::LLVMContext& ctx_;
   llvm::IRBuilder<> b_;
+  ScalarEmitter s_{b_, m_};
   llvm::Function* fn_ = nullptr;
   std::vector<llvm::Value*> bases_;  // per iPointer
   const DramAliasing* aliasing_ = nullptr;

@@ -95,6 +95,7 @@ def test_core_corpus_lowers_and_runs_like_the_evaluator(name):
         for g in node.igraphs:
             g.verify()
             assert ig.parse(g.to_text()) == g
+            assert ig.plan(g.unplanned()) == g
     if name in TOO_HEAVY or required_replicas(out) > 1:
         return  # the evaluator cannot run these as one participant in test time
     args = random_arguments(out, 0)

@@ -15,10 +15,13 @@ import re
 
 import numpy as np
 import pytest
+from fusion_strategies import fusion_modules
 from golden_util import cases, filecheck_text
+from hypothesis import HealthCheck, given, settings
 
 import uir
 import uir.igraph as ig
+from uir._src.core.evaluate import random_arguments
 
 GOLDEN = pathlib.Path(__file__).resolve().parent / "golden_plan" / "steps.hlo"
 CASES = cases(GOLDEN)
@@ -267,3 +270,27 @@ def test_coalesced_and_rows_forms_are_emitted_as_planned():
 def test_unplanned_text_is_planned_before_it_is_compiled():
     g = _transpose_graph()
     assert "shufflevector" in g.unplanned().llvm_ir()
+
+
+# --- Properties ------------------------------------------------------------------
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(text=fusion_modules())
+def test_random_fusions_plan_again_alike_and_compile_to_the_evaluators_results(text):
+    """For random fusions: each iGraph's plan is what the plan steps give its
+    unplanned form, prints and parses back, and the compiled kernels that
+    carry it out compute what the evaluator does."""
+    module = uir.passes.default_pipeline().run(uir.hlo.parse_module(text))
+    kg = ig.lower(module, "cpu")
+    for node in kg.nodes:
+        for g in node.igraphs:
+            assert ig.plan(g.unplanned()) == g
+            assert ig.parse(g.to_text()) == g
+    args = random_arguments(module, 2)
+    scale = 1.0 / np.sqrt(max(max(a.shape, default=1) for a in args))
+    args = [(a * scale).astype(a.dtype) for a in args]
+    got = uir.compile(module, backend="cpu")(*args)
+    want = uir.evaluate(module, *args)
+    tol = 2e-2 if max(max(a.shape, default=1) for a in args) > 10**5 else 1e-4
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol, equal_nan=True)
