@@ -126,31 +126,32 @@ __attribute__((always_inline)) inline int64_t FirstExtremeOf(const T* x, int64_t
   constexpr int64_t kChunk = 512;
   if constexpr (std::is_floating_point_v<T>) {
     using V = typename Vec<T, Bytes>::V;
-    using M = typename Vec<T, Bytes>::M;
     constexpr int kWidth = sizeof(V) / sizeof(T);
     // Short lines (k-means' few centres) go faster one element at a time:
     // setting up and folding the lanes costs more than it saves.
     if (n >= 16 * kWidth) {
-      V check[2] = {V{}, V{}};
+      // Four sets of lanes: four independent chains of one max (min) per
+      // vector, `v > lane ? v : lane` being exactly x86's maxps(v, lane)
+      // (a NaN v leaves the lane as it was), and one add to the NaN check.
+      constexpr int kSets = 4;
+      V check[kSets] = {};
       for (i = 0; i + kChunk <= n; i += kChunk) {
-        V lane[2], v;
-        std::memcpy(&lane[0], x + i, sizeof(V));
-        std::memcpy(&lane[1], x + i + kWidth, sizeof(V));
-        for (int64_t k = i; k < i + kChunk; k += 2 * kWidth) {
-          for (int r = 0; r < 2; ++r) {
+        V lane[kSets], v;
+        for (int r = 0; r < kSets; ++r) std::memcpy(&lane[r], x + i + r * kWidth, sizeof(V));
+        for (int64_t k = i; k < i + kChunk; k += kSets * kWidth) {
+          for (int r = 0; r < kSets; ++r) {
             std::memcpy(&v, x + k + r * kWidth, sizeof(V));
-            const M take = Max ? v > lane[r] : v < lane[r];
-            lane[r] = reinterpret_cast<V>((reinterpret_cast<M>(v) & take) |
-                                          (reinterpret_cast<M>(lane[r]) & ~take));
+            lane[r] = Max ? (v > lane[r] ? v : lane[r]) : (v < lane[r] ? v : lane[r]);
             check[r] += v;
           }
         }
-        // The two lane sets folded into one; a lane past the best so far
+        // The lane sets folded into one; a lane past the best so far
         // (one vector compare, its mask's words or-ed) is rare after the
         // first chunks, and only then are the lanes scanned.
-        const M first = Max ? lane[0] >= lane[1] : lane[0] <= lane[1];
-        const V top = reinterpret_cast<V>((reinterpret_cast<M>(lane[0]) & first) |
-                                          (reinterpret_cast<M>(lane[1]) & ~first));
+        V top = lane[0];
+        for (int r = 1; r < kSets; ++r) {
+          top = Max ? (lane[r] > top ? lane[r] : top) : (lane[r] < top ? lane[r] : top);
+        }
         V best_v;
         for (int j = 0; j < kWidth; ++j) best_v[j] = best;
         if (i == 0 || AnyLane(Max ? top > best_v : top < best_v)) {
@@ -164,7 +165,7 @@ __attribute__((always_inline)) inline int64_t FirstExtremeOf(const T* x, int64_t
           }
         }
       }
-      for (int r = 0; r < 2; ++r) {
+      for (int r = 0; r < kSets; ++r) {
         for (int j = 0; j < kWidth; ++j) maybe_nan = maybe_nan || IsNan(check[r][j]);
       }
       // The tail is left to the loop below, which finds its own position.
