@@ -349,6 +349,24 @@ def test_long_rows_fold_in_vector_chunks_to_the_first_extreme(n, nans):
         np.testing.assert_array_equal(compiled(x), ref(x, axis=1))
 
 
+@pytest.mark.parametrize("n", [1, 2, 7, 8, 63])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+@pytest.mark.parametrize("nans", [0, 5])
+def test_many_short_rows_fold_in_groups_to_the_first_extreme(n, dtype, nans):
+    # Below 64 elements rows fold eight at a time, element by element;
+    # ties, NaNs anywhere (several in a row too) and a remainder of rows
+    # past the last group of eight must still give NumPy's first index.
+    rng = np.random.default_rng(n * 7 + nans)
+    x = rng.integers(-2, 3, (4099, n)).astype(dtype)
+    if nans and np.issubdtype(dtype, np.floating):
+        for _ in range(nans * 40):
+            x[rng.integers(0, 4099), rng.integers(0, n)] = np.nan
+    for fn, ref in ((unp.argmax, np.argmax), (unp.argmin, np.argmin)):
+        compiled = uir.jit(lambda v, fn=fn: fn(v, axis=1)).lower(x).compile()
+        assert compiled.fallbacks == []
+        np.testing.assert_array_equal(compiled(x), ref(x, axis=1))
+
+
 def _variadic(pick):
     return uir.hlo.parse_module(f"""HloModule v
 
