@@ -69,8 +69,18 @@ bool MayReread(const IGraph& g, const RowDataflow& rows, size_t k) {
 
 // --- rows ---------------------------------------------------------------------
 
+// The decisions of these steps are the CPU backend's (its loop forms,
+// prefetches and register blocks); an iGraph for another target keeps the
+// loops form, untouched, until that target has steps of its own.
+constexpr std::string_view kCpuOnly = "the plan steps are the CPU backend's: none for a gpu yet";
+
 void PlanRowsStep(IGraph& g) {
   KernelPlan& plan = g.mutable_plan();
+  if (g.hardware().target != "cpu") {
+    plan.form = BodyForm::kLoops;
+    plan.why = std::string(kCpuOnly);
+    return;
+  }
   const RowDataflow rows = AnalyseRows(g);
   if (!rows.ok) {
     plan.form = BodyForm::kLoops;
@@ -265,7 +275,7 @@ std::string WhyNoBlocks(const IGraph& g, const IOp& op, int64_t block) {
 }
 
 void TransposeStep(IGraph& g) {
-  if (g.plan().form != BodyForm::kLoops) return;
+  if (g.plan().form != BodyForm::kLoops || g.hardware().target != "cpu") return;
   for (Section s : {Section::kPrologue, Section::kBody, Section::kEpilogue}) {
     for (IOp& op : g.mutable_ops(s)) {
       if (op.kind != OpKind::kMove || !ReadsByColumns(g, op)) continue;

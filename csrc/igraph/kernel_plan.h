@@ -13,6 +13,10 @@
 //   transpose  which moves read memory down their columns, and which of
 //              those transpose in register blocks
 //
+// The steps decide for the CPU backend: an iGraph for a gpu keeps the
+// loops form with nothing planned (its why says so) until that target has
+// steps of its own.
+//
 // The steps never change what an iGraph computes: the interpreter ignores
 // the plan, and a planned kernel must give the interpreter's results.
 // LLVM-free.

@@ -66,6 +66,20 @@ def test_steps_in_order():
     assert all(doc for _, doc in ig.plan_steps())
 
 
+def test_a_gpu_igraph_keeps_the_loops_form_with_nothing_planned():
+    module = uir.passes.default_pipeline().run(uir.hlo.parse_module(_ELEMENTWISE))
+    [g] = [g for n in ig.lower(module, "gpu").nodes for g in n.igraphs]
+    assert g.plan == {
+        "form": "loops",
+        "why": "the plan steps are the CPU backend's: none for a gpu yet",
+        "rows": 0,
+        "loops": [],
+        "row_scratch": 0,
+    }
+    assert "{" not in g.to_text().split("body:")[1]
+    assert ig.parse(g.to_text()) == g
+
+
 def test_unknown_step_and_planning_twice_are_errors():
     g = _kernel_igraphs(_ELEMENTWISE)[0]
     with pytest.raises(uir.VerifyError, match=r"no plan step 'tile'.*rows, coalesce"):
