@@ -227,7 +227,8 @@ bool LowerParts(const HloInstruction& inst_ref, const HardwareModel& hardware,
       if (t.kind == TileTensor::Kind::kOutput) t.id = next_constant + t.index;
     }
   }
-  if (ok) {
+  const bool built = ok;
+  if (built) {
     for (TileProgram& program : programs) CollapseDims(program);
     if (observe != nullptr) (*observe)("collapse", ProgramsText(programs));
   }
@@ -237,7 +238,7 @@ bool LowerParts(const HloInstruction& inst_ref, const HardwareModel& hardware,
     for (IGraph& part : parts) out->igraphs.push_back(std::move(part));
   }
   if (!ok) {
-    if (observe != nullptr && !programs.empty()) (*observe)("tile", "refused: " + reason);
+    if (observe != nullptr && built) (*observe)("tile", "refused: " + reason);
     *out = KernelParts{};
     *reason_out = reason;
     return false;
