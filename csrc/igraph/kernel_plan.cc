@@ -51,14 +51,13 @@ int FirstStoreLoop(const IGraph& g) {
 }
 
 // A move from dram of one dtype on both sides, whose every reader runs no
-// later than the first loop that stores to dram: its readers may read its
-// input again (nothing can have written over it yet).
-bool MayReread(const IGraph& g, const RowDataflow& rows, size_t k) {
+// later than `first_store` (FirstStoreLoop): its readers may read its input
+// again (nothing can have written over it yet).
+bool MayReread(const IGraph& g, const RowDataflow& rows, int first_store, size_t k) {
   const std::vector<IOp>& ops = g.ops(Section::kBody);
   const IOp& op = ops[k];
   if (op.kind != OpKind::kMove || rows.source[k].at(0) != -1) return false;
   if (g.PointerOf(op.inputs[0]).dtype != g.PointerOf(op.outputs[0]).dtype) return false;
-  const int first_store = FirstStoreLoop(g);
   for (size_t r = k + 1; r < ops.size(); ++r) {
     for (int src : rows.source[r]) {
       if (src == static_cast<int>(k) && ops[r].plan.loop > first_store) return false;
@@ -116,8 +115,9 @@ void PlanRowsStep(IGraph& g) {
       if (src >= 0 && ops[src].plan.loop != ops[k].plan.loop) needed[src] = true;
     }
   }
+  const int first_store = FirstStoreLoop(g);
   for (size_t k = 0; k < ops.size(); ++k) {
-    if (needed[k]) ops[k].plan.reread = MayReread(g, rows, k);
+    if (needed[k]) ops[k].plan.reread = MayReread(g, rows, first_store, k);
   }
   for (size_t k = 0; k < ops.size(); ++k) {
     if (!needed[k] || ops[k].plan.reread) continue;
@@ -450,6 +450,7 @@ std::string PlanProblem(const IGraph& g) {
            std::to_string(rows.rows);
   }
   const std::vector<IOp>& ops = g.ops(Section::kBody);
+  const int first_store = FirstStoreLoop(g);
   int previous = -1;
   for (size_t k = 0; k < ops.size(); ++k) {
     const IOp& op = ops[k];
@@ -459,6 +460,7 @@ std::string PlanProblem(const IGraph& g) {
       if (!p.empty()) return at + "a sync or identity runs in no loop";
       continue;
     }
+    if (p.loop < 0) return at + "runs in no column loop (every iOp of a row form needs loop=)";
     if (p.loop != previous && p.loop != previous + 1) {
       return at + "loop=" + std::to_string(p.loop) + " after loop " + std::to_string(previous) +
              " (loops run in order, each once)";
@@ -485,7 +487,7 @@ std::string PlanProblem(const IGraph& g) {
         return at + "reads a value of an earlier loop that has no row buffer and is not reread";
       }
     }
-    if (p.reread && !MayReread(g, rows, k)) {
+    if (p.reread && !MayReread(g, rows, first_store, k)) {
       return at + "reread, but it is not a move from dram read before the first store";
     }
     if (p.row_buffer >= 0 &&

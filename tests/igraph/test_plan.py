@@ -156,6 +156,7 @@ def test_hand_written_plan_parses_verifies_and_matches_the_plan_steps():
         ("bs, ss {loop=1}", "bs, ss {loop=0}", "own loop"),
         ("ds, ts, bs {loop=1}", "ds, ts, bs {loop=0}", "loop=0 after loop 1"),
         ("ys, ds {loop=1}", "ys, ds {loop=2}", "the plan has 2 loops"),
+        ("ts, xs {loop=0, reread}", "ts, xs {reread}", "runs in no column loop"),
         ("scratch=64", "scratch=32", "row buffer at 0 is not 64-byte aligned inside the 32"),
         ("loops=[64, 64]", "loops=[64, 32]", "64 wide, loop 1 32"),
         ("rows=2,", "rows=3,", "rows=3 but the slices have 2"),
