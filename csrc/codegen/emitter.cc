@@ -228,8 +228,7 @@ class KernelEmitter {
     }
     vars_.assign(g_.vars().size(), b_.getInt64(0));
     const igraph::KernelPlan& plan = g_.plan();
-    const bool row_form =
-        plan.form == igraph::BodyForm::kRows || plan.form == igraph::BodyForm::kCoalesced;
+    const bool row_form = plan.row_form();
     if (row_form) {
       row_buffers_ = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), scratch, local);
       source_ = igraph::AnalyseRows(g_).source;

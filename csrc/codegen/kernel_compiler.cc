@@ -362,8 +362,7 @@ CompiledKernels CompileKernels(const std::vector<const igraph::IGraph*>& given,
       const DramAliasing* aliasing =
           k < options.aliasing.size() && !options.aliasing[k].same_as.empty() ? &options.aliasing[k]
                                                                               : nullptr;
-      const bool row_form =
-          g.plan().form == igraph::BodyForm::kRows || g.plan().form == igraph::BodyForm::kCoalesced;
+      const bool row_form = g.plan().row_form();
       const int vector_bits =
           options.flags.vector_bits > 0 ? options.flags.vector_bits : KindVectorBits(row_form);
       auto set_width = [&](const std::string& fn_name) {

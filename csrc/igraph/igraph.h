@@ -86,6 +86,8 @@ struct KernelPlan {
   int64_t rows = 0;            // row forms: rows of the tile
   std::vector<int64_t> loops;  // row forms: each column loop's width
   int64_t row_scratch = 0;     // row forms: bytes of row buffers, after the iPointers'
+  // The rows or coalesced form: a row loop and column loops, row buffers.
+  bool row_form() const { return form == BodyForm::kRows || form == BodyForm::kCoalesced; }
   bool operator==(const KernelPlan&) const = default;
 };
 std::string_view SectionName(Section section);

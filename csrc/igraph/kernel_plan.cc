@@ -215,7 +215,7 @@ bool Heavy(const IOp& op) {
 // that row is in cache when the next row's first loop starts. One entry
 // per iPointer and loop, on the first iOp reading it.
 void PrefetchStep(IGraph& g) {
-  if (g.plan().form != BodyForm::kRows && g.plan().form != BodyForm::kCoalesced) return;
+  if (!g.plan().row_form()) return;
   const RowDataflow rows = AnalyseRows(g);
   std::vector<IOp>& ops = g.mutable_ops(Section::kBody);
   for (int loop = 0; loop < static_cast<int>(g.plan().loops.size()); ++loop) {
@@ -414,7 +414,7 @@ void PlanKernel(IGraph& graph, std::string_view until) {
 std::string PlanProblem(const IGraph& g) {
   const KernelPlan& plan = g.plan();
   const auto sections = {Section::kPrologue, Section::kBody, Section::kEpilogue};
-  const bool row_form = plan.form == BodyForm::kRows || plan.form == BodyForm::kCoalesced;
+  const bool row_form = plan.row_form();
   // Entries that belong to the other forms.
   for (Section s : sections) {
     for (const IOp& op : g.ops(s)) {
@@ -540,8 +540,7 @@ int64_t KernelScratchBytes(const IGraph& graph) {
     if (p.level == Level::kDram) continue;
     total += (p.size * StorageBytes(p.dtype) + 63) / 64 * 64;
   }
-  const BodyForm form = graph.plan().form;
-  if (form == BodyForm::kRows || form == BodyForm::kCoalesced) total += graph.plan().row_scratch;
+  if (graph.plan().row_form()) total += graph.plan().row_scratch;
   return total;
 }
 
