@@ -156,6 +156,31 @@ struct KernelParts {
   std::vector<hlo::Literal> constants;
 };
 
+// A fusion of one dot or convolution whose operands are the fusion's
+// parameters, with an elementwise epilogue of the same shape: that library
+// op (a library call into the output, then the epilogue's iGraphs in
+// place); null otherwise.
+const HloInstruction* LibraryWithEpilogue(const HloInstruction& inst) {
+  if (inst.opcode() != HloOpcode::kFusion) return nullptr;
+  const hlo::HloComputation* f = inst.called_computations().at(0);
+  const HloInstruction* lib = nullptr;
+  for (const HloInstruction* x : f->instructions()) {
+    if (!IsLibraryOp(x->opcode())) continue;
+    if (lib != nullptr) return nullptr;
+    lib = x;
+  }
+  if (lib == nullptr || lib == f->root() || !inst.shape().IsArray() ||
+      lib->shape().dimensions() != inst.shape().dimensions() ||
+      lib->shape().element_type() != inst.shape().element_type() ||
+      PhysicalStrides(lib->shape()) != PhysicalStrides(inst.shape())) {
+    return nullptr;
+  }
+  for (const HloInstruction* o : lib->operands()) {
+    if (o->opcode() != HloOpcode::kParameter) return nullptr;
+  }
+  return lib;
+}
+
 // Called with each lowering step's name and its result as text.
 using StageObserver = std::function<void(const std::string& step, const std::string& text)>;
 
@@ -418,7 +443,9 @@ std::vector<LoweringStage> LoweringStages(const HloInstruction& inst,
   };
   KernelParts parts;
   std::string reason;
-  LowerParts(inst, hardware, nullptr, &parts, &reason, &observe);
+  // A library op with an epilogue lowers as the Kernel Graph lowers it:
+  // the epilogue's iGraphs over the library op's result.
+  LowerParts(inst, hardware, LibraryWithEpilogue(inst), &parts, &reason, &observe);
   return stages;
 }
 
@@ -474,28 +501,6 @@ void KernelGraph::LowerComputation(const hlo::HloComputation& computation) {
       node.kind = kind;
       node.library = library;
     };
-    // A fusion of one dot or convolution whose operands are the fusion's
-    // parameters, with an elementwise epilogue of the same shape: a library
-    // call into the output, then the epilogue's iGraphs in place.
-    auto library_with_epilogue = [&]() -> const HloInstruction* {
-      const hlo::HloComputation* f = inst->called_computations().at(0);
-      const HloInstruction* lib = nullptr;
-      for (const HloInstruction* x : f->instructions()) {
-        if (!IsLibraryOp(x->opcode())) continue;
-        if (lib != nullptr) return nullptr;
-        lib = x;
-      }
-      if (lib == nullptr || lib == f->root() || !inst->shape().IsArray() ||
-          lib->shape().dimensions() != inst->shape().dimensions() ||
-          lib->shape().element_type() != inst->shape().element_type() ||
-          PhysicalStrides(lib->shape()) != PhysicalStrides(inst->shape())) {
-        return nullptr;
-      }
-      for (const HloInstruction* o : lib->operands()) {
-        if (o->opcode() != HloOpcode::kParameter) return nullptr;
-      }
-      return lib;
-    };
     std::optional<analysis::DotChain> chain;
     std::string chain_reason;
     if (op == HloOpcode::kFusion) {
@@ -512,7 +517,7 @@ void KernelGraph::LowerComputation(const hlo::HloComputation& computation) {
       for (const HloInstruction* f : inst->called_computations().at(0)->instructions()) {
         library = library || IsLibraryOp(f->opcode());
       }
-      const HloInstruction* lib = library ? library_with_epilogue() : nullptr;
+      const HloInstruction* lib = library ? LibraryWithEpilogue(*inst) : nullptr;
       if (lib != nullptr) {
         as_kernel(NodeKind::kLibrary, lib);
         node.op = std::string(hlo::OpcodeName(lib->opcode())) + "+epilogue";

@@ -75,6 +75,28 @@ ENTRY main {
     assert ig.plan(unplanned) == node.igraph
 
 
+def test_a_library_node_shows_its_epilogues_lowering():
+    """A dot with an elementwise epilogue lowers as the Kernel Graph lowers
+    it: the epilogue's steps over the dot's result, ending in the node's
+    iGraphs."""
+    module = _optimized(
+        """HloModule m
+ENTRY main {
+  a = f32[64,32] parameter(0)
+  b = f32[32,48] parameter(1)
+  d = f32[64,48] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT t = f32[64,48] tanh(d)
+}
+"""
+    )
+    kg = ig.lower(module, "reference-cpu")
+    [node] = [n for n in kg.nodes if n.igraphs]
+    assert node.kind == "library"
+    stages = ig.lowering_steps(module, node.name, "reference-cpu")
+    assert [s for s, _ in stages] == STEPS
+    assert stages[-1][1] == "".join(g.to_text() for g in node.igraphs)
+
+
 def test_unknown_instruction_is_an_error():
     module = _optimized("HloModule m\nENTRY main {\n  ROOT a = f32[4] parameter(0)\n}\n")
     with pytest.raises(uir.VerifyError, match="no instruction %nope"):

@@ -63,8 +63,11 @@ def lowering_steps(
     "tile-programs", "collapse", "tile", then "plan.<step>" for each plan
     step. The module is optimized and scheduled first unless it is scheduled
     already (as ``lower`` does), so `name` is an instruction of the optimized
-    module (``kg.nodes`` name them). A step that refuses ends the list with
-    "refused: <reason>"."""
+    module (``kg.nodes`` name them). A dot or convolution with an
+    elementwise epilogue shows the epilogue's lowering (the library call
+    writes the result it finishes); a dot chain's blocks, lowered from a
+    module of their own, are not shown. A step that refuses ends the list
+    with "refused: <reason>"."""
     return _core.igraph.lowering_stages(_ready(module), name, hardware)
 
 
