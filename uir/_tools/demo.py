@@ -258,7 +258,13 @@ def _stage_igraph() -> bool:
         f"  dram bytes read {read} (input {x.nbytes}), written {written}; "
         f"iGraph interpreter {'agrees' if same else 'DISAGREES'} with the evaluator"
     )
-    return same and read == x.nbytes and written == x.nbytes
+    # How the backend runs the kernel is the iGraph's plan (its `plan` line
+    # and the iOps' {...}); the lowering's steps, each with its text:
+    steps = ig.lowering_steps(compiled.module, node.name)
+    print("  lowering steps (uir.igraph.lowering_steps): " + ", ".join(s for s, _ in steps))
+    replanned = all(ig.plan(g.unplanned()) == g for g in node.igraphs)
+    print(f"  plan: {node.igraphs[0].plan}; the plan steps give it again: {replanned}")
+    return same and read == x.nbytes and written == x.nbytes and replanned
 
 
 def _stage_lapack() -> bool:
