@@ -44,8 +44,6 @@ using igraph::Level;
 using igraph::OpKind;
 using igraph::Section;
 
-[[noreturn]] void Refuse(const std::string& what) { throw UnimplementedError(what); }
-
 class KernelEmitter {
  public:
   KernelEmitter(const IGraph& g, llvm::Module& m) : g_(g), m_(m), ctx_(m.getContext()), b_(ctx_) {}
@@ -341,8 +339,8 @@ class KernelEmitter {
     const std::optional<hlo::Literal> id =
         kind ? hlo::ReductionIdentity(*kind, IsFloat(t) ? PrimitiveType::kF64 : t) : std::nullopt;
     if (!id)
-      Refuse("reduce." + std::string(igraph::FnName(fn)) + " on " +
-             std::string(PrimitiveTypeName(t)));
+      Unsupported("reduce." + std::string(igraph::FnName(fn)) + " on " +
+                  std::string(PrimitiveTypeName(t)));
     if (t == PrimitiveType::kPred) return b_.getInt1(id->GetInt64(0) != 0);
     if (IsFloat(t)) return llvm::ConstantFP::get(ct, id->GetDouble(0));
     return IsSigned(t) ? llvm::ConstantInt::getSigned(ct, id->GetInt64(0))
@@ -482,15 +480,15 @@ class KernelEmitter {
   void EmitOp(const IOp& op) {
     switch (op.kind) {
       case OpKind::kSync:
-        if (op.to == Level::kDram) Refuse("a sync across every unit (dram scope)");
+        if (op.to == Level::kDram) Unsupported("a sync across every unit (dram scope)");
         return;  // a group is one thread on a CPU
       case OpKind::kIdentity:
         return;
       case OpKind::kBroadcast:
       case OpKind::kReduce:
         if (op.scope == igraph::Scope::kGroup && op.group_size > 1) {
-          Refuse("a group-scope " + std::string(OpKindName(op.kind)) + " over " +
-                 std::to_string(op.group_size) + " units");
+          Unsupported("a group-scope " + std::string(OpKindName(op.kind)) + " over " +
+                      std::to_string(op.group_size) + " units");
         }
         CheckNoOverlap(op);
         if (op.kind == OpKind::kBroadcast) {
@@ -509,7 +507,7 @@ class KernelEmitter {
     const ISlice& out = g_.slices()[op.outputs[0]];
     for (int in : op.inputs) {
       if (g_.slices()[in].pointer == out.pointer) {
-        Refuse("a " + std::string(OpKindName(op.kind)) + " that writes the iPointer it reads");
+        Unsupported("a " + std::string(OpKindName(op.kind)) + " that writes the iPointer it reads");
       }
     }
   }
@@ -525,7 +523,7 @@ class KernelEmitter {
     for (int in : op.inputs) {
       const ISlice& is = g_.slices()[in];
       if (is.pointer == os.pointer && !(is.offset == os.offset && is.stride == os.stride)) {
-        Refuse("an iOp whose output overlaps its input at another place");
+        Unsupported("an iOp whose output overlaps its input at another place");
       }
     }
     // The plan's order and block transposes (a move reading down its
@@ -713,7 +711,7 @@ class KernelEmitter {
         return s_.Convert(PrimitiveType::kS64, op.dtype, v);
       }
       default:
-        Refuse(std::string(OpKindName(op.kind)));
+        Unsupported(std::string(OpKindName(op.kind)));
     }
   }
 
