@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "codegen/host.h"
+#include "codegen/library_plans.h"
 #include "hlo/parser.h"
 #include "hlo/printer.h"
 #include "igraph/igraph.h"
@@ -463,7 +464,7 @@ LoadedExecutable DeserializeExecutable(std::string_view bytes) {
            FirstDifference(b.placement, now) + ")");
   }
   out.graph = std::make_shared<igraph::KernelGraph>(
-      igraph::KernelGraph::Lower(*out.module, *out.assignment, b.hardware));
+      igraph::KernelGraph::Lower(*out.module, *out.assignment, b.hardware, CpuLibrary()));
   CpuExecutableOptions options;
   options.opt_level = b.opt_level;
   options.plan_threads = b.plan_threads;

@@ -9,6 +9,8 @@
 #include <utility>
 
 #include "analysis/liveness.h"
+#include "codegen/dot_chain_thunk.h"
+#include "codegen/library_plans.h"
 #include "runtime/async_thunk.h"
 #include "runtime/call_thunk.h"
 #include "runtime/conditional_thunk.h"
@@ -172,7 +174,7 @@ class Emitter {
   static std::set<const hlo::HloInstruction*> UnreadIndices(const igraph::KernelGraph& graph) {
     std::set<const hlo::HloInstruction*> reduces, candidates, out;
     for (const igraph::KernelNode& n : graph.nodes()) {
-      if (n.instruction != nullptr && igraph::ArgReduceOf(n)) {
+      if (n.instruction != nullptr && ArgReduceOf(n)) {
         reduces.insert(n.instruction);
         candidates.insert(n.instruction->operand(1));
       }
@@ -210,19 +212,41 @@ class Emitter {
       out.back()->set_bytes_moved(BytesOf(n));
       return;
     }
+    if (n.chain != nullptr) {
+      if (const std::optional<ChainGemms> gemms = PlanChainGemms(n)) {
+        const igraph::KernelCode* code = in_.code;
+        out.push_back(runtime::HostThunk::Create(
+            n.name, "dot chain",
+            [&n, gemms = *gemms, code](const runtime::ExecuteParams& p) {
+              RunDotChain(n, gemms, p.allocations, code);
+            },
+            NodeUses(n), /*ordered=*/false));
+        return;
+      }
+    }
     // A lone dot or convolution, or one whose epilogue then finishes its
-    // output in place.
+    // output in place: as machine code, or where the emitter refused one
+    // of its parts, by the Kernel Graph's runner.
     auto library = [&](std::unique_ptr<runtime::Thunk> op) {
       out.push_back(std::move(op));
+      if (n.library == nullptr) return;
       if (compiled) {
         out.push_back(
             runtime::KernelThunk::Create(n.name + ".epilogue", parts->second, NodeUses(n)));
         out.back()->set_flops(FlopsOf(n));
         out.back()->set_bytes_moved(BytesOf(n));
+        return;
       }
+      const igraph::KernelCode* code = in_.code;
+      out.push_back(runtime::HostThunk::Create(
+          n.name + ".epilogue", HostWhat(n),
+          [&n, code](const runtime::ExecuteParams& p) {
+            igraph::KernelGraph::RunEpilogue(n, p.allocations, code);
+          },
+          NodeUses(n), /*ordered=*/false));
     };
-    if (n.library == nullptr || compiled) {
-      if (const std::optional<igraph::NodeGemm> gemm = igraph::GemmOf(n)) {
+    {
+      if (const std::optional<NodeGemm> gemm = GemmOf(n)) {
         auto thunk =
             runtime::GemmThunk::Create(n.name, gemm->plan, SliceOf(gemm->lhs), SliceOf(gemm->rhs),
                                        SliceOf(gemm->out), gemm->storage);
@@ -230,7 +254,7 @@ class Emitter {
         library(std::move(thunk));
         return;
       }
-      if (const std::optional<igraph::NodeConv> conv = igraph::ConvOf(n)) {
+      if (const std::optional<NodeConv> conv = ConvOf(n)) {
         auto thunk = runtime::ConvThunk::Create(n.name, conv->plan, SliceOf(conv->input),
                                                 SliceOf(conv->kernel), SliceOf(conv->out),
                                                 conv->storage, conv->input_type, conv->kernel_type);
@@ -238,7 +262,7 @@ class Emitter {
         library(std::move(thunk));
         return;
       }
-      if (const std::optional<igraph::NodeDot> dot = igraph::DotOf(n)) {
+      if (const std::optional<NodeDot> dot = DotOf(n)) {
         auto thunk = runtime::DotThunk::Create(n.name, dot->plan, SliceOf(dot->lhs),
                                                SliceOf(dot->rhs), SliceOf(dot->out));
         thunk->set_flops(2 * dot->plan.Batch() * dot->plan.M() * dot->plan.N() * dot->plan.K());
@@ -247,7 +271,7 @@ class Emitter {
         return;
       }
     }
-    if (const std::optional<igraph::NodeArgReduce> a = igraph::ArgReduceOf(n)) {
+    if (const std::optional<NodeArgReduce> a = ArgReduceOf(n)) {
       auto thunk = runtime::ArgReduceThunk::Create(n.name, a->plan, SliceOf(a->values),
                                                    SliceOf(a->init_value), SliceOf(a->init_index),
                                                    SliceOf(a->out_value), SliceOf(a->out_index));
@@ -255,14 +279,14 @@ class Emitter {
       out.push_back(std::move(thunk));
       return;
     }
-    if (const std::optional<igraph::NodeGather> ga = igraph::GatherOf(n)) {
+    if (const std::optional<NodeGather> ga = GatherOf(n)) {
       auto thunk = runtime::GatherThunk::Create(n.name, ga->plan, SliceOf(ga->operand),
                                                 SliceOf(ga->indices), SliceOf(ga->out));
       thunk->set_bytes_moved(2 * ga->out.bytes + ga->indices.bytes);
       out.push_back(std::move(thunk));
       return;
     }
-    if (const std::optional<igraph::NodeScatter> sc = igraph::ScatterOf(n)) {
+    if (const std::optional<NodeScatter> sc = ScatterOf(n)) {
       auto thunk = runtime::ScatterThunk::Create(n.name, sc->plan, SliceOf(sc->operand),
                                                  SliceOf(sc->indices), SliceOf(sc->updates),
                                                  SliceOf(sc->out));
@@ -275,7 +299,7 @@ class Emitter {
       out.push_back(std::move(thunk));
       return;
     }
-    if (const std::optional<igraph::NodeSort> so = igraph::SortOf(n)) {
+    if (const std::optional<NodeSort> so = SortOf(n)) {
       std::vector<BufferSlice> ins, outs;
       for (const igraph::DramTensor& t : so->inputs) ins.push_back(SliceOf(t));
       for (const igraph::DramTensor& t : so->outputs) outs.push_back(SliceOf(t));
@@ -284,27 +308,27 @@ class Emitter {
       out.push_back(std::move(thunk));
       return;
     }
-    if (const std::optional<igraph::NodeFft> f = igraph::FftOf(n)) {
+    if (const std::optional<NodeFft> f = FftOf(n)) {
       auto thunk = runtime::FftThunk::Create(n.name, f->plan, SliceOf(f->input), SliceOf(f->out));
       thunk->set_bytes_moved(f->input.bytes + f->out.bytes);
       out.push_back(std::move(thunk));
       return;
     }
-    if (const std::optional<igraph::NodeRngBits> r = igraph::RngBitsOf(n)) {
+    if (const std::optional<NodeRngBits> r = RngBitsOf(n)) {
       auto thunk = runtime::RngBitsThunk::Create(n.name, r->plan, SliceOf(r->state_in),
                                                  SliceOf(r->state_out), SliceOf(r->bits));
       thunk->set_bytes_moved(r->bits.bytes);
       out.push_back(std::move(thunk));
       return;
     }
-    if (const std::optional<igraph::NodeRng> r = igraph::RngOf(n)) {
+    if (const std::optional<NodeRng> r = RngOf(n)) {
       auto thunk =
           runtime::RngThunk::Create(n.name, r->plan, SliceOf(r->a), SliceOf(r->b), SliceOf(r->out));
       thunk->set_bytes_moved(r->out.bytes);
       out.push_back(std::move(thunk));
       return;
     }
-    if (const std::optional<igraph::NodeWindow> w = igraph::WindowOf(n)) {
+    if (const std::optional<NodeWindow> w = WindowOf(n)) {
       auto thunk = runtime::WindowThunk::Create(n.name, w->plan, SliceOf(w->input),
                                                 SliceOf(w->init), SliceOf(w->out));
       thunk->set_bytes_moved(w->input.bytes + w->out.bytes);
@@ -321,7 +345,7 @@ class Emitter {
       return;
     }
     const igraph::KernelCode* code = in_.code;
-    const std::string evaluator = igraph::EvaluatorWork(n, graph.assignment());
+    const std::string evaluator = EvaluatorWork(n, graph.assignment());
     std::string what = evaluator.empty() ? HostWhat(n) : "evaluator: " + evaluator;
     // On the evaluator an op may keep state of its own (rng, collectives):
     // such thunks keep their order.

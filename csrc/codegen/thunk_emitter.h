@@ -39,11 +39,11 @@ struct ThunkEmitterInputs {
 // One thunk per node of `graph`, sub-graphs as nested sequences:
 //   kernel        a node in `kernels`
 //   copy          a copy whose source and result share shape and layout
-//   gemm          a dot BLAS runs on its buffers (igraph::GemmOf), then a
+//   gemm          a dot BLAS runs on its buffers (GemmOf), then a
 //                 kernel thunk for an epilogue
 //   while, conditional, call   control flow that runs in place
 //   custom-call   a call on row-major buffers (igraph::CustomCallFrameOf)
-//   host          anything else, run by the Kernel Graph (RunNodeOn), with
+//   host          anything else, run by the Kernel Graph (RunPrepared), with
 //                 what it does in the text
 runtime::ThunkExecutor EmitThunks(const igraph::KernelGraph& graph, const ThunkEmitterInputs& in);
 

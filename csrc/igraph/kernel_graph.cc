@@ -20,7 +20,6 @@
 #include "igraph/tile_program.h"
 #include "igraph/tiling.h"
 #include "igraph/verifier.h"
-#include "runtime/gemm.h"
 #include "support/custom_call.h"
 #include "support/error.h"
 #include "support/thread_pool.h"
@@ -94,6 +93,22 @@ bool IsLibraryOp(HloOpcode op) {
   }
 }
 
+// Lone ops the target's library may run on their buffers (LibraryKernels).
+bool IsLoneLibraryOp(HloOpcode op) {
+  switch (op) {
+    case HloOpcode::kGather:
+    case HloOpcode::kScatter:
+    case HloOpcode::kReduce:
+    case HloOpcode::kReduceWindow:
+    case HloOpcode::kFft:
+    case HloOpcode::kRngBitGenerator:
+    case HloOpcode::kRng:
+      return true;
+    default:
+      return false;
+  }
+}
+
 // Ops that only name other buffers (or nothing): no node.
 bool IsAliasOnly(HloOpcode op) {
   switch (op) {
@@ -129,11 +144,6 @@ std::shared_ptr<EvaluatorStep> PrepareEvaluatorStep(const HloInstruction& inst,
   step->computation->set_root(clone);
   step->partitions = static_cast<int>(std::max<int64_t>(1, partitions));
   return step;
-}
-
-// Operand k of a node's library op (a fusion parameter): a node input.
-const DramTensor& LibraryOperand(const KernelNode& n, int64_t k) {
-  return n.inputs.at(static_cast<size_t>(n.library->operand(k)->parameter_number()));
 }
 
 std::string TensorList(const std::vector<DramTensor>& ts) {
@@ -343,11 +353,13 @@ std::shared_ptr<hlo::HloModule> BlockEpilogue(const analysis::DotChain& chain, i
 
 // The plan of a fusion holding a dot chain, and its epilogue's iGraphs in
 // `node`; false with the reason when it cannot run that way.
-bool LowerDotChain(const analysis::DotChain& chain, const HardwareModel& hardware, KernelNode& node,
-                   std::string* reason) {
+bool LowerDotChain(const analysis::DotChain& chain, const HardwareModel& hardware,
+                   const LibraryKernels& library, KernelNode& node, std::string* reason) {
   auto input = [&](const HloInstruction* param) { return param->parameter_number(); };
   auto plan = std::make_shared<DotChainPlan>();
   DotChainPlan& p = *plan;
+  p.first = chain.first;
+  p.second = chain.second;
   p.a = input(chain.a);
   p.b = input(chain.b);
   p.c = input(chain.c);
@@ -364,35 +376,22 @@ bool LowerDotChain(const analysis::DotChain& chain, const HardwareModel& hardwar
   mid.shape = chain.first->shape();
   DramTensor mid_lhs;
   mid_lhs.shape = chain.second->operand(0)->shape();
-  if (!PlanGemm(*chain.first, a, b, mid, &p.first) ||
-      !PlanGemm(*chain.second, mid_lhs, c, out, &p.second)) {
+  if (!library.RunsGemm(*chain.first, a, b, mid) ||
+      !library.RunsGemm(*chain.second, mid_lhs, c, out)) {
     *reason = "a dot chain whose operands are not row-major f32/f64 matrices";
     return false;
   }
+  // The intermediate is [batch..., rows, n] (analysis/dot_chain.h).
   const std::vector<int64_t>& dims = chain.first->shape().dimensions();
-  p.batch = p.first.batch;
-  p.rows = p.first.m;
-  p.n = p.first.n;
+  UIR_CHECK(dims.size() >= 2);
+  for (size_t d = 0; d + 2 < dims.size(); ++d) p.batch *= dims[d];
+  p.rows = dims[dims.size() - 2];
+  p.n = dims.back();
   p.element_bytes = StorageBytes(out.shape.element_type());
   // Blocks as dot-chain-fusion planned them (one per batch where it did
   // not plan this chain).
   p.block_rows = analysis::DotChainBlockRows(chain, hardware.sram_bytes);
   if (p.block_rows <= 0) p.block_rows = p.rows;
-  p.a_batch = p.first.a_batch_stride;
-  p.b_batch = p.first.b_batch_stride;
-  p.c_batch = p.second.b_batch_stride;
-  p.out_batch = p.second.c_batch_stride;
-  p.a_row = p.first.trans_a ? 1 : p.first.k;
-  p.out_row = p.second.n;
-  // One block of one batch; the stored leading dimensions of whole matrices.
-  p.first.lda = p.first.trans_a ? p.rows : p.first.k;
-  p.first.ldb = p.first.trans_b ? p.first.k : p.first.n;
-  p.first.ldc = p.n;
-  p.second.lda = p.n;
-  p.second.ldb = p.second.trans_b ? p.second.k : p.second.n;
-  p.second.ldc = p.second.n;
-  p.first.batch = p.second.batch = 1;
-  UIR_CHECK(dims.back() == p.n && !p.second.trans_a);
   // The epilogue for a full block, then for the last one if shorter.
   std::vector<int64_t> blocks = {p.block_rows};
   if (p.rows % p.block_rows != 0) blocks.push_back(p.rows % p.block_rows);
@@ -451,13 +450,13 @@ std::vector<LoweringStage> LoweringStages(const HloInstruction& inst,
 
 KernelGraph KernelGraph::Lower(const hlo::HloModule& module,
                                const buffers::BufferAssignment& assignment,
-                               const HardwareModel& hardware) {
+                               const HardwareModel& hardware, const LibraryKernels& library) {
   KernelGraph g;
   g.name_ = module.name();
   g.hardware_ = hardware;
   g.module_ = &module;
   g.assignment_ = &assignment;
-  g.LowerComputation(*module.entry());
+  g.LowerComputation(*module.entry(), library);
   for (const auto& c : module.computations()) {
     if (!assignment.alias().dataflow().IsAnalysed(c.get())) continue;
     for (const HloInstruction* inst : c->instructions()) {
@@ -468,7 +467,8 @@ KernelGraph KernelGraph::Lower(const hlo::HloModule& module,
   return g;
 }
 
-void KernelGraph::LowerComputation(const hlo::HloComputation& computation) {
+void KernelGraph::LowerComputation(const hlo::HloComputation& computation,
+                                   const LibraryKernels& library) {
   const buffers::BufferAssignment& ba = *assignment_;
   std::vector<HloInstruction*> order;
   if (module_->has_schedule() && module_->schedule().sequence(computation) != nullptr) {
@@ -507,7 +507,7 @@ void KernelGraph::LowerComputation(const hlo::HloComputation& computation) {
       const HloInstruction* root = inst->called_computations().at(0)->root();
       if (root->opcode() == HloOpcode::kDot) chain = analysis::MatchDotChain(*root);
     }
-    if (chain && LowerDotChain(*chain, hardware_, node, &chain_reason)) {
+    if (chain && LowerDotChain(*chain, hardware_, library, node, &chain_reason)) {
       node.kind = NodeKind::kLibrary;
       node.op = "dot-chain";
     } else if (op == HloOpcode::kFusion) {
@@ -558,20 +558,8 @@ void KernelGraph::LowerComputation(const hlo::HloComputation& computation) {
       } else {
         as_kernel(NodeKind::kKernel);
       }
-    } else if (op == HloOpcode::kGather && GatherOf(node)) {
-      node.kind = NodeKind::kLibrary;  // runtime::RunGather, on the buffers
-    } else if (op == HloOpcode::kScatter && ScatterOf(node)) {
-      node.kind = NodeKind::kLibrary;  // runtime::RunScatter, on the buffers
-    } else if (op == HloOpcode::kReduce && ArgReduceOf(node)) {
-      node.kind = NodeKind::kLibrary;  // runtime::RunArgReduce, on the buffers
-    } else if (op == HloOpcode::kReduceWindow && WindowOf(node)) {
-      node.kind = NodeKind::kLibrary;  // runtime::RunWindow, on the buffers
-    } else if (op == HloOpcode::kFft && FftOf(node)) {
-      node.kind = NodeKind::kLibrary;  // runtime::RunFft, on the buffers
-    } else if (op == HloOpcode::kRngBitGenerator && RngBitsOf(node)) {
-      node.kind = NodeKind::kLibrary;  // runtime::RunRngBits, on the buffers
-    } else if (op == HloOpcode::kRng && RngOf(node)) {
-      node.kind = NodeKind::kLibrary;  // runtime::RunRng, on the buffers
+    } else if (IsLoneLibraryOp(op) && library.Runs(node)) {
+      node.kind = NodeKind::kLibrary;  // a loop of the runtime's, on the buffers
     } else if (IsDynamicCopy(*inst) && node.outputs.size() == 1 &&
                node.inputs.size() == static_cast<size_t>(inst->operand_count())) {
       node.kind = NodeKind::kCopy;  // a block copied at start indices read on each run
@@ -596,7 +584,7 @@ void KernelGraph::LowerComputation(const hlo::HloComputation& computation) {
         sub.hardware_ = hardware_;
         sub.module_ = module_;
         sub.assignment_ = assignment_;
-        sub.LowerComputation(*c);
+        sub.LowerComputation(*c, library);
         node.subgraphs.push_back(std::move(sub));
       }
     } else if (op == HloOpcode::kAsyncStart || op == HloOpcode::kAsyncUpdate ||
@@ -625,14 +613,9 @@ void KernelGraph::LowerComputation(const hlo::HloComputation& computation) {
         step->inputs.push_back(o->parameter_number());
       }
       node.evaluator = std::move(step);
-      runtime::GemmPlan gemm;
-      if (node.library->opcode() == HloOpcode::kDot &&
-          PlanGemm(*node.library, LibraryOperand(node, 0), LibraryOperand(node, 1),
-                   node.outputs.at(0), &gemm)) {
-        node.library_gemm = gemm;
-      }
-    } else if (node.igraphs.empty() && node.chain == nullptr && node.dynamic_copy == nullptr &&
-               node.kind != NodeKind::kCopy) {
+    } else if (node.chain != nullptr || (node.igraphs.empty() && node.dynamic_copy == nullptr &&
+                                         node.kind != NodeKind::kCopy)) {
+      // A dot chain's too: the reference run (Interpret) runs it whole.
       node.evaluator = PrepareEvaluatorStep(*inst, partitions);
     }
     nodes_.push_back(std::move(node));

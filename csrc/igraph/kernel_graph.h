@@ -18,16 +18,6 @@
 #include "igraph/hardware.h"
 #include "igraph/igraph.h"
 #include "igraph/interpreter.h"
-#include "runtime/arg_reduce.h"
-#include "runtime/conv.h"
-#include "runtime/dot.h"
-#include "runtime/fft.h"
-#include "runtime/gather.h"
-#include "runtime/gemm.h"
-#include "runtime/rng_bits.h"
-#include "runtime/scatter.h"
-#include "runtime/sort.h"
-#include "runtime/window.h"
 #include "support/custom_call.h"
 
 namespace uir::igraph {
@@ -82,17 +72,17 @@ class KernelCode {
 // the second GEMM's left operand in a second scratch block; the second GEMM
 // writes the block's rows of the output. The iGraphs' dram ids: the first
 // block, the epilogue's scalars, its scratch and constants (the node's),
-// then the second block.
+// then the second block. The target plans the GEMMs themselves from the
+// two dots (codegen/dot_chain_thunk.h).
 struct DotChainPlan {
   int64_t batch = 1, rows = 0, block_rows = 0, n = 0;
   int64_t element_bytes = 4;
-  runtime::GemmPlan first, second;  // for one block of one batch; m set per block
+  // The two dots, in the fusion's computation.
+  const hlo::HloInstruction* first = nullptr;
+  const hlo::HloInstruction* second = nullptr;
   // The node inputs holding the operands, and the epilogue's scalars.
   int64_t a = 0, b = 0, c = 0;
   std::vector<int64_t> scalars;
-  // Elements from one batch to the next, and from one row to the next.
-  int64_t a_batch = 0, b_batch = 0, c_batch = 0, out_batch = 0;
-  int64_t a_row = 0, out_row = 0;
   size_t full_parts = 0;
   // The block-shaped epilogue the iGraphs were lowered from.
   std::shared_ptr<const hlo::HloModule> epilogue;
@@ -130,8 +120,6 @@ struct KernelNode {
   // result into the output, which the iGraphs then finish in place; its
   // dram id is the first scratch id.
   const hlo::HloInstruction* library = nullptr;
-  // ... and, when that op is a dot BLAS runs, its GEMM (planned once).
-  std::optional<runtime::GemmPlan> library_gemm;
   // kLibrary, a dot chain: how it runs (the iGraphs are its epilogue's).
   std::shared_ptr<const DotChainPlan> chain;
   // kKernel: inputs after the operands' that are windows of an operand,
@@ -140,7 +128,9 @@ struct KernelNode {
   // kCopy of a dynamic-slice or -update-slice: the copy, described.
   std::shared_ptr<const DynamicCopyPlan> dynamic_copy;
   // What the evaluator runs where no kernel does (a fallback, a library op
-  // before its epilogue, a library or async op without a runtime kernel).
+  // before its epilogue, a library or async op without a runtime kernel),
+  // and what the reference run (Interpret) runs for a library node and a
+  // dot chain.
   std::shared_ptr<const EvaluatorStep> evaluator;
   std::string reason;                  // kFallback: why it did not lower
   std::vector<KernelGraph> subgraphs;  // kControlFlow: one per called computation
@@ -164,6 +154,22 @@ struct LoweringStage {
 std::vector<LoweringStage> LoweringStages(const hlo::HloInstruction& inst,
                                           const HardwareModel& hardware);
 
+// The kernels a target's runtime runs straight on buffers (its library),
+// as the lowering asks of them: a lone op the library runs becomes a
+// library node, and a dot chain runs block by block only where the library
+// runs both dots as GEMMs. The target's code generator answers
+// (codegen::CpuLibrary); its thunk emitter then plans each call.
+class LibraryKernels {
+ public:
+  virtual ~LibraryKernels() = default;
+  // Whether the library runs `node`, a lone gather, scatter, variadic
+  // reduce, reduce-window, fft, rng-bit-generator or rng, on its tensors.
+  virtual bool Runs(const KernelNode& node) const = 0;
+  // Whether it runs `dot` as a GEMM from `lhs` and `rhs` into `out`.
+  virtual bool RunsGemm(const hlo::HloInstruction& dot, const DramTensor& lhs,
+                        const DramTensor& rhs, const DramTensor& out) const = 0;
+};
+
 class KernelGraph {
  public:
   const std::string& name() const { return name_; }
@@ -176,14 +182,17 @@ class KernelGraph {
   std::string ToText() const;
 
   // Lowers the entry computation of `module` (scheduled; `assignment` is
-  // its buffer assignment, which must outlive the graph, as must module).
+  // its buffer assignment, which must outlive the graph, as must module)
+  // for a target with `hardware` and `library`.
   static KernelGraph Lower(const hlo::HloModule& module,
                            const buffers::BufferAssignment& assignment,
-                           const HardwareModel& hardware);
+                           const HardwareModel& hardware, const LibraryKernels& library);
 
   // Runs the graph on `args` (one per entry parameter): allocations as
-  // buffer assignment lays them out, iGraphs on the interpreter, every
-  // other node on the evaluator. Returns the entry root's value.
+  // buffer assignment lays them out, iGraphs on the interpreter, control
+  // flow in place, every other node (library nodes and dot chains
+  // included) on the evaluator: the reference the target's thunks are
+  // checked against. Returns the entry root's value.
   hlo::Literal Interpret(const std::vector<hlo::Literal>& args) const;
 
   // Where the array leaves of entry parameter `i`, and of the entry's
@@ -196,22 +205,23 @@ class KernelGraph {
   // buffer-assignment allocation k): writes the constants outside fusions
   // (of every computation), which a run needs before its first node.
   void WriteConstants(uint8_t* const* allocations) const;
-  // Runs one node of this graph or its sub-graphs there: iGraphs through
-  // `code` where it has them (else the interpreter), in-place control flow
-  // sub-graph by sub-graph, the rest on the evaluator. Touches only the
-  // node's inputs and outputs (and, for control flow, its sub-graphs').
-  void RunNodeOn(const KernelNode& node, uint8_t* const* allocations, const KernelCode* code) const;
   // Runs a node as a compiled executable's host thunk does, from what the
-  // lowering prepared (its iGraphs, its dot chain, its dynamic copy, its
-  // evaluator step), without looking at the module's instructions.
+  // lowering prepared (its iGraphs through `code` where it has them, else
+  // on the interpreter; its dynamic copy; its evaluator step), without
+  // looking at the module's instructions. A library node runs its library
+  // op on the evaluator, then its epilogue.
   static void RunPrepared(const KernelNode& node, uint8_t* const* allocations,
+                          const KernelCode* code);
+  // A library node's epilogue alone, once its library op (a thunk of the
+  // target's) has written the node's first output.
+  static void RunEpilogue(const KernelNode& node, uint8_t* const* allocations,
                           const KernelCode* code);
 
   // Every iGraph of this graph and its sub-graphs, in node order.
   std::vector<const IGraph*> AllIGraphs() const;
 
  private:
-  void LowerComputation(const hlo::HloComputation& computation);
+  void LowerComputation(const hlo::HloComputation& computation, const LibraryKernels& library);
   void AppendText(std::string& out, int indent) const;
   hlo::Literal RunWith(const std::vector<hlo::Literal>& args, const KernelCode* code) const;
 
@@ -255,136 +265,9 @@ const KernelGraph* InPlaceCall(const KernelNode& node, const buffers::BufferAssi
 std::optional<CallFrame> CustomCallFrameOf(const KernelNode& node);
 void ForEachCallLeaf(CallFrame& frame, const std::function<void(CallBuffer&)>& fn);
 
-// The BLAS product of a lone dot node, or of a library node's dot (whose
-// epilogue then finishes the output in place), on the node's tensors;
-// nullopt when BLAS cannot run it there (PlanGemm). Operands and result of
-// one narrow float type (bf16, f16, f8) run in f32.
-struct NodeGemm {
-  runtime::GemmPlan plan;
-  DramTensor lhs, rhs, out;
-  PrimitiveType storage = PrimitiveType::kF32;  // GemmThunk's
-};
-std::optional<NodeGemm> GemmOf(const KernelNode& node);
-
-// Any other dot (a lone one, or a library node's before its epilogue) as
-// the runtime's general dot runs it (runtime/dot.h): batch, free and
-// contracting dimensions in any order and layout, integer, complex and
-// mixed element types; nullopt for types it has no loop for.
-struct NodeDot {
-  runtime::DotPlan plan;
-  DramTensor lhs, rhs, out;
-};
-std::optional<NodeDot> DotOf(const KernelNode& node);
-
-// The convolution of a lone convolution node, or of a library node's
-// convolution (whose epilogue then finishes the output in place), as the
-// runtime runs it on the node's tensors: one float type throughout (f32,
-// f64, or a narrow float run in f32), up to three spatial dimensions, no
-// batch groups; nullopt otherwise.
-struct NodeConv {
-  runtime::ConvPlan plan;
-  DramTensor input, kernel, out;
-  PrimitiveType storage = PrimitiveType::kF32;  // ConvThunk's: the result's type
-  PrimitiveType input_type = PrimitiveType::kF32, kernel_type = PrimitiveType::kF32;
-};
-std::optional<NodeConv> ConvOf(const KernelNode& node);
-
-// The reduce-window of a lone reduce-window node as the runtime runs it on
-// the node's tensors (runtime/window.h): one operand whose reducer is one
-// add, multiply, maximum, minimum, and or or of its two parameters, on an
-// element type the runtime has loops for, any layout; nullopt otherwise.
-struct NodeWindow {
-  runtime::WindowPlan plan;
-  DramTensor input, init, out;
-};
-std::optional<NodeWindow> WindowOf(const KernelNode& node);
-// The fft of a lone fft node as the runtime runs it (runtime/fft.h): FFT,
-// IFFT, RFFT or IRFFT over one to three innermost dimensions of row-major
-// c64/c128 (f32/f64 for the real side) arrays; nullopt otherwise.
-struct NodeFft {
-  runtime::FftPlan plan;
-  DramTensor input, out;
-};
-std::optional<NodeFft> FftOf(const KernelNode& node);
-// The rng-bit-generator of a lone node as the runtime runs it
-// (runtime/rng_bits.h): a u64 state of two or more words, a row-major
-// array of 8-, 16-, 32- or 64-bit integers; nullopt otherwise.
-struct NodeRngBits {
-  runtime::RngBitsPlan plan;
-  DramTensor state_in, state_out, bits;
-};
-std::optional<NodeRngBits> RngBitsOf(const KernelNode& node);
-// An rng node as the runtime draws it (runtime/rng_bits.h): scalar bounds
-// of the result's type, a row-major result, keyed by the node's name.
-struct NodeRng {
-  runtime::RngPlan plan;
-  DramTensor a, b, out;
-};
-std::optional<NodeRng> RngOf(const KernelNode& node);
-// The argmax or argmin of a lone variadic reduce node as the runtime runs
-// it (runtime/arg_reduce.h): values and an iota along the one reduced
-// dimension, reduced by a computation that picks, between the accumulated
-// pair and the next, the NaN, else the extreme value, else on equal values
-// the lower index (what JAX's argmax and argmin lower to; checked on every
-// class of inputs, not by the computation's spelling).
-struct NodeArgReduce {
-  runtime::ArgReducePlan plan;
-  DramTensor values, init_value, init_index, out_value, out_index;
-};
-std::optional<NodeArgReduce> ArgReduceOf(const KernelNode& node);
-
-// What of `node` runs on the evaluator when a host thunk runs it
-// (KernelGraph::RunNodeOn), as a reason ("sort", "gather on the
-// evaluator's buffer loops", a fallback node's reason); "" when it all runs
-// as code of the runtime's own (compiled iGraphs, BLAS, the runtime's
-// reduce-window and arg-reduce loops, copies, control flow in place).
-std::string EvaluatorWork(const KernelNode& node, const buffers::BufferAssignment& ba);
 // Whether every result of `node` is an empty array and running it has no
 // other effect (no state, no control flow, no custom call): no thunk.
 bool NothingToRun(const KernelNode& node);
-
-// The sort of a lone sort node as the runtime runs it (runtime/sort.h):
-// any number of operands along one dimension, keyed by the operands whose
-// pairs the comparator reads (a complex one as its real, then imaginary
-// part), each ordered ascending or descending (by total order, or with
-// -0 = +0 and NaNs equal, as JAX's comparators do, or, a lone float key,
-// by a plain LT or GT, NaNs then placed as in that canonical order), one
-// after another (lexicographically); checked on every class of key values
-// and on mixed pairs, not by the comparator's spelling.
-struct NodeSort {
-  runtime::SortPlan plan;
-  std::vector<DramTensor> inputs, outputs;
-};
-std::optional<NodeSort> SortOf(const KernelNode& node);
-
-// The gather of a lone gather node as the runtime runs it
-// (runtime/gather.h): XLA's general form on any layout, elements of whole
-// bytes; nullopt otherwise.
-struct NodeGather {
-  runtime::GatherPlan plan;
-  DramTensor operand, indices, out;
-};
-std::optional<NodeGather> GatherOf(const KernelNode& node);
-
-// The scatter of a lone scatter node as the runtime runs it
-// (runtime/scatter.h): one operand, combined by one fold op or replaced,
-// XLA's general form on any layout; nullopt otherwise.
-struct NodeScatter {
-  runtime::ScatterPlan plan;
-  DramTensor operand, indices, updates, out;
-};
-std::optional<NodeScatter> ScatterOf(const KernelNode& node);
-
-// The fold op of a reducer computation that is one binary op of its two
-// parameters.
-std::optional<runtime::FoldOp> FoldOpOf(const hlo::HloComputation& reducer);
-
-// The GEMM `dot` is on these tensors, when its operands and result are
-// f32 or f64 row-major arrays, batch dimensions lead in the same order
-// everywhere, and each operand has one contracting dimension and at most
-// one free one.
-bool PlanGemm(const hlo::HloInstruction& dot, const DramTensor& lhs, const DramTensor& rhs,
-              const DramTensor& out, runtime::GemmPlan* plan);
 
 // Array leaves of `inst`'s result as DRAM tensors, where buffer
 // assignment put them.

@@ -18,10 +18,8 @@
 #include "igraph/interpreter.h"
 #include "igraph/kernel_graph.h"
 #include "igraph/tile_program.h"
-#include "runtime/gemm.h"
 #include "support/custom_call.h"
 #include "support/error.h"
-#include "support/thread_pool.h"
 
 namespace uir::igraph {
 
@@ -123,57 +121,31 @@ class Runner {
     for (const KernelNode& n : g.nodes()) RunNode(n);
   }
 
+  // A node of the reference run: iGraphs on the interpreter, control flow
+  // in place, custom calls through the registry, every other node (library
+  // nodes and dot chains included) on the evaluator.
   void RunNode(const KernelNode& n) {
     if (n.chain != nullptr) {
-      RunChain(n);
+      RunStep(n);
     } else if (!n.igraphs.empty()) {
-      RunKernel(n);
+      RunKernel(n, /*library_ran=*/false);
     } else if (n.kind == NodeKind::kControlFlow && RunControlFlow(n)) {
       return;
     } else if (n.kind == NodeKind::kCustomCall && RunCustomCall(n)) {
       return;
-    } else if (const std::optional<NodeGather> ga =
-                   n.kind == NodeKind::kLibrary ? GatherOf(n) : std::nullopt) {
-      runtime::RunGather(ga->plan, At(ga->operand), At(ga->indices), At(ga->out));
-    } else if (const std::optional<NodeSort> so =
-                   n.kind == NodeKind::kLibrary ? SortOf(n) : std::nullopt) {
-      std::vector<const void*> in;
-      std::vector<void*> out;
-      for (const DramTensor& t : so->inputs) in.push_back(At(t));
-      for (const DramTensor& t : so->outputs) out.push_back(At(t));
-      runtime::RunSort(so->plan, in, out);
-    } else if (const std::optional<NodeArgReduce> a =
-                   n.kind == NodeKind::kLibrary ? ArgReduceOf(n) : std::nullopt) {
-      runtime::RunArgReduce(a->plan, At(a->values), At(a->init_value), At(a->init_index),
-                            At(a->out_value), At(a->out_index));
-    } else if (const std::optional<NodeWindow> w =
-                   n.kind == NodeKind::kLibrary ? WindowOf(n) : std::nullopt) {
-      runtime::RunWindow(w->plan, At(w->input), At(w->init), At(w->out));
-    } else if (const std::optional<NodeFft> f =
-                   n.kind == NodeKind::kLibrary ? FftOf(n) : std::nullopt) {
-      runtime::RunFft(f->plan, At(f->input), At(f->out));
-    } else if (const std::optional<NodeRngBits> r =
-                   n.kind == NodeKind::kLibrary ? RngBitsOf(n) : std::nullopt) {
-      runtime::RunRngBits(r->plan, reinterpret_cast<const uint64_t*>(At(r->state_in)),
-                          reinterpret_cast<uint64_t*>(At(r->state_out)), At(r->bits));
-    } else if (const std::optional<NodeScatter> sc =
-                   n.kind == NodeKind::kLibrary ? ScatterOf(n) : std::nullopt) {
-      runtime::RunScatter(sc->plan, At(sc->operand), At(sc->indices), At(sc->updates), At(sc->out));
-    } else if (n.kind == NodeKind::kCopy && n.igraphs.empty()) {
+    } else if (n.kind == NodeKind::kCopy) {
       RunCopy(n);
     } else {
-      RunOnEvaluator(n);
+      RunStep(n);
     }
   }
 
   // A node from what the lowering prepared: a compiled executable's host
-  // thunk (the control flow, custom calls and library ops with kernels
-  // of their own have thunks of their own).
+  // thunk (the control flow, custom calls, dot chains and library ops with
+  // kernels of their own have thunks of their own).
   void RunPrepared(const KernelNode& n) {
-    if (n.chain != nullptr) {
-      RunChain(n);
-    } else if (!n.igraphs.empty()) {
-      RunKernel(n);
+    if (n.chain == nullptr && !n.igraphs.empty()) {
+      RunKernel(n, /*library_ran=*/false);
     } else if (n.kind == NodeKind::kCopy) {
       RunCopy(n);
     } else {
@@ -272,7 +244,12 @@ class Runner {
     return true;
   }
 
-  void RunKernel(const KernelNode& n) {
+ public:
+  // The iGraphs of a node (through the code where it has them, else on the
+  // interpreter) over its inputs, scratch, constants and outputs. A
+  // library node's library op writes its output first: on the evaluator,
+  // or, when `library_ran`, a thunk of the target's already did.
+  void RunKernel(const KernelNode& n, bool library_ran) {
     std::vector<std::vector<uint8_t>> constants;
     DramBuffers dram;
     int64_t id = 0;
@@ -293,7 +270,7 @@ class Runner {
     for (size_t k = 0; k < n.scratch_bytes.size(); ++k) {
       if (k == 0 && n.library != nullptr) {
         // The library writes its result where the epilogue finishes it.
-        RunLibrary(n);
+        if (!library_ran) RunLibrary(n);
         const DramTensor& out = n.outputs.at(0);
         dram[id++] = std::span<uint8_t>(At(out), static_cast<size_t>(out.bytes));
         continue;
@@ -340,75 +317,7 @@ class Runner {
     }
   }
 
-  // A dot chain, block of rows by block of rows (DotChainPlan). With
-  // machine code the blocks are spread over the worker threads, each GEMM
-  // on one thread; on the interpreter they run in order.
-  void RunChain(const KernelNode& n) {
-    const DotChainPlan& c = *n.chain;
-    const int64_t per_batch = (c.rows + c.block_rows - 1) / c.block_rows;
-    const int64_t tasks = c.batch * per_batch;
-    auto run = [&](int64_t begin, int64_t end) { RunChainBlocks(n, per_batch, begin, end); };
-    if (code_ == nullptr || tasks == 1 || NumThreads() == 1) {
-      run(0, tasks);
-      return;
-    }
-    runtime::SingleThreadedGemm scope;
-    ParallelFor(tasks, 1, run);
-  }
-
-  // Blocks [begin, end) of a dot chain, numbered batch-major.
-  void RunChainBlocks(const KernelNode& n, int64_t per_batch, int64_t begin, int64_t end) {
-    const DotChainPlan& c = *n.chain;
-    const auto block_bytes = static_cast<size_t>(c.BlockBytes());
-    // Both blocks in one buffer per run of blocks: not a per-thread one,
-    // since a thread waiting in an epilogue kernel's ParallelFor may run
-    // another thunk (another chain) meanwhile.
-    const auto blocks = std::make_unique_for_overwrite<uint8_t[]>(2 * block_bytes + 64);
-    uint8_t* first = blocks.get() + (64 - reinterpret_cast<uintptr_t>(blocks.get()) % 64) % 64;
-    uint8_t* second = first + block_bytes;
-    DramBuffers dram;
-    int64_t id = 0;
-    dram[id++] = std::span<uint8_t>(first, block_bytes);
-    for (int64_t s : c.scalars) {
-      const DramTensor& t = n.inputs.at(static_cast<size_t>(s));
-      dram[id++] = std::span<uint8_t>(At(t), static_cast<size_t>(t.bytes));
-    }
-    std::vector<std::vector<uint8_t>> scratch;
-    for (int64_t bytes : n.scratch_bytes) {
-      scratch.emplace_back(static_cast<size_t>(std::max<int64_t>(bytes, 1)), 0);
-      dram[id++] = std::span<uint8_t>(scratch.back());
-    }
-    std::vector<std::vector<uint8_t>> constants;
-    for (const hlo::Literal& k : n.constants) {
-      constants.emplace_back(k.bytes().begin(), k.bytes().end());
-      dram[id++] = std::span<uint8_t>(constants.back());
-    }
-    dram[id++] = std::span<uint8_t>(second, block_bytes);
-    const uint8_t* a = At(n.inputs.at(static_cast<size_t>(c.a)));
-    const uint8_t* b = At(n.inputs.at(static_cast<size_t>(c.b)));
-    const uint8_t* cc = At(n.inputs.at(static_cast<size_t>(c.c)));
-    uint8_t* out = At(n.outputs.at(0));
-    const int64_t e = c.element_bytes;
-    runtime::GemmPlan g1 = c.first, g2 = c.second;
-    for (int64_t task = begin; task < end; ++task) {
-      const int64_t batch = task / per_batch;
-      const int64_t r0 = task % per_batch * c.block_rows;
-      const int64_t rows = std::min(c.block_rows, c.rows - r0);
-      g1.m = g2.m = rows;
-      runtime::RunGemm(g1, a + (batch * c.a_batch + r0 * c.a_row) * e, b + batch * c.b_batch * e,
-                       first);
-      const size_t from = rows == c.block_rows ? 0 : c.full_parts;
-      const size_t to = rows == c.block_rows ? c.full_parts : n.igraphs.size();
-      for (size_t k = from; k < to; ++k) {
-        if (code_ == nullptr || !code_->Run(n.igraphs[k], dram)) {
-          igraph::Interpret(n.igraphs[k], dram);
-        }
-      }
-      runtime::RunGemm(g2, second, cc + batch * c.c_batch * e,
-                       out + (batch * c.out_batch + r0 * c.out_row) * e);
-    }
-  }
-
+ private:
   // A bitcast-convert in place (one memcpy) or a dynamic copy.
   void RunCopy(const KernelNode& n) {
     if (n.dynamic_copy == nullptr) {
@@ -421,39 +330,13 @@ class Runner {
     RunDynamicCopy(*n.dynamic_copy, in, At(n.outputs.at(0)));
   }
 
-  // The library op of a library node with an epilogue, into the output: on
-  // BLAS when it is a GEMM, else on the evaluator (its operands are fusion
-  // parameters, so node inputs).
+  // The library op of a library node with an epilogue, into the output,
+  // on the evaluator (its operands are fusion parameters, so node inputs).
   void RunLibrary(const KernelNode& n) {
     const EvaluatorStep& step = *n.evaluator;
-    std::vector<const DramTensor*> operands;
-    for (const int64_t k : step.inputs) operands.push_back(&n.inputs.at(static_cast<size_t>(k)));
-    if (n.library_gemm) {
-      runtime::RunGemm(*n.library_gemm, At(*operands[0]), At(*operands[1]), At(n.outputs.at(0)));
-      return;
-    }
     std::vector<hlo::Literal> values;
-    for (const DramTensor* t : operands) values.push_back(Read(*t));
+    for (const int64_t k : step.inputs) values.push_back(Read(n.inputs.at(static_cast<size_t>(k))));
     Write(n.outputs.at(0), Evaluate(step, values));
-  }
-
-  // A dot of f32 or f64 row-major matrices (with leading batch dims) on
-  // BLAS, straight on the buffers; false when it is not of that form.
-  bool TryGemm(const HloInstruction& dot, const DramTensor& lhs, const DramTensor& rhs,
-               const DramTensor& out) {
-    runtime::GemmPlan plan;
-    if (!PlanGemm(dot, lhs, rhs, out, &plan)) return false;
-    runtime::RunGemm(plan, At(lhs), At(rhs), At(out));
-    return true;
-  }
-
-  void RunOnEvaluator(const KernelNode& n) {
-    const HloInstruction& inst = *n.instruction;
-    if (inst.opcode() == HloOpcode::kDot && n.inputs.size() == 2 && n.outputs.size() == 1 &&
-        TryGemm(inst, n.inputs[0], n.inputs[1], n.outputs[0])) {
-      return;
-    }
-    RunStep(n);
   }
 
   // The node's evaluator step on its inputs, into its outputs.
@@ -502,46 +385,16 @@ bool NothingToRun(const KernelNode& n) {
                      [](const DramTensor& t) { return t.shape.element_count() == 0; });
 }
 
-std::string EvaluatorWork(const KernelNode& n, const buffers::BufferAssignment& ba) {
-  const HloInstruction* inst = n.instruction;
-  const std::string op =
-      inst != nullptr ? std::string(hlo::OpcodeName(inst->opcode())) : std::string(n.op);
-  if (n.chain != nullptr || NothingToRun(n)) return "";
-  if (!n.igraphs.empty()) {
-    if (n.library == nullptr) return "";  // its iGraphs (ones the emitter refused are listed apart)
-    const HloInstruction& lib = *n.library;
-    if (lib.opcode() == HloOpcode::kDot && (GemmOf(n) || DotOf(n))) return "";
-    return std::string(hlo::OpcodeName(lib.opcode())) + " before its epilogue";
-  }
-  if (n.kind == NodeKind::kControlFlow && inst != nullptr) {
-    if (inst->opcode() == HloOpcode::kWhile         ? InPlaceWhile(n, ba).has_value()
-        : inst->opcode() == HloOpcode::kConditional ? InPlaceBranches(n, ba).has_value()
-                                                    : InPlaceCall(n, ba) != nullptr) {
-      return "";
-    }
-    return op + " whose state is not in place";
-  }
-  if (n.kind == NodeKind::kCustomCall) {
-    return CustomCallFrameOf(n) ? "" : "custom-call with a buffer not in row-major order";
-  }
-  if (n.kind == NodeKind::kFallback) return n.reason.empty() ? op + " on the evaluator" : n.reason;
-  if (n.kind == NodeKind::kLibrary && (ArgReduceOf(n) || WindowOf(n) || SortOf(n) || GatherOf(n) ||
-                                       ScatterOf(n) || FftOf(n) || RngBitsOf(n) || RngOf(n))) {
-    return "";
-  }
-  if (n.kind == NodeKind::kCopy && inst != nullptr) return "";
-  if (inst != nullptr && inst->opcode() == HloOpcode::kDot && (GemmOf(n) || DotOf(n))) return "";
-  return op + " on the evaluator" + (n.reason.empty() ? "" : " (" + n.reason + ")");
-}
-
-void KernelGraph::RunNodeOn(const KernelNode& node, uint8_t* const* allocations,
-                            const KernelCode* code) const {
-  Runner(assignment_, allocations, code).RunNode(node);
-}
-
 void KernelGraph::RunPrepared(const KernelNode& node, uint8_t* const* allocations,
                               const KernelCode* code) {
   Runner(nullptr, allocations, code).RunPrepared(node);
+}
+
+void KernelGraph::RunEpilogue(const KernelNode& node, uint8_t* const* allocations,
+                              const KernelCode* code) {
+  UIR_CHECK(node.library != nullptr && node.chain == nullptr && !node.igraphs.empty())
+      << "RunEpilogue of a node without an epilogue: " << node.name;
+  Runner(nullptr, allocations, code).RunKernel(node, /*library_ran=*/true);
 }
 
 std::vector<const IGraph*> KernelGraph::AllIGraphs() const {

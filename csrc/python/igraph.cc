@@ -11,6 +11,7 @@
 #include "codegen/compile_flags.h"
 #include "codegen/cpu_executable.h"
 #include "codegen/kernel_compiler.h"
+#include "codegen/library_plans.h"
 #include "igraph/interpreter.h"
 #include "igraph/kernel_graph.h"
 #include "igraph/kernel_plan.h"
@@ -660,7 +661,8 @@ void BindIGraph(py::module_& m) {
         {
           py::gil_scoped_release release;
           k->ba = buffers::BufferAssignment::Run(*module);
-          k->graph = std::make_shared<KernelGraph>(KernelGraph::Lower(*module, *k->ba, hw));
+          k->graph = std::make_shared<KernelGraph>(
+              KernelGraph::Lower(*module, *k->ba, hw, codegen::CpuLibrary()));
         }
         return k;
       },

@@ -1,8 +1,11 @@
-// What the thunk emitter (and the Kernel Graph's own runner) asks of the
-// nodes the runtime's library loops run (runtime/window.h, arg_reduce.h,
-// sort.h, gather.h, scatter.h): each node's plan, where its op is one of
-// the forms those loops take. Reducers and sort comparators are recognised
-// by evaluating them on every class of input, not by their spelling.
+// The plans of the nodes the runtime's library loops run (runtime/window.h,
+// arg_reduce.h, sort.h, gather.h, scatter.h, fft.h, rng_bits.h), asked by
+// the Kernel Graph's lowering (CpuLibrary) and the thunk emitter: each
+// node's plan, where its op is one of the forms those loops take. Reducers
+// and sort comparators are recognised by evaluating them on every class of
+// input, not by their spelling.
+#include "codegen/library_plans.h"
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -12,13 +15,15 @@
 #include <utility>
 
 #include "hlo/reduction_kind.h"
-#include "igraph/kernel_graph.h"
 #include "igraph/tile_program.h"
 
-namespace uir::igraph {
+namespace uir::codegen {
 
 using hlo::HloInstruction;
 using hlo::HloOpcode;
+using igraph::IsRowMajorTensor;
+using igraph::KernelNode;
+using igraph::PhysicalStrides;
 
 std::optional<runtime::FoldOp> FoldOpOf(const hlo::HloComputation& reducer) {
   // The runtime's folds: every reduction kind but xor, by the runtime's
@@ -947,4 +952,77 @@ std::optional<NodeScatter> ScatterOf(const KernelNode& n) {
   return sc;
 }
 
-}  // namespace uir::igraph
+std::string EvaluatorWork(const KernelNode& n, const buffers::BufferAssignment& ba) {
+  const HloInstruction* inst = n.instruction;
+  const std::string op =
+      inst != nullptr ? std::string(hlo::OpcodeName(inst->opcode())) : std::string(n.op);
+  if (n.chain != nullptr || igraph::NothingToRun(n)) return "";
+  if (!n.igraphs.empty()) {
+    if (n.library == nullptr) return "";  // its iGraphs (ones the emitter refused are listed apart)
+    const HloInstruction& lib = *n.library;
+    if (GemmOf(n) || DotOf(n) || ConvOf(n)) return "";  // a thunk of its own
+    return std::string(hlo::OpcodeName(lib.opcode())) + " before its epilogue";
+  }
+  if (n.kind == igraph::NodeKind::kControlFlow && inst != nullptr) {
+    if (inst->opcode() == HloOpcode::kWhile         ? igraph::InPlaceWhile(n, ba).has_value()
+        : inst->opcode() == HloOpcode::kConditional ? igraph::InPlaceBranches(n, ba).has_value()
+                                                    : igraph::InPlaceCall(n, ba) != nullptr) {
+      return "";
+    }
+    return op + " whose state is not in place";
+  }
+  if (n.kind == igraph::NodeKind::kCustomCall) {
+    return igraph::CustomCallFrameOf(n) ? "" : "custom-call with a buffer not in row-major order";
+  }
+  if (n.kind == igraph::NodeKind::kFallback)
+    return n.reason.empty() ? op + " on the evaluator" : n.reason;
+  if (n.kind == igraph::NodeKind::kLibrary &&
+      (ArgReduceOf(n) || WindowOf(n) || SortOf(n) || GatherOf(n) || ScatterOf(n) || FftOf(n) ||
+       RngBitsOf(n) || RngOf(n))) {
+    return "";
+  }
+  if (n.kind == igraph::NodeKind::kCopy && inst != nullptr) return "";
+  if (inst != nullptr && inst->opcode() == HloOpcode::kDot && (GemmOf(n) || DotOf(n))) return "";
+  return op + " on the evaluator" + (n.reason.empty() ? "" : " (" + n.reason + ")");
+}
+
+namespace {
+
+class CpuLibraryKernels final : public igraph::LibraryKernels {
+ public:
+  bool Runs(const KernelNode& n) const override {
+    if (n.instruction == nullptr) return false;
+    switch (n.instruction->opcode()) {
+      case HloOpcode::kGather:
+        return GatherOf(n).has_value();
+      case HloOpcode::kScatter:
+        return ScatterOf(n).has_value();
+      case HloOpcode::kReduce:
+        return ArgReduceOf(n).has_value();
+      case HloOpcode::kReduceWindow:
+        return WindowOf(n).has_value();
+      case HloOpcode::kFft:
+        return FftOf(n).has_value();
+      case HloOpcode::kRngBitGenerator:
+        return RngBitsOf(n).has_value();
+      case HloOpcode::kRng:
+        return RngOf(n).has_value();
+      default:
+        return false;
+    }
+  }
+  bool RunsGemm(const HloInstruction& dot, const igraph::DramTensor& lhs,
+                const igraph::DramTensor& rhs, const igraph::DramTensor& out) const override {
+    runtime::GemmPlan plan;
+    return PlanGemm(dot, lhs, rhs, out, &plan);
+  }
+};
+
+}  // namespace
+
+const igraph::LibraryKernels& CpuLibrary() {
+  static const CpuLibraryKernels library;
+  return library;
+}
+
+}  // namespace uir::codegen
