@@ -161,3 +161,42 @@ def test_machine_models():
     assert host["cores"] >= 1 and host["l2_bytes"] > 0 and host["vector_bytes"] in (16, 32, 64)
     with pytest.raises(ValueError, match="unknown machine"):
         uir.passes.machine_model("nope")
+
+
+def _sliced_max_chain(rows: int, cols: int, parts: int) -> str:
+    """max(|x|) over `parts` column blocks of a [rows, cols] parameter, as a
+    chain of maximums over slices (what a custom reducer expands to)."""
+    width = cols // parts
+    lines = [f"  p = f32[{rows},{cols}]{{1,0}} parameter(0)"]
+    acc = None
+    for k in range(parts):
+        lines.append(
+            f"  slice{k} = f32[{rows},{width}]{{1,0}} slice(p), "
+            f"slice={{[0:{rows}], [{k * width}:{(k + 1) * width}]}}"
+        )
+        lines.append(f"  abs{k} = f32[{rows},{width}]{{1,0}} abs(slice{k})")
+        if acc is not None:
+            lines.append(f"  max{k} = f32[{rows},{width}]{{1,0}} maximum({acc}, abs{k})")
+        acc = f"max{k}" if acc is not None else f"abs{k}"
+    lines[-1] = "  ROOT " + lines[-1].lstrip()
+    body = "\n".join(lines)
+    return f"HloModule sliced\nENTRY e {{\n{body}\n}}\n"
+
+
+@pytest.mark.parametrize("cols", [200_000, 800_000])
+def test_slices_of_a_big_input_fuse_into_one_kernel(cols):
+    # 16 slices of an input larger than L2, each abs'd and folded by maximum:
+    # each kernel of a split would be small enough to count as
+    # cache-resident, the whole not. A producer with one user still fuses
+    # (it duplicates nothing and saves its intermediate), and a sliced input
+    # counts the bytes of its slices only.
+    module = uir.hlo.parse_module(_sliced_max_chain(4, cols, 16))
+    report = uir.passes.explain_fusion(module, simplify=False, machine="reference")
+    assert [k.opcode for k in kernels(report.module)] == ["fusion"], str(report)
+    assert not report.rejected, str(report)
+    # The first slice's fusion reads 1/16 of the input, not all of it.
+    first = next(d for d in report.fused if d.producer == "slice0")
+    assert first.bytes_saved < 4 * cols * 4 / 2, str(report)
+    x = np.random.default_rng(0).standard_normal((4, cols)).astype(np.float32)
+    want = np.max(np.abs(x.reshape(4, 16, cols // 16)), axis=1)
+    np.testing.assert_array_equal(uir.evaluate(report.module, x), want)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "support/primitive_type.h"
@@ -180,11 +181,51 @@ double InstructionFlops(const HloInstruction& i) {
 // ---------------------------------------------------------------------------
 // FusionSummary
 
+namespace {
+
+// The bytes of `value` an instruction reads through its use of it as
+// operand 0 of a slice or dynamic-slice: the slice's; -1 for any other use.
+int64_t SliceRead(const HloInstruction& user, const HloInstruction* value) {
+  const bool slice =
+      user.opcode() == HloOpcode::kSlice || user.opcode() == HloOpcode::kDynamicSlice;
+  if (!slice || user.operand(0) != value) return -1;
+  for (int64_t k = 1; k < user.operand_count(); ++k) {
+    if (user.operand(k) == value) return -1;
+  }
+  return ShapeBytes(user.shape());
+}
+
+// The bytes of fused parameter `param` its fusion reads: those of the
+// slices it is read through when it is only read that way, else all of it.
+int64_t ParameterRead(const HloInstruction* param) {
+  if (param->users().empty()) return -1;
+  int64_t read = 0;
+  for (const HloInstruction* u : param->users()) {
+    const int64_t bytes = SliceRead(*u, param);
+    if (bytes < 0) return -1;
+    read += bytes;
+  }
+  return read;
+}
+
+}  // namespace
+
+void FusionSummary::AddFusionInputs(const HloInstruction& fusion) {
+  const hlo::HloComputation* c = FusedComputation(fusion);
+  for (int64_t k = 0; k < fusion.operand_count(); ++k) {
+    AddInput(fusion.operand(k), ParameterRead(c->parameter(k)));
+  }
+}
+
 FusionSummary FusionSummary::Of(const HloInstruction& i) {
   FusionSummary s;
   s.flops = InstructionFlops(i);
   s.output_bytes = ShapeBytes(i.shape());
-  for (const HloInstruction* o : i.operands()) s.AddInput(o);
+  if (i.opcode() == HloOpcode::kFusion) {
+    s.AddFusionInputs(i);
+  } else {
+    for (const HloInstruction* o : i.operands()) s.AddInput(o, SliceRead(i, o));
+  }
   if (i.opcode() == HloOpcode::kFusion) {
     const hlo::HloComputation* c = FusedComputation(i);
     for (const HloInstruction* n : c->instructions()) {
@@ -209,33 +250,57 @@ FusionSummary FusionSummary::Merge(const HloInstruction& producer, const FusionS
   s.library_ops = p.library_ops + c.library_ops;
   s.root_is_reduction = c.root_is_reduction;
   s.inputs.reserve(p.inputs.size() + c.inputs.size());
-  for (const HloInstruction* o : c.inputs) {
-    if (o == &producer) continue;
-    s.inputs.push_back(o);
-    s.input_bytes += ShapeBytes(o->shape());
+  s.input_read.reserve(p.inputs.size() + c.inputs.size());
+  for (size_t k = 0; k < c.inputs.size(); ++k) {
+    if (c.inputs[k] == &producer) continue;
+    s.inputs.push_back(c.inputs[k]);
+    s.input_read.push_back(c.input_read[k]);
+    s.input_bytes += c.input_read[k];
   }
   if (p.inputs.size() * s.inputs.size() <= 1024) {
-    for (const HloInstruction* o : p.inputs) s.AddInput(o);
+    for (size_t k = 0; k < p.inputs.size(); ++k) s.AddInput(p.inputs[k], p.input_read[k]);
   } else {
-    // Wide fusions: a set, so a merge costs linear time.
-    std::unordered_set<const HloInstruction*> seen(s.inputs.begin(), s.inputs.end());
-    for (const HloInstruction* o : p.inputs) {
-      if (!seen.insert(o).second) continue;
-      s.inputs.push_back(o);
-      s.input_bytes += ShapeBytes(o->shape());
+    // Wide fusions: an index, so a merge costs linear time.
+    std::unordered_map<const HloInstruction*, size_t> at;
+    for (size_t k = 0; k < s.inputs.size(); ++k) at.emplace(s.inputs[k], k);
+    for (size_t k = 0; k < p.inputs.size(); ++k) {
+      const HloInstruction* o = p.inputs[k];
+      const auto [it, inserted] = at.emplace(o, s.inputs.size());
+      if (inserted) {
+        s.inputs.push_back(o);
+        s.input_read.push_back(p.input_read[k]);
+        s.input_bytes += p.input_read[k];
+      } else {
+        s.ReadMore(it->second, p.input_read[k]);
+      }
     }
   }
   return s;
 }
 
-void FusionSummary::AddInput(const HloInstruction* input) {
-  if (std::find(inputs.begin(), inputs.end(), input) != inputs.end()) return;
+void FusionSummary::ReadMore(size_t k, int64_t read) {
+  const int64_t all = ShapeBytes(inputs[k]->shape());
+  const int64_t now = std::min(all, input_read[k] + read);
+  input_bytes += now - input_read[k];
+  input_read[k] = now;
+}
+
+void FusionSummary::AddInput(const HloInstruction* input, int64_t read) {
+  const int64_t all = ShapeBytes(input->shape());
+  if (read < 0 || read > all) read = all;
+  const auto it = std::find(inputs.begin(), inputs.end(), input);
+  if (it != inputs.end()) {
+    ReadMore(static_cast<size_t>(it - inputs.begin()), read);
+    return;
+  }
   inputs.push_back(input);
-  input_bytes += ShapeBytes(input->shape());
+  input_read.push_back(read);
+  input_bytes += read;
 }
 
 void FusionSummary::ClearInputs() {
   inputs.clear();
+  input_read.clear();
   input_bytes = 0;
 }
 

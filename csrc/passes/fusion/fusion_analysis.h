@@ -53,7 +53,10 @@ int64_t ShapeBytes(const hlo::Shape& shape);
 struct FusionSummary {
   double flops = 0;
   std::vector<const hlo::HloInstruction*> inputs;  // distinct outside operands, in order
-  int64_t input_bytes = 0;                         // their bytes, summed
+  // The bytes read of each input: all of it, or, where only slices of it
+  // are read, their bytes (at most all of it).
+  std::vector<int64_t> input_read;
+  int64_t input_bytes = 0;  // input_read, summed
   int64_t output_bytes = 0;
   int reductions = 0;
   int library_ops = 0;  // dot, convolution
@@ -63,10 +66,15 @@ struct FusionSummary {
   // `producer` fused into `consumer`.
   static FusionSummary Merge(const hlo::HloInstruction& producer, const FusionSummary& p,
                              const FusionSummary& c);
-  // Adds `input` to `inputs` (and its bytes) unless it is there already.
-  void AddInput(const hlo::HloInstruction* input);
+  // Adds `input` to `inputs`, read `read` bytes of it (-1: all of it); an
+  // input there already is read more (up to all of it).
+  void AddInput(const hlo::HloInstruction* input, int64_t read = -1);
+  // Adds the operands of `fusion` as its fused computation reads them.
+  void AddFusionInputs(const hlo::HloInstruction& fusion);
   // Empties `inputs`.
   void ClearInputs();
+  // Input k is read `read` bytes more (up to all of it).
+  void ReadMore(size_t k, int64_t read);
   int64_t BytesRead() const { return input_bytes; }
   int64_t BytesAccessed() const { return BytesRead() + output_bytes; }
   // Roofline estimate of running it as one kernel on all cores.

@@ -114,7 +114,7 @@ class Fuser {
     if (inserted) it->second = FusionSummary::Of(i);
     FusionSummary s = it->second;  // body facts; inputs from the operands as they are now
     s.ClearInputs();
-    for (const HloInstruction* o : i.operands()) s.AddInput(o);
+    s.AddFusionInputs(i);
     return s;
   }
 
@@ -162,6 +162,16 @@ class Fuser {
     }
     ev.flops_duplicated = ps.flops * static_cast<double>(users - 1);
     ev.benefit = ev.seconds_unfused - ev.seconds_fused;
+    // With one user, fusing duplicates nothing and only removes the
+    // intermediate's write and read. The roofline's cache threshold can
+    // still make two kernels look cheaper than one (each small enough to
+    // count as cache-resident, together not, though they read the same
+    // memory): such a fusion is worth the traffic it saves and a launch.
+    if (ev.benefit < 0 && users == 1 && ev.bytes_saved > 0) {
+      const double cores = static_cast<double>(std::max<int64_t>(1, machine_.cores));
+      ev.benefit =
+          ev.bytes_saved / (machine_.dram_bytes_per_s * cores) + machine_.kernel_overhead_s;
+    }
     ev.kind = kind;
     if (ev.benefit < 0) ev.rule = "it costs more than it saves (duplicated work)";
     return ev;
@@ -190,7 +200,11 @@ class Fuser {
     d.fused = fused;
     d.result = result;
     d.kind = ev.kind;
-    d.rule = fused ? "fused: saves more time than the duplicated work costs" : ev.rule;
+    d.rule = !fused ? ev.rule
+             : ev.seconds_fused > ev.seconds_unfused
+                 ? "fused: one user, so it saves its intermediate's traffic (only the cache "
+                   "threshold counts against it)"
+                 : "fused: saves more time than the duplicated work costs";
     d.bytes_saved = ev.bytes_saved;
     d.flops_duplicated = ev.flops_duplicated;
     d.seconds_unfused = ev.seconds_unfused;
