@@ -153,6 +153,78 @@ class Runner {
     }
   }
 
+  // The iGraphs of a node (through the code where it has them, else on the
+  // interpreter) over its inputs, scratch, constants and outputs. A
+  // library node's library op writes its output first: on the evaluator,
+  // or, when `library_ran`, a thunk of the target's already did.
+  void RunKernel(const KernelNode& n, bool library_ran) {
+    std::vector<std::vector<uint8_t>> constants;
+    DramBuffers dram;
+    int64_t id = 0;
+    for (const DramTensor& t : n.inputs) {
+      dram[id++] = std::span<uint8_t>(At(t), static_cast<size_t>(t.bytes));
+    }
+    if (n.windows != nullptr) {
+      const InputMemory at = [&](int64_t input) -> const uint8_t* {
+        return At(n.inputs.at(static_cast<size_t>(input)));
+      };
+      for (const DynamicWindow& w : n.windows->windows) {
+        const DramTensor& t = n.inputs.at(static_cast<size_t>(w.input));
+        dram[w.input] = std::span<uint8_t>(At(t) + WindowOffset(*n.windows, w, at),
+                                           static_cast<size_t>(t.bytes));
+      }
+    }
+    std::vector<std::vector<uint8_t>> scratch;
+    for (size_t k = 0; k < n.scratch_bytes.size(); ++k) {
+      if (k == 0 && n.library != nullptr) {
+        // The library writes its result where the epilogue finishes it.
+        if (!library_ran) RunLibrary(n);
+        const DramTensor& out = n.outputs.at(0);
+        dram[id++] = std::span<uint8_t>(At(out), static_cast<size_t>(out.bytes));
+        continue;
+      }
+      scratch.emplace_back(static_cast<size_t>(std::max<int64_t>(n.scratch_bytes[k], 1)), 0);
+      dram[id++] = std::span<uint8_t>(scratch.back());
+    }
+    for (const hlo::Literal& c : n.constants) {
+      constants.emplace_back(c.bytes().begin(), c.bytes().end());
+      dram[id++] = std::span<uint8_t>(constants.back());
+    }
+    const int64_t first_output = id;
+    for (const DramTensor& t : n.outputs) {
+      dram[id++] = std::span<uint8_t>(At(t), static_cast<size_t>(t.bytes));
+    }
+    // A root dynamic-update-slice: the iGraphs compute the update, written
+    // into the output (holding the operand) at this run's start indices.
+    std::vector<uint8_t> block;
+    int64_t block_at = 0;
+    if (n.windows != nullptr && n.windows->update) {
+      const DynamicUpdate& u = *n.windows->update;
+      const DramTensor& operand = n.inputs.at(static_cast<size_t>(u.source));
+      uint8_t* out = At(n.outputs.at(0));
+      if (At(operand) != out) std::memmove(out, At(operand), static_cast<size_t>(operand.bytes));
+      const InputMemory at = [&](int64_t input) -> const uint8_t* {
+        return At(n.inputs.at(static_cast<size_t>(input)));
+      };
+      block_at = UpdateOffset(*n.windows, at);
+      const auto bytes = static_cast<size_t>(analysis::ByteSize(n.windows->fusion->shape()));
+      if (u.contiguous) {
+        dram[first_output] = std::span<uint8_t>(out + block_at, bytes);
+      } else {
+        block.assign(bytes, 0);
+        dram[first_output] = std::span<uint8_t>(block);
+      }
+    }
+    for (const IGraph& part : n.igraphs) {
+      if (code_ == nullptr || !code_->Run(part, dram)) igraph::Interpret(part, dram);
+    }
+    if (!block.empty()) {
+      const DynamicUpdate& u = *n.windows->update;
+      CopyBlock(u.dims, u.sizes, StorageBytes(n.outputs.at(0).shape.element_type()), block_at,
+                At(n.outputs.at(0)), block.data(), /*into_whole=*/true);
+    }
+  }
+
  private:
   // A loop condition's or a branch selector's value, read where it lives.
   int64_t ReadScalar(const HloInstruction* root) {
@@ -244,80 +316,6 @@ class Runner {
     return true;
   }
 
- public:
-  // The iGraphs of a node (through the code where it has them, else on the
-  // interpreter) over its inputs, scratch, constants and outputs. A
-  // library node's library op writes its output first: on the evaluator,
-  // or, when `library_ran`, a thunk of the target's already did.
-  void RunKernel(const KernelNode& n, bool library_ran) {
-    std::vector<std::vector<uint8_t>> constants;
-    DramBuffers dram;
-    int64_t id = 0;
-    for (const DramTensor& t : n.inputs) {
-      dram[id++] = std::span<uint8_t>(At(t), static_cast<size_t>(t.bytes));
-    }
-    if (n.windows != nullptr) {
-      const InputMemory at = [&](int64_t input) -> const uint8_t* {
-        return At(n.inputs.at(static_cast<size_t>(input)));
-      };
-      for (const DynamicWindow& w : n.windows->windows) {
-        const DramTensor& t = n.inputs.at(static_cast<size_t>(w.input));
-        dram[w.input] = std::span<uint8_t>(At(t) + WindowOffset(*n.windows, w, at),
-                                           static_cast<size_t>(t.bytes));
-      }
-    }
-    std::vector<std::vector<uint8_t>> scratch;
-    for (size_t k = 0; k < n.scratch_bytes.size(); ++k) {
-      if (k == 0 && n.library != nullptr) {
-        // The library writes its result where the epilogue finishes it.
-        if (!library_ran) RunLibrary(n);
-        const DramTensor& out = n.outputs.at(0);
-        dram[id++] = std::span<uint8_t>(At(out), static_cast<size_t>(out.bytes));
-        continue;
-      }
-      scratch.emplace_back(static_cast<size_t>(std::max<int64_t>(n.scratch_bytes[k], 1)), 0);
-      dram[id++] = std::span<uint8_t>(scratch.back());
-    }
-    for (const hlo::Literal& c : n.constants) {
-      constants.emplace_back(c.bytes().begin(), c.bytes().end());
-      dram[id++] = std::span<uint8_t>(constants.back());
-    }
-    const int64_t first_output = id;
-    for (const DramTensor& t : n.outputs) {
-      dram[id++] = std::span<uint8_t>(At(t), static_cast<size_t>(t.bytes));
-    }
-    // A root dynamic-update-slice: the iGraphs compute the update, written
-    // into the output (holding the operand) at this run's start indices.
-    std::vector<uint8_t> block;
-    int64_t block_at = 0;
-    if (n.windows != nullptr && n.windows->update) {
-      const DynamicUpdate& u = *n.windows->update;
-      const DramTensor& operand = n.inputs.at(static_cast<size_t>(u.source));
-      uint8_t* out = At(n.outputs.at(0));
-      if (At(operand) != out) std::memmove(out, At(operand), static_cast<size_t>(operand.bytes));
-      const InputMemory at = [&](int64_t input) -> const uint8_t* {
-        return At(n.inputs.at(static_cast<size_t>(input)));
-      };
-      block_at = UpdateOffset(*n.windows, at);
-      const auto bytes = static_cast<size_t>(analysis::ByteSize(n.windows->fusion->shape()));
-      if (u.contiguous) {
-        dram[first_output] = std::span<uint8_t>(out + block_at, bytes);
-      } else {
-        block.assign(bytes, 0);
-        dram[first_output] = std::span<uint8_t>(block);
-      }
-    }
-    for (const IGraph& part : n.igraphs) {
-      if (code_ == nullptr || !code_->Run(part, dram)) igraph::Interpret(part, dram);
-    }
-    if (!block.empty()) {
-      const DynamicUpdate& u = *n.windows->update;
-      CopyBlock(u.dims, u.sizes, StorageBytes(n.outputs.at(0).shape.element_type()), block_at,
-                At(n.outputs.at(0)), block.data(), /*into_whole=*/true);
-    }
-  }
-
- private:
   // A bitcast-convert in place (one memcpy) or a dynamic copy.
   void RunCopy(const KernelNode& n) {
     if (n.dynamic_copy == nullptr) {
