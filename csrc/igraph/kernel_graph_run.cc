@@ -71,32 +71,12 @@ class Runner {
 
   void Write(const DramTensor& t, const hlo::Literal& value) {
     const int64_t size = StorageBytes(t.shape.element_type());
-    UIR_CHECK(static_cast<int64_t>(value.bytes().size()) >= value.element_count() * size);
-    if (IsRowMajor(t.shape)) {
-      const int64_t bytes = value.element_count() * size;
-      if (bytes > 0) std::memcpy(At(t), value.bytes().data(), static_cast<size_t>(bytes));
-      return;
-    }
-    const std::vector<int64_t> order = PhysicalOrder(t.shape);
-    for (size_t i = 0; i < order.size(); ++i) {
-      std::memcpy(At(t) + order[i] * size, value.bytes().data() + i * size,
-                  static_cast<size_t>(size));
-    }
+    UIR_CHECK(static_cast<int64_t>(value.bytes().size()) >= t.shape.element_count() * size);
+    WriteTensor(At(t), t, value.bytes().data());
   }
   hlo::Literal Read(const DramTensor& t) {
-    hlo::Shape plain(t.shape.element_type(), t.shape.dimensions());
-    hlo::Literal out(plain);
-    const int64_t size = StorageBytes(t.shape.element_type());
-    if (IsRowMajor(t.shape)) {
-      const int64_t bytes = out.element_count() * size;
-      if (bytes > 0) std::memcpy(out.mutable_bytes().data(), At(t), static_cast<size_t>(bytes));
-      return out;
-    }
-    const std::vector<int64_t> order = PhysicalOrder(t.shape);
-    for (size_t i = 0; i < order.size(); ++i) {
-      std::memcpy(out.mutable_bytes().data() + i * size, At(t) + order[i] * size,
-                  static_cast<size_t>(size));
-    }
+    hlo::Literal out(hlo::Shape(t.shape.element_type(), t.shape.dimensions()));
+    ReadTensor(At(t), t, out.mutable_bytes().data());
     return out;
   }
   // A value of `shape` from its array leaves, consumed from `leaves` at `next`.
