@@ -37,8 +37,8 @@ std::string EvaluatorWork(const KernelNode& n, const buffers::BufferAssignment& 
   if (n.kind == igraph::NodeKind::kFallback)
     return n.reason.empty() ? op + " on the evaluator" : n.reason;
   if (n.kind == igraph::NodeKind::kLibrary &&
-      (ArgReduceOf(n) || WindowOf(n) || SortOf(n) || GatherOf(n) || ScatterOf(n) || FftOf(n) ||
-       RngBitsOf(n) || RngOf(n))) {
+      (ArgReduceOf(n) || WindowOf(n) || SortOf(n) || TopKOf(n) || GatherOf(n) || ScatterOf(n) ||
+       FftOf(n) || RngBitsOf(n) || RngOf(n))) {
     return "";
   }
   if (n.kind == igraph::NodeKind::kCopy && inst != nullptr) return "";
@@ -67,6 +67,8 @@ class CpuLibraryKernels final : public igraph::LibraryKernels {
         return RngBitsOf(n).has_value();
       case HloOpcode::kRng:
         return RngOf(n).has_value();
+      case HloOpcode::kTopK:
+        return TopKOf(n).has_value();
       default:
         return false;
     }

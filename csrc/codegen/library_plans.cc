@@ -650,31 +650,64 @@ bool KeyOrdersOf(const hlo::HloComputation& comparator, const std::vector<KeySlo
   return true;
 }
 
-// How many leading positions along `dim` of a sort's results are read:
-// when every result is read only by slices from position 0 with stride 1
-// along it (a top-k), the largest of their limits; else 0 (all).
-int64_t KeptPositions(const HloInstruction& sort, int dim) {
-  std::vector<const HloInstruction*> results;
-  if (sort.shape().IsTuple()) {
-    for (const HloInstruction* u : sort.users()) {
-      if (u->opcode() != HloOpcode::kGetTupleElement) return 0;
-      results.push_back(u);
-    }
-  } else {
-    results.push_back(&sort);
-  }
+// How many leading positions along `dim` of `value` its users read: when
+// each is a slice from position 0 with stride 1 along it, or a fusion whose
+// parameter for it is read only so, the largest of their limits; else 0
+// (all).
+int64_t LeadingPositionsRead(const HloInstruction& value, int dim) {
+  if (&value == value.parent()->root()) return 0;
   int64_t keep = 0;
-  for (const HloInstruction* r : results) {
-    if (r == r->parent()->root() || r == sort.parent()->root()) return 0;
-    for (const HloInstruction* u : r->users()) {
-      if (u->opcode() != HloOpcode::kSlice) return 0;
+  for (const HloInstruction* u : value.users()) {
+    if (u->opcode() == HloOpcode::kSlice) {
       const auto& ranges = u->attributes().Get<std::vector<hlo::SliceRange>>(hlo::AttrKey::kSlice);
       const hlo::SliceRange& along = ranges.at(static_cast<size_t>(dim));
       if (along.start != 0 || along.stride != 1) return 0;
       keep = std::max(keep, along.limit);
+    } else if (u->opcode() == HloOpcode::kFusion) {
+      const hlo::HloComputation& fused = *u->called_computations().at(0);
+      for (int64_t j = 0; j < u->operand_count(); ++j) {
+        if (u->operand(j) != &value) continue;
+        const int64_t inner = LeadingPositionsRead(*fused.parameter(j), dim);
+        if (inner == 0) return 0;
+        keep = std::max(keep, inner);
+      }
+    } else {
+      return 0;
     }
   }
   return keep;
+}
+
+// How many leading positions along `dim` of a sort's results are read (a
+// top-k): LeadingPositionsRead of each result; 0 for all.
+int64_t KeptPositions(const HloInstruction& sort, int dim) {
+  if (&sort == sort.parent()->root()) return 0;
+  if (!sort.shape().IsTuple()) return LeadingPositionsRead(sort, dim);
+  int64_t keep = 0;
+  for (const HloInstruction* u : sort.users()) {
+    if (u->opcode() != HloOpcode::kGetTupleElement) return 0;
+    const int64_t read = LeadingPositionsRead(*u, dim);
+    if (read == 0) return 0;
+    keep = std::max(keep, read);
+  }
+  return keep;
+}
+
+// Which results of a tuple-shaped sort nobody reads: those no
+// get-tuple-element takes, when every user is one (and the sort is not
+// its computation's result).
+std::vector<bool> UnreadResults(const HloInstruction& sort) {
+  const size_t count = sort.shape().IsTuple() ? sort.shape().tuple_shapes().size() : 1;
+  std::vector<bool> unread(count, false);
+  if (!sort.shape().IsTuple() || &sort == sort.parent()->root()) return unread;
+  std::vector<bool> taken(count, false);
+  for (const HloInstruction* u : sort.users()) {
+    if (u->opcode() != HloOpcode::kGetTupleElement) return unread;
+    const auto index = static_cast<size_t>(u->attributes().Get<int64_t>(hlo::AttrKey::kIndex));
+    if (index < count) taken[index] = true;
+  }
+  for (size_t k = 0; k < count; ++k) unread[k] = !taken[k];
+  return unread;
 }
 
 }  // namespace
@@ -745,8 +778,38 @@ std::optional<NodeSort> SortOf(const KernelNode& n) {
     p.operands.push_back(op);
   }
   p.keep = KeptPositions(*inst, p.dim);
+  const std::vector<bool> unread = UnreadResults(*inst);
+  for (size_t k = 0; k < p.operands.size() && k < unread.size(); ++k)
+    p.operands[k].unread = unread[k];
   if (!KeyOrdersOf(comparator, slots, p) || !p.Invalid().empty()) return std::nullopt;
   return out;
+}
+
+std::optional<NodeTopK> TopKOf(const KernelNode& n) {
+  const HloInstruction* inst = n.instruction;
+  if (inst == nullptr || inst->opcode() != HloOpcode::kTopK || !n.igraphs.empty() ||
+      n.inputs.size() != 1 || n.outputs.size() != 2) {
+    return std::nullopt;
+  }
+  NodeTopK t{{}, n.inputs[0], n.outputs[0], n.outputs[1]};
+  const hlo::Shape& x = t.input.shape;
+  if (x.rank() < 1 || !igraph::IsRowMajorTensor(t.input) || !igraph::IsRowMajorTensor(t.values) ||
+      !igraph::IsRowMajorTensor(t.indices)) {
+    return std::nullopt;
+  }
+  runtime::TopKPlan& p = t.plan;
+  p.type = x.element_type();
+  p.index_type = t.indices.shape.element_type();
+  p.n = x.dimensions().back();
+  p.k = inst->attributes().Get<int64_t>(hlo::AttrKey::kK);
+  p.largest = inst->attributes().GetOr<bool>(hlo::AttrKey::kLargest).value_or(true);
+  p.rows = 1;
+  for (size_t d = 0; d + 1 < x.dimensions().size(); ++d) p.rows *= x.dimensions()[d];
+  if (t.values.shape.element_type() != p.type || t.values.shape.element_count() != p.rows * p.k ||
+      t.indices.shape.element_count() != p.rows * p.k || !p.Invalid().empty()) {
+    return std::nullopt;
+  }
+  return t;
 }
 
 std::optional<NodeGather> GatherOf(const KernelNode& n) {

@@ -125,6 +125,14 @@ struct NodeSort {
 };
 std::optional<NodeSort> SortOf(const igraph::KernelNode& node);
 
+// The topk of a lone topk node as the runtime runs it (runtime/sort.h):
+// along the last dimension of row-major arrays.
+struct NodeTopK {
+  runtime::TopKPlan plan;
+  igraph::DramTensor input, values, indices;
+};
+std::optional<NodeTopK> TopKOf(const igraph::KernelNode& node);
+
 // The gather of a lone gather node as the runtime runs it
 // (runtime/gather.h): XLA's general form on any layout, elements of whole
 // bytes; nullopt otherwise.

@@ -308,6 +308,13 @@ class Emitter {
       out.push_back(std::move(thunk));
       return;
     }
+    if (const std::optional<NodeTopK> tk = TopKOf(n)) {
+      auto thunk = runtime::TopKThunk::Create(n.name, tk->plan, SliceOf(tk->input),
+                                              SliceOf(tk->values), SliceOf(tk->indices));
+      thunk->set_bytes_moved(tk->input.bytes + tk->values.bytes + tk->indices.bytes);
+      out.push_back(std::move(thunk));
+      return;
+    }
     if (const std::optional<NodeFft> f = FftOf(n)) {
       auto thunk = runtime::FftThunk::Create(n.name, f->plan, SliceOf(f->input), SliceOf(f->out));
       thunk->set_bytes_moved(f->input.bytes + f->out.bytes);

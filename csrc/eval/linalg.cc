@@ -158,8 +158,9 @@ Literal TriangularSolve(const HloInstruction& inst, const Literal& a_in, const L
   return Convert(out, t);
 }
 
-// topk(x), k, largest: the k largest (or smallest) along the last dim,
-// NaN counting as the largest, ties in index order.
+// topk(x), k, largest: the k largest (or smallest) along the last dim in
+// the total order of the values (-NaN < -inf < ... < -0 < +0 < ... < inf
+// < NaN, as XLA orders them), ties in index order.
 Literal TopK(const HloInstruction& inst, const Literal& x) {
   const int64_t k = inst.attributes().Get<int64_t>(AttrKey::kK);
   const bool largest = inst.attributes().GetOr<bool>(AttrKey::kLargest).value_or(true);
@@ -167,14 +168,43 @@ Literal TopK(const HloInstruction& inst, const Literal& x) {
   Literal indices = MakeLiteral(PrimitiveType::kS32, inst.shape().tuple_shapes(1).dimensions());
   const int64_t n = x.shape().dimensions().back();
   const int64_t rows = n == 0 ? 0 : x.element_count() / n;
+  const PrimitiveType t = x.shape().element_type();
+  // Each element's place in the total order: (NaN class, value, zero's
+  // sign); integers exactly, as themselves.
+  struct Rank {
+    int nan = 0;  // -1 for a NaN with the sign bit, +1 for one without
+    double value = 0;
+    int zero = 0;  // +0 above -0
+    int64_t signed_value = 0;
+    uint64_t unsigned_value = 0;
+    auto operator<=>(const Rank&) const = default;
+  };
+  auto rank_of = [&](int64_t i) {
+    Rank r;
+    if (IsFloat(t)) {
+      const double v = x.GetDouble(i);
+      if (std::isnan(v)) {
+        r.nan = std::signbit(v) ? -1 : 1;
+      } else {
+        r.value = v;
+        r.zero = v == 0 && !std::signbit(v) ? 1 : 0;
+      }
+    } else if (IsUnsigned(t) || t == PrimitiveType::kPred) {
+      r.unsigned_value = x.GetUint64(i);
+    } else {
+      r.signed_value = x.GetInt64(i);
+    }
+    return r;
+  };
   std::vector<int64_t> order(static_cast<size_t>(n));
+  std::vector<Rank> ranks(static_cast<size_t>(n));
   for (int64_t r = 0; r < rows; ++r) {
     std::iota(order.begin(), order.end(), 0);
+    for (int64_t i = 0; i < n; ++i) ranks[static_cast<size_t>(i)] = rank_of(r * n + i);
     std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
-      const double va = x.GetDouble(r * n + a), vb = x.GetDouble(r * n + b);
-      if (std::isnan(va) || std::isnan(vb))
-        return largest ? std::isnan(va) && !std::isnan(vb) : !std::isnan(va) && std::isnan(vb);
-      return largest ? va > vb : va < vb;
+      const Rank& ra = ranks[static_cast<size_t>(a)];
+      const Rank& rb = ranks[static_cast<size_t>(b)];
+      return largest ? rb < ra : ra < rb;
     });
     for (int64_t j = 0; j < k; ++j) {
       CopyElement(x, r * n + order[j], values, r * k + j);

@@ -103,6 +103,7 @@ bool IsLoneLibraryOp(HloOpcode op) {
     case HloOpcode::kFft:
     case HloOpcode::kRngBitGenerator:
     case HloOpcode::kRng:
+    case HloOpcode::kTopK:
       return true;
     default:
       return false;

@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "runtime/lapack_targets.h"
+#include "runtime/sort.h"
 #include "support/custom_call.h"
 #include "support/error.h"
 #include "support/float_format.h"
@@ -93,41 +94,10 @@ void PadToStatic(const CallFrame& f) {
     StoreInteger(parts[d + 1], f.operands[0].dims[d]);
 }
 
-// Element i of an array as a double, for comparing.
-double ReadDouble(const CallBuffer& b, int64_t i) {
-  const int size = StorageBytes(b.type);
-  const auto* at = static_cast<const uint8_t*>(b.data) + i * size;
-  auto load = [&](auto v) {
-    std::memcpy(&v, at, sizeof(v));
-    return v;
-  };
-  switch (KindOf(b.type)) {
-    case TypeKind::kPred:
-      return *at != 0 ? 1.0 : 0.0;
-    case TypeKind::kSigned:
-      if (size == 1) return load(int8_t{});
-      if (size == 2) return load(int16_t{});
-      if (size == 4) return load(int32_t{});
-      return static_cast<double>(load(int64_t{}));
-    case TypeKind::kUnsigned:
-      if (size == 1) return load(uint8_t{});
-      if (size == 2) return load(uint16_t{});
-      if (size == 4) return load(uint32_t{});
-      return static_cast<double>(load(uint64_t{}));
-    case TypeKind::kFloat:
-      if (b.type == PrimitiveType::kF32) return load(float{});
-      if (b.type == PrimitiveType::kF64) return load(double{});
-      if (size == 1) return DecodeNarrowFloat(b.type, load(uint8_t{}));
-      return DecodeNarrowFloat(b.type, load(uint16_t{}));
-    default:
-      throw CustomCallError("TopK",
-                            "cannot order elements of " + std::string(PrimitiveTypeName(b.type)));
-  }
-}
-
 // TopK(x[..., n]) -> (values[..., k], s32 indices[..., k]): the k largest
-// along the last dimension, largest first (NaN above +inf), ties in index
-// order.
+// along the last dimension, largest first in the total order of the values
+// (XLA:CPU's comparator: -NaN < -inf < ... < -0 < +0 < ... < inf < NaN),
+// ties in index order.
 void TopK(const CallFrame& f) {
   if (f.operands.size() != 1 || !f.operands[0].IsArray() || !f.result.IsTuple() ||
       f.result.elements.size() != 2 || f.operands[0].dims.empty()) {
@@ -151,26 +121,30 @@ void TopK(const CallFrame& f) {
     throw CustomCallError(f.target, "k = " + std::to_string(k) + " of " + std::to_string(n) +
                                         " elements, or wrong types");
   }
-  const int64_t rows = n == 0 ? 0 : x.ElementCount() / n;
-  const auto size = static_cast<size_t>(StorageBytes(x.type));
+  TopKPlan plan;
+  plan.type = x.type;
+  plan.rows = n == 0 ? 0 : x.ElementCount() / n;
+  plan.n = n;
+  plan.k = k;
+  plan.largest = true;
+  const bool direct = indices.type == PrimitiveType::kS32 || indices.type == PrimitiveType::kS64 ||
+                      indices.type == PrimitiveType::kU32 || indices.type == PrimitiveType::kU64;
+  plan.index_type = direct ? indices.type : PrimitiveType::kS64;
+  if (const std::string invalid = plan.Invalid(); !invalid.empty()) {
+    throw CustomCallError(f.target, "cannot order " + invalid);
+  }
+  if (direct) {
+    RunTopK(plan, x.data, values.data, indices.data);
+    return;
+  }
+  // Indices of another integer type: found as s64, then stored one by one.
+  std::vector<int64_t> found(static_cast<size_t>(plan.rows * k));
+  RunTopK(plan, x.data, values.data, found.data());
   const int index_size = StorageBytes(indices.type);
-  std::vector<int64_t> order(static_cast<size_t>(n));
-  std::vector<double> keys(static_cast<size_t>(n));
-  for (int64_t r = 0; r < rows; ++r) {
-    std::iota(order.begin(), order.end(), 0);
-    for (int64_t i = 0; i < n; ++i) keys[static_cast<size_t>(i)] = ReadDouble(x, r * n + i);
-    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
-      const double va = keys[static_cast<size_t>(a)], vb = keys[static_cast<size_t>(b)];
-      if (std::isnan(va) || std::isnan(vb)) return std::isnan(va) && !std::isnan(vb);
-      return va > vb;
-    });
-    for (int64_t j = 0; j < k; ++j) {
-      std::memcpy(static_cast<uint8_t*>(values.data) + (r * k + j) * size,
-                  static_cast<const uint8_t*>(x.data) + (r * n + order[j]) * size, size);
-      CallBuffer at = indices;
-      at.data = static_cast<uint8_t*>(indices.data) + (r * k + j) * index_size;
-      StoreInteger(at, order[j]);
-    }
+  for (size_t i = 0; i < found.size(); ++i) {
+    CallBuffer at = indices;
+    at.data = static_cast<uint8_t*>(indices.data) + static_cast<int64_t>(i) * index_size;
+    StoreInteger(at, found[i]);
   }
 }
 

@@ -131,6 +131,23 @@ void SortThunk::Execute(const ExecuteParams& params) const {
   RunSort(plan_, in, out);
 }
 
+std::unique_ptr<TopKThunk> TopKThunk::Create(std::string name, const TopKPlan& plan,
+                                             const BufferSlice& input, const BufferSlice& values,
+                                             const BufferSlice& indices) {
+  CheckSlices(name, {input, values, indices});
+  const std::string invalid = plan.Invalid();
+  UIR_CHECK(invalid.empty()) << "topk thunk " << name << ": " << invalid;
+  const int64_t e = StorageBytes(plan.type);
+  UIR_CHECK(input.size >= plan.rows * plan.n * e && values.size >= plan.rows * plan.k * e &&
+            indices.size >= plan.rows * plan.k * StorageBytes(plan.index_type))
+      << "topk thunk " << name << ": slices too small for " << plan.ToString();
+  return std::unique_ptr<TopKThunk>(new TopKThunk(std::move(name), plan, input, values, indices));
+}
+
+void TopKThunk::Execute(const ExecuteParams& params) const {
+  RunTopK(plan_, params.At(input_), params.At(values_), params.At(indices_));
+}
+
 std::unique_ptr<GatherThunk> GatherThunk::Create(std::string name, const GatherPlan& plan,
                                                  const BufferSlice& operand,
                                                  const BufferSlice& indices,

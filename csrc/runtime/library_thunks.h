@@ -102,6 +102,30 @@ class SortThunk final : public Thunk {
   std::vector<BufferSlice> inputs_, outputs_;
 };
 
+// A topk thunk: RunTopK from the input to the values and indices.
+class TopKThunk final : public Thunk {
+ public:
+  static std::unique_ptr<TopKThunk> Create(std::string name, const TopKPlan& plan,
+                                           const BufferSlice& input, const BufferSlice& values,
+                                           const BufferSlice& indices);
+  const TopKPlan& plan() const { return plan_; }
+  void Execute(const ExecuteParams& params) const override;
+
+ private:
+  TopKThunk(std::string name, const TopKPlan& plan, const BufferSlice& input,
+            const BufferSlice& values, const BufferSlice& indices)
+      : Thunk(Kind::kSort, std::move(name),
+              {BufferUse::Read(input), BufferUse::Write(values), BufferUse::Write(indices)}),
+        plan_(plan),
+        input_(input),
+        values_(values),
+        indices_(indices) {}
+  std::string Details() const override { return "topk " + plan_.ToString(); }
+
+  TopKPlan plan_;
+  BufferSlice input_, values_, indices_;
+};
+
 // An fft thunk: RunFft from the input to the output.
 class FftThunk final : public Thunk {
  public:

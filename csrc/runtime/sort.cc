@@ -107,6 +107,120 @@ uint64_t KeyOf(const SortKey& plan, const uint8_t* p, uint64_t canonical_nan) {
   }
 }
 
+// The keys of a line of n elements `step` bytes apart, as unsigned
+// integers in ascending order (a descending key's inverted): one loop per
+// common key type, KeyOf element by element for the rest.
+void LineKeys(const SortKey& key, const uint8_t* data, int64_t step, int64_t n,
+              uint64_t canonical_nan, uint64_t* out) {
+  // Keys are below 2^bits (a byte for pred and sub-byte types): a
+  // descending key is inverted within them.
+  const int bits = std::max(8, BitWidth(key.type));
+  const uint64_t flip = !key.descending ? 0 : bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+  auto map = [&]<typename Bits>(Bits, auto f) {
+    for (int64_t i = 0; i < n; ++i) {
+      Bits b;
+      std::memcpy(&b, data + i * step, sizeof(Bits));
+      out[i] = static_cast<uint64_t>(f(b)) ^ flip;
+    }
+  };
+  using P = PrimitiveType;
+  if (key.type == P::kF32 && !key.canonical) {
+    map(uint32_t{}, [](uint32_t b) { return (b & 0x80000000u) ? ~b : (b | 0x80000000u); });
+  } else if (key.type == P::kF32) {
+    const auto nan = static_cast<uint32_t>(canonical_nan);
+    map(uint32_t{}, [nan](uint32_t b) {
+      const uint32_t magnitude = b & 0x7fffffffu;
+      if (magnitude == 0) b = 0;
+      if (magnitude > 0x7f800000u) b = nan;
+      return (b & 0x80000000u) ? ~b : (b | 0x80000000u);
+    });
+  } else if (key.type == P::kF64 && !key.canonical) {
+    constexpr uint64_t kSign = uint64_t{1} << 63;
+    map(uint64_t{}, [](uint64_t b) { return (b & kSign) ? ~b : (b | kSign); });
+  } else if (key.type == P::kS32) {
+    map(uint32_t{}, [](uint32_t b) { return b ^ 0x80000000u; });
+  } else if (key.type == P::kU32) {
+    map(uint32_t{}, [](uint32_t b) { return b; });
+  } else if (key.type == P::kS64) {
+    map(uint64_t{}, [](uint64_t b) { return b ^ (uint64_t{1} << 63); });
+  } else {
+    for (int64_t i = 0; i < n; ++i) out[i] = KeyOf(key, data + i * step, canonical_nan) ^ flip;
+  }
+}
+
+using KeyAt = std::pair<uint64_t, int64_t>;
+
+// The `keep` smallest of the n items make(0), ..., make(n - 1) (distinct),
+// ascending, in buffer[0, keep). Few kept (up to kInsertKeep): the keep
+// smallest so far stay sorted and an item below the largest is inserted;
+// for random data, about keep * ln(n / keep) items are. More: items below
+// a bound (the largest of keep earlier ones) are appended without a
+// branch, and whenever the `capacity` items of the buffer fill it, it is
+// cut back to its keep smallest and the bound lowered. Either way, most
+// items cost a comparison.
+constexpr int64_t kInsertKeep = 32;
+
+template <typename T, typename Make>
+void BufferedSelect(T* buffer, int64_t capacity, int64_t n, int64_t keep, Make make) {
+  for (int64_t i = 0; i < keep; ++i) buffer[i] = make(i);
+  if (keep <= kInsertKeep) {
+    std::sort(buffer, buffer + keep);
+    T bound = buffer[keep - 1];
+    for (int64_t i = keep; i < n; ++i) {
+      const T item = make(i);
+      if (item < bound) [[unlikely]] {
+        int64_t j = keep - 1;
+        for (; j > 0 && item < buffer[j - 1]; --j) buffer[j] = buffer[j - 1];
+        buffer[j] = item;
+        bound = buffer[keep - 1];
+      }
+    }
+    return;
+  }
+  T bound = *std::max_element(buffer, buffer + keep);
+  int64_t count = keep;
+  for (int64_t i = keep; i < n; ++i) {
+    const T item = make(i);
+    buffer[count] = item;
+    count += item < bound ? 1 : 0;
+    if (count == capacity) {
+      std::nth_element(buffer, buffer + (keep - 1), buffer + count);
+      bound = buffer[keep - 1];
+      count = keep;
+    }
+  }
+  std::partial_sort(buffer, buffer + keep, buffer + count);
+}
+
+// The `keep` smallest (key, position) pairs of keys[0, n), ascending, in
+// `best`; `narrow` keys (below 2^32) are packed with their positions into
+// one integer each. Few kept: BufferedSelect; many: a partial sort.
+void SelectSmallest(const uint64_t* keys, int64_t n, int64_t keep, bool narrow,
+                    std::vector<uint64_t>& packed, std::vector<KeyAt>& best) {
+  const int64_t capacity = std::max<int64_t>(4 * keep, 64);
+  if (keep == 0 || keep * 8 >= n || capacity >= n) {
+    best.resize(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) best[static_cast<size_t>(i)] = {keys[i], i};
+    std::partial_sort(best.begin(), best.begin() + keep, best.end());
+    best.resize(static_cast<size_t>(keep));
+    return;
+  }
+  if (narrow && n <= (int64_t{1} << 32)) {
+    packed.resize(static_cast<size_t>(capacity));
+    BufferedSelect(packed.data(), capacity, n, keep,
+                   [keys](int64_t i) { return keys[i] << 32 | static_cast<uint64_t>(i); });
+    best.resize(static_cast<size_t>(keep));
+    for (int64_t j = 0; j < keep; ++j) {
+      const uint64_t v = packed[static_cast<size_t>(j)];
+      best[static_cast<size_t>(j)] = {v >> 32, static_cast<int64_t>(v & 0xffffffffu)};
+    }
+    return;
+  }
+  best.resize(static_cast<size_t>(capacity));
+  BufferedSelect(best.data(), capacity, n, keep, [keys](int64_t i) { return KeyAt{keys[i], i}; });
+  best.resize(static_cast<size_t>(keep));
+}
+
 }  // namespace
 
 bool SortKeySupported(PrimitiveType type) {
@@ -168,6 +282,22 @@ std::string SortPlan::Invalid() const {
   return "";
 }
 
+namespace {
+
+// ", 0 and 2 unread" for the operands whose results are not written.
+std::string UnreadText(const std::vector<SortPlan::Operand>& operands) {
+  std::vector<std::string> unread;
+  for (size_t o = 0; o < operands.size(); ++o) {
+    if (operands[o].unread) unread.push_back(std::to_string(o));
+  }
+  std::string s;
+  for (size_t i = 0; i < unread.size(); ++i)
+    s += (i == 0 ? ", " : i + 1 == unread.size() ? " and " : ", ") + unread[i];
+  return s.empty() ? s : s + " unread";
+}
+
+}  // namespace
+
 std::string SortPlan::ToString() const {
   std::string s;
   for (size_t i = 0; i < keys.size(); ++i) {
@@ -189,7 +319,7 @@ std::string SortPlan::ToString() const {
   return s + "] " + std::to_string(operands.size()) + " operand" +
          (operands.size() == 1 ? "" : "s") +
          (one_plain && keys[0].operand != 0 ? ", keys in " + std::to_string(keys[0].operand) : "") +
-         (keep > 0 ? ", first " + std::to_string(keep) : "");
+         (keep > 0 ? ", first " + std::to_string(keep) : "") + UnreadText(operands);
 }
 
 void RunSort(const SortPlan& p, const std::vector<const void*>& in, const std::vector<void*>& out) {
@@ -207,11 +337,22 @@ void RunSort(const SortPlan& p, const std::vector<const void*>& in, const std::v
   std::vector<uint64_t> canonical_nan(nk);
   for (size_t k = 0; k < nk; ++k) canonical_nan[k] = CanonicalNan(p.keys[k].type);
   const int64_t keep = p.keep > 0 && p.keep < n ? p.keep : n;
+  // Whether an operand's result may be its input's memory (a sort in
+  // place): then each line is copied out before it is written.
+  std::vector<bool> overlaps(p.operands.size());
+  for (size_t o = 0; o < p.operands.size(); ++o) {
+    const SortPlan::Operand& op = p.operands[o];
+    const auto* a = static_cast<const uint8_t*>(in[o]);
+    const auto* b = static_cast<const uint8_t*>(out[o]);
+    overlaps[o] = a < b + p.Elements(op, true) * op.element_bytes &&
+                  b < a + p.Elements(op, false) * op.element_bytes;
+  }
   const int64_t grain = std::max<int64_t>(1, (1 << 14) / std::max<int64_t>(1, n));
   ParallelFor(lines, grain, [&](int64_t begin, int64_t end) {
     // The first key with each position; the later keys (several keys)
     // position by position.
-    std::vector<std::pair<uint64_t, int64_t>> order(static_cast<size_t>(n));
+    std::vector<KeyAt> order(static_cast<size_t>(n));
+    std::vector<uint64_t> keys(static_cast<size_t>(n)), packed;
     std::vector<uint64_t> later(static_cast<size_t>(n) * (nk - 1));
     std::vector<uint8_t> line;
     for (int64_t l = begin; l < end; ++l) {
@@ -231,32 +372,27 @@ void RunSort(const SortPlan& p, const std::vector<const void*>& in, const std::v
         const SortKey& key = p.keys[k];
         const auto ko = static_cast<size_t>(key.operand);
         const SortPlan::Operand& op = p.operands[ko];
-        const auto* data =
-            static_cast<const uint8_t*>(in[ko]) + std::max(key.part, 0) * StorageBytes(key.type);
-        for (int64_t i = 0; i < n; ++i) {
-          const uint8_t* at = data + (in_at[ko] + i * op.in_stride[kd]) * op.element_bytes;
-          uint64_t v = KeyOf(key, at, canonical_nan[k]);
-          if (key.descending) v = ~v;
-          if (k == 0) {
-            order[static_cast<size_t>(i)] = {v, i};
-          } else {
-            later[static_cast<size_t>(i) * (nk - 1) + k - 1] = v;
-          }
+        const auto* data = static_cast<const uint8_t*>(in[ko]) + in_at[ko] * op.element_bytes +
+                           std::max(key.part, 0) * StorageBytes(key.type);
+        LineKeys(key, data, op.in_stride[kd] * op.element_bytes, n, canonical_nan[k], keys.data());
+        if (k > 0) {
+          for (int64_t i = 0; i < n; ++i)
+            later[static_cast<size_t>(i) * (nk - 1) + k - 1] = keys[static_cast<size_t>(i)];
+        } else if (nk == 1 && keep < n) {
+          // The first `keep` by (key, position): what a stable sort puts there.
+          SelectSmallest(keys.data(), n, keep, BitWidth(key.type) <= 32, packed, order);
+        } else {
+          order.resize(static_cast<size_t>(n));
+          for (int64_t i = 0; i < n; ++i) order[static_cast<size_t>(i)] = {keys[i], i};
         }
       }
       if (nk == 1) {
-        if (keep < n) {
-          // The first `keep` by (key, position): what a stable sort puts there.
-          std::partial_sort(order.begin(), order.begin() + keep, order.end());
-        } else {
-          std::stable_sort(order.begin(), order.end(),
-                           [](const auto& a, const auto& b) { return a.first < b.first; });
-        }
+        // Positions are distinct: the pairs' order is the stable one.
+        if (keep == n) std::sort(order.begin(), order.end());
       } else {
         // Lexicographic over the keys, then by position: a total order, so
         // any sort gives the stable result.
-        auto before = [&](const std::pair<uint64_t, int64_t>& a,
-                          const std::pair<uint64_t, int64_t>& b) {
+        auto before = [&](const KeyAt& a, const KeyAt& b) {
           if (a.first != b.first) return a.first < b.first;
           const uint64_t* x = later.data() + static_cast<size_t>(a.second) * (nk - 1);
           const uint64_t* y = later.data() + static_cast<size_t>(b.second) * (nk - 1);
@@ -271,50 +407,93 @@ void RunSort(const SortPlan& p, const std::vector<const void*>& in, const std::v
           std::sort(order.begin(), order.end(), before);
         }
       }
-      // Each operand's line copied out first: the result may be the
-      // operand's own memory (a sort in place).
       for (size_t o = 0; o < p.operands.size(); ++o) {
         const SortPlan::Operand& op = p.operands[o];
+        if (op.unread) continue;
         const auto e = static_cast<size_t>(op.element_bytes);
-        const auto* src = static_cast<const uint8_t*>(in[o]);
-        auto* dst = static_cast<uint8_t*>(out[o]);
-        line.resize(static_cast<size_t>(n) * e);
         const int64_t is = op.in_stride[kd], os = op.out_stride[kd];
-        const uint8_t* from = src + in_at[o] * op.element_bytes;
-        uint8_t* to = dst + out_at[o] * op.element_bytes;
+        const uint8_t* from = static_cast<const uint8_t*>(in[o]) + in_at[o] * op.element_bytes;
+        uint8_t* to = static_cast<uint8_t*>(out[o]) + out_at[o] * op.element_bytes;
+        int64_t step = is;
+        if (overlaps[o]) {
+          // The line copied out first: the result is the operand's memory.
+          line.resize(static_cast<size_t>(n) * e);
+          for (int64_t i = 0; i < n; ++i)
+            std::memcpy(line.data() + static_cast<size_t>(i) * e, from + i * is * op.element_bytes,
+                        e);
+          from = line.data();
+          step = 1;
+        }
         // Copies of a compile-time size (one move each) for the usual
         // element sizes.
-        auto permute = [&]<size_t B>(std::integral_constant<size_t, B>) {
-          for (int64_t i = 0; i < n; ++i) {
-            std::memcpy(line.data() + static_cast<size_t>(i) * B, from + i * is * int64_t{B}, B);
-          }
+        auto gather = [&]<size_t B>(std::integral_constant<size_t, B>) {
           for (int64_t j = 0; j < keep; ++j) {
-            const auto i = static_cast<size_t>(order[static_cast<size_t>(j)].second);
-            std::memcpy(to + j * os * int64_t{B}, line.data() + i * B, B);
+            const int64_t i = order[static_cast<size_t>(j)].second;
+            std::memcpy(to + j * os * int64_t{B}, from + i * step * int64_t{B}, B);
           }
         };
         switch (e) {
           case 1:
-            permute(std::integral_constant<size_t, 1>{});
+            gather(std::integral_constant<size_t, 1>{});
             break;
           case 2:
-            permute(std::integral_constant<size_t, 2>{});
+            gather(std::integral_constant<size_t, 2>{});
             break;
           case 4:
-            permute(std::integral_constant<size_t, 4>{});
+            gather(std::integral_constant<size_t, 4>{});
             break;
           case 8:
-            permute(std::integral_constant<size_t, 8>{});
+            gather(std::integral_constant<size_t, 8>{});
             break;
           default:
-            for (int64_t i = 0; i < n; ++i) {
-              std::memcpy(line.data() + static_cast<size_t>(i) * e,
-                          from + i * is * op.element_bytes, e);
-            }
             for (int64_t j = 0; j < keep; ++j) {
-              const auto i = static_cast<size_t>(order[static_cast<size_t>(j)].second);
-              std::memcpy(to + j * os * op.element_bytes, line.data() + i * e, e);
+              const int64_t i = order[static_cast<size_t>(j)].second;
+              std::memcpy(to + j * os * op.element_bytes, from + i * step * op.element_bytes, e);
             }
+        }
+      }
+    }
+  });
+}
+
+std::string TopKPlan::Invalid() const {
+  if (!SortKeySupported(type)) return "values of " + std::string(PrimitiveTypeName(type));
+  if (index_type != PrimitiveType::kS32 && index_type != PrimitiveType::kS64 &&
+      index_type != PrimitiveType::kU32 && index_type != PrimitiveType::kU64) {
+    return "indices of " + std::string(PrimitiveTypeName(index_type));
+  }
+  if (rows < 0 || n < 0 || k < 0 || k > n) return "k of n";
+  return "";
+}
+
+std::string TopKPlan::ToString() const {
+  return std::string(PrimitiveTypeName(type)) + (largest ? " largest " : " smallest ") +
+         std::to_string(k) + " of [" + std::to_string(rows) + "x(" + std::to_string(n) + ")], " +
+         std::string(PrimitiveTypeName(index_type)) + " indices";
+}
+
+void RunTopK(const TopKPlan& p, const void* x, void* values, void* indices) {
+  if (p.rows == 0 || p.k == 0) return;
+  const int64_t e = StorageBytes(p.type), ie = StorageBytes(p.index_type);
+  const SortKey key{0, -1, p.type, p.largest, false};
+  const int64_t grain = std::max<int64_t>(1, (1 << 14) / p.n);
+  ParallelFor(p.rows, grain, [&](int64_t begin, int64_t end) {
+    std::vector<uint64_t> keys(static_cast<size_t>(p.n)), packed;
+    std::vector<KeyAt> best;
+    for (int64_t r = begin; r < end; ++r) {
+      const uint8_t* row = static_cast<const uint8_t*>(x) + r * p.n * e;
+      LineKeys(key, row, e, p.n, 0, keys.data());
+      SelectSmallest(keys.data(), p.n, p.k, BitWidth(p.type) <= 32, packed, best);
+      auto* v = static_cast<uint8_t*>(values) + r * p.k * e;
+      auto* ix = static_cast<uint8_t*>(indices) + r * p.k * ie;
+      for (int64_t j = 0; j < p.k; ++j) {
+        const int64_t i = best[static_cast<size_t>(j)].second;
+        std::memcpy(v + j * e, row + i * e, static_cast<size_t>(e));
+        if (ie == 4) {
+          const auto i32 = static_cast<uint32_t>(i);
+          std::memcpy(ix + j * 4, &i32, 4);
+        } else {
+          std::memcpy(ix + j * 8, &i, 8);
         }
       }
     }

@@ -44,6 +44,8 @@ struct SortPlan {
   struct Operand {
     int64_t element_bytes = 4;
     Dims in_stride{}, out_stride{};
+    // Its result is never read (a tuple element nobody takes): not written.
+    bool unread = false;
   };
   std::vector<Operand> operands;
 
@@ -51,7 +53,8 @@ struct SortPlan {
   std::string Invalid() const;
   // "f32 ascending (canonical) [4x(8)] 2 operands"; several keys as
   // "s32 ascending, then f32 descending ...", a key of operand k as
-  // "... keys in k", a complex part as "... real of k".
+  // "... keys in k", a complex part as "... real of k"; unread results as
+  // "..., 0 and 2 unread".
   std::string ToString() const;
 };
 
@@ -62,6 +65,24 @@ bool SortKeySupported(PrimitiveType type);
 // pointer per operand.
 void RunSort(const SortPlan& plan, const std::vector<const void*>& in,
              const std::vector<void*>& out);
+
+// XLA's topk: in each row of n elements of a row-major array, the k
+// largest (or smallest) in the total order of the values (-NaN < -inf <
+// ... < -0 < +0 < ... < inf < NaN), the best first, equal values in index
+// order; their values and indices, in rows of k.
+struct TopKPlan {
+  PrimitiveType type = PrimitiveType::kF32;
+  PrimitiveType index_type = PrimitiveType::kS32;  // s32, s64, u32 or u64
+  int64_t rows = 0, n = 0, k = 0;
+  bool largest = true;
+
+  std::string Invalid() const;
+  // "f32 largest 16 of [256x(1024)], s32 indices".
+  std::string ToString() const;
+};
+
+// Runs `plan`: rows over the worker threads.
+void RunTopK(const TopKPlan& plan, const void* x, void* values, void* indices);
 
 }  // namespace uir::runtime
 

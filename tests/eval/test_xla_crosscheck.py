@@ -149,6 +149,21 @@ SEMANTICS: dict[str, tuple[str, list[np.ndarray]]] = {
         " is_reverse=true }",
         [_rng.standard_normal((5, 3)).astype(np.float32), np.ones(3, np.float32)],
     ),
+    "topk in the total order of floats, largest and smallest, ties in index order": (
+        "ENTRY e { x = f32[3,300] parameter(0)\n"
+        "  a = (f32[3,16], s32[3,16]) topk(x), k=16, largest=true\n"
+        "  b = (f32[3,40], s32[3,40]) topk(x), k=40, largest=false\n"
+        "  ROOT t = ((f32[3,16], s32[3,16]), (f32[3,40], s32[3,40])) tuple(a, b) }",
+        [
+            np.where(
+                _rng.random((3, 300)) < 0.05,
+                np.float32([np.nan, -np.nan, 0.0, -0.0, np.inf, -np.inf])[
+                    _rng.integers(0, 6, (3, 300))
+                ],
+                np.round(_rng.standard_normal((3, 300)) * 4),
+            ).astype(np.float32)
+        ],
+    ),
     "fft of a prime length and of 2^16 points": (
         "ENTRY e { a = c64[2,1009] parameter(0)  b = c64[65536] parameter(1)\n"
         "  f = c64[2,1009] fft(a), fft_type=FFT, fft_length={1009}\n"

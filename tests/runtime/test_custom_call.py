@@ -219,9 +219,15 @@ def test_builtin_topk_matches_numpy(run):
     rng = np.random.default_rng(0)
     x = rng.integers(0, 10, (3, 12)).astype(np.float32)  # ties: lower index first
     x[0, 3] = np.nan
+    x[1, 2], x[1, 5], x[1, 7] = -np.nan, -0.0, 0.0
+    x[2, :] = -x[2, :]
+    x[2, 4] = -np.nan
     m = call_module("TopK", "(f32[3,4], s32[3,4])", ("f32[3,12]",))
     values, indices = run(m, x)
-    key = np.where(np.isnan(x), np.inf, x)  # NaN ranks above everything
+    # XLA:CPU's order: the total order of the floats (-NaN < -inf < -0 < +0
+    # < inf < NaN), as integers.
+    bits = x.view(np.int32).astype(np.int64)
+    key = np.where(bits < 0, bits ^ 0x7FFFFFFF, bits)
     want = np.argsort(-key, axis=1, kind="stable")[:, :4]
     np.testing.assert_array_equal(indices, want)
     np.testing.assert_array_equal(values, np.take_along_axis(x, want, axis=1))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import builtins
 import enum
 import math
+import operator
 
 import numpy as np
 
@@ -27,7 +28,7 @@ from uir._src.lax.elementwise import (
     _same,
     bitcast_convert_type,
 )
-from uir._src.lax.slicing import index_in_dim, slice_in_dim, slice_static
+from uir._src.lax.slicing import index_in_dim, slice_in_dim
 
 
 @eager
@@ -507,31 +508,28 @@ def sort_key_val(keys, values, dimension: int = -1, is_stable: bool = True):
 
 
 @eager
-def top_k(operand, k: int):
-    """The k largest entries of the last dimension and their indices, largest first."""
+def top_k(operand, k: int, *, axis: int = -1):
+    """The k largest entries along `axis` (the last by default) and their
+    indices, largest first in the total order of the values (NaN above
+    +inf, -NaN below -inf, +0 above -0), equal values in index order: XLA's
+    topk, as jax.lax.top_k."""
     x = asarray(operand)
-    n = x.shape[-1]
-    if not 0 <= int(k) <= n:
-        fail("lax.top_k", f"k={k} must be in [0, {n}]")
-    idx = ops.iota(np.dtype(np.int32), x.shape, x.ndim - 1)
-    keys = ops.unary("negate", x) if not dtypes.is_int(x.dtype) or x.dtype.kind == "i" else None
-    if keys is None:  # unsigned: sort descending through the bitwise complement
-        keys = ops.unary("not", x)
-    if dtypes.is_float(x.dtype):
-        # XLA's TopK ranks floats in their total order (+NaN above +inf,
-        # -NaN below -inf): the bits as sign-magnitude integers, flipped to
-        # sort largest first.
-        width = np.dtype(x.dtype).itemsize * 8
-        signed = np.dtype(f"int{width}")
-        bits = bitcast_convert_type(x, signed)
-        sign = ops.binary("shift-right-arithmetic", bits, asarray(np.array(width - 1, signed)))
-        magnitude_mask = asarray(np.array(np.iinfo(signed).max, signed))
-        ordered = ops.binary("xor", bits, ops.binary("and", sign, magnitude_mask))
-        keys = ops.unary("not", ordered)
-    _, vals, ids = _sort([keys, x, idx], x.ndim - 1, num_keys=1)
-    starts, limits, strides = [0] * x.ndim, list(x.shape), [1] * x.ndim
-    limits[-1] = int(k)
-    return slice_static(vals, starts, limits, strides), slice_static(ids, starts, limits, strides)
+    if x.ndim == 0:
+        fail("lax.top_k", f"needs an operand of rank 1 or more, got shape {x.shape}")
+    if dtypes.is_complex(x.dtype):
+        fail("lax.top_k", f"is not compatible with complex inputs ({x.dtype})")
+    ax = ops.normalize_axis(axis, x.ndim, "lax.top_k")
+    n = x.shape[ax]
+    k = operator.index(k)
+    if not 0 <= k <= n:
+        fail("lax.top_k", f"k={k} must be in [0, {n}] for shape {x.shape} along axis {ax}")
+    # topk works along the last dimension: `axis` is moved there and the
+    # k entries moved back to its place.
+    x = ops.moveaxis(x, ax, -1)
+    dims = (*x.shape[:-1], k)
+    out = [(dims, x.dtype), (dims, np.dtype(np.int32))]
+    values, idx = ops._comp().emit("topk", x, k=k, largest=True, shape=out, op_name="top_k")
+    return ops.moveaxis(values, -1, ax), ops.moveaxis(idx, -1, ax)
 
 
 # --- products ---------------------------------------------------------------------------
