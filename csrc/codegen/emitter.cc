@@ -244,15 +244,16 @@ class KernelEmitter {
       llvm::Value* started = StartTimer();
       llvm::Value* lo = b_.CreateMul(begin, b_.getInt64(w));
       llvm::Value* hi = b_.CreateMul(end, b_.getInt64(w));
-      llvm::Value* mid = AlignedColumn(ops, lo, hi);
-      if (mid != nullptr) {
-        // Already aligned: the one loop (whose stores LLVM can prove
-        // aligned, for non-temporal stores); else a head up to the first
-        // aligned column, then the rest.
+      const Peel peel = AlignedColumn(ops, lo, hi);
+      if (peel.mid != nullptr) {
+        // The one loop (whose stores LLVM can prove aligned, for
+        // non-temporal stores), or a head up to the first aligned column
+        // and the rest from there.
+        llvm::Value* mid = peel.mid;
         auto* plain = llvm::BasicBlock::Create(ctx_, "aligned", fn_);
         auto* peeled = llvm::BasicBlock::Create(ctx_, "peeled", fn_);
         auto* join = llvm::BasicBlock::Create(ctx_, "columns.done", fn_);
-        b_.CreateCondBr(b_.CreateICmpEQ(mid, lo), plain, peeled);
+        b_.CreateCondBr(peel.peel, peeled, plain);
         b_.SetInsertPoint(plain);
         EmitColumnLoop(ops, 0, ops.size(), b_.getInt64(0), lo, hi);
         b_.CreateBr(join);
@@ -307,42 +308,62 @@ class KernelEmitter {
     b_.SetInsertPoint(after);
   }
 
-  // In a coalesced body heavy in arithmetic (one the plan prefetches for),
-  // the first column in [lo, hi] at which the first dram input's elements
-  // start a 64-byte line, so that the loop from there reads it with aligned
-  // vector loads: NumPy's large arrays start 16 bytes into a line, and
-  // vector loads that straddle two lines cost such a loop up to half its
-  // speed (tanh(a*b+c) over 16M floats of NumPy's, 512-bit vectors on a
-  // Zen 4: 13.5 -> 9.4 ms). nullptr for a light loop, which memory bounds
-  // anyway and whose stores stay provably aligned (non-temporal).
-  llvm::Value* AlignedColumn(const std::vector<IOp>& ops, llvm::Value* lo, llvm::Value* hi) {
+  // In a coalesced body heavy in arithmetic (one the plan prefetches for)
+  // that reads more dram arrays than it writes, all of one element size:
+  // the first column in [lo, hi] at which the first input's elements start
+  // a 64-byte line (`mid`), and whether to start the vector loop there
+  // (`peel`: mid is past lo and every input is as far into its line), so
+  // that it reads them all with aligned vector loads. NumPy's large arrays
+  // start 16 bytes into a line, and vector loads that straddle two lines
+  // cost such a loop up to half its speed (tanh(a*b+c) over 16M floats of
+  // NumPy's, 512-bit vectors on a Zen 4: 13.5 -> 9.4 ms). The output then
+  // loses its provably aligned (non-temporal) stores, which costs more than
+  // it gains where it is half the traffic (exp(a): 2.9 -> 3.8 ms): hence
+  // more inputs than outputs. {nullptr, nullptr} where none of this holds.
+  struct Peel {
+    llvm::Value* mid = nullptr;
+    llvm::Value* peel = nullptr;
+  };
+  Peel AlignedColumn(const std::vector<IOp>& ops, llvm::Value* lo, llvm::Value* hi) {
     bool heavy = false;
     for (const IOp& op : ops) heavy = heavy || !op.plan.prefetch.empty();
-    if (!heavy) return nullptr;
-    int input = -1;
+    if (!heavy) return {};
+    std::vector<int> inputs;  // a dram slice per pointer read
+    std::set<int> read, written;
     for (const IOp& op : ops) {
-      if (op.kind == OpKind::kMove && !op.inputs.empty() && IsDram(op.inputs[0])) {
-        input = op.inputs[0];
-        break;
+      if (op.kind == OpKind::kMove && !op.inputs.empty() && IsDram(op.inputs[0]) &&
+          read.insert(g_.slices()[op.inputs[0]].pointer).second) {
+        inputs.push_back(op.inputs[0]);
+      }
+      for (int o : op.outputs) {
+        if (IsDram(o)) written.insert(g_.slices()[o].pointer);
       }
     }
-    if (input < 0) return nullptr;
-    const ISlice& slice = g_.slices()[input];
-    const int bytes = StorageBytes(TypeOf(input));
-    if (slice.stride[1] != 1 || bytes < 1 || 64 % bytes != 0 || IsNarrowFloat(TypeOf(input)) ||
-        BitWidth(TypeOf(input)) % 8 != 0) {
-      return nullptr;
+    if (inputs.empty() || read.size() <= written.size()) return {};
+    const PrimitiveType t = TypeOf(inputs[0]);
+    const int bytes = StorageBytes(t);
+    if (bytes < 1 || 64 % bytes != 0 || IsNarrowFloat(t) || BitWidth(t) % 8 != 0) return {};
+    for (int in : inputs) {
+      if (g_.slices()[in].stride[1] != 1 || StorageBytes(TypeOf(in)) != bytes) return {};
     }
+    auto line_offset = [&](int slice) {
+      llvm::Value* addr = b_.CreatePtrToInt(SliceBase(slice), b_.getInt64Ty());
+      return b_.CreateURem(addr, b_.getInt64(64));
+    };
     const int64_t line = 64 / bytes;
-    // Element index of the base within its line (elements are whole-size
-    // aligned; the base address of a line-aligned array makes this 0).
-    llvm::Value* addr = b_.CreatePtrToInt(SliceBase(input), b_.getInt64Ty());
-    llvm::Value* skew = b_.CreateURem(b_.CreateUDiv(addr, b_.getInt64(bytes)), b_.getInt64(line));
+    // The first input's element index within its line (elements are
+    // aligned to their size, so its byte offset divides evenly).
+    llvm::Value* first = line_offset(inputs[0]);
+    llvm::Value* skew = b_.CreateUDiv(first, b_.getInt64(bytes));
     // mid = lo + ((line - (skew + lo) mod line) mod line), at most hi.
     llvm::Value* at = b_.CreateURem(b_.CreateAdd(skew, lo), b_.getInt64(line));
     llvm::Value* step = b_.CreateURem(b_.CreateSub(b_.getInt64(line), at), b_.getInt64(line));
     llvm::Value* mid = b_.CreateAdd(lo, step);
-    return b_.CreateSelect(b_.CreateICmpSLT(mid, hi), mid, hi);
+    mid = b_.CreateSelect(b_.CreateICmpSLT(mid, hi), mid, hi);
+    llvm::Value* peel = b_.CreateICmpNE(mid, lo);
+    for (size_t k = 1; k < inputs.size(); ++k)
+      peel = b_.CreateAnd(peel, b_.CreateICmpEQ(line_offset(inputs[k]), first));
+    return {mid, peel};
   }
 
   // The index variables of one kind from their mixed-radix number `id`.
