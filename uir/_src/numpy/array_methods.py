@@ -99,17 +99,17 @@ _T.astype = _astype
 _T.reshape = lambda self, *shape, **kw: reshape(self, shape[0] if len(shape) == 1 else shape, **kw)
 _T.transpose = lambda self, *axes: transpose(self, axes[0] if len(axes) == 1 else (axes or None))
 _T.T = property(lambda self: transpose(self))
-_T.sum = lambda self, axis=None, keepdims=False, dtype=None: sum(self, axis, keepdims, dtype)
-_T.prod = lambda self, axis=None, keepdims=False, dtype=None: prod(self, axis, keepdims, dtype)
-_T.mean = lambda self, axis=None, keepdims=False, dtype=None: mean(self, axis, keepdims, dtype)
-_T.max = lambda self, axis=None, keepdims=False: max(self, axis, keepdims)
-_T.min = lambda self, axis=None, keepdims=False: min(self, axis, keepdims)
-_T.all = lambda self, axis=None, keepdims=False: all(self, axis, keepdims)
-_T.any = lambda self, axis=None, keepdims=False: any(self, axis, keepdims)
-_T.argmax = lambda self, axis=None, keepdims=False: argmax(self, axis, keepdims)
-_T.argmin = lambda self, axis=None, keepdims=False: argmin(self, axis, keepdims)
-_T.var = lambda self, axis=None, keepdims=False, ddof=0: var(self, axis, keepdims, ddof)
-_T.std = lambda self, axis=None, keepdims=False, ddof=0: std(self, axis, keepdims, ddof)
+_T.sum = sum  # jax.Array's methods: the functions' signatures, self first
+_T.prod = prod
+_T.mean = mean
+_T.max = max
+_T.min = min
+_T.all = all
+_T.any = any
+_T.argmax = lambda self, axis=None, out=None, keepdims=None: argmax(self, axis, out, keepdims)
+_T.argmin = lambda self, axis=None, out=None, keepdims=None: argmin(self, axis, out, keepdims)
+_T.var = var
+_T.std = std
 _T.ravel = ravel
 _T.flatten = ravel
 _T.squeeze = lambda self, axis=None: squeeze(self, axis)

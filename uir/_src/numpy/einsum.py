@@ -42,10 +42,31 @@ def _einsum_pair(a, sa: str, b, sb: str, keep: str):
 
 
 @eager
-def einsum(subscripts: str, *operands):
+def einsum(
+    subscripts: str,
+    /,
+    *operands,
+    out=None,
+    optimize="auto",
+    precision=None,
+    preferred_element_type=None,
+    _dot_general=None,
+    out_sharding=None,
+):
     """Einstein summation, lowered to dot_general, reductions and transposes
     (two operands at a time, left to right). Explicit ('ij,jk->ik') and
-    implicit ('ij,jk') forms; no repeated letters within one operand."""
+    implicit ('ij,jk') forms; no repeated letters within one operand.
+    `optimize` (the contraction order) and `precision` change nothing here;
+    `preferred_element_type` is the result's type, as in jax.numpy.dot."""
+    if out is not None:
+        fail("einsum", "the 'out' argument is not supported (arrays are immutable): use the result")
+    if preferred_element_type is not None and operands:
+        from uir._src.numpy.products import _for_result
+
+        first, _, after = _for_result(operands[0], operands[0], preferred_element_type)
+        converted = [first] + [_for_result(o, o, preferred_element_type)[0] for o in operands[1:]]
+        result = einsum(subscripts, *converted)
+        return result if after is None else ops.convert(result, after)
     spec = subscripts.replace(" ", "")
     if "..." in spec:
         fail("einsum", "ellipsis subscripts are not supported")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import builtins
 
-from uir._src.core import ops
+from uir._src.core import dtypes, ops
 from uir._src.core.eager import eager
 from uir._src.core.ops import asarray, fail
 from uir._src.numpy import creation, manipulation, reductions, ufuncs
@@ -16,11 +16,59 @@ from uir._src.numpy.ufuncs import (
 )
 
 # --- Products ------------------------------------------------------------------
+#
+# Every product takes jax.numpy's `precision` (uir computes f32 products in
+# f32 at every setting, so it changes nothing) and `preferred_element_type`:
+# the result's type. A wider float or complex type than the operands'
+# (int8 operands to f32, bf16 to f32) is computed in: the operands are
+# converted first, exactly; else the product is computed in the operands'
+# type and converted.
+
+
+def _for_result(a, b, preferred):
+    """The operands of a product whose result is of type `preferred` (None:
+    the operands' promoted type), and the type to convert its result to
+    (None: none)."""
+    x, y = asarray(a), asarray(b)
+    if preferred is None:
+        return x, y, None
+    want = dtypes.canonicalize(preferred)
+    have, _ = dtypes.promote(ops.weak_dtype_of(x), ops.weak_dtype_of(y))
+    if want == have:
+        return x, y, None
+    kinds = {"b": "i", "i": "i", "u": "i", "f": "f", "c": "c"}
+    if kinds.get(want.kind) == kinds.get(have.kind) and want.itemsize < have.itemsize:
+        fail(
+            "dot_general",
+            f"`preferred_element_type` must not be narrower than the original type, got "
+            f"preferred_element_type of {want} for result type of {have}",
+        )
+    exact = (dtypes.is_float(want) or dtypes.is_complex(want)) and (
+        dtypes.is_int(have)
+        or dtypes.is_bool(have)
+        or (
+            (dtypes.is_float(have) or dtypes.is_complex(have))
+            and want.itemsize > have.itemsize
+            and (dtypes.is_complex(want) or not dtypes.is_complex(have))
+        )
+    )
+    if exact:
+        return ops.convert(x, want), ops.convert(y, want), None
+    return x, y, want
+
+
+def _finish(out, after):
+    return out if after is None else ops.convert(out, after)
 
 
 @eager
-def matmul(a, b):
-    x, y = asarray(a), asarray(b)
+def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
+    x, y, after = _for_result(a, b, preferred_element_type)
+    return _finish(_matmul(x, y), after)
+
+
+def _matmul(x, y):
+    a, b = x, y
     if x.ndim == 0 or y.ndim == 0:
         fail("matmul", f"operands must not be scalars ({ops.describe(x)}, {ops.describe(y)})")
     x1, y1 = x.ndim == 1, y.ndim == 1
@@ -46,19 +94,23 @@ def matmul(a, b):
 
 
 @eager
-def dot(a, b):
-    x, y = asarray(a), asarray(b)
+def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
+    x, y, after = _for_result(a, b, preferred_element_type)
     if x.ndim == 0 or y.ndim == 0:
-        return multiply(x, y)
+        return _finish(multiply(x, y), after)
     if y.ndim == 1 or x.ndim == 1 or (x.ndim <= 2 and y.ndim <= 2):
-        return matmul(x, y)
+        return _finish(_matmul(x, y), after)
     # N-d: contract x's last axis with y's second-to-last.
-    return tensordot(x, y, axes=([x.ndim - 1], [y.ndim - 2]))
+    return _finish(_tensordot(x, y, ([x.ndim - 1], [y.ndim - 2])), after)
 
 
 @eager
-def tensordot(a, b, axes=2):
-    x, y = asarray(a), asarray(b)
+def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None, out_sharding=None):
+    x, y, after = _for_result(a, b, preferred_element_type)
+    return _finish(_tensordot(x, y, axes), after)
+
+
+def _tensordot(x, y, axes):
     if isinstance(axes, int):
         lc = list(range(x.ndim - axes, x.ndim))
         rc = list(range(axes))
@@ -77,8 +129,11 @@ def outer(a, b):
 
 
 @eager
-def vdot(a, b):
-    return sum(multiply(ravel(a), ravel(b)))
+def vdot(a, b, *, precision=None, preferred_element_type=None):
+    x, y, after = _for_result(a, b, preferred_element_type)
+    if dtypes.is_complex(x.dtype):
+        x = ufuncs.conj(x)  # (NumPy's and JAX's vdot conjugate the first)
+    return _finish(sum(multiply(ravel(x), ravel(y))), after)
 
 
 @eager
@@ -95,12 +150,12 @@ def kron(a, b):
 
 
 @eager
-def inner(a, b):
+def inner(a, b, *, precision=None, preferred_element_type=None):
     """Sums over the last axes of a and b."""
-    a, b = asarray(a), asarray(b)
+    a, b, after = _for_result(a, b, preferred_element_type)
     if a.ndim == 0 or b.ndim == 0:
-        return a * b
-    return tensordot(a, b, axes=([a.ndim - 1], [b.ndim - 1]))
+        return _finish(a * b, after)
+    return _finish(_tensordot(a, b, ([a.ndim - 1], [b.ndim - 1])), after)
 
 
 @eager

@@ -40,22 +40,86 @@ def _keep(out, x, axes, keepdims):
     return ops.reshape(out, shape)
 
 
-def _reduction(opcode: str, name: str, bool_result=False):
-    def f(a, axis=None, keepdims: bool = False, dtype=None):
-        x = asarray(a)
-        if bool_result:
-            x = _as_bool(x)
-        elif dtype is not None:
-            x = ops.convert(x, dtypes.canonicalize(dtype))
-        elif opcode in ("add", "multiply") and (
-            dtypes.is_bool(x.dtype) or (dtypes.is_int(x.dtype) and x.dtype.itemsize < 4)
-        ):
-            # Sums of small ints and bools accumulate in the default int (as JAX).
-            x = ops.convert(x, dtypes.default_int() if x.dtype.kind != "u" else np.dtype(np.uint32))
-        axes = ops.normalize_axes(axis, x.ndim, name)
-        if opcode in ("maximum", "minimum") and builtins.any(x.shape[a] == 0 for a in axes):
-            fail(name, f"zero-size reduction over axis {axis} of {ops.describe(x)} has no identity")
-        return _keep(ops.reduce(x, opcode, axes, name), x, axes, keepdims)
+def _no_out(name: str, out):
+    if out is not None:
+        fail(name, "the 'out' argument is not supported (arrays are immutable): use the result")
+
+
+def _reduce(opcode, name, a, axis, dtype, keepdims, initial, where, promote_integers, bool_result):
+    x = asarray(a)
+    if bool_result:
+        x = _as_bool(x)
+    elif dtype is not None:
+        x = ops.convert(x, dtypes.canonicalize(dtype))
+    elif (
+        opcode in ("add", "multiply")
+        and promote_integers
+        and (dtypes.is_bool(x.dtype) or (dtypes.is_int(x.dtype) and x.dtype.itemsize < 4))
+    ):
+        # Sums of small ints and bools accumulate in the default int (as JAX).
+        x = ops.convert(x, dtypes.default_int() if x.dtype.kind != "u" else np.dtype(np.uint32))
+    elif opcode in ("add", "multiply") and dtypes.is_bool(x.dtype):
+        x = ops.convert(x, dtypes.default_int())  # (JAX: bools sum as ints either way)
+    axes = ops.normalize_axes(axis, x.ndim, name)
+    extreme = opcode in ("maximum", "minimum")
+    if where is not None:
+        if extreme and initial is None:
+            fail(
+                name,
+                f"reduction operation {name} does not have an identity, so to use a where mask "
+                "one has to specify 'initial'",
+            )
+        mask = ops.broadcast_to(_as_bool(asarray(where)), x.shape, name)
+        x = ops.select(mask, x, ops.broadcast_to(ops.reduction_identity(opcode, x.dtype), x.shape))
+    if extreme and initial is None and builtins.any(x.shape[a] == 0 for a in axes):
+        fail(name, f"zero-size reduction over axis {axis} of {ops.describe(x)} has no identity")
+    out = ops.reduce(x, opcode, axes, name)
+    if initial is not None:
+        out = ops.binary(opcode, out, ops.convert(asarray(initial), out.dtype), name)
+    return _keep(out, x, axes, keepdims)
+
+
+def _reduction(opcode: str, name: str):
+    """sum and prod, with jax.numpy's signature."""
+
+    def f(
+        a,
+        axis=None,
+        dtype=None,
+        out=None,
+        keepdims: bool = False,
+        initial=None,
+        where=None,
+        promote_integers: bool = True,
+    ):
+        _no_out(name, out)
+        return _reduce(
+            opcode, name, a, axis, dtype, keepdims, initial, where, promote_integers, False
+        )
+
+    f.__name__ = name
+    return eager(f)
+
+
+def _extreme(opcode: str, name: str):
+    """max and min, with jax.numpy's signature."""
+
+    def f(a, axis=None, out=None, keepdims: bool = False, initial=None, where=None):
+        _no_out(name, out)
+        return _reduce(opcode, name, a, axis, None, keepdims, initial, where, True, False)
+
+    f.__name__ = name
+    return eager(f)
+
+
+def _logical(opcode: str, name: str):
+    """all and any, with jax.numpy's signature."""
+
+    def f(a, axis=None, out=None, keepdims: bool = False, *, where=None):
+        _no_out(name, out)
+        # A masked-out element counts as the identity: True for all, False
+        # for any.
+        return _reduce(opcode, name, a, axis, None, keepdims, None, where, True, True)
 
     f.__name__ = name
     return eager(f)
@@ -63,57 +127,132 @@ def _reduction(opcode: str, name: str, bool_result=False):
 
 sum = _reduction("add", "sum")
 prod = _reduction("multiply", "prod")
-max = _reduction("maximum", "max")
-min = _reduction("minimum", "min")
+max = _extreme("maximum", "max")
+min = _extreme("minimum", "min")
 amax, amin = max, min
-all = _reduction("and", "all", bool_result=True)
-any = _reduction("or", "any", bool_result=True)
+all = _logical("and", "all")
+any = _logical("or", "any")
 
 
 def _count(x, axes) -> int:
     return int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
 
 
+def _counted(x, axes, where):
+    """How many elements each result of a reduction over `axes` sums: all
+    of them, or those `where` selects (a float array of counts)."""
+    if where is None:
+        return ops.asarray(_count(x, axes))
+    mask = ops.broadcast_to(_as_bool(asarray(where)), x.shape, "mean")
+    return sum(mask, axis=tuple(axes), keepdims=True)
+
+
 @eager
-def mean(a, axis=None, keepdims: bool = False, dtype=None):
+def mean(a, axis=None, dtype=None, out=None, keepdims: bool = False, *, where=None):
+    _no_out("mean", out)
     x = asarray(a)
     if dtype is None and not (dtypes.is_float(x.dtype) or dtypes.is_complex(x.dtype)):
         dtype = dtypes.default_float()
     if dtype is not None:
         x = ops.convert(x, dtypes.canonicalize(dtype))
     axes = ops.normalize_axes(axis, x.ndim, "mean")
-    s = sum(x, axis=tuple(axes), keepdims=keepdims)
-    return divide(s, ops.convert(ops.asarray(_count(x, axes)), s.dtype))
+    s = sum(x, axis=tuple(axes), keepdims=True, where=where)
+    n = ops.convert(_counted(x, axes, where), s.dtype)
+    return _keep(
+        ops.reshape(divide(s, n), tuple(d for i, d in enumerate(s.shape) if i not in axes)),
+        x,
+        axes,
+        keepdims,
+    )
 
 
 @eager
-def var(a, axis=None, keepdims: bool = False, ddof: int = 0, dtype=None):
+def var(
+    a,
+    axis=None,
+    dtype=None,
+    out=None,
+    ddof: int = 0,
+    keepdims: bool = False,
+    *,
+    where=None,
+    mean=None,
+    correction=None,
+):
+    _no_out("var", out)
+    if correction is not None:
+        if ddof != 0:
+            fail("var", "ddof and correction both given; they are the same (use correction)")
+        ddof = correction
     x = asarray(a)
-    if not (dtypes.is_float(x.dtype) or dtypes.is_complex(x.dtype)):
+    if dtype is not None:
+        x = ops.convert(x, dtypes.canonicalize(dtype))
+    elif not (dtypes.is_float(x.dtype) or dtypes.is_complex(x.dtype)):
         x = ops.convert(x, dtypes.default_float())
     axes = ops.normalize_axes(axis, x.ndim, "var")
-    centered = subtract(x, mean(x, axis=tuple(axes), keepdims=True))
+    center = (
+        _mean(x, axis=tuple(axes), keepdims=True, where=where)
+        if mean is None
+        else ops.convert(asarray(mean), x.dtype)
+    )
+    centered = subtract(x, center)
     sq = (
         real(multiply(centered, conj(centered))) if dtypes.is_complex(x.dtype) else square(centered)
     )
-    s = sum(sq, axis=tuple(axes), keepdims=keepdims)
-    return divide(s, ops.convert(ops.asarray(_count(x, axes) - ddof), s.dtype))
+    s = sum(sq, axis=tuple(axes), keepdims=True, where=where)
+    n = subtract(
+        ops.convert(_counted(x, axes, where), s.dtype), ops.convert(ops.asarray(ddof), s.dtype)
+    )
+    # No degrees of freedom left (count <= ddof): NaN, as JAX gives.
+    nan = ops.convert(ops.asarray(np.nan), s.dtype)
+    positive = ops.compare(n, ops.convert(ops.asarray(0), s.dtype), "GT", "gt")
+    ratio = ops.select(positive, divide(s, n), ops.broadcast_to(nan, s.shape))
+    out_shape = tuple(d for i, d in enumerate(s.shape) if i not in axes)
+    return _keep(ops.reshape(ratio, out_shape), x, axes, keepdims)
+
+
+_mean = mean
 
 
 @eager
-def std(a, axis=None, keepdims: bool = False, ddof: int = 0, dtype=None):
-    return sqrt(var(a, axis=axis, keepdims=keepdims, ddof=ddof))
+def std(
+    a,
+    axis=None,
+    dtype=None,
+    out=None,
+    ddof: int = 0,
+    keepdims: bool = False,
+    *,
+    where=None,
+    mean=None,
+    correction=None,
+):
+    return sqrt(
+        var(
+            a,
+            axis=axis,
+            dtype=dtype,
+            out=out,
+            ddof=ddof,
+            keepdims=keepdims,
+            where=where,
+            mean=mean,
+            correction=correction,
+        )
+    )
 
 
 def _arg_reduce(name: str, take_greater: bool):
-    def f(a, axis=None, keepdims: bool = False):
+    def f(a, axis=None, out=None, keepdims=None):
+        _no_out(name, out)
         x = _no_complex(a, name, "integer, boolean or floating (complex numbers have no order)")
         if axis is None:
-            x = ravel(x)
-            axis = 0
+            flat = ravel(x)
+            found = _index_of_extreme(flat, 0, take_greater, dtypes.default_int(), name)
+            return ops.reshape(found, (1,) * x.ndim) if keepdims else found
         ax = ops.normalize_axis(axis, x.ndim, name)
-        out = _index_of_extreme(x, ax, take_greater, dtypes.default_int(), name)
-        return _keep(out, x, [ax], keepdims)
+        found = _index_of_extreme(x, ax, take_greater, dtypes.default_int(), name)
+        return _keep(found, x, [ax], bool(keepdims))
 
     f.__name__ = name
     return eager(f)

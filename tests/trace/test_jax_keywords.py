@@ -1,0 +1,184 @@
+"""jax.numpy's keywords on reductions and products: `initial`, `where`,
+`out=None`, `promote_integers`, `correction`, `keepdims` of argmax,
+`precision` and `preferred_element_type`, and the array methods' argument
+order; checked against NumPy (values) and jax.numpy (types), eagerly and
+under jit."""
+
+from __future__ import annotations
+
+import inspect
+import warnings
+
+import ml_dtypes
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import uir
+import uir.numpy as unp
+
+jnp = pytest.importorskip("jax.numpy")
+
+
+@st.composite
+def masked_cases(draw):
+    rank = draw(st.integers(1, 3))
+    shape = tuple(draw(st.integers(1, 5)) for _ in range(rank))
+    axes = draw(st.sampled_from([None, 0, -1, tuple(range(rank))]))
+    keepdims = draw(st.booleans())
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    x = rng.integers(-5, 6, shape).astype(np.float32)
+    # The mask broadcasts: a row of it or a whole one.
+    mask = rng.random(shape[-1:] if draw(st.booleans()) else shape) < 0.6
+    return x, axes, keepdims, mask
+
+
+@settings(max_examples=40, deadline=None)
+@given(masked_cases(), st.booleans())
+def test_masked_reductions_with_an_initial_value_match_numpy(case, jit):
+    x, axis, keepdims, mask = case
+    run = uir.jit if jit else (lambda f: f)
+    for name, initial in (("sum", 1.5), ("prod", 2.0), ("max", -3.0), ("min", 4.0)):
+        f = run(
+            lambda v, m, name=name, initial=initial: getattr(unp, name)(
+                v, axis=axis, keepdims=keepdims, initial=initial, where=m
+            )
+        )
+        want = getattr(np, name)(x, axis=axis, keepdims=keepdims, initial=initial, where=mask)
+        np.testing.assert_allclose(f(x, mask), want, rtol=1e-6, err_msg=name)
+    for name in ("all", "any"):
+        f = run(lambda v, m, name=name: getattr(unp, name)(v > 0, axis=axis, where=m))
+        np.testing.assert_array_equal(f(x, mask), getattr(np, name)(x > 0, axis=axis, where=mask))
+
+
+@settings(max_examples=30, deadline=None)
+@given(masked_cases())
+def test_masked_mean_var_and_std_match_numpy(case):
+    x, axis, keepdims, mask = case
+    full = np.broadcast_to(mask, x.shape)
+    counts = full.sum(axis=axis, keepdims=keepdims)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # NumPy's empty slices
+        for name, kw in (("mean", {}), ("var", {"ddof": 1}), ("std", {"correction": 0})):
+            np_kw = {"ddof": kw.get("ddof", kw.get("correction"))} if kw else {}
+            got = getattr(unp, name)(x, axis=axis, keepdims=keepdims, where=mask, **kw)
+            want = getattr(np, name)(x, axis=axis, keepdims=keepdims, where=mask, **np_kw)
+            # NumPy divides by zero counts to NaN too (with a warning).
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg=f"{name} {counts}")
+
+
+def test_reduction_types_follow_jax():
+    b = np.array([True, False, True])
+    i8 = np.array([100, 100, 100], np.int8)
+    for name in ("sum", "prod"):
+        for x in (b, i8):
+            for promote in (True, False):
+                got = getattr(unp, name)(x, promote_integers=promote)
+                want = getattr(jnp, name)(x, promote_integers=promote)
+                assert got.dtype == want.dtype, (name, x.dtype, promote)
+                np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(unp.max(np.zeros((0, 3)), axis=0, initial=2.0), [2.0] * 3)
+
+
+def test_unsupported_and_incomplete_keywords_are_refused_as_jax_does():
+    x = np.ones(3, np.float32)
+    with pytest.raises(uir.TraceError, match="'out' argument is not supported"):
+        unp.sum(x, out=np.zeros(()))
+    with pytest.raises(uir.TraceError, match="specify 'initial'"):
+        unp.max(x, where=x > 0)
+    with pytest.raises(uir.TraceError, match="ddof and correction"):
+        unp.var(x, ddof=1, correction=1)
+
+
+def test_argmax_keepdims_without_an_axis_keeps_every_dimension():
+    x = np.arange(12).reshape(3, 4) % 5
+    for name in ("argmax", "argmin"):
+        got = getattr(unp, name)(x, keepdims=True)
+        np.testing.assert_array_equal(got, getattr(np, name)(x, keepdims=True))
+        np.testing.assert_array_equal(
+            getattr(unp, name)(x, 1, None, True), getattr(np, name)(x, 1, keepdims=True)
+        )
+
+
+PRODUCTS = {
+    "dot": lambda m, a, b, **kw: m.dot(a, b, **kw),
+    "matmul": lambda m, a, b, **kw: m.matmul(a, b, **kw),
+    "tensordot": lambda m, a, b, **kw: m.tensordot(a, b, axes=1, **kw),
+    "inner": lambda m, a, b, **kw: m.inner(a, b.T, **kw),
+    "einsum": lambda m, a, b, **kw: m.einsum("ij,jk->ik", a, b, **kw),
+    "vdot": lambda m, a, b, **kw: m.vdot(a, a, **kw),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PRODUCTS))
+@pytest.mark.parametrize(
+    "operands,preferred",
+    [
+        (np.int8, np.float32),
+        (np.float32, np.int32),
+        (ml_dtypes.bfloat16, np.float32),
+        (np.float32, None),
+    ],
+)
+def test_products_give_the_preferred_element_type(name, operands, preferred):
+    rng = np.random.default_rng(1)
+    a = rng.integers(-8, 8, (3, 4)).astype(operands)
+    b = rng.integers(-8, 8, (4, 2)).astype(operands)
+    kw = {"preferred_element_type": preferred, "precision": "highest"}
+    got = uir.jit(lambda x, y: PRODUCTS[name](unp, x, y, **kw))(a, b)
+    want = PRODUCTS[name](jnp, a, b, **kw)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+def test_a_narrower_preferred_type_is_refused_as_jax_does():
+    a = np.ones((2, 2), np.int32)
+    with pytest.raises(uir.TraceError, match="must not be narrower than the original type"):
+        unp.dot(a, a, preferred_element_type=np.int16)
+
+
+def test_the_array_methods_take_jaxs_argument_order():
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    f = uir.jit(
+        lambda v: (
+            v.sum(0, None, None, True),
+            v.max(1, None, True),
+            v.mean(1, None, None, True),
+            v.var(0, None, None, 1),
+            v.any(0, None, True),
+        )
+    )
+    got = f(x)
+    want = (
+        x.sum(0, keepdims=True),
+        x.max(1, keepdims=True),
+        x.mean(1, keepdims=True),
+        x.var(0, ddof=1),
+        x.any(0, keepdims=True),
+    )
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        *("sum", "prod", "max", "min", "all", "any", "mean", "var", "std", "argmax", "argmin"),
+        *("dot", "matmul", "tensordot", "inner", "vdot", "einsum"),
+    ],
+)
+def test_signatures_name_jaxs_parameters(name):
+    theirs = inspect.signature(getattr(jnp, name)).parameters
+    ours = inspect.signature(getattr(unp, name)).parameters
+    missing = [p for p in theirs if p not in ours]
+    assert missing == [], f"uir.numpy.{name} lacks {missing}"
+    # Positional parameters in the same order.
+    positional = [
+        p.name for p in theirs.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
+    ours_positional = [
+        p.name for p in ours.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
+    assert ours_positional[: len(positional)] == positional
