@@ -1,6 +1,6 @@
 """How much of JAX's public surface uir covers: the names of jax.numpy,
 jax.lax, jax.nn and jax.random (tests/data/jax_public_names.txt, a snapshot
-of one JAX release, with jax.numpy.linalg and jax.lax.linalg) that uir.numpy,
+of one JAX release, with jax.numpy.linalg, jax.numpy.fft and jax.lax.linalg) that uir.numpy,
 uir.lax, uir.nn, uir.random and their linalg modules define,
 out of those in scope. Out of scope, each with its reason: names whose
 result shape depends on the data, JAX's tracing machinery (primitives),
@@ -113,6 +113,7 @@ OUT_OF_SCOPE: dict[str, dict[str, str]] = {
         "block-scaled low-precision (MX) matmul configuration",
     ),
     "jax.numpy.linalg": {},
+    "jax.numpy.fft": {},
     "jax.lax.linalg": {},
     "jax.random": {
         "random_gamma_p": "a primitive of JAX's tracing machinery",
@@ -130,6 +131,7 @@ UIR_MODULE = {
     "jax.nn": "uir.nn",
     "jax.random": "uir.random",
     "jax.numpy.linalg": "uir.numpy.linalg",
+    "jax.numpy.fft": "uir.numpy.fft",
     "jax.lax.linalg": "uir.lax.linalg",
 }
 # Coverage (%) of the names in scope; raised as names land, never lowered.
@@ -139,6 +141,7 @@ FLOORS = {
     "jax.nn": 100.0,
     "jax.random": 100.0,
     "jax.numpy.linalg": 100.0,
+    "jax.numpy.fft": 100.0,
     "jax.lax.linalg": 100.0,
 }
 # uir names beyond JAX's: each on purpose.
@@ -150,6 +153,7 @@ EXTRAS = {
     "uir.nn": {"layer_norm"},
     "uir.random": {"threefry_2x32"},
     "uir.numpy.linalg": set(),
+    "uir.numpy.fft": set(),
     "uir.lax.linalg": set(),
 }
 

@@ -1,5 +1,5 @@
 """Writes tests/data/jax_public_names.txt: the public names of jax.numpy,
-jax.lax, jax.nn, jax.random, jax.numpy.linalg and jax.lax.linalg in the
+jax.lax, jax.nn, jax.random, jax.numpy.linalg, jax.numpy.fft and jax.lax.linalg in the
 installed JAX (dir(module) without
 underscores and submodules), the snapshot tests/test_jax_coverage.py
 measures uir's coverage against.
@@ -12,7 +12,15 @@ from __future__ import annotations
 import pathlib
 import types
 
-MODULES = ("jax.numpy", "jax.lax", "jax.nn", "jax.random", "jax.numpy.linalg", "jax.lax.linalg")
+MODULES = (
+    "jax.numpy",
+    "jax.lax",
+    "jax.nn",
+    "jax.random",
+    "jax.numpy.linalg",
+    "jax.numpy.fft",
+    "jax.lax.linalg",
+)
 OUT = pathlib.Path(__file__).resolve().parents[1] / "tests" / "data" / "jax_public_names.txt"
 
 

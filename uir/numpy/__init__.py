@@ -82,4 +82,5 @@ printoptions = _np.printoptions
 get_printoptions = _np.get_printoptions
 set_printoptions = _np.set_printoptions
 
+from uir.numpy import fft as fft  # noqa: E402  (jnp.fft.fft, ...)
 from uir.numpy import linalg as linalg  # noqa: E402  (jnp.linalg.solve, ...)
