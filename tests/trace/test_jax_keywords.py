@@ -182,3 +182,16 @@ def test_signatures_name_jaxs_parameters(name):
         p.name for p in ours.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
     ]
     assert ours_positional[: len(positional)] == positional
+
+
+def test_lax_binary_ops_refuse_mixed_dtypes_as_jax_does():
+    from uir import lax
+
+    f32, i32 = np.float32(1), np.int32(2)
+    for op in (lax.add, lax.mul, lax.max, lax.min, lax.sub):
+        with pytest.raises(uir.TraceError, match="requires arguments to have the same dtypes"):
+            op(f32, i32)
+        # A Python scalar takes the array's type (it is weakly typed).
+        assert op(np.ones(2, np.float32), 2).dtype == np.float32
+    with pytest.raises(TypeError):
+        pytest.importorskip("jax").lax.add(f32, i32)

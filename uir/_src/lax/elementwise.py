@@ -96,24 +96,24 @@ BINARY: dict[str, tuple[str, str]] = {
 }
 
 
-@eager
-def add(x, y):
-    return ops.binary("add", x, y)
+def _same_binary(name: str, opcode: str):
+    """add, mul, max and min: operands of one dtype and shape (Python scalars
+    take the array's dtype), as jax.lax's; pred adds as or and multiplies as
+    and."""
+
+    def f(x, y):
+        a, b = _same(name, x, y)
+        return ops.binary(opcode, a, b, op_name=name)
+
+    f.__name__ = name
+    f.__doc__ = f"Elementwise {name} ({opcode}), as jax.lax.{name}."
+    return eager(f)
 
 
-@eager
-def mul(x, y):
-    return ops.binary("multiply", x, y)
-
-
-@eager
-def max(x, y):
-    return ops.binary("maximum", x, y)
-
-
-@eager
-def min(x, y):
-    return ops.binary("minimum", x, y)
+add = _same_binary("add", "add")
+mul = _same_binary("mul", "multiply")
+max = _same_binary("max", "maximum")
+min = _same_binary("min", "minimum")
 
 
 _FLOAT = FLOAT
@@ -147,7 +147,8 @@ def _same(name: str, *xs) -> list[Tracer]:
             fail(
                 f"lax.{name}",
                 f"lax.{name} requires arguments to have the same dtypes, got "
-                + ", ".join(str(b.dtype) for b in arrays),
+                + ", ".join(str(b.dtype) for b in arrays)
+                + " (uir.numpy's functions promote their operands' types, as jax.numpy's do)",
             )
     shapes = {a.shape for a in arrays}
     if len(shapes) > 1:
