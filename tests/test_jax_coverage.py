@@ -67,7 +67,6 @@ OUT_OF_SCOPE: dict[str, dict[str, str]] = {
                 "frompyfunc",
                 "ufunc",
                 "vectorize",
-                "piecewise",
             ],
             "transforms a Python function (needs vmap)",
         ),

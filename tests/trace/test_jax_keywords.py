@@ -195,3 +195,21 @@ def test_lax_binary_ops_refuse_mixed_dtypes_as_jax_does():
         assert op(np.ones(2, np.float32), 2).dtype == np.float32
     with pytest.raises(TypeError):
         pytest.importorskip("jax").lax.add(f32, i32)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 3), st.booleans(), st.integers(0, 2**32 - 1))
+def test_piecewise_matches_numpy(conditions, default, seed):
+    rng = np.random.default_rng(seed)
+    x = rng.integers(-6, 7, (4, 5)).astype(np.float32)
+    bounds = sorted(rng.integers(-6, 7, conditions))
+    condlist = [x > b for b in bounds]
+    funclist = [
+        (lambda v, k=k: v * k + 1) if k % 2 else float(k) for k in range(conditions + default)
+    ]
+    want = np.piecewise(x, condlist, funclist)
+    np.testing.assert_array_equal(unp.piecewise(x, condlist, funclist), want)
+    traced = uir.jit(lambda v: unp.piecewise(v, [v > b for b in bounds], funclist))(x)
+    np.testing.assert_array_equal(traced, want)
+    with pytest.raises(uir.TraceError, match="funclist must have"):
+        unp.piecewise(x, condlist, [*funclist, 0.0, 1.0])

@@ -60,6 +60,40 @@ def select(condlist, choicelist, default=0):
 
 
 @eager
+def piecewise(x, condlist, funclist, *args, **kw):
+    """funclist[k] where condlist[k] holds (the last true condition wins),
+    each entry a function of x (given *args and **kw) or a value; one more
+    function than conditions is the value where none holds, else 0. The
+    result has x's dtype. As jax.numpy.piecewise: every function is traced
+    over all of x and the results selected."""
+    x = asarray(x)
+    if isinstance(condlist, (bool, np.bool_)) or (
+        hasattr(condlist, "ndim") and asarray(condlist).ndim == x.ndim
+    ):
+        condlist = [condlist]
+    conds = [ops.broadcast_to(ufuncs._as_bool(asarray(c)), x.shape, "piecewise") for c in condlist]
+    funcs = list(funclist)
+    if len(funcs) == len(conds) + 1:
+        anything = conds[0]
+        for c in conds[1:]:
+            anything = ufuncs.logical_or(anything, c)
+        conds = [ufuncs.logical_not(anything), *conds]
+        funcs = [funcs[-1], *funcs[:-1]]
+    elif len(funcs) != len(conds):
+        fail(
+            "piecewise",
+            f"with {len(conds)} conditions, funclist must have {len(conds)} or {len(conds) + 1} "
+            f"entries, got {len(funcs)}",
+        )
+    out = ops.broadcast_to(ops.convert(ops.asarray(0), x.dtype), x.shape)
+    for cond, func in zip(conds, funcs, strict=True):
+        value = func(x, *args, **kw) if callable(func) else func
+        value = ops.broadcast_to(ops.convert(asarray(value), x.dtype), x.shape, "piecewise")
+        out = ufuncs.where(cond, value, out)
+    return out
+
+
+@eager
 def choose(a, choices, mode: str = "raise"):
     """choices[a] elementwise (indices clipped or wrapped; 'raise' clips, as JAX)."""
     a = asarray(a)
@@ -114,6 +148,7 @@ __all__ = [
     "choose",
     "digitize",
     "interp",
+    "piecewise",
     "searchsorted",
     "select",
 ]
