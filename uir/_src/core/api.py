@@ -60,6 +60,10 @@ def _abstractify(x) -> tuple[ShapeDtype, np.ndarray]:
     ):
         if isinstance(x, ShapeDtype):
             return x, None
+        if not hasattr(x, "__array__"):
+            # A shape and dtype without data (uir.ShapeDtypeStruct, or
+            # jax's): enough to lower, not to call.
+            return ShapeDtype(tuple(x.shape), dtypes.canonicalize(x.dtype)), None
         x = np.asarray(x)
     a = np.asarray(x)
     if a.dtype == object or a.dtype.name not in dtypes._HLO:
@@ -423,6 +427,11 @@ class Jitted:
             if compiled is not None:
                 return compiled.call_flat(args)
         lowered, arrays = self._lowered_and_arrays(args, kwargs)
+        if any(a is None for a in arrays):
+            raise TypeError(
+                f"{self._name}: a ShapeDtypeStruct has a shape and dtype but no data: pass it "
+                "to .lower() (or uir.eval_shape), and arrays to the call"
+            )
         compiled = lowered.compile(self.backend)
         if fast_key is not None and all(x is a for x, a in zip(arrays, args, strict=True)):
             self._fast[fast_key] = compiled  # the arrays needed no conversion
@@ -436,6 +445,35 @@ class Jitted:
 
     def __repr__(self) -> str:
         return f"uir.jit({self._name})"
+
+
+def eval_shape(fn: Callable, *args, **kwargs):
+    """The shapes and dtypes of fn's results for these arguments (arrays or
+    uir.ShapeDtypeStruct), as a pytree of uir.ShapeDtypeStruct: fn is traced,
+    nothing is compiled or run (jax.eval_shape)."""
+    from uir._src.lax.lax import ShapeDtypeStruct
+
+    lowered = Jitted(fn).lower(*args, **kwargs)
+    root = lowered.module.entry.root.shape
+    shapes = root.tuple_shapes if lowered.out_tree.num_leaves != 1 else [root]
+    leaves = [ShapeDtypeStruct(tuple(s.dims), s.dtype) for s in shapes]
+    return tree_util.tree_unflatten(lowered.out_tree, leaves)
+
+
+def block_until_ready(x):
+    """x itself: uir's results are NumPy arrays, complete when a call
+    returns (jax.block_until_ready, for code written against JAX)."""
+    return x
+
+
+def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
+    """The arrays of pytree x as NumPy arrays (copied unless `may_alias`):
+    uir runs on the host's memory, so there is one device
+    (jax.device_put, for code written against JAX)."""
+    if device is not None and device not in ("cpu", None) and not hasattr(device, "platform"):
+        raise ValueError(f"device_put: unknown device {device!r}; uir's device is the CPU")
+    copy = may_alias is not True
+    return tree_util.tree_map(lambda a: np.array(a, copy=copy) if copy else np.asarray(a), x)
 
 
 def _hashable(value, what: str):

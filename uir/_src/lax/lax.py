@@ -145,11 +145,36 @@ def custom_call(
 
 
 class ShapeDtypeStruct:
-    """The shape and dtype of a value, as jax.ShapeDtypeStruct."""
+    """The shape and dtype of a value, as jax.ShapeDtypeStruct: what
+    uir.jit(f).lower and uir.eval_shape take for an argument without data,
+    and what eval_shape gives back."""
+
+    __slots__ = ("dtype", "shape")
 
     def __init__(self, shape, dtype):
-        self.shape = tuple(shape)
+        self.shape = tuple(int(d) for d in shape)
         self.dtype = np.dtype(dtype)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    def __eq__(self, other) -> bool:
+        return (
+            isinstance(other, ShapeDtypeStruct)
+            and self.shape == other.shape
+            and self.dtype == other.dtype
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.shape, self.dtype))
+
+    def __repr__(self) -> str:
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name})"
 
 
 def stop_gradient(x):
