@@ -89,3 +89,21 @@ def test_uir_info_and_the_readme_list_every_flag():
         assert f"--cpu_{name}=" in out, name
         assert name in listed, f"README.md does not document --cpu_{name}"
     assert listed - set(NAMES) <= {"cache_dir"}, listed - set(NAMES)
+
+
+def test_an_unknown_flag_is_refused_naming_the_nearest_known_one(monkeypatch):
+    from uir._src.core.passes import known_flags
+
+    x = np.ones(3, np.float32)
+    for given, nearest in (
+        ("--check_pases", "--check_passes"),
+        ("--cpu_vectorbits=256", "--cpu_vector_bits"),
+    ):
+        monkeypatch.setenv("UIR_FLAGS", given)
+        with pytest.raises(ValueError, match=f"unknown flag .*did you mean {nearest}"):
+            uir.jit(lambda v: v + 1)(x)
+    monkeypatch.setenv("UIR_FLAGS", "--no_such_thing")
+    with pytest.raises(ValueError, match="unknown flag --no_such_thing \\(known: --backend"):
+        uir.jit(lambda v: v + 2)(x)
+    # Every flag the table or the Python side reads is known.
+    assert {"cpu_vector_bits", "dump_to", "fallback", "cpu_cache_dir"} <= set(known_flags())

@@ -26,6 +26,7 @@ node and the reason of each fallback).
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import itertools
 import os
 import re
@@ -104,12 +105,44 @@ def flags() -> dict[str, str | bool]:
     return _FLAGS_CACHE[1]
 
 
+# The flags UIR_FLAGS may set besides the CPU backend's --cpu_<name> (each
+# row of uir._core.codegen.compile_flags()), with where they are read.
+KNOWN_FLAGS = {
+    "backend": "the default backend (compile_options.default_backend)",
+    "dump_to": "dump every stage of each compile there (dumps.py, passes.run)",
+    "dump_pass_re": "which passes' before/after texts are dumped (passes.run)",
+    "check_passes": "evaluate before and after every changing pass (passes.run)",
+    "check_kernel_graph": "run each call's Kernel Graph on the evaluator too (api.Compiled)",
+    "kernel_graph_log": "where check_kernel_graph writes its findings (api.Compiled)",
+    "executable_cache": "0 or false: compile again instead of reusing (backend.compile)",
+    "fallback": "warn, error, off or auto: what a fallback node does (compile_options)",
+    "fallback_warn_bytes": "the estimated size from which auto warns (compile_options)",
+    "cpu_cache_dir": "keep compiled executables on disk there (disk_cache)",
+}
+
+
+def known_flags() -> list[str]:
+    """Every flag name UIR_FLAGS may set."""
+    cpu = [f"cpu_{row['name']}" for row in _core.codegen.compile_flags()]
+    return sorted([*KNOWN_FLAGS, *cpu])
+
+
 def _parse_flags(text: str) -> dict[str, str | bool]:
     out: dict[str, str | bool] = {}
+    known = None
     for word in shlex.split(text):
         if not word.startswith("--"):
             raise ValueError(f"UIR_FLAGS: expected --name or --name=value, got {word!r}")
         name, eq, value = word[2:].partition("=")
+        known = known or known_flags()
+        if name not in known:
+            near = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+            hint = f"; did you mean --{near[0]}?" if near else ""
+            raise ValueError(
+                f"UIR_FLAGS: unknown flag --{name}{hint} (known: "
+                + ", ".join(f"--{k}" for k in known)
+                + ")"
+            )
         out[name] = value if eq else True
     return out
 
