@@ -1,6 +1,7 @@
-"""x[...] on traced arrays: integers, slices, None and Ellipsis; static
-parts lower to slice/reshape/reverse, traced integer indices to
-dynamic-slice (clamped, as in JAX), and integer arrays to gather."""
+"""x[...] on traced arrays: integers, slices, None and Ellipsis lower to
+slice/reshape/reverse, traced integer indices to dynamic-slice (clamped, as
+in JAX); index arrays and static masks in any mix to one gather, and updates
+(x.at[...]) to scatter (advanced_indexing.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from uir._src.core.eager import eager
 from uir._src.core.ops import asarray, fail
 from uir._src.core.tracing import Tracer
 from uir._src.lax.slicing import _take_along
-from uir._src.numpy import creation, manipulation, ufuncs
+from uir._src.numpy import advanced_indexing, creation, manipulation, ufuncs
 from uir._src.numpy.manipulation import ravel
 from uir._src.numpy.ufuncs import (
     add,
@@ -54,18 +55,23 @@ def getitem(x: Tracer, index) -> Tracer:
 
     if not isinstance(index, tuple):
         index = (index,)
-    for i in index:
-        if isinstance(i, (list, np.ndarray)) and np.asarray(i).dtype == np.bool_:
-            ops.fail(
-                "getitem", "boolean mask indexing has a data-dependent shape; use uir.numpy.where"
-            )
-        if isinstance(i, Tracer) and i.dtype == np.bool_:
-            ops.fail(
-                "getitem", "boolean mask indexing has a data-dependent shape; use uir.numpy.where"
-            )
+    # A 0-d integer array is an integer.
+    index = tuple(
+        int(i) if isinstance(i, np.ndarray) and i.ndim == 0 and i.dtype.kind in "iu" else i
+        for i in index
+    )
+    if any(
+        isinstance(i, (list, tuple, np.ndarray))
+        or (isinstance(i, Tracer) and (i.ndim > 0 or i.dtype == np.bool_))
+        or isinstance(i, (bool, np.bool_))
+        for i in index
+    ):
+        # Index arrays or masks: NumPy's advanced indexing, as one gather.
+        expanded, entries = advanced_indexing.expand(x, index, "getitem")
+        if any(advanced_indexing._is_index_array(e) for e in entries):
+            return advanced_indexing.gather(expanded, entries, "getitem")
+        x, index = expanded, tuple(entries)
     index = _expand_ellipsis(index, x.ndim)
-    if any(_is_int_array(i) for i in index):
-        return _advanced(x, index)
     # Static slices first, then traced scalar indices with dynamic-slice.
     starts, limits, strides, flips = [], [], [], []
     dynamic = []  # (axis in x, traced index)
@@ -156,81 +162,64 @@ def _dynamic_slice(x: Tracer, dynamic) -> Tracer:
     return out
 
 
-def _advanced(x: Tracer, index: tuple) -> Tracer:
-    """Integer-array indexing on one axis (the common case: x[idx], x[:, idx])
-    lowered to gather; other axes must be full slices."""
-
-    arrays = [
-        (a, i)
-        for a, i in enumerate(index)
-        if _is_int_array(i) or isinstance(i, (int, np.integer, Tracer))
-    ]
-    if (
-        len(arrays) != 1
-        or any(i is None for i in index)
-        or any(isinstance(i, slice) and i != slice(None) for i in index)
-    ):
-        ops.fail(
-            "getitem",
-            "advanced indexing is supported on one axis with full slices elsewhere (use take/gather)",
-        )
-    axis, idx = arrays[0]
-    return take(x, idx, axis=axis)
-
-
 _SCATTER_OPS = {
     "set": None,
     "add": "add",
     "multiply": "multiply",
+    "divide": "divide",
+    "power": "power",
     "min": "minimum",
     "max": "maximum",
 }
 
 
-def scatter_update(x: Tracer, index, values, mode: str) -> Tracer:
+def scatter_update(x: Tracer, index, values, mode: str, scatter_mode=None, apply=None) -> Tracer:
     """x.at[index].<mode>(values), lowered to scatter. Static indices
-    (ints, slices, None, Ellipsis, integer arrays) select their elements
-    by position; a traced integer index or index array on one axis (other
-    axes whole) updates along that axis. Repeated positions accumulate for
-    add/multiply/min/max; for set, the last update wins."""
+    (ints, slices, None, Ellipsis, masks, integer arrays) select their
+    elements by position; a traced integer index or index array on one axis
+    (other axes whole) updates along that axis; any other mix scatters to
+    the flat positions x[index] selects (advanced_indexing.positions).
+    Repeated positions combine in turn (add, multiply, ...); for set, the
+    last update wins. Out-of-range positions are dropped, or clamped with
+    scatter_mode "clip". `apply` (mode "apply"): f(x) at each position."""
     from uir._src.numpy import ufuncs
 
-    opcode = _SCATTER_OPS[mode]
-    values = ops.convert(ops.asarray(values), x.dtype)
+    if scatter_mode not in advanced_indexing._MODES:
+        ops.fail("at", f"mode must be one of {advanced_indexing._MODES}, got {scatter_mode!r}")
+    if mode == "apply":
+        values = ops.asarray(np.zeros((), x.dtype))
+        opcode = None
+    else:
+        opcode = _SCATTER_OPS[mode]
+        values = ops.convert(ops.asarray(values), x.dtype)
 
     def combiner(a, b):
+        if apply is not None:
+            return ops.convert(asarray(apply(a)), x.dtype)
         return b if opcode is None else ops.binary(opcode, a, b)
 
     reducer = ops.scalar_computation(f"scatter_{mode}", x.dtype, combiner)
     if not isinstance(index, tuple):
         index = (index,)
     traced = [i for i in index if isinstance(i, Tracer)]
+    full = None if not traced else _expand_ellipsis(index, x.ndim)
+    one_axis = (
+        full is not None
+        and len(traced) == 1
+        and scatter_mode != "clip"
+        and all(isinstance(i, Tracer) or (isinstance(i, slice) and i == slice(None)) for i in full)
+        and dtypes.is_int(traced[0].dtype)
+    )
+    if traced and not one_axis:
+        # Any mix: the flat positions x[index] selects, and a flat scatter.
+        where_to = advanced_indexing.positions(x.shape, index, "at", scatter_mode)
+        return _flat_scatter(x, where_to, values, reducer, mode)
     if not traced:
         positions = np.arange(x.size, dtype=np.int64).reshape(x.shape)[index]
-        upd = ops.broadcast_to(values, positions.shape, "at")
-        flat_x = ops.reshape(x, (x.size,))
-        flat_pos = ops.asarray(positions.reshape(-1, 1).astype(dtypes.default_int()))
-        flat_upd = ops.reshape(upd, (positions.size,))
-        out = ops._comp().emit(
-            "scatter",
-            flat_x,
-            flat_pos,
-            flat_upd,
-            update_window_dims=[],
-            inserted_window_dims=[0],
-            scatter_dims_to_operand_dims=[0],
-            index_vector_dim=1,
-            to_apply=reducer,
-            shape=((x.size,), x.dtype),
-            op_name=f"scatter-{mode}",
+        return _flat_scatter(
+            x, ops.asarray(positions.astype(dtypes.default_int())), values, reducer, mode
         )
-        return ops.reshape(out, x.shape)
-    full = _expand_ellipsis(index, x.ndim)
     axes = [a for a, i in enumerate(full) if isinstance(i, Tracer)]
-    if len(traced) != 1 or any(
-        not (isinstance(i, slice) and i == slice(None)) for a, i in enumerate(full) if a not in axes
-    ):
-        ops.fail("at", "a traced index is supported on one axis, with whole slices on the others")
     ax = axes[0]
     idx = ops.convert(traced[0], dtypes.default_int())
     idx = ufuncs.where(ufuncs.less(idx, 0), ufuncs.add(idx, x.shape[ax]), idx)
@@ -258,29 +247,75 @@ def scatter_update(x: Tracer, index, values, mode: str) -> Tracer:
     return out
 
 
+def _flat_scatter(x, where_to, values, reducer, mode: str):
+    """x with values (broadcast to where_to's shape) combined at the flat
+    positions where_to (those out of range dropped)."""
+    upd = ops.broadcast_to(values, where_to.shape, "at")
+    count = int(np.prod(where_to.shape, dtype=np.int64))
+    out = ops._comp().emit(
+        "scatter",
+        ops.reshape(x, (x.size,)),
+        ops.reshape(where_to, (count, 1)),
+        ops.reshape(upd, (count,)),
+        update_window_dims=[],
+        inserted_window_dims=[0],
+        scatter_dims_to_operand_dims=[0],
+        index_vector_dim=1,
+        to_apply=reducer,
+        shape=((x.size,), x.dtype),
+        op_name=f"scatter-{mode}",
+    )
+    out = ops.reshape(out, x.shape)
+    out.weak_type = x.weak_type
+    return out
+
+
 class _IndexRef:
+    """x.at[index]: jax.numpy's functional updates (and get), each taking
+    JAX's keywords: mode ("fill", "drop", "clip", "promise_in_bounds";
+    out-of-range reads fill and writes drop by default),
+    indices_are_sorted and unique_indices (hints; uir needs neither)."""
+
     def __init__(self, x, index):
         self.x, self.index = x, index
 
-    def get(self):
+    def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None, fill_value=None):
+        if mode in ("fill", "drop") or fill_value is not None:
+            x, entries = advanced_indexing.expand(self.x, self.index, "at.get")
+            if any(advanced_indexing._is_index_array(e) for e in entries):
+                return advanced_indexing.gather(x, entries, "at.get", "fill", fill_value)
         return getitem(self.x, self.index)
 
-    def set(self, values):
-        return scatter_update(self.x, self.index, values, "set")
+    def _update(self, values, kind, mode, apply=None):
+        return scatter_update(self.x, self.index, values, kind, mode, apply)
 
-    def add(self, values):
-        return scatter_update(self.x, self.index, values, "add")
+    def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        return self._update(values, "set", mode)
 
-    def multiply(self, values):
-        return scatter_update(self.x, self.index, values, "multiply")
+    def add(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        return self._update(values, "add", mode)
+
+    def multiply(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        return self._update(values, "multiply", mode)
 
     mul = multiply
 
-    def min(self, values):
-        return scatter_update(self.x, self.index, values, "min")
+    def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        return self._update(values, "divide", mode)
 
-    def max(self, values):
-        return scatter_update(self.x, self.index, values, "max")
+    div = divide
+
+    def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        return self._update(values, "power", mode)
+
+    def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        return self._update(values, "min", mode)
+
+    def max(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        return self._update(values, "max", mode)
+
+    def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        return self._update(None, "apply", mode, apply=func)
 
 
 class _At:
