@@ -1,43 +1,4 @@
 """uir.numpy.fft: jax.numpy.fft, on XLA's fft op (see uir._src.numpy.fft)."""
 
-from uir._src.numpy.fft import (
-    fft,
-    fft2,
-    fftfreq,
-    fftn,
-    fftshift,
-    hfft,
-    ifft,
-    ifft2,
-    ifftn,
-    ifftshift,
-    ihfft,
-    irfft,
-    irfft2,
-    irfftn,
-    rfft,
-    rfft2,
-    rfftfreq,
-    rfftn,
-)
-
-__all__ = [
-    "fft",
-    "fft2",
-    "fftfreq",
-    "fftn",
-    "fftshift",
-    "hfft",
-    "ifft",
-    "ifft2",
-    "ifftn",
-    "ifftshift",
-    "ihfft",
-    "irfft",
-    "irfft2",
-    "irfftn",
-    "rfft",
-    "rfft2",
-    "rfftfreq",
-    "rfftn",
-]
+from uir._src.numpy.fft import *  # noqa: F403
+from uir._src.numpy.fft import __all__  # noqa: F401
