@@ -119,7 +119,7 @@ def _one(name: str, kind: str):
     def f(a, n=None, axis: int = -1, norm=None):
         return _transform(name, kind, a, None if n is None else [n], [axis], norm)
 
-    f.__name__ = name
+    f.__name__ = f.__qualname__ = name
     f.__doc__ = f"{kind} along one axis, as jax.numpy.fft.{name}."
     return eager(f)
 
@@ -128,7 +128,7 @@ def _two(name: str, kind: str):
     def f(a, s=None, axes=(-2, -1), norm=None):
         return _transform(name, kind, a, s, axes, norm)
 
-    f.__name__ = name
+    f.__name__ = f.__qualname__ = name
     f.__doc__ = f"{kind} over two axes, as jax.numpy.fft.{name}."
     return eager(f)
 
@@ -137,7 +137,7 @@ def _many(name: str, kind: str):
     def f(a, s=None, axes=None, norm=None):
         return _transform(name, kind, a, s, axes, norm)
 
-    f.__name__ = name
+    f.__name__ = f.__qualname__ = name
     f.__doc__ = f"{kind} over any axes, as jax.numpy.fft.{name}."
     return eager(f)
 
