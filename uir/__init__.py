@@ -23,7 +23,14 @@ from uir import (
     tree_util,
 )
 from uir._src.core import config
-from uir._src.core.api import block_until_ready, device_put, eval_shape, jit, make_hlo
+from uir._src.core.api import (
+    ShapeDtypeStruct,
+    block_until_ready,
+    device_put,
+    eval_shape,
+    jit,
+    make_hlo,
+)
 from uir._src.core.backend import Executable, compile, deserialize
 from uir._src.core.errors import (
     ArgumentError,
@@ -42,7 +49,6 @@ from uir._src.core.errors import (
     VerifyError,
 )
 from uir._src.core.evaluate import evaluate
-from uir._src.lax.lax import ShapeDtypeStruct
 from uir._src.numpy import array_methods  # noqa: F401  (Tracer's operators)
 from uir._src.tools.info import info
 from uir.custom_call import get_include

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -39,6 +40,39 @@ class ShapeDtype:
 
     def __repr__(self) -> str:
         return f"ShapeDtype({self.shape}, {self.dtype}{', weak' if self.weak_type else ''})"
+
+
+class ShapeDtypeStruct:
+    """The shape and dtype of a value, as jax.ShapeDtypeStruct: what
+    uir.jit(f).lower and uir.eval_shape take for an argument without data,
+    and what eval_shape gives back."""
+
+    __slots__ = ("dtype", "shape")
+
+    def __init__(self, shape, dtype):
+        self.shape = tuple(int(d) for d in shape)
+        self.dtype = np.dtype(dtype)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    def __eq__(self, other) -> bool:
+        return (
+            isinstance(other, ShapeDtypeStruct)
+            and self.shape == other.shape
+            and self.dtype == other.dtype
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.shape, self.dtype))
+
+    def __repr__(self) -> str:
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name})"
 
 
 def _abstractify(x) -> tuple[ShapeDtype, np.ndarray]:
@@ -451,8 +485,6 @@ def eval_shape(fn: Callable, *args, **kwargs):
     """The shapes and dtypes of fn's results for these arguments (arrays or
     uir.ShapeDtypeStruct), as a pytree of uir.ShapeDtypeStruct: fn is traced,
     nothing is compiled or run (jax.eval_shape)."""
-    from uir._src.lax.lax import ShapeDtypeStruct
-
     lowered = Jitted(fn).lower(*args, **kwargs)
     root = lowered.module.entry.root.shape
     shapes = root.tuple_shapes if lowered.out_tree.num_leaves != 1 else [root]

@@ -12,6 +12,7 @@ import operator
 import numpy as np
 
 from uir._src.core import dtypes, ops, tracing
+from uir._src.core.api import ShapeDtypeStruct
 from uir._src.core.eager import eager
 from uir._src.core.ops import asarray, fail
 from uir._src.core.tracing import Tracer
@@ -142,39 +143,6 @@ def custom_call(
     if api_version is not None:
         attrs["api_version"] = _API_VERSIONS[api_version]
     return ops._comp().emit("custom-call", *xs, shape=shape, op_name="custom_call", **attrs)
-
-
-class ShapeDtypeStruct:
-    """The shape and dtype of a value, as jax.ShapeDtypeStruct: what
-    uir.jit(f).lower and uir.eval_shape take for an argument without data,
-    and what eval_shape gives back."""
-
-    __slots__ = ("dtype", "shape")
-
-    def __init__(self, shape, dtype):
-        self.shape = tuple(int(d) for d in shape)
-        self.dtype = np.dtype(dtype)
-
-    @property
-    def ndim(self) -> int:
-        return len(self.shape)
-
-    @property
-    def size(self) -> int:
-        return math.prod(self.shape)
-
-    def __eq__(self, other) -> bool:
-        return (
-            isinstance(other, ShapeDtypeStruct)
-            and self.shape == other.shape
-            and self.dtype == other.dtype
-        )
-
-    def __hash__(self) -> int:
-        return hash((self.shape, self.dtype))
-
-    def __repr__(self) -> str:
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name})"
 
 
 def stop_gradient(x):

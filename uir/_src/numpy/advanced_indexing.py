@@ -128,13 +128,12 @@ def _valid_and_normalized(i, n: int):
     return normalized, valid
 
 
-def gather(x, entries, op: str, mode=None, fill_value=None):
+def gather(x, entries, op: str, getitem, mode=None, fill_value=None):
     """x[entries] (entries as `expand` gives them, with at least one index
-    array) as one gather, after the slices."""
+    array) as one gather, after the slices (applied by `getitem`, basic
+    indexing's)."""
     if mode not in _MODES:
         fail(op, f"mode must be one of {_MODES}, got {mode!r}")
-    from uir._src.numpy.indexing import getitem
-
     if any(isinstance(e, slice) and e != slice(None) for e in entries):
         x = getitem(x, tuple(e if isinstance(e, slice) else slice(None) for e in entries))
     adv = [k for k, e in enumerate(entries) if not isinstance(e, slice)]
@@ -191,7 +190,7 @@ def gather(x, entries, op: str, mode=None, fill_value=None):
     return out
 
 
-def positions(shape, index, op: str, mode=None):
+def positions(shape, index, op: str, getitem, mode=None):
     """The flat positions in an array of `shape` of the elements x[index]
     selects, in x[index]'s shape; positions out of range are `size` (a
     scatter drops them) unless mode is "clip" (then clamped)."""
@@ -200,13 +199,11 @@ def positions(shape, index, op: str, mode=None):
     grid = ops.reshape(flat, tuple(shape))
     expanded, entries = expand(grid, index, op)
     if not any(_is_index_array(e) for e in entries):
-        from uir._src.numpy.indexing import getitem
-
         return getitem(expanded, tuple(entries))
     if mode == "clip":
-        return gather(expanded, entries, op)
+        return gather(expanded, entries, op, getitem)
     marker = np.iinfo(np.dtype(dtypes.default_int())).min
-    found = gather(expanded, entries, op, mode="fill", fill_value=marker)
+    found = gather(expanded, entries, op, getitem, mode="fill", fill_value=marker)
     outside = ops.compare(found, ops.asarray(np.array(marker, found.dtype)), "EQ", "eq")
     beyond = ops.broadcast_to(ops.asarray(np.array(size, found.dtype)), found.shape, op)
     return ops.select(outside, beyond, found)

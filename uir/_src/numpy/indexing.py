@@ -69,7 +69,7 @@ def getitem(x: Tracer, index) -> Tracer:
         # Index arrays or masks: NumPy's advanced indexing, as one gather.
         expanded, entries = advanced_indexing.expand(x, index, "getitem")
         if any(advanced_indexing._is_index_array(e) for e in entries):
-            return advanced_indexing.gather(expanded, entries, "getitem")
+            return advanced_indexing.gather(expanded, entries, "getitem", getitem)
         x, index = expanded, tuple(entries)
     index = _expand_ellipsis(index, x.ndim)
     # Static slices first, then traced scalar indices with dynamic-slice.
@@ -212,7 +212,7 @@ def scatter_update(x: Tracer, index, values, mode: str, scatter_mode=None, apply
     )
     if traced and not one_axis:
         # Any mix: the flat positions x[index] selects, and a flat scatter.
-        where_to = advanced_indexing.positions(x.shape, index, "at", scatter_mode)
+        where_to = advanced_indexing.positions(x.shape, index, "at", getitem, scatter_mode)
         return _flat_scatter(x, where_to, values, reducer, mode)
     if not traced:
         positions = np.arange(x.size, dtype=np.int64).reshape(x.shape)[index]
@@ -283,7 +283,7 @@ class _IndexRef:
         if mode in ("fill", "drop") or fill_value is not None:
             x, entries = advanced_indexing.expand(self.x, self.index, "at.get")
             if any(advanced_indexing._is_index_array(e) for e in entries):
-                return advanced_indexing.gather(x, entries, "at.get", "fill", fill_value)
+                return advanced_indexing.gather(x, entries, "at.get", getitem, "fill", fill_value)
         return getitem(self.x, self.index)
 
     def _update(self, values, kind, mode, apply=None):
