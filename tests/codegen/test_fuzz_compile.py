@@ -11,7 +11,9 @@ import subprocess
 import sys
 
 import pytest
-from corpus import CORPUS
+from corpus import CORPUS, needs_corpus
+
+pytestmark = needs_corpus
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 

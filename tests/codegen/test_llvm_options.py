@@ -10,7 +10,7 @@ import re
 import subprocess
 import sys
 
-from corpus import CORPUS
+from corpus import CORPUS, needs_corpus
 
 import uir
 from uir._src.core.backend import Executable
@@ -29,6 +29,7 @@ def _block_lengths(ir: str) -> list[int]:
     return [*lengths, n]
 
 
+@needs_corpus
 def test_resnet_kernels_are_vector_code_in_short_blocks():
     module = uir.hlo.parse_module((CORPUS / RESNET).read_text())
     ir = Executable(module, "cpu").llvm_ir

@@ -194,8 +194,10 @@ def test_xlas_scan_benchmark_runs_as_one_loop():
     import sys
 
     sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1]))
-    from corpus import CORPUS
+    from corpus import CORPUS, MISSING, PRESENT
 
+    if not PRESENT:
+        pytest.skip(MISSING)
     from uir._src.core.evaluate import random_arguments
 
     path = CORPUS / "xla_backends_cpu_benchmarks_hlo__bench_scan_N2000_M3__0.hlo"

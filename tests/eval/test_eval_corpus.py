@@ -10,9 +10,11 @@ import contextlib
 import io
 
 import pytest
-from corpus import CORPUS, TOO_HEAVY, XLA_REJECTS, manifest_rows
+from corpus import CORPUS, TOO_HEAVY, XLA_REJECTS, manifest_rows, needs_corpus
 
 from uir._tools import cli
+
+pytestmark = needs_corpus
 
 ROWS = manifest_rows()
 MODULES = sorted(r["file"] for r in ROWS if r["cpu_class"] in ("core", "extended"))

@@ -5,16 +5,13 @@ the valid entries (the padding, which XLA leaves unspecified, never shows)."""
 
 from __future__ import annotations
 
-import pathlib
-
 import numpy as np
 import pytest
+from corpus import CORPUS, needs_corpus
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import uir
-
-CORPUS = pathlib.Path(__file__).resolve().parents[3] / "shared" / "corpus" / "xla-hlo"
 
 ADD = "add { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] add(a, b) }\n"
 
@@ -142,6 +139,7 @@ def test_dot_contracts_only_the_valid_entries(m, k, seed):
     np.testing.assert_array_equal(mixed, a @ full[:k])
 
 
+@needs_corpus
 def test_xla_modules_with_bounded_dimensions_run_at_an_actual_size():
     broadcast = (
         CORPUS / "xla_hlo_translate_hlo_to_mhlo_tests__import_bounded_dynamism__0.hlo"

@@ -7,13 +7,14 @@ from __future__ import annotations
 import re
 
 import pytest
-from corpus import CORPUS, XLA_REJECTS
+from corpus import CORPUS, XLA_REJECTS, needs_corpus
 
 import uir
 
 MODULES = sorted(CORPUS.glob("*.hlo"))
 
 
+@needs_corpus
 def test_corpus_is_present():
     assert len(MODULES) >= 152, (
         f"expected the 152 corpus modules in {CORPUS} (set UIR_CORPUS to elsewhere)"
@@ -41,6 +42,7 @@ def test_corpus_module_verifies_unless_xla_rejects_it(path):
         module.verify()
 
 
+@needs_corpus
 def test_every_named_exception_is_in_the_corpus():
     names = {p.name for p in MODULES}
     assert set(XLA_REJECTS) <= names

@@ -7,7 +7,7 @@ import pathlib
 import subprocess
 import sys
 
-from corpus import CORPUS
+from corpus import CORPUS, needs_corpus
 
 import uir
 from uir._tools import cli
@@ -66,6 +66,7 @@ def test_console_script_is_installed():
     assert result.stdout.strip() == f"uir {uir.__version__}"
 
 
+@needs_corpus
 def test_run_summarizes_each_output_on_random_inputs():
     result = _uir(
         "run",
@@ -79,6 +80,7 @@ def test_run_summarizes_each_output_on_random_inputs():
     assert "out: bfloat16[1, 4096]  min=" in result.stdout
 
 
+@needs_corpus
 def test_run_on_the_evaluator_and_compare_the_backends():
     path = str(CORPUS / "xla_backends_cpu_benchmarks_hlo__mean_axis_1x4096x1024_bf16__0.hlo")
     result = _uir("run", path, "--backend", "eval")
