@@ -488,7 +488,14 @@ def eval_shape(fn: Callable, *args, **kwargs):
     lowered = Jitted(fn).lower(*args, **kwargs)
     root = lowered.module.entry.root.shape
     shapes = root.tuple_shapes if lowered.out_tree.num_leaves != 1 else [root]
-    leaves = [ShapeDtypeStruct(tuple(s.dims), s.dtype) for s in shapes]
+    # (A shape's dtype is the HLO type's name where NumPy has none: bf16.)
+    leaves = [
+        ShapeDtypeStruct(
+            tuple(s.dims),
+            s.dtype if isinstance(s.dtype, np.dtype) else dtypes.numpy_dtype(str(s.dtype)),
+        )
+        for s in shapes
+    ]
     return tree_util.tree_unflatten(lowered.out_tree, leaves)
 
 

@@ -213,8 +213,21 @@ def _binary(opcode: str, name: str):
 
 
 add = _binary("add", "add")
-subtract = _binary("subtract", "sub")
 multiply = _binary("multiply", "mul")
+
+
+@eager
+def subtract(x, y):
+    """Elementwise x - y with broadcasting and JAX's type promotion; two
+    booleans are refused, as JAX refuses them (use logical_xor)."""
+    a, b = ops.promote("sub", x, y)
+    if dtypes.is_bool(a.dtype):
+        fail(
+            "sub",
+            "sub does not accept dtype bool. Accepted dtypes are subtypes of integer, floating, "
+            "complexfloating (use logical_xor for booleans)",
+        )
+    return ops.binary("subtract", a, b, op_name="sub")
 
 
 def _complex_extreme(opcode: str, name: str):
@@ -279,9 +292,16 @@ def divide(x, y):
 true_divide = divide
 
 
+def _bools_as_ints(x, y):
+    """Operands both bool, as JAX's arithmetic takes them: the default int."""
+    if dtypes.is_bool(x.dtype):
+        return ops.convert(x, dtypes.default_int()), ops.convert(y, dtypes.default_int())
+    return x, y
+
+
 @eager
 def floor_divide(x, y):
-    x, y = ops.promote("floor_divide", x, y)
+    x, y = _bools_as_ints(*ops.promote("floor_divide", x, y))
     _no_complex(x, "floor_divide", "integer or floating")
     if dtypes.is_float(x.dtype):
         return floor(ops.binary("divide", x, y, op_name="div"))
@@ -297,7 +317,7 @@ def floor_divide(x, y):
 @eager
 def remainder(x, y):
     """Python's modulo: the result has the sign of the divisor."""
-    x, y = ops.promote("rem", x, y)
+    x, y = _bools_as_ints(*ops.promote("rem", x, y))
     _no_complex(x, "rem", "integer or floating")
     r = ops.binary("remainder", x, y, op_name="rem")
     if x.dtype.kind == "u" or dtypes.is_bool(x.dtype):
@@ -318,7 +338,7 @@ def fmod(x, y):
 
 @eager
 def power(x, y):
-    x, y = ops.promote("pow", x, y)
+    x, y = _bools_as_ints(*ops.promote("pow", x, y))
     if dtypes.is_int(x.dtype):
         # Integer powers: repeated squaring would need the exponent's value;
         # compute in float64-free fashion via HLO power on integers.
@@ -551,7 +571,9 @@ def fmin(x1, x2):
 @eager
 def hypot(x1, x2):
     """sqrt(x1^2 + x2^2) without overflow in the squares."""
-    x1, x2 = ops.promote("hypot", _floats(x1), _floats(x2))
+    _no_complex(x1, "hypot", "real")
+    _no_complex(x2, "hypot", "real")
+    x1, x2 = (_floats(v) for v in ops.promote("hypot", x1, x2))  # (promoted first, as JAX)
     a, b = abs(x1), abs(x2)
     big, small = maximum(a, b), minimum(a, b)
     safe = where(big == 0, 1, big)
@@ -563,7 +585,7 @@ def hypot(x1, x2):
 @eager
 def logaddexp(x1, x2):
     """log(exp(x1) + exp(x2)), stably."""
-    x1, x2 = ops.promote("logaddexp", _floats(x1), _floats(x2))
+    x1, x2 = (_floats(v) for v in ops.promote("logaddexp", x1, x2))  # (promoted first, as JAX)
     m = maximum(x1, x2)
     d = where(x1 == x2, 0, -abs(x1 - x2))
     return where(isnan(d), x1 + x2, m + log1p(exp(d)))
@@ -572,7 +594,7 @@ def logaddexp(x1, x2):
 @eager
 def logaddexp2(x1, x2):
     """log2(2**x1 + 2**x2), stably."""
-    x1, x2 = ops.promote("logaddexp2", _floats(x1), _floats(x2))
+    x1, x2 = (_floats(v) for v in ops.promote("logaddexp2", x1, x2))  # (promoted first, as JAX)
     m = maximum(x1, x2)
     d = where(x1 == x2, 0, -abs(x1 - x2))
     return where(isnan(d), x1 + x2, m + log1p(exp2(d)) / np.log(2))
