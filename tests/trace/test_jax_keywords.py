@@ -213,3 +213,51 @@ def test_piecewise_matches_numpy(conditions, default, seed):
     np.testing.assert_array_equal(traced, want)
     with pytest.raises(uir.TraceError, match="funclist must have"):
         unp.piecewise(x, condlist, [*funclist, 0.0, 1.0])
+
+
+@pytest.mark.parametrize(
+    "name,kw",
+    [
+        ("softmax", {"where": "mask"}),
+        ("log_softmax", {"axis": 0, "where": "mask"}),
+        ("logsumexp", {"axis": 1, "where": "mask"}),
+        ("logsumexp", {"axis": 1, "b": "weights"}),
+        ("logsumexp", {"axis": 0, "b": "weights", "return_sign": True}),
+        ("logsumexp", {"b": "weights", "keepdims": True, "where": "mask"}),
+    ],
+)
+def test_nn_reductions_take_where_and_weights_as_jax_nn_does(name, kw):
+    jax = pytest.importorskip("jax")
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((4, 6)).astype(np.float32)
+    given = {"mask": x > -0.3, "weights": rng.standard_normal((4, 6)).astype(np.float32)}
+    kw = {k: given.get(v, v) if isinstance(v, str) else v for k, v in kw.items()}
+    ours = uir.jit(lambda v: getattr(uir.nn, name)(v, **kw))(x)
+    theirs = getattr(jax.nn, name)(x, **kw)
+    ours = ours if isinstance(ours, tuple) else (ours,)
+    theirs = theirs if isinstance(theirs, tuple) else (theirs,)
+    for o, t in zip(ours, theirs, strict=True):
+        np.testing.assert_allclose(o, np.asarray(t), rtol=1e-5, atol=1e-6, equal_nan=True)
+
+
+@pytest.mark.parametrize(
+    "module,name",
+    [
+        ("nn", "softmax"),
+        ("nn", "log_softmax"),
+        ("nn", "logsumexp"),
+        ("numpy", "vecdot"),
+        ("numpy", "matvec"),
+        ("numpy.linalg", "matmul"),
+        ("numpy.linalg", "tensordot"),
+        ("numpy.linalg", "vecdot"),
+        ("numpy.linalg", "multi_dot"),
+    ],
+)
+def test_more_signatures_name_jaxs_parameters(module, name):
+    import importlib
+
+    theirs = inspect.signature(getattr(importlib.import_module(f"jax.{module}"), name))
+    ours = inspect.signature(getattr(importlib.import_module(f"uir.{module}"), name))
+    missing = [p for p in theirs.parameters if p not in ours.parameters and p != "out_sharding"]
+    assert missing == [], f"uir.{module}.{name} lacks {missing}"

@@ -48,8 +48,8 @@ def diagonal(x, /, *, offset: int = 0):
 
 
 @_eager
-def matmul(x1, x2, /):
-    return _jnp.matmul(x1, x2)
+def matmul(x1, x2, /, *, precision=None, preferred_element_type=None):
+    return _jnp.matmul(x1, x2, preferred_element_type=preferred_element_type)
 
 
 @_eager
@@ -68,8 +68,8 @@ def outer(x1, x2, /):
 
 
 @_eager
-def tensordot(x1, x2, /, *, axes=2):
-    return _jnp.tensordot(x1, x2, axes=axes)
+def tensordot(x1, x2, /, *, axes=2, precision=None, preferred_element_type=None):
+    return _jnp.tensordot(x1, x2, axes=axes, preferred_element_type=preferred_element_type)
 
 
 @_eager
@@ -79,9 +79,9 @@ def trace(x, /, *, offset: int = 0, dtype=None):
 
 
 @_eager
-def vecdot(x1, x2, /, *, axis: int = -1):
+def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=None):
     """sum(conj(x1) * x2) along `axis`."""
-    return _jnp.vecdot(x1, x2, axis=axis)
+    return _jnp.vecdot(x1, x2, axis=axis, preferred_element_type=preferred_element_type)
 
 
 __all__ = [

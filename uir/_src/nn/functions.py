@@ -46,30 +46,59 @@ def gelu(x, approximate: bool = True):
     return 0.5 * x * (1 + ufuncs.erf(x / math.sqrt(2)))
 
 
+def _masked(where) -> dict:
+    """max's keywords for a maximum over the elements `where` selects."""
+    return {} if where is None else {"initial": -np.inf, "where": where}
+
+
 @eager
-def logsumexp(a, axis=None, keepdims: bool = False):
+def logsumexp(a, axis=None, b=None, keepdims: bool = False, return_sign: bool = False, where=None):
+    """log(sum(b * exp(a))) over `axis` (only where `where` holds), stably;
+    with return_sign, (log|sum|, sign(sum)), else NaN where the sum is
+    negative (jax.nn.logsumexp)."""
     x = public_asarray(a)
-    m = reductions.max(x, axis=axis, keepdims=True)
+    m = reductions.max(x, axis=axis, keepdims=True, **_masked(where))
     m = ufuncs.where(ufuncs.isfinite(m), m, 0)
-    out = ufuncs.log(reductions.sum(ufuncs.exp(x - m), axis=axis, keepdims=True)) + m
+    e = ufuncs.exp(x - m)
+    if b is not None:
+        e = e * public_asarray(b)
+    total = reductions.sum(e, axis=axis, keepdims=True, where=where)
+    sign = ufuncs.sign(total)
+    if return_sign or not dtypes.is_complex(total.dtype):
+        total = ufuncs.abs(total)
+    out = ufuncs.log(total) + m
     if not keepdims:
         axes = ops.normalize_axes(axis, x.ndim, "logsumexp")
-        out = manipulation.squeeze(out, axis=tuple(axes)) if axes else out
+        if axes:
+            out = manipulation.squeeze(out, axis=tuple(axes))
+            sign = manipulation.squeeze(sign, axis=tuple(axes))
+    if return_sign:
+        return out, sign
+    if b is not None and not dtypes.is_complex(out.dtype):
+        out = ufuncs.where(ufuncs.less(sign, 0), np.nan, out)
     return out
 
 
 @eager
-def softmax(x, axis=-1):
+def softmax(x, axis=-1, where=None):
+    """exp(x) / sum(exp(x)) over `axis`, stably; with `where`, over the
+    elements it selects, and 0 elsewhere (jax.nn.softmax)."""
     x = public_asarray(x)
-    unnormalized = ufuncs.exp(x - reductions.max(x, axis=axis, keepdims=True))
-    return unnormalized / reductions.sum(unnormalized, axis=axis, keepdims=True)
+    top = reductions.max(x, axis=axis, keepdims=True, **_masked(where))
+    unnormalized = ufuncs.exp(x - top)
+    out = unnormalized / reductions.sum(unnormalized, axis=axis, keepdims=True, where=where)
+    return out if where is None else ufuncs.where(where, out, 0)
 
 
 @eager
-def log_softmax(x, axis=-1):
+def log_softmax(x, axis=-1, where=None):
+    """x - logsumexp(x) over `axis`, stably; with `where`, over the elements
+    it selects, and -inf elsewhere (jax.nn.log_softmax)."""
     x = public_asarray(x)
-    shifted = x - reductions.max(x, axis=axis, keepdims=True)
-    return shifted - ufuncs.log(reductions.sum(ufuncs.exp(shifted), axis=axis, keepdims=True))
+    shifted = x - reductions.max(x, axis=axis, keepdims=True, **_masked(where))
+    total = reductions.sum(ufuncs.exp(shifted), axis=axis, keepdims=True, where=where)
+    out = shifted - ufuncs.log(total)
+    return out if where is None else ufuncs.where(where, out, -np.inf)
 
 
 @eager

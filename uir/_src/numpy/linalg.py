@@ -385,7 +385,7 @@ def tensorsolve(a, b, axes=None):
 
 
 @eager
-def multi_dot(arrays):
+def multi_dot(arrays, *, precision=None):
     """The product of the matrices, in an order that keeps the intermediate
     sizes small (the classic dynamic program over the chain)."""
     arrays = [asarray(x) for x in arrays]

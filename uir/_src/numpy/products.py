@@ -180,22 +180,22 @@ def cross(a, b, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis=None):
 
 
 @eager
-def matvec(x1, x2):
+def matvec(x1, x2, /):
     """Matrix-vector products over broadcast batch dimensions."""
     return matmul(x1, manipulation.expand_dims(asarray(x2), -1))[..., 0]
 
 
 @eager
-def vecmat(x1, x2):
+def vecmat(x1, x2, /):
     """Vector-matrix products (conjugating the vector)."""
     return matmul(manipulation.expand_dims(ufuncs.conj(asarray(x1)), -2), x2)[..., 0, :]
 
 
 @eager
-def vecdot(x1, x2, axis: int = -1):
+def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=None):
     """Dot products along `axis` (conjugating x1)."""
-    a, b = asarray(x1), asarray(x2)
-    return reductions.sum(ufuncs.conj(a) * b, axis=axis)
+    a, b, after = _for_result(x1, x2, preferred_element_type)
+    return _finish(reductions.sum(ufuncs.conj(a) * b, axis=axis), after)
 
 
 __all__ = [
