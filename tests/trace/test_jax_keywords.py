@@ -261,3 +261,40 @@ def test_more_signatures_name_jaxs_parameters(module, name):
     ours = inspect.signature(getattr(importlib.import_module(f"uir.{module}"), name))
     missing = [p for p in theirs.parameters if p not in ours.parameters and p != "out_sharding"]
     assert missing == [], f"uir.{module}.{name} lacks {missing}"
+
+
+SIGNATURE_NAMES = [
+    *("divide", "floor_divide", "fmod", "mod", "power", "remainder", "right_shift"),
+    *("true_divide", "arctan2", "cumsum", "cumprod", "nancumsum", "nancumprod", "trace"),
+    *("ptp", "outer", "modf", "isposinf", "isneginf", "nanargmax", "nanargmin", "choose"),
+    *("round", "around", "concatenate", "stack", "split"),
+]
+
+
+@pytest.mark.parametrize("name", SIGNATURE_NAMES)
+def test_numpy_signatures_name_jaxs_parameters_in_order(name):
+    theirs = inspect.signature(getattr(jnp, name)).parameters
+    ours = inspect.signature(getattr(unp, name)).parameters
+    assert [p for p in theirs if p not in ours] == []
+    assert list(ours)[: len(theirs)] == list(theirs)
+
+
+def test_the_out_forms_refuse_an_array_and_the_new_keywords_work():
+    x = np.array([[1.0, np.nan, 3.0], [4.0, 0.5, np.nan]], np.float32)
+    for call in (
+        lambda: unp.cumsum(x, out=np.zeros(6)),
+        lambda: unp.round(x, out=x),
+        lambda: unp.isposinf(x, out=x),
+        lambda: unp.stack([x, x], out=x),
+    ):
+        with pytest.raises(uir.TraceError, match="'out' argument is not supported"):
+            call()
+    np.testing.assert_array_equal(
+        unp.concatenate([x, x[:1]], axis=None, dtype=np.float16),
+        np.concatenate([x, x[:1]], axis=None, dtype=np.float16),
+    )
+    np.testing.assert_array_equal(
+        unp.nanargmax(x, 1, None, True), np.nanargmax(x, 1, keepdims=True)
+    )
+    np.testing.assert_array_equal(unp.nanargmin(x, keepdims=True), np.nanargmin(x, keepdims=True))
+    assert unp.stack([x, x], 1, dtype=np.int8).dtype == np.int8

@@ -104,22 +104,31 @@ def broadcast_to(a, shape):
 
 
 @eager
-def concatenate(arrays, axis: int = 0):
-    return ops.concatenate(arrays, axis)
+def concatenate(arrays, axis: int | None = 0, dtype=None):
+    """The arrays joined along `axis` (flattened first when None), in
+    `dtype` when given."""
+    xs = [asarray(a) for a in arrays]
+    if dtype is not None:
+        xs = [ops.convert(x, dtypes.canonicalize(dtype)) for x in xs]
+    if axis is None:
+        xs, axis = [ops.reshape(x, (x.size,)) for x in xs], 0
+    return ops.concatenate(xs, axis)
 
 
 @eager
-def stack(arrays, axis: int = 0):
+def stack(arrays, axis: int = 0, out=None, dtype=None):
+    if out is not None:
+        fail("stack", "the 'out' argument is not supported (arrays are immutable): use the result")
     xs = [asarray(a) for a in arrays]
     if not xs:
         fail("stack", "need at least one array")
     ax = ops.normalize_axis(axis, xs[0].ndim + 1, "stack")
-    return concatenate([expand_dims(x, ax) for x in xs], axis=ax)
+    return concatenate([expand_dims(x, ax) for x in xs], axis=ax, dtype=dtype)
 
 
 @eager
-def split(a, indices_or_sections, axis: int = 0):
-    x = asarray(a)
+def split(ary, indices_or_sections, axis: int = 0):
+    x = asarray(ary)
     ax = ops.normalize_axis(axis, x.ndim, "split")
     n = x.shape[ax]
     if isinstance(indices_or_sections, int):

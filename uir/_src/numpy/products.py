@@ -14,6 +14,7 @@ from uir._src.numpy.reductions import sum
 from uir._src.numpy.ufuncs import (
     multiply,
 )
+from uir._src.numpy.util import no_out
 
 # --- Products ------------------------------------------------------------------
 #
@@ -124,7 +125,8 @@ def _tensordot(x, y, axes):
 
 
 @eager
-def outer(a, b):
+def outer(a, b, out=None):
+    no_out("outer", out)
     return multiply(ravel(a)[:, None], ravel(b)[None, :])
 
 

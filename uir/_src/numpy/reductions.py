@@ -29,6 +29,7 @@ from uir._src.numpy.ufuncs import (
     square,
     subtract,
 )
+from uir._src.numpy.util import no_out as _no_out
 
 # --- Reductions ----------------------------------------------------------------
 
@@ -38,11 +39,6 @@ def _keep(out, x, axes, keepdims):
         return out
     shape = tuple(1 if i in axes else s for i, s in enumerate(x.shape))
     return ops.reshape(out, shape)
-
-
-def _no_out(name: str, out):
-    if out is not None:
-        fail(name, "the 'out' argument is not supported (arrays are immutable): use the result")
 
 
 def _reduce(opcode, name, a, axis, dtype, keepdims, initial, where, promote_integers, bool_result):
@@ -263,7 +259,8 @@ argmin = _arg_reduce("argmin", False)
 
 
 def _cumulative(opcode: str, name: str):
-    def f(a, axis=None, dtype=None):
+    def f(a, axis=None, dtype=None, out=None):
+        _no_out(name, out)
         x = asarray(a)
         if axis is None:
             x = ravel(x)
@@ -289,8 +286,9 @@ cumprod = _cumulative("multiply", "cumprod")
 
 
 @eager
-def ptp(a, axis=None, keepdims: bool = False):
+def ptp(a, axis=None, out=None, keepdims: bool = False):
     """max - min."""
+    _no_out("ptp", out)
     return max(a, axis=axis, keepdims=keepdims) - min(a, axis=axis, keepdims=keepdims)
 
 
@@ -346,30 +344,33 @@ def nanmin(a, axis=None, keepdims: bool = False):
 
 
 @eager
-def nanargmax(a, axis=None, keepdims: bool = False):
+def nanargmax(a, axis=None, out=None, keepdims=None):
     """argmax, NaNs ignored."""
+    _no_out("nanargmax", out)
     a = asarray(a)
-    out = argmax(
+    return argmax(
         ufuncs.where(ufuncs.isnan(a), -np.inf, a) if dtypes.is_float(a.dtype) else a,
         axis=axis,
+        keepdims=keepdims,
     )
-    return manipulation.expand_dims(out, axis) if keepdims and axis is not None else out
 
 
 @eager
-def nanargmin(a, axis=None, keepdims: bool = False):
+def nanargmin(a, axis=None, out=None, keepdims=None):
     """argmin, NaNs ignored."""
+    _no_out("nanargmin", out)
     a = asarray(a)
-    out = argmin(
+    return argmin(
         ufuncs.where(ufuncs.isnan(a), np.inf, a) if dtypes.is_float(a.dtype) else a,
         axis=axis,
+        keepdims=keepdims,
     )
-    return manipulation.expand_dims(out, axis) if keepdims and axis is not None else out
 
 
 @eager
-def nancumsum(a, axis=None, dtype=None):
+def nancumsum(a, axis=None, dtype=None, out=None):
     """cumsum with NaNs as 0."""
+    _no_out("nancumsum", out)
     a = asarray(a)
     return cumsum(
         ufuncs.where(ufuncs.isnan(a), 0, a) if dtypes.is_float(a.dtype) else a,
@@ -379,8 +380,9 @@ def nancumsum(a, axis=None, dtype=None):
 
 
 @eager
-def nancumprod(a, axis=None, dtype=None):
+def nancumprod(a, axis=None, dtype=None, out=None):
     """cumprod with NaNs as 1."""
+    _no_out("nancumprod", out)
     a = asarray(a)
     return cumprod(
         ufuncs.where(ufuncs.isnan(a), 1, a) if dtypes.is_float(a.dtype) else a,
@@ -451,8 +453,9 @@ def array_equiv(a1, a2):
 
 
 @eager
-def trace(a, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None):
+def trace(a, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None, out=None):
     """The sum of diagonal `offset`."""
+    _no_out("trace", out)
     return sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
 
 

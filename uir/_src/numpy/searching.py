@@ -13,6 +13,7 @@ from uir._src.core.ops import asarray, fail
 from uir._src.numpy import indexing as np_indexing
 from uir._src.numpy import manipulation, reductions, ufuncs
 from uir._src.numpy.ufuncs import _floats
+from uir._src.numpy.util import no_out
 
 # --- search and selection -----------------------------------------------------------------
 
@@ -94,8 +95,9 @@ def piecewise(x, condlist, funclist, *args, **kw):
 
 
 @eager
-def choose(a, choices, mode: str = "raise"):
+def choose(a, choices, out=None, mode: str = "raise"):
     """choices[a] elementwise (indices clipped or wrapped; 'raise' clips, as JAX)."""
+    no_out("choose", out)
     a = asarray(a)
     xs = [asarray(c) for c in choices]
     n = len(xs)

@@ -12,6 +12,7 @@ from uir._src.core.tracing import Tracer
 from uir._src.lax import control_flow, elementwise
 from uir._src.lax.elementwise import _next_float, _real_part
 from uir._src.lax.lax import _filled, bitcast_convert_type
+from uir._src.numpy.util import no_out as _no_out
 from uir._src.numpy.util import public_asarray
 
 # --- Elementwise ---------------------------------------------------------------
@@ -172,8 +173,9 @@ def sign(x):
 
 
 @eager
-def round(x, decimals: int = 0):
-    x = asarray(x)
+def round(a, decimals: int = 0, out=None):
+    _no_out("round", out)
+    x = asarray(a)
     if not dtypes.is_float(x.dtype):
         return x
     if decimals == 0:
@@ -256,8 +258,8 @@ minimum = _complex_extreme("minimum", "min")
 def _binary_like_lax(lax_name: str, name: str, op_name: str):
     row = elementwise.BINARY[lax_name]
 
-    def f(x, y):
-        a, b = _like_lax(row, name, x, y)
+    def f(x1, x2, /):
+        a, b = _like_lax(row, name, x1, x2)
         return ops.binary(row[0], a, b, op_name=op_name)
 
     f.__name__ = name
@@ -273,15 +275,17 @@ left_shift = _binary_like_lax("shift_left", "left_shift", "shift_left")
 
 
 @eager
-def right_shift(x, y):
+def right_shift(x1, x2, /):
+    x, y = x1, x2
     x, y = ops.promote("right_shift", x, y)
     opcode = "shift-right-logical" if x.dtype.kind == "u" else "shift-right-arithmetic"
     return ops.binary(opcode, x, y, op_name="shift_right")
 
 
 @eager
-def divide(x, y):
+def divide(x1, x2, /):
     """True division: integers are divided as floats, as in jax.numpy."""
+    x, y = x1, x2
     x, y = ops.promote("div", x, y)
     if not (dtypes.is_float(x.dtype) or dtypes.is_complex(x.dtype)):
         x = ops.convert(x, dtypes.default_float(), x.weak_type)
@@ -300,7 +304,8 @@ def _bools_as_ints(x, y):
 
 
 @eager
-def floor_divide(x, y):
+def floor_divide(x1, x2, /):
+    x, y = x1, x2
     x, y = _bools_as_ints(*ops.promote("floor_divide", x, y))
     _no_complex(x, "floor_divide", "integer or floating")
     if dtypes.is_float(x.dtype):
@@ -315,8 +320,9 @@ def floor_divide(x, y):
 
 
 @eager
-def remainder(x, y):
+def remainder(x1, x2, /):
     """Python's modulo: the result has the sign of the divisor."""
+    x, y = x1, x2
     x, y = _bools_as_ints(*ops.promote("rem", x, y))
     _no_complex(x, "rem", "integer or floating")
     r = ops.binary("remainder", x, y, op_name="rem")
@@ -330,14 +336,16 @@ mod = remainder
 
 
 @eager
-def fmod(x, y):
+def fmod(x1, x2, /):
+    x, y = x1, x2
     x, y = ops.promote("fmod", x, y)
     _no_complex(x, "fmod", "integer or floating")
     return ops.binary("remainder", x, y, op_name="fmod")
 
 
 @eager
-def power(x, y):
+def power(x1, x2, /):
+    x, y = x1, x2
     x, y = _bools_as_ints(*ops.promote("pow", x, y))
     if dtypes.is_int(x.dtype):
         # Integer powers: repeated squaring would need the exponent's value;
@@ -630,8 +638,9 @@ def ldexp(x1, x2):
 
 
 @eager
-def modf(x):
+def modf(x, /, out=None):
     """(fractional part, integral part), each with x's sign."""
+    _no_out("modf", out)
     x = _floats(x)
     whole = trunc(x)
     return x - whole, whole
@@ -644,14 +653,16 @@ def divmod(x1, x2):
 
 
 @eager
-def isneginf(x):
+def isneginf(x, /, out=None):
     """x == -inf."""
+    _no_out("isneginf", out)
     return equal(asarray(x), -np.inf)
 
 
 @eager
-def isposinf(x):
+def isposinf(x, /, out=None):
     """x == +inf."""
+    _no_out("isposinf", out)
     return equal(asarray(x), np.inf)
 
 

@@ -10,6 +10,12 @@ from uir._src.core import dtypes, ops
 from uir._src.core.tracing import Tracer
 
 
+def no_out(name: str, out) -> None:
+    """jax.numpy's `out` parameter: None, or refused (arrays are immutable)."""
+    if out is not None:
+        ops.fail(name, "the 'out' argument is not supported (arrays are immutable): use the result")
+
+
 def _dtype_or(dtype, default):
     return dtypes.canonicalize(dtype) if dtype is not None else default
 
