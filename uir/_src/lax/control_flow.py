@@ -148,8 +148,10 @@ def while_loop(cond_fun, body_fun, init_val):
     return tree_util.tree_unflatten(tree, _unpack(out, list(leaves) + operands)[:n])
 
 
-def fori_loop(lower, upper, body_fun, init_val):
-    """body_fun(i, val) for i in [lower, upper)."""
+def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
+    """body_fun(i, val) for i in [lower, upper). `unroll` (how many steps
+    one loop iteration runs, in JAX) is a hint: uir's loop passes decide."""
+    _check_unroll("fori_loop", unroll)
     if tracing.current() is None:
         from uir._src.core.api import jit
 
@@ -245,9 +247,19 @@ def _branches(selector, funs, operands, op, pred_is_bool):
     return tree_util.tree_unflatten(out_tree, _unpack(out, outs))
 
 
-def scan(f, init, xs=None, length: int | None = None, reverse: bool = False):
+def scan(
+    f,
+    init,
+    xs=None,
+    length: int | None = None,
+    reverse: bool = False,
+    unroll=1,
+    _split_transpose: bool = False,
+):
     """carry, ys = scan(f, init, xs): f(carry, x) -> (carry, y) over the
-    leading axis of xs, stacking the ys."""
+    leading axis of xs, stacking the ys. `unroll` is a hint, as in
+    fori_loop."""
+    _check_unroll("scan", unroll)
     if tracing.current() is None:
         from uir._src.core.api import jit
 
@@ -293,18 +305,35 @@ def scan(f, init, xs=None, length: int | None = None, reverse: bool = False):
     return carry, tree_util.tree_unflatten(y_tree, ys)
 
 
+# (The scan's step k is never negative: no wrapping select.)
 def _index_leading(x, k):
-    return ops.reshape(dynamic_slice(x, [k] + [0] * (x.ndim - 1), (1, *x.shape[1:])), x.shape[1:])
+    starts = [k] + [0] * (x.ndim - 1)
+    window = dynamic_slice(x, starts, (1, *x.shape[1:]), allow_negative_indices=False)
+    return ops.reshape(window, x.shape[1:])
 
 
 def _update_leading(acc, v, k):
     v = ops.convert(asarray(v), acc.dtype)
-    return dynamic_update_slice(acc, ops.reshape(v, (1, *v.shape)), [k] + [0] * (acc.ndim - 1))
+    starts = [k] + [0] * (acc.ndim - 1)
+    return dynamic_update_slice(
+        acc, ops.reshape(v, (1, *v.shape)), starts, allow_negative_indices=False
+    )
 
 
-def map(f, xs):
-    """f applied to each slice of xs along its leading axis (a loop)."""
+def map(f, xs, *, batch_size=None):
+    """f applied to each slice of xs along its leading axis (a loop).
+    `batch_size` (JAX maps that many slices at a time, vectorized) gives
+    the same result here: a positive int or None."""
+    if batch_size is not None and (not isinstance(batch_size, int) or batch_size < 1):
+        ops.fail("lax.map", f"batch_size must be a positive int or None, got {batch_size!r}")
     return scan(lambda c, x: (c, f(x)), (), xs)[1]
+
+
+def _check_unroll(name: str, unroll) -> None:
+    if unroll is None or isinstance(unroll, bool):
+        return
+    if not isinstance(unroll, int) or unroll < 1:
+        ops.fail(f"lax.{name}", f"unroll must be a positive int or a bool, got {unroll!r}")
 
 
 __all__ = [

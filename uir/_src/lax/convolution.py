@@ -241,9 +241,11 @@ def conv_general_dilated(
     dimension_numbers=None,
     feature_group_count: int = 1,
     batch_group_count: int = 1,
+    precision=None,
     preferred_element_type=None,
 ):
-    """jax.lax.conv_general_dilated: dimension_numbers as three strings
+    """jax.lax.conv_general_dilated (precision changes nothing: f32
+    convolutions compute in f32 at every setting): dimension_numbers as three strings
     (e.g. ("NHWC", "HWIO", "NHWC")) with matching spatial letters, or None
     for NCHW / OIHW / NCHW."""
     x, w = ops.promote("conv_general_dilated", lhs, rhs)

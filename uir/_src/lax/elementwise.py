@@ -160,15 +160,29 @@ def _same(name: str, *xs) -> list[Tracer]:
     return [asarray(x) if _is_array(x) else asarray(np.asarray(x, dtype)) for x in xs]
 
 
+# The functions jax.lax lets trade accuracy for speed (`accuracy=`): uir
+# keeps its one implementation, which meets any tolerance asked of it.
+_WITH_ACCURACY = {
+    *("exp", "exp2", "expm1", "log", "log1p", "logistic", "sin", "cos", "tan"),
+    *("tanh", "sqrt", "rsqrt", "cbrt"),
+}
+
+
 def _unary(name: str):
     opcode, kinds = UNARY[name]
 
     def f(x):
         return ops.unary(opcode, _check(name, _same(name, x)[0], kinds), op_name=name)
 
-    f.__name__ = name
-    f.__doc__ = f"Elementwise {name} ({opcode}), as jax.lax.{name}."
-    return eager(f)
+    def f_accuracy(x, *, accuracy=None):
+        return f(x)
+
+    g = f_accuracy if name in _WITH_ACCURACY else f
+    g.__name__ = name
+    g.__doc__ = f"Elementwise {name} ({opcode}), as jax.lax.{name}." + (
+        " `accuracy` is a request uir's one implementation meets." if g is f_accuracy else ""
+    )
+    return eager(g)
 
 
 def _binary(name: str):
@@ -252,8 +266,8 @@ def atan(x):
 
 
 @eager
-def exp2(x):
-    """Elementwise 2**x, as jax.lax.exp2."""
+def exp2(x, *, accuracy=None):
+    """Elementwise 2**x, as jax.lax.exp2 (`accuracy` as for exp)."""
     (a,) = _same("exp2", x)
     _check("exp2", a, _INEXACT)
     return ops.unary(

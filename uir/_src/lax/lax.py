@@ -58,7 +58,7 @@ def iota(dtype, size: int, dimension: int = 0):
 
 
 @eager
-def dot_general(lhs, rhs, dimension_numbers, preferred_element_type=None):
+def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None):
     (lc, rc), (lb, rb) = dimension_numbers
     out = ops.dot(
         asarray(lhs), asarray(rhs), (list(lc), list(rc)), (list(lb), list(rb)), "dot_general"
@@ -741,11 +741,11 @@ def stack(operands, axis: int = 0):
 
 
 @eager
-def unstack(operand, axis: int = 0):
-    """The slices of operand along `axis`."""
-    x = asarray(operand)
+def unstack(x, axis: int = 0):
+    """The slices of x along `axis`, as a tuple (jax.lax.unstack)."""
+    x = asarray(x)
     ax = ops.normalize_axis(axis, x.ndim, "unstack")
-    return [index_in_dim(x, i, ax, keepdims=False) for i in range(x.shape[ax])]
+    return tuple(index_in_dim(x, i, ax, keepdims=False) for i in range(x.shape[ax]))
 
 
 @eager

@@ -20,22 +20,49 @@ def slice(operand, start_indices, limit_indices, strides=None):
     return slice_static(x, list(start_indices), list(limit_indices), list(strides))
 
 
-def _index_scalars(starts, op):
+def _index_scalars(starts, op, shape=None, allow_negative=False):
+    """The start indices as s32 scalars. With `allow_negative` (a bool, or
+    one per dimension; JAX's allow_negative_indices, default True there),
+    a negative start counts from the end of its dimension in `shape`;
+    without, a static negative start is refused as JAX refuses it (a traced
+    one is clamped to 0 by the op, as XLA does)."""
+    if isinstance(allow_negative, (bool, np.bool_)):
+        allow_negative = [bool(allow_negative)] * len(starts)
+    elif len(allow_negative) != len(starts):
+        fail(op, f"allow_negative_indices needs one bool per dimension ({len(starts)})")
     idx = []
-    for s in starts:
+    for d, s in enumerate(starts):
+        static = isinstance(s, (int, np.integer)) or (
+            isinstance(s, np.ndarray) and s.shape == () and s.dtype.kind in "iu"
+        )
+        if static and shape is not None and int(s) < 0:
+            if not allow_negative[d]:
+                fail(
+                    op,
+                    f"Index {int(s)} is out of bounds for dimension {shape[d]} if "
+                    "allow_negative_indices=False",
+                )
+            s = int(s) + shape[d]
         t = ops.convert(asarray(s), np.dtype(np.int32))
         if t.shape != ():
             fail(op, f"start indices must be scalars, got {ops.describe(t)}")
+        if not static and shape is not None and allow_negative[d]:
+            zero = asarray(np.int32(0))
+            t = ops.select(
+                ops.compare(t, zero, "LT", "lt"),
+                ops.binary("add", t, asarray(np.int32(shape[d]))),
+                t,
+            )
         idx.append(t)
     return idx
 
 
 @eager
-def dynamic_slice(operand, start_indices, slice_sizes):
+def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices=True):
     x = asarray(operand)
     if len(start_indices) != x.ndim or len(slice_sizes) != x.ndim:
         fail("dynamic_slice", f"needs {x.ndim} start indices and sizes for {ops.describe(x)}")
-    idx = _index_scalars(start_indices, "dynamic_slice")
+    idx = _index_scalars(start_indices, "dynamic_slice", x.shape, allow_negative_indices)
     out = ops._comp().emit(
         "dynamic-slice",
         x,
@@ -49,7 +76,7 @@ def dynamic_slice(operand, start_indices, slice_sizes):
 
 
 @eager
-def dynamic_update_slice(operand, update, start_indices):
+def dynamic_update_slice(operand, update, start_indices, *, allow_negative_indices=True):
     x = asarray(operand)
     u = ops.convert(asarray(update), x.dtype)
     if u.ndim != x.ndim:
@@ -57,7 +84,7 @@ def dynamic_update_slice(operand, update, start_indices):
             "dynamic_update_slice",
             f"update {ops.describe(u)} must have the rank of {ops.describe(x)}",
         )
-    idx = _index_scalars(start_indices, "dynamic_update_slice")
+    idx = _index_scalars(start_indices, "dynamic_update_slice", x.shape, allow_negative_indices)
     out = ops._comp().emit("dynamic-update-slice", x, u, *idx, op_name="dynamic_update_slice")
     out.weak_type = x.weak_type
     return out
@@ -205,7 +232,9 @@ def index_in_dim(operand, index: int, axis: int = 0, keepdims: bool = True):
 
 
 @eager
-def dynamic_slice_in_dim(operand, start_index, slice_size: int, axis: int = 0):
+def dynamic_slice_in_dim(
+    operand, start_index, slice_size: int, axis: int = 0, *, allow_negative_indices=True
+):
     """A window of slice_size at a traced start along `axis`."""
     x = asarray(operand)
     ax = ops.normalize_axis(axis, x.ndim, "dynamic_slice_in_dim")
@@ -213,36 +242,42 @@ def dynamic_slice_in_dim(operand, start_index, slice_size: int, axis: int = 0):
     starts[ax] = start_index
     sizes = list(x.shape)
     sizes[ax] = int(slice_size)
-    return dynamic_slice(x, starts, sizes)
+    return dynamic_slice(x, starts, sizes, allow_negative_indices=allow_negative_indices)
 
 
 @eager
-def dynamic_index_in_dim(operand, index, axis: int = 0, keepdims: bool = True):
+def dynamic_index_in_dim(
+    operand, index, axis: int = 0, keepdims: bool = True, *, allow_negative_indices=True
+):
     """The slice at a traced index along `axis`."""
     x = asarray(operand)
     ax = ops.normalize_axis(axis, x.ndim, "dynamic_index_in_dim")
-    out = dynamic_slice_in_dim(x, index, 1, ax)
+    out = dynamic_slice_in_dim(x, index, 1, ax, allow_negative_indices=allow_negative_indices)
     return out if keepdims else ops.reshape(out, x.shape[:ax] + x.shape[ax + 1 :])
 
 
 @eager
-def dynamic_update_slice_in_dim(operand, update, start_index, axis: int):
+def dynamic_update_slice_in_dim(
+    operand, update, start_index, axis: int, *, allow_negative_indices=True
+):
     """operand with `update` written at a traced start along `axis`."""
     x = asarray(operand)
     ax = ops.normalize_axis(axis, x.ndim, "dynamic_update_slice_in_dim")
     starts = [np.int32(0)] * x.ndim
     starts[ax] = start_index
-    return dynamic_update_slice(x, update, starts)
+    return dynamic_update_slice(x, update, starts, allow_negative_indices=allow_negative_indices)
 
 
 @eager
-def dynamic_update_index_in_dim(operand, update, index, axis: int):
+def dynamic_update_index_in_dim(operand, update, index, axis: int, *, allow_negative_indices=True):
     """operand with one slice along `axis` replaced at a traced index."""
     x, u = asarray(operand), asarray(update)
     ax = ops.normalize_axis(axis, x.ndim, "dynamic_update_index_in_dim")
     if u.ndim == x.ndim - 1:
         u = ops.reshape(u, (*u.shape[:ax], 1, *u.shape[ax:]))
-    return dynamic_update_slice_in_dim(x, u, index, ax)
+    return dynamic_update_slice_in_dim(
+        x, u, index, ax, allow_negative_indices=allow_negative_indices
+    )
 
 
 def _take_along(x, idx, ax: int):

@@ -11,6 +11,7 @@ working type, as XLA does."""
 
 from __future__ import annotations
 
+import inspect
 import math
 
 import numpy as np
@@ -480,38 +481,46 @@ def _betainc(a, b, x):
 # --- jax.lax ---------------------------------------------------------------------------
 
 
-def _elementwise(name: str, fn, arity: int):
-    def f(*args):
-        if len(args) != arity:
-            ops.fail(f"lax.{name}", f"takes {arity} argument(s), got {len(args)}")
-        xs, out = _args(name, *args)
+def _elementwise(name: str, fn, params: str):
+    """lax.<name>(...) with jax.lax's parameter names (`params`, spaced)."""
+    signature = inspect.Signature(
+        [inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD) for p in params.split()]
+    )
+
+    def f(*args, **kwargs):
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError as e:
+            ops.fail(f"lax.{name}", f"takes ({', '.join(signature.parameters)}): {e}")
+        xs, out = _args(name, *bound.args)
         return ops.convert(fn(*xs), out)
 
-    f.__name__ = name
+    f.__name__ = f.__qualname__ = name
+    f.__signature__ = signature
     return eager(f)
 
 
-lgamma = _elementwise("lgamma", _lgamma, 1)
+lgamma = _elementwise("lgamma", _lgamma, "x")
 lgamma.__doc__ = "log |Gamma(x)|, elementwise (Lanczos, as XLA)."
-digamma = _elementwise("digamma", _digamma, 1)
+digamma = _elementwise("digamma", _digamma, "x")
 digamma.__doc__ = "The digamma function Gamma'(x) / Gamma(x), elementwise."
-zeta = _elementwise("zeta", _zeta, 2)
+zeta = _elementwise("zeta", _zeta, "x q")
 zeta.__doc__ = "The Hurwitz zeta function zeta(x, q) = sum over k >= 0 of (q + k)^-x."
 bessel_i0e = _elementwise(
-    "bessel_i0e", lambda x: _bessel(x, _I0E_A, _I0E_B, 18, 7, times_z=False), 1
+    "bessel_i0e", lambda x: _bessel(x, _I0E_A, _I0E_B, 18, 7, times_z=False), "x"
 )
 bessel_i0e.__doc__ = "exp(-|x|) I0(x), elementwise."
 bessel_i1e = _elementwise(
     "bessel_i1e",
     lambda x: ew.sign(x) * _bessel(x, _I1E_A, _I1E_B, 17, 7, times_z=True),
-    1,
+    "x",
 )
 bessel_i1e.__doc__ = "exp(-|x|) I1(x), elementwise."
-igamma = _elementwise("igamma", _igamma, 2)
+igamma = _elementwise("igamma", _igamma, "a x")
 igamma.__doc__ = "The regularized lower incomplete gamma function P(a, x)."
-igammac = _elementwise("igammac", _igammac, 2)
+igammac = _elementwise("igammac", _igammac, "a x")
 igammac.__doc__ = "The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x)."
-betainc = _elementwise("betainc", _betainc, 3)
+betainc = _elementwise("betainc", _betainc, "a b x")
 betainc.__doc__ = "The regularized incomplete beta function I_x(a, b)."
 
 
@@ -522,7 +531,7 @@ def _polygamma(m, x):
     return ops.select((m != ew.floor(m)) | (m < 0), _c(np.nan, x), out)
 
 
-polygamma = _elementwise("polygamma", _polygamma, 2)
+polygamma = _elementwise("polygamma", _polygamma, "m x")
 polygamma.__doc__ = "The m-th derivative of digamma at x (m a float holding a whole number)."
 
 
