@@ -298,3 +298,54 @@ def test_the_out_forms_refuse_an_array_and_the_new_keywords_work():
     )
     np.testing.assert_array_equal(unp.nanargmin(x, keepdims=True), np.nanargmin(x, keepdims=True))
     assert unp.stack([x, x], 1, dtype=np.int8).dtype == np.int8
+
+
+@settings(max_examples=30, deadline=None)
+@given(masked_cases())
+def test_nan_reductions_with_masks_match_numpy(case):
+    x, axis, keepdims, mask = case
+    x = x.copy()
+    x[x > 3] = np.nan  # some NaNs, sometimes whole rows
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for name, kw in (
+            ("nansum", {"initial": 1.0}),
+            ("nanprod", {}),
+            ("nanmax", {"initial": -9.0}),
+            ("nanmin", {"initial": 9.0}),
+            ("nanmean", {}),
+            ("nanvar", {"ddof": 0}),
+            ("nanstd", {}),
+        ):
+            got = getattr(unp, name)(x, axis=axis, keepdims=keepdims, where=mask, **kw)
+            want = getattr(np, name)(x, axis=axis, keepdims=keepdims, where=mask, **kw)
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg=name)
+        # Without a mask or initial: NaN where a slice is all NaN.
+        np.testing.assert_array_equal(
+            unp.nanmax(x, axis=axis, keepdims=keepdims), np.nanmax(x, axis=axis, keepdims=keepdims)
+        )
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1, -1])
+def test_sorts_descending_keep_equal_elements_in_order_as_jax_does(axis):
+    x = np.array([[1, 2, 1, 2, np.nan, 0.0], [3, 3, 1, -0.0, 0.0, np.nan]], np.float32)
+    for kw in ({"descending": True}, {"descending": False, "stable": False}):
+        ours = uir.jit(lambda v, kw=kw: (unp.argsort(v, axis, **kw), unp.sort(v, axis, **kw)))(x)
+        theirs = (jnp.argsort(x, axis, **kw), jnp.sort(x, axis, **kw))
+        np.testing.assert_array_equal(ours[0], np.asarray(theirs[0]))
+        np.testing.assert_array_equal(ours[1], np.asarray(theirs[1]))
+    assert unp.argsort(x, dtype=np.int16).dtype == np.int16
+    with pytest.raises(uir.TraceError, match="'order'"):
+        unp.sort(x, order="f0")
+    with pytest.raises(uir.TraceError, match="'kind' argument to argsort is not supported"):
+        unp.argsort(x, kind="stable")
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["sort", "argsort", "nansum", "nanprod", "nanmax", "nanmin", "nanmean", "nanvar", "nanstd"],
+)
+def test_sort_and_nan_signatures_are_jaxs(name):
+    theirs = inspect.signature(getattr(jnp, name)).parameters
+    ours = inspect.signature(getattr(unp, name)).parameters
+    assert list(ours) == list(theirs)

@@ -300,47 +300,57 @@ def count_nonzero(a, axis=None, keepdims: bool = False):
     )
 
 
-def _nan_reduce(name, fn, fill):
-    def f(a, axis=None, keepdims: bool = False, **kwargs):
+def _valid(a, where):
+    """Where `a` is not NaN (and `where`, when given, holds)."""
+    if not (dtypes.is_float(a.dtype) or dtypes.is_complex(a.dtype)):
+        return where
+    valid = ufuncs.logical_not(ufuncs.isnan(a))
+    return valid if where is None else ufuncs.logical_and(valid, where)
+
+
+def _nan_reduce(name, fn):
+    def f(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None, where=None):
+        _no_out(name, out)
         a = asarray(a)
-        if not (dtypes.is_float(a.dtype) or dtypes.is_complex(a.dtype)):
-            return fn(a, axis=axis, keepdims=keepdims, **kwargs)
         return fn(
-            ufuncs.where(ufuncs.isnan(a), fill(a.dtype), a),
-            axis=axis,
-            keepdims=keepdims,
-            **kwargs,
+            a, axis=axis, dtype=dtype, keepdims=keepdims, initial=initial, where=_valid(a, where)
         )
 
-    f.__name__ = name
-    f.__doc__ = f"{fn.__name__}, NaNs ignored."
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"{fn.__name__}, NaNs ignored (jax.numpy.{name})."
     return eager(f)
 
 
-nansum = _nan_reduce("nansum", sum, lambda d: 0)
-nanprod = _nan_reduce("nanprod", prod, lambda d: 1)
+nansum = _nan_reduce("nansum", sum)
+nanprod = _nan_reduce("nanprod", prod)
 
 
-@eager
-def nanmax(a, axis=None, keepdims: bool = False):
-    """max, NaNs ignored (NaN where all are)."""
-    a = asarray(a)
-    if not dtypes.is_float(a.dtype):
-        return max(a, axis=axis, keepdims=keepdims)
-    out = max(ufuncs.where(ufuncs.isnan(a), -np.inf, a), axis=axis, keepdims=keepdims)
-    all_nan = all(ufuncs.isnan(a), axis=axis, keepdims=keepdims)
-    return ufuncs.where(all_nan, np.nan, out).astype(a.dtype)
+def _nan_extreme(name, fn, start):
+    def f(a, axis=None, out=None, keepdims: bool = False, initial=None, where=None):
+        _no_out(name, out)
+        a = asarray(a)
+        if not dtypes.is_float(a.dtype):
+            return fn(a, axis=axis, keepdims=keepdims, initial=initial, where=where)
+        valid = _valid(a, where)
+        found = fn(
+            a,
+            axis=axis,
+            keepdims=keepdims,
+            initial=start if initial is None else initial,
+            where=valid,
+        )
+        if initial is not None:
+            return found
+        # NaN where nothing was left to compare.
+        return ufuncs.where(any(valid, axis=axis, keepdims=keepdims), found, np.nan).astype(a.dtype)
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"{fn.__name__}, NaNs ignored (NaN where all are; jax.numpy.{name})."
+    return eager(f)
 
 
-@eager
-def nanmin(a, axis=None, keepdims: bool = False):
-    """min, NaNs ignored (NaN where all are)."""
-    a = asarray(a)
-    if not dtypes.is_float(a.dtype):
-        return min(a, axis=axis, keepdims=keepdims)
-    out = min(ufuncs.where(ufuncs.isnan(a), np.inf, a), axis=axis, keepdims=keepdims)
-    all_nan = all(ufuncs.isnan(a), axis=axis, keepdims=keepdims)
-    return ufuncs.where(all_nan, np.nan, out).astype(a.dtype)
+nanmax = _nan_extreme("nanmax", max, -np.inf)
+nanmin = _nan_extreme("nanmin", min, np.inf)
 
 
 @eager

@@ -15,21 +15,53 @@ from uir._src.numpy import indexing as np_indexing
 from uir._src.numpy.manipulation import ravel
 
 
+def _sort_options(name: str, kind, order) -> None:
+    # As jax.numpy: stability is asked with `stable` (uir's sorts are all
+    # stable), not `kind`; `order` names fields of structured arrays.
+    if kind is not None:
+        fail(
+            name,
+            f"'kind' argument to {name} is not supported. Use stable=True or stable=False "
+            "to specify sort stability.",
+        )
+    if order is not None:
+        fail(name, "'order' (fields of a structured array) is not supported")
+
+
 @eager
-def sort(a, axis: int = -1):
+def sort(a, axis: int | None = -1, *, kind=None, order=None, stable=True, descending=False):
+    """a sorted along `axis` (flattened when None); NaNs last, or first when
+    descending (jax.numpy.sort; every sort is stable here)."""
+    _sort_options("sort", kind, order)
     x = asarray(a)
     if axis is None:
         x, axis = ravel(x), 0
-    return _sort([x], axis)[0]
+    ax = ops.normalize_axis(axis, x.ndim, "sort")
+    out = _sort([x], ax)[0]
+    return manipulation.flip(out, axis=ax) if descending else out
 
 
 @eager
-def argsort(a, axis: int = -1):
+def argsort(
+    a, axis: int | None = -1, *, kind=None, order=None, stable=True, descending=False, dtype=None
+):
+    """The indices that sort a along `axis` (jax.numpy.argsort): equal
+    elements keep their order, descending too."""
+    _sort_options("argsort", kind, order)
     x = asarray(a)
     if axis is None:
         x, axis = ravel(x), 0
     ax = ops.normalize_axis(axis, x.ndim, "argsort")
-    idx = ops.iota(dtypes.default_int(), x.shape, ax)
+    index_type = dtypes.default_int() if dtype is None else dtypes.canonicalize(dtype)
+    if descending:
+        # Sorted from the end, then read backwards: the largest first, and
+        # equal elements still in their order.
+        reversed_x = manipulation.flip(x, axis=ax)
+        idx = ops.iota(index_type, x.shape, ax)
+        order_back = manipulation.flip(_sort([reversed_x, idx], ax, name="argsort")[1], axis=ax)
+        last = ops.convert(ops.asarray(x.shape[ax] - 1), index_type)
+        return ops.binary("subtract", ops.broadcast_to(last, x.shape), order_back)
+    idx = ops.iota(index_type, x.shape, ax)
     return _sort([x, idx], ax, name="argsort")[1]
 
 

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from uir._src.core import dtypes, ops
+from uir._src.core import ops
 from uir._src.core.eager import eager
 from uir._src.core.ops import asarray, fail
 from uir._src.numpy import creation, manipulation, products, reductions, ufuncs
@@ -15,7 +15,6 @@ from uir._src.numpy import indexing as np_indexing
 from uir._src.numpy import sorting as np_sorting
 from uir._src.numpy.creation import diagonal
 from uir._src.numpy.manipulation import atleast_2d, size
-from uir._src.numpy.reductions import nansum
 from uir._src.numpy.ufuncs import _floats
 
 
@@ -46,31 +45,42 @@ def average(a, axis=None, weights=None, returned: bool = False, keepdims: bool =
 
 
 @eager
-def nanmean(a, axis=None, keepdims: bool = False):
-    """mean, NaNs ignored."""
+def nanmean(a, axis=None, dtype=None, out=None, keepdims: bool = False, where=None):
+    """mean, NaNs ignored (NaN where all are; jax.numpy.nanmean)."""
     a = asarray(a)
-    if not dtypes.is_float(a.dtype):
-        return reductions.mean(a, axis=axis, keepdims=keepdims)
-    valid = ufuncs.logical_not(ufuncs.isnan(a))
-    count = reductions.sum(valid, axis=axis, keepdims=keepdims).astype(a.dtype)
-    return nansum(a, axis=axis, keepdims=keepdims) / count
+    return reductions.mean(
+        a, axis=axis, dtype=dtype, out=out, keepdims=keepdims, where=reductions._valid(a, where)
+    )
 
 
 @eager
-def nanvar(a, axis=None, keepdims: bool = False, ddof: int = 0):
-    """var, NaNs ignored."""
+def nanvar(
+    a, axis=None, dtype=None, out=None, ddof: int = 0, keepdims: bool = False, where=None, mean=None
+):
+    """var, NaNs ignored (jax.numpy.nanvar)."""
     a = asarray(a)
-    mean = nanmean(a, axis=axis, keepdims=True)
-    valid = ufuncs.logical_not(ufuncs.isnan(a))
-    count = reductions.sum(valid, axis=axis, keepdims=keepdims).astype(a.dtype)
-    sq = ufuncs.where(valid, ufuncs.square(a - mean), 0)
-    return reductions.sum(sq, axis=axis, keepdims=keepdims) / (count - ddof)
+    return reductions.var(
+        a,
+        axis=axis,
+        dtype=dtype,
+        out=out,
+        ddof=ddof,
+        keepdims=keepdims,
+        where=reductions._valid(a, where),
+        mean=mean,
+    )
 
 
 @eager
-def nanstd(a, axis=None, keepdims: bool = False, ddof: int = 0):
-    """std, NaNs ignored."""
-    return ufuncs.sqrt(nanvar(a, axis=axis, keepdims=keepdims, ddof=ddof))
+def nanstd(
+    a, axis=None, dtype=None, out=None, ddof: int = 0, keepdims: bool = False, where=None, mean=None
+):
+    """std, NaNs ignored (jax.numpy.nanstd)."""
+    return ufuncs.sqrt(
+        nanvar(
+            a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims, where=where, mean=mean
+        )
+    )
 
 
 @eager
