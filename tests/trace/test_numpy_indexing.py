@@ -13,6 +13,7 @@ from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 import uir
+import uir.numpy as unp
 
 
 @st.composite
@@ -81,6 +82,9 @@ def _traced_form(index):
 @example(((3, 4, 5), (np.array([2, 0]), np.array([[1], [3]])), 0))
 @example(((3, 4, 5), (np.array([2, 0]), slice(None), np.array([[1], [3]])), 0))
 @example(((3, 4), (Ellipsis, None, np.array([1, -1])), 0))
+# An Ellipsis of no axes still parts the advanced indices: theirs go first.
+@example(((1, 1, 1), (slice(None), np.array([False]), Ellipsis, 0), 0))
+@example(((2, 3, 4), (np.array([1, 0]), Ellipsis, np.array([2, 3])), 0))
 def test_reading_matches_numpy(case):
     shape, index, seed = case
     x = np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
@@ -164,3 +168,40 @@ def test_bad_indices_are_refused_with_the_reason():
         uir.jit(lambda v: v[5, np.array([0])])(x)
     with pytest.raises(uir.TraceError, match="mode must be one of"):
         uir.jit(lambda v: v.at[np.array([0])].set(1.0, mode="wrap"))(x)
+
+
+@pytest.mark.parametrize("mode", [None, "fill", "clip", "wrap", "promise_in_bounds"])
+@pytest.mark.parametrize("dtype", [np.float32, np.int16, np.uint8, np.bool_])
+def test_take_and_take_along_axis_modes_match_jax(mode, dtype):
+    jnp = pytest.importorskip("jax.numpy")
+    x = (np.arange(12) % 7).astype(dtype).reshape(3, 4)
+    i = np.array([[0, 5], [-1, 2], [3, -5]])
+    inside = np.array([[0, 3], [-1, 2], [3, -4]])
+    for a, b in ((i, "all"), (inside, "in range")):
+        if mode == "promise_in_bounds":
+            if b == "all":
+                continue  # (out of range is undefined there)
+            a = np.where(a < 0, a + 4, a)  # (and so, in JAX, are negative indices)
+        takes = (
+            []
+            if mode == "promise_in_bounds"
+            else [  # (a mode take has not, in JAX either)
+                lambda m, v, k: m.take(v, k, axis=1, mode=mode),
+                lambda m, v, k: m.take(v, k, mode=mode),
+            ]
+        )
+        for fn in (
+            *takes,
+            *([] if mode == "wrap" else [lambda m, v, k: m.take_along_axis(v, k, 1, mode=mode)]),
+        ):
+            ours = uir.jit(lambda v, k, fn=fn: fn(unp, v, k))(x, a)
+            np.testing.assert_array_equal(ours, np.asarray(fn(jnp, x, a)), err_msg=f"{mode} {b}")
+    np.testing.assert_array_equal(
+        unp.take(x, i, axis=1, fill_value=1), np.asarray(jnp.take(x, i, axis=1, fill_value=1))
+    )
+    if mode == "promise_in_bounds":
+        with pytest.raises(uir.TraceError, match="mode must be one of"):
+            unp.take(x, i, mode=mode)
+    if mode == "wrap":  # (a mode take_along_axis has not, in JAX either)
+        with pytest.raises(uir.TraceError, match='Unknown gather mode "wrap"'):
+            unp.take_along_axis(x, i, 1, mode="wrap")

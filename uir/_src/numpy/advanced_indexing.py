@@ -110,7 +110,25 @@ def expand(x, index, op: str):
                     fail(op, f"index arrays must be integers, got {e.dtype}")
             out.append(e)
             axis += 1
-    return x, out
+    # NumPy puts the broadcast dimensions in place of the advanced indices
+    # when those stand next to each other in the index as written; an
+    # Ellipsis or None between them, even an Ellipsis of no axes, parts them.
+    kinds = [
+        "basic" if (i is None or i is Ellipsis or isinstance(i, slice)) else "advanced"
+        for i in index
+    ]
+    first = kinds.index("advanced") if "advanced" in kinds else 0
+    last = len(kinds) - 1 - kinds[::-1].index("advanced") if "advanced" in kinds else 0
+    return x, Entries(out, all(k == "advanced" for k in kinds[first : last + 1]))
+
+
+class Entries(list):
+    """The index, one entry per axis, and whether its advanced indices were
+    adjacent as written."""
+
+    def __init__(self, entries, adjacent: bool):
+        super().__init__(entries)
+        self.adjacent = adjacent
 
 
 def _valid_and_normalized(i, n: int):
@@ -126,6 +144,21 @@ def _valid_and_normalized(i, n: int):
         ops.compare(normalized, size, "LT", "lt"),
     )
     return normalized, valid
+
+
+def fill_for(dtype, fill_value):
+    """What an out-of-range read gives (JAX's defaults): NaN for inexact
+    types, the most negative value for signed integers, the largest for
+    unsigned ones, True for bool; or `fill_value`."""
+    if fill_value is not None:
+        return fill_value
+    dtype = np.dtype(dtype)
+    if dtypes.is_float(dtype) or dtypes.is_complex(dtype):
+        return np.nan
+    if dtype == np.bool_:
+        return True
+    info = np.iinfo(dtype)
+    return info.max if dtype.kind == "u" else info.min
 
 
 def gather(x, entries, op: str, getitem, mode=None, fill_value=None):
@@ -147,7 +180,7 @@ def gather(x, entries, op: str, getitem, mode=None, fill_value=None):
     columns = [ops.reshape(ops.broadcast_to(p, batch, op), (*batch, 1)) for p, _ in parts]
     indices = columns[0] if len(columns) == 1 else ops.concatenate(columns, nb, op)
     window = [d for d in range(x.ndim) if d not in adv]
-    adjacent = adv == list(range(adv[0], adv[0] + len(adv)))
+    adjacent = getattr(entries, "adjacent", True) and adv == list(range(adv[0], adv[0] + len(adv)))
     before = sum(1 for d in window if d < adv[0]) if adjacent else 0
     offset_dims = list(range(before)) + list(range(before + nb, nb + len(window)))
     sizes = [x.shape[d] for d in window]
@@ -175,14 +208,7 @@ def gather(x, entries, op: str, getitem, mode=None, fill_value=None):
             ops.broadcast_to(valid, batch, op),
             (1,) * before + batch + (1,) * (len(window) - before),
         )
-        if fill_value is None:
-            fill = (
-                np.nan
-                if dtypes.is_float(x.dtype) or dtypes.is_complex(x.dtype)
-                else (True if x.dtype == np.bool_ else np.iinfo(x.dtype).min)
-            )
-        else:
-            fill = fill_value
+        fill = fill_for(x.dtype, fill_value)
         filler = ops.broadcast_to(
             ops.convert(ops.asarray(np.asarray(fill)), x.dtype), out_shape, op
         )

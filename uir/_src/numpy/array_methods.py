@@ -119,4 +119,4 @@ _T.conj = conj
 _T.real = property(real)
 _T.imag = property(imag)
 _T.swapaxes = swapaxes
-_T.take = lambda self, indices, axis=None: take(self, indices, axis)
+_T.take = take

@@ -40,7 +40,7 @@ def _resize(name: str, x, axis: int, n: int):
         fail(name, f"invalid number of data points ({n}) along axis {axis}: must be at least 1")
     have = x.shape[axis]
     if have > n:
-        return indexing.take(x, np.arange(n), axis=axis)
+        return indexing._take(x, np.arange(n), axis=axis)
     if have < n:
         widths = [(0, 0)] * x.ndim
         widths[axis] = (0, n - have)

@@ -329,10 +329,10 @@ class _At:
 # --- Indexing helpers ----------------------------------------------------------
 
 
-@eager
-def take(a, indices, axis=None):
+def _take(a, indices, axis=None):
     """x gathered at `indices` along `axis` (the flattened array when None);
-    negative indices count from the end, others out of range are clamped."""
+    negative indices count from the end, others out of range are clamped:
+    the form uir's own functions use, on indices they keep in range."""
     x = asarray(a)
     if axis is None:
         x = ravel(x)
@@ -347,17 +347,89 @@ def take(a, indices, axis=None):
     return _take_along(x, idx, ax)
 
 
+_TAKE_MODES = (None, "fill", "clip", "wrap")
+
+
 @eager
-def take_along_axis(arr, indices, axis: int):
+def take(
+    a,
+    indices,
+    axis=None,
+    out=None,
+    mode=None,
+    unique_indices=False,
+    indices_are_sorted=False,
+    fill_value=None,
+):
+    """a at `indices` along `axis` (the flattened array when None), as
+    jax.numpy.take: by default ("fill") negative indices count from the end
+    and those out of range give `fill_value` (NaN, or the type's extreme);
+    "clip" clamps them into range (negatives to 0), "wrap" takes them modulo
+    the axis' length."""
+    if out is not None:
+        fail("take", "the 'out' argument is not supported (arrays are immutable): use the result")
+    if mode not in _TAKE_MODES:
+        fail("take", f"mode must be one of {_TAKE_MODES}, got {mode!r}")
+    x = asarray(a)
+    if axis is None:
+        x, axis = ravel(x), 0
+    ax = ops.normalize_axis(axis, x.ndim, "take")
+    idx = asarray(indices)
+    if not dtypes.is_int(idx.dtype):
+        fail("take", f"indices must be integers, got {ops.describe(idx)}")
+    idx = ops.convert(idx, dtypes.default_int())
+    n = x.shape[ax]
+    if mode == "clip":
+        return _take_along(x, ufuncs.clip(idx, 0, n - 1), ax)
+    if mode == "wrap":
+        return _take_along(x, ufuncs.remainder(idx, n), ax)
+    entries = [slice(None)] * ax + [idx]
+    return advanced_indexing.gather(x, entries, "take", getitem, "fill", fill_value)
+
+
+@eager
+def take_along_axis(
+    arr, indices, axis=-1, mode=None, fill_value=None, *, wrap_negative_indices=None
+):
+    """arr at `indices` along `axis`, every other axis matched (jax.numpy's):
+    negative indices count from the end (unless wrap_negative_indices is
+    False); out of range, by default ("fill"), gives `fill_value`, "clip"
+    clamps."""
+    if mode not in (None, "fill", "clip", "promise_in_bounds"):
+        fail("take_along_axis", f'Unknown gather mode "{mode}" (fill, clip or promise_in_bounds)')
     x, idx = asarray(arr), asarray(indices)
+    if axis is None:
+        x, idx, axis = ravel(x), ravel(idx), 0
     ax = ops.normalize_axis(axis, x.ndim, "take_along_axis")
+    found = _take_along_axis(x, idx, ax, wrap_negative_indices is not False)
+    if mode in ("clip", "promise_in_bounds"):
+        return found
+    n = x.shape[ax]
+    i = ops.convert(idx, dtypes.default_int())
+    low = -n if wrap_negative_indices is not False else 0
+    inside = ufuncs.logical_and(ufuncs.greater_equal(i, low), less(i, n))
+    fill = advanced_indexing.fill_for(x.dtype, fill_value)
+    return where(inside, found, ops.convert(ops.asarray(np.asarray(fill)), x.dtype))
+
+
+def _take_along_axis_at(arr, indices, axis: int):
+    """take_along_axis for uir's own functions: negatives from the end, out
+    of range clamped (indices they keep in range)."""
+    x, idx = asarray(arr), asarray(indices)
+    return _take_along_axis(x, idx, ops.normalize_axis(axis, x.ndim, "take_along_axis"))
+
+
+def _take_along_axis(x, idx, ax: int, wrap_negative: bool = True):
+    """x at idx along ax (negatives from the end when wrap_negative; out of
+    range clamped by the gather)."""
     if idx.ndim != x.ndim:
         fail(
             "take_along_axis",
             f"indices {ops.describe(idx)} must have the rank of {ops.describe(x)}",
         )
     idx = ops.convert(idx, dtypes.default_int())
-    idx = where(less(idx, 0), add(idx, x.shape[ax]), idx)
+    if wrap_negative:
+        idx = where(less(idx, 0), add(idx, x.shape[ax]), idx)
     # Every other axis is a batching dim of the gather.
     batch = [i for i in range(x.ndim) if i != ax]
     shape = ops.broadcast_shapes(
@@ -424,7 +496,7 @@ def fill_diagonal(a, val, wrap: bool = False, *, inplace: bool = True):
         flat_index = (
             ufuncs.minimum(rows, asarray(val).shape[0] - 1) if asarray(val).ndim == 1 else rows
         )
-        v = take(manipulation.ravel(asarray(val)).astype(a.dtype), flat_index)
+        v = _take(manipulation.ravel(asarray(val)).astype(a.dtype), flat_index)
     return ufuncs.where(on, v, a)
 
 

@@ -25,7 +25,7 @@ def searchsorted(a, v, side: str = "left", sorter=None, *, method: str = "scan")
     if a.ndim != 1:
         fail("searchsorted", f"a must be one-dimensional, got {ops.describe(a)}")
     if sorter is not None:
-        a = np_indexing.take(a, sorter)
+        a = np_indexing._take(a, sorter)
     if side not in ("left", "right"):
         fail("searchsorted", f"side must be 'left' or 'right', got {side!r}")
     a, v = ops.promote("searchsorted", a, v)
@@ -136,8 +136,8 @@ def interp(x, xp, fp, left=None, right=None, period=None):
         fail("interp", "period= is not supported yet")
     x, xp, fp = _floats(x), _floats(xp), _floats(fp)
     i = ufuncs.clip(searchsorted(xp, x, side="right"), 1, xp.shape[0] - 1)
-    x0, x1 = np_indexing.take(xp, i - 1), np_indexing.take(xp, i)
-    y0, y1 = np_indexing.take(fp, i - 1), np_indexing.take(fp, i)
+    x0, x1 = np_indexing._take(xp, i - 1), np_indexing._take(xp, i)
+    y0, y1 = np_indexing._take(fp, i - 1), np_indexing._take(fp, i)
     dx = x1 - x0
     t = ufuncs.where(dx == 0, 0, (x - x0) / ufuncs.where(dx == 0, 1, dx))
     out = y0 + t * (y1 - y0)

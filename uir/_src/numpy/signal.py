@@ -97,8 +97,8 @@ def unwrap(p, discont=None, axis: int = -1, period: float = 2 * np.pi):
     ddmod = ufuncs.remainder(dd + half, period) - half
     ddmod = ufuncs.where((ddmod == -half) & (dd > 0), half, ddmod)
     correction = ufuncs.where(ufuncs.abs(dd) < discont, 0, ddmod - dd)
-    first = np_indexing.take(p, creation.arange(0, 1), axis=ax)
-    rest = np_indexing.take(p, creation.arange(1, p.shape[ax]), axis=ax) + reductions.cumsum(
+    first = np_indexing._take(p, creation.arange(0, 1), axis=ax)
+    rest = np_indexing._take(p, creation.arange(1, p.shape[ax]), axis=ax) + reductions.cumsum(
         correction, axis=ax
     )
     return manipulation.concatenate([first, rest], axis=ax)

@@ -86,7 +86,7 @@ def lexsort(keys, axis: int = -1):
     order = ops.iota(dtypes.default_int(), ks[0].shape, ax)
     for k in ks:
         _, order = _sort(
-            [np_indexing.take_along_axis(k, order, axis=ax), order], ax, name="lexsort"
+            [np_indexing._take_along_axis_at(k, order, axis=ax), order], ax, name="lexsort"
         )
     return order
 

@@ -107,7 +107,7 @@ def diff(a, n: int = 1, axis: int = -1, prepend=None, append=None):
         a = manipulation.concatenate(pieces, axis=ax)
     for _ in range(n):
         m = a.shape[ax]
-        a = np_indexing.take(a, creation.arange(1, m), axis=ax) - np_indexing.take(
+        a = np_indexing._take(a, creation.arange(1, m), axis=ax) - np_indexing._take(
             a, creation.arange(0, m - 1), axis=ax
         )
     return a
@@ -133,8 +133,8 @@ def trapezoid(y, x=None, dx: float = 1.0, axis: int = -1):
     ax = ops.normalize_axis(axis, y.ndim, "trapezoid")
     n = y.shape[ax]
     mid = (
-        np_indexing.take(y, creation.arange(1, n), axis=ax)
-        + np_indexing.take(y, creation.arange(0, n - 1), axis=ax)
+        np_indexing._take(y, creation.arange(1, n), axis=ax)
+        + np_indexing._take(y, creation.arange(0, n - 1), axis=ax)
     ) / 2
     if x is None:
         return reductions.sum(mid, axis=ax) * dx
@@ -181,10 +181,10 @@ def _quantiles(a, q, axis, method: str, keepdims: bool, nan: bool):
     li = ufuncs.clip(lo, 0, n - 1).astype(np.int32)
     hi_i = ufuncs.clip(hi, 0, n - 1).astype(np.int32)
     sb = manipulation.broadcast_to(s, q.shape + s.shape)
-    vlo = np_indexing.take_along_axis(
+    vlo = np_indexing._take_along_axis_at(
         sb, manipulation.broadcast_to(li, q.shape + s.shape[:-1] + (1,)), axis=-1
     )[..., 0]
-    vhi = np_indexing.take_along_axis(
+    vhi = np_indexing._take_along_axis_at(
         sb, manipulation.broadcast_to(hi_i, q.shape + s.shape[:-1] + (1,)), axis=-1
     )[..., 0]
     frac = (pos - lo)[..., 0]
@@ -317,7 +317,7 @@ def gradient(f, *varargs, axis=None, edge_order: int = 1):
             fail("gradient", "each axis needs at least two points")
 
         def take(lo, hi, ax=ax):
-            return np_indexing.take(f, creation.arange(lo, hi), axis=ax)
+            return np_indexing._take(f, creation.arange(lo, hi), axis=ax)
 
         first = (take(1, 2) - take(0, 1)) / h
         last = (take(n - 1, n) - take(n - 2, n - 1)) / h

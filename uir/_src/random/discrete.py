@@ -141,7 +141,7 @@ def _stirling_tail(k):
     kp1sq = (k + 1) * (k + 1)
     approx = (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
     index = ufuncs.floor(k).astype(np.int32)
-    return ufuncs.where(small, np_indexing.take(table, index), approx)
+    return ufuncs.where(small, np_indexing._take(table, index), approx)
 
 
 def _binomial_inversion(key, count, prob, shape, dtype, max_iters):

@@ -623,7 +623,7 @@ def _shuffle(key, x, axis: int):
 def permutation(key, x, axis: int = 0, independent: bool = False):
     """A random permutation of range(x) for an int x, else of x along `axis`
     (each slice on its own with `independent`)."""
-    from uir._src.numpy.indexing import take
+    from uir._src.numpy.indexing import _take as take
 
     if isinstance(x, (int, np.integer)):
         return _shuffle(key, ops.iota(dtypes.default_int(), (int(x),), 0), 0)
@@ -641,7 +641,7 @@ def permutation(key, x, axis: int = 0, independent: bool = False):
 def choice(key, a, shape: Sequence[int] = (), replace: bool = True, p=None, axis: int = 0):
     """Draws from a (an int n: range(n); an array: its slices along axis),
     with or without replacement."""
-    from uir._src.numpy.indexing import take
+    from uir._src.numpy.indexing import _take as take
     from uir._src.numpy.manipulation import slice_static
 
     shape = _shape(shape, "choice")
