@@ -349,3 +349,34 @@ def test_sort_and_nan_signatures_are_jaxs(name):
     theirs = inspect.signature(getattr(jnp, name)).parameters
     ours = inspect.signature(getattr(unp, name)).parameters
     assert list(ours) == list(theirs)
+
+
+def test_reshape_ravel_repeat_and_clip_as_jax_numpy():
+    x = np.arange(24.0, dtype=np.float32).reshape(2, 3, 4)
+    counts = np.array([1, 0, 2])
+    cases = [
+        lambda m, v: m.reshape(v, (4, 6), order="F"),
+        lambda m, v: m.reshape(v, (-1, 2), order="F", copy=True),
+        lambda m, v: m.ravel(v, order="F"),
+        lambda m, v: m.repeat(v, counts, axis=1),
+        lambda m, v: m.repeat(v, 2, axis=2, total_repeat_length=5),
+        lambda m, v: m.repeat(v, counts, axis=1, total_repeat_length=6),
+        lambda m, v: m.repeat(v, 3),
+        lambda m, v: m.clip(v, min=3),
+        lambda m, v: m.clip(v, 2, 5),
+        lambda m, v: m.clip(v, max=4),
+    ]
+    for case in cases:
+        want = np.asarray(case(jnp, x))
+        np.testing.assert_array_equal(case(unp, x), want)
+        np.testing.assert_array_equal(uir.jit(lambda v, case=case: case(unp, v))(x), want)
+    with pytest.raises(uir.TraceError, match="repeats must be static"):
+        uir.jit(lambda v, r: unp.repeat(v, r))(x, np.int32(2))
+
+
+@pytest.mark.parametrize("name", ["reshape", "ravel", "repeat", "clip"])
+def test_shape_signatures_name_jaxs_parameters(name):
+    theirs = inspect.signature(getattr(jnp, name)).parameters
+    ours = inspect.signature(getattr(unp, name)).parameters
+    # (out_sharding: sharding is outside uir's one device.)
+    assert [p for p in theirs if p not in ours and p != "out_sharding"] == []

@@ -15,7 +15,8 @@ def eager(fn=None, *, static: tuple[str, ...] = ()):
     """Makes `fn` (written for Tracers) callable on NumPy arrays too: NumPy
     arrays become traced arguments, everything else is static. Parameters
     named in `static` (sizes, counts, positions) stay static even as NumPy
-    scalars (np.int64(3) bins), as JAX requires them concrete."""
+    scalars (np.int64(3) bins) or arrays (repeat's counts), as JAX requires
+    them concrete."""
     if fn is None:
         return functools.partial(eager, static=static)
     names = list(inspect.signature(fn).parameters)
@@ -23,7 +24,7 @@ def eager(fn=None, *, static: tuple[str, ...] = ()):
 
     def traced(i, name, a) -> bool:
         return isinstance(a, (np.ndarray, np.generic)) and not (
-            isinstance(a, np.generic) and (i in static_positions or name in static)
+            i in static_positions or name in static
         )
 
     cache: dict = {}
@@ -68,6 +69,8 @@ def eager(fn=None, *, static: tuple[str, ...] = ()):
 
 
 def _key(value):
+    if isinstance(value, np.ndarray):  # (a static array: by its contents)
+        return ("ndarray", value.dtype.str, value.shape, value.tobytes())
     try:
         hash(value)
         return value

@@ -24,8 +24,15 @@ from uir._src.numpy.util import public_asarray
 
 
 @eager
-def ravel(a):
+def ravel(a, order: str = "C"):
+    """The elements in one dimension, in row-major order ("C"), or
+    column-major ("F"; "A" and "K" as "C", the only layout a traced array
+    has)."""
     x = asarray(a)
+    if order not in ("C", "F", "A", "K"):
+        fail("ravel", f"order must be 'C', 'F', 'A' or 'K', got {order!r}")
+    if order == "F" and x.ndim > 1:
+        x = ops.transpose(x, list(range(x.ndim - 1, -1, -1)))
     return ops.reshape(x, (x.size,))
 
 
@@ -33,12 +40,22 @@ def ravel(a):
 
 
 @eager
-def reshape(a, newshape=None, order: str = "C", shape=None):
+def reshape(a, shape=None, order: str = "C", *, copy=None, out_sharding=None):
+    """a in `shape` (one -1 inferred), its elements read and written in
+    row-major order ("C") or column-major ("F"). `copy` changes nothing:
+    arrays are immutable."""
     x = asarray(a)
-    newshape = shape if shape is not None else newshape
-    newshape = (newshape,) if isinstance(newshape, int) else tuple(newshape)
-    if order != "C":
-        fail("reshape", "only C order is supported")
+    if shape is None:
+        fail("reshape", "needs a shape")
+    newshape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    if order not in ("C", "F", "A"):
+        fail("reshape", f"order must be 'C', 'F' or 'A', got {order!r}")
+    if order == "F":
+        # Column-major: reverse the axes, reshape to the reversed shape,
+        # reverse back.
+        flipped = ops.transpose(x, list(range(x.ndim - 1, -1, -1))) if x.ndim > 1 else x
+        out = reshape(flipped, tuple(reversed(newshape)))
+        return ops.transpose(out, list(range(out.ndim - 1, -1, -1))) if out.ndim > 1 else out
     if newshape.count(-1) > 1:
         fail("reshape", f"can only specify one unknown dimension in {newshape}")
     if -1 in newshape:
@@ -207,15 +224,45 @@ def tile(A, reps):
     return _tile(asarray(A), reps)
 
 
-@eager
-def repeat(a, repeats: int, axis=None):
+@eager(static=("repeats", "total_repeat_length"))
+def repeat(a, repeats, axis=None, *, total_repeat_length=None, out_sharding=None):
+    """Each element repeated `repeats` times along `axis` (the flattened
+    array when None): one count, or one per element (static). With
+    total_repeat_length, the result is cut to that length or its last
+    element repeated to it, as in JAX."""
     x = asarray(a)
-    if not isinstance(repeats, int):
-        fail("repeat", "repeats must be a static int")
     if axis is None:
         x = ravel(x)
         axis = 0
     ax = ops.normalize_axis(axis, x.ndim, "repeat")
+    if isinstance(repeats, Tracer):
+        fail("repeat", "repeats must be static (a traced count would give a traced shape)")
+    counts = np.asarray(repeats)
+    if counts.dtype.kind not in "iu" or (counts < 0).any():
+        fail("repeat", f"repeats must be non-negative integers, got {repeats!r}")
+    if counts.ndim == 0:
+        out = _repeat_each(x, int(counts), ax)
+        positions = None
+    else:
+        if counts.shape != (x.shape[ax],):
+            fail("repeat", f"{counts.shape[0]} counts for an axis of {x.shape[ax]}")
+        positions = np.repeat(np.arange(x.shape[ax]), counts)
+        out = None
+    if total_repeat_length is not None:
+        total = int(total_repeat_length)
+        if positions is None:
+            positions = np.repeat(np.arange(x.shape[ax]), int(counts))
+        if positions.size < total:
+            last = positions[-1] if positions.size else 0
+            positions = np.concatenate([positions, np.full(total - positions.size, last)])
+        positions = positions[:total]
+    if positions is not None:
+        return _take_along(x, ops.asarray(positions.astype(dtypes.default_int())), ax)
+    return out
+
+
+def _repeat_each(x, repeats: int, ax: int):
+    """Each element of x repeated `repeats` times along ax (a broadcast)."""
     shape = list(x.shape)
     inter = [*shape[: ax + 1], repeats, *shape[ax + 1 :]]
     dims = list(range(ax + 1)) + list(range(ax + 2, len(inter)))

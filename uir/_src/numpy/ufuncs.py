@@ -437,8 +437,13 @@ def where(condition, x=None, y=None):
 
 
 @eager
-def clip(a, a_min=None, a_max=None):
-    out = asarray(a)
+def clip(arr=None, /, min=None, max=None):
+    """arr with values below min raised to it and above max lowered to it
+    (jax.numpy.clip)."""
+    if arr is None:
+        fail("clip", "needs an array")
+    a_min, a_max = min, max
+    out = asarray(arr)
     for v in (out, a_min, a_max):
         if v is not None and dtypes.is_complex(asarray(v).dtype):
             fail(
