@@ -26,11 +26,8 @@ OUT_OF_SCOPE: dict[str, dict[str, str]] = {
     "jax.numpy": {
         **dict.fromkeys(
             [
-                "argwhere",
                 "compress",
                 "extract",
-                "flatnonzero",
-                "nonzero",
                 "unique",
                 "unique_all",
                 "unique_counts",

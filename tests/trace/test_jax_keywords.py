@@ -380,3 +380,44 @@ def test_shape_signatures_name_jaxs_parameters(name):
     ours = inspect.signature(getattr(unp, name)).parameters
     # (out_sharding: sharding is outside uir's one device.)
     assert [p for p in theirs if p not in ours and p != "out_sharding"] == []
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.integers(1, 4), min_size=1, max_size=3),
+    st.integers(0, 12),
+    st.one_of(st.none(), st.integers(-3, 3)),
+    st.integers(0, 2**32 - 1),
+)
+def test_nonzero_family_with_a_static_size_matches_numpy(shape, size, fill, seed):
+    x = (np.random.default_rng(seed).random(shape) < 0.4).astype(np.int32)
+    found = np.nonzero(x)
+    pad = 0 if fill is None else fill
+
+    def padded(v):
+        v = v[:size]
+        return np.concatenate([v, np.full(size - v.size, pad, v.dtype)])
+
+    want = tuple(padded(v) for v in found)
+    got = uir.jit(lambda v: unp.nonzero(v, size=size, fill_value=fill))(x)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g, w)
+    np.testing.assert_array_equal(
+        unp.argwhere(x, size=size, fill_value=fill), np.stack(want, axis=1).reshape(size, x.ndim)
+    )
+    np.testing.assert_array_equal(
+        unp.flatnonzero(x, size=size, fill_value=fill), padded(np.flatnonzero(x))
+    )
+    for g, w in zip(unp.where(x > 0, size=size, fill_value=fill), want, strict=True):
+        np.testing.assert_array_equal(g, w)
+
+
+def test_nonzero_without_a_size_says_to_give_one():
+    with pytest.raises(uir.TraceError, match="give size="):
+        unp.nonzero(np.array([0, 1]))
+    with pytest.raises(uir.TraceError, match="both x and y, or neither"):
+        unp.where(np.array([True]), 1)
+    for name in ("nonzero", "argwhere", "flatnonzero", "where"):
+        theirs = inspect.signature(getattr(jnp, name)).parameters
+        ours = inspect.signature(getattr(unp, name)).parameters
+        assert list(ours) == list(theirs), name

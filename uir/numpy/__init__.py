@@ -67,6 +67,9 @@ ComplexWarning = _np.exceptions.ComplexWarning
 # ml_dtypes' narrow types (float8_*, float4_e2m1fn, int4, ...) under their
 # names, from the one table of element types (uir._src.core.dtypes).
 from uir._src.core.dtypes import NUMPY_DTYPES as _TYPES  # noqa: E402
+from uir._src.numpy import searching as _searching  # noqa: E402
+
+where = _searching.where  # the ufunc's where, with the one-argument (nonzero) form
 
 for _dtype in _TYPES.values():
     if hasattr(_ml_dtypes, _dtype.name):

@@ -145,11 +145,110 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     return ufuncs.where(x > xp[-1], fp[-1] if right is None else right, out)
 
 
+def _nonzero_flat(mask, size: int):
+    """The flat positions of the first `size` true elements of the 1-D
+    `mask`, in order, and -1 after them: each true element's rank among the
+    true ones (a running count) is where its position is scattered."""
+    n = mask.shape[0]
+    index_type = dtypes.default_int()
+    as_int = ops.convert(mask, index_type)
+    rank = ufuncs.subtract(reductions.cumsum(as_int), ops.convert(ops.asarray(1), index_type))
+    keep = ufuncs.logical_and(mask, ufuncs.less(rank, size))
+    slot = ufuncs.where(keep, rank, size)  # (size is out of range: dropped)
+    start = ops.broadcast_to(ops.convert(ops.asarray(-1), index_type), (size,))
+    positions = ops.iota(index_type, (n,), 0)
+    reducer = ops.scalar_computation("nonzero_set", index_type, lambda a, b: b)
+    return ops._comp().emit(
+        "scatter",
+        start,
+        ops.reshape(slot, (n, 1)),
+        positions,
+        update_window_dims=[],
+        inserted_window_dims=[0],
+        scatter_dims_to_operand_dims=[0],
+        index_vector_dim=1,
+        to_apply=reducer,
+        shape=((size,), index_type),
+        op_name="nonzero",
+    )
+
+
+def _need_size(name: str, size):
+    if size is None:
+        fail(
+            name,
+            "the number of nonzero elements depends on the data: give size= (the result's "
+            "length; fill_value pads it), as under jax.jit",
+        )
+    size = int(size)
+    if size < 0:
+        fail(name, f"size must be non-negative, got {size}")
+    return size
+
+
+@eager(static=("size",))
+def nonzero(a, *, size=None, fill_value=None):
+    """The indices of the nonzero elements of a, one array per dimension,
+    each of length `size`: the first `size` found (row-major), then
+    `fill_value` (0 by default; one per dimension when a tuple), as
+    jax.numpy.nonzero under jit."""
+    size = _need_size("nonzero", size)
+    x = asarray(a)
+    if x.ndim == 0:
+        fail("nonzero", "needs an array of rank 1 or more (as JAX)")
+    mask = ufuncs.not_equal(manipulation.ravel(x), ops.convert(ops.asarray(0), x.dtype))
+    flat = _nonzero_flat(mask, size)
+    fills = tuple(fill_value) if isinstance(fill_value, (tuple, list)) else (fill_value,) * x.ndim
+    if len(fills) != x.ndim:
+        fail("nonzero", f"fill_value has {len(fills)} entries for {x.ndim} dimensions")
+    found = ufuncs.greater_equal(flat, 0)
+    out = []
+    stride = x.size
+    for d, n in enumerate(x.shape):
+        stride //= n
+        coordinate = ufuncs.remainder(ufuncs.floor_divide(flat, max(stride, 1)), max(n, 1))
+        fill = ops.convert(ops.asarray(0 if fills[d] is None else fills[d]), flat.dtype)
+        out.append(ufuncs.where(found, coordinate, fill))
+    return tuple(out)
+
+
+@eager(static=("size",))
+def argwhere(a, *, size=None, fill_value=None):
+    """The indices of the nonzero elements, one row each: (size, a.ndim),
+    as jax.numpy.argwhere under jit."""
+    x = asarray(a)
+    if x.ndim == 0:
+        x = ops.reshape(x, (1,))
+        return manipulation.stack(nonzero(x, size=size, fill_value=fill_value), axis=1)[:, :0]
+    return manipulation.stack(nonzero(x, size=size, fill_value=fill_value), axis=1)
+
+
+@eager(static=("size",))
+def flatnonzero(a, *, size=None, fill_value=None):
+    """The flat indices of the nonzero elements (jax.numpy.flatnonzero)."""
+    return nonzero(manipulation.ravel(asarray(a)), size=size, fill_value=fill_value)[0]
+
+
+def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
+    """x where condition holds, else y; with neither, nonzero(condition,
+    size=, fill_value=) (jax.numpy.where)."""
+    if x is None and y is None:
+        return nonzero(condition, size=size, fill_value=fill_value)
+    if x is None or y is None:
+        fail("where", "takes both x and y, or neither")
+    if size is not None or fill_value is not None:
+        fail("where", "size and fill_value are for the one-argument form")
+    return ufuncs.where(condition, x, y)
+
+
 __all__ = [
+    "argwhere",
     "bincount",
     "choose",
     "digitize",
+    "flatnonzero",
     "interp",
+    "nonzero",
     "piecewise",
     "searchsorted",
     "select",
