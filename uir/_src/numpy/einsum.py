@@ -6,6 +6,7 @@ from uir._src.core import ops
 from uir._src.core.eager import eager
 from uir._src.core.ops import asarray, fail
 from uir._src.numpy.reductions import sum
+from uir._src.numpy.util import no_out
 
 # --- einsum, cumulative ops, sorting -----------------------------------------------
 
@@ -58,8 +59,7 @@ def einsum(
     implicit ('ij,jk') forms; no repeated letters within one operand.
     `optimize` (the contraction order) and `precision` change nothing here;
     `preferred_element_type` is the result's type, as in jax.numpy.dot."""
-    if out is not None:
-        fail("einsum", "the 'out' argument is not supported (arrays are immutable): use the result")
+    no_out("einsum", out)
     if preferred_element_type is not None and operands:
         from uir._src.numpy.products import _for_result
 

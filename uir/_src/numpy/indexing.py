@@ -22,7 +22,7 @@ from uir._src.numpy.ufuncs import (
     less,
     where,
 )
-from uir._src.numpy.util import public_asarray
+from uir._src.numpy.util import no_out, public_asarray
 
 
 def _expand_ellipsis(index: tuple, ndim: int) -> tuple:
@@ -366,8 +366,7 @@ def take(
     and those out of range give `fill_value` (NaN, or the type's extreme);
     "clip" clamps them into range (negatives to 0), "wrap" takes them modulo
     the axis' length."""
-    if out is not None:
-        fail("take", "the 'out' argument is not supported (arrays are immutable): use the result")
+    no_out("take", out)
     if mode not in _TAKE_MODES:
         fail("take", f"mode must be one of {_TAKE_MODES}, got {mode!r}")
     x = asarray(a)

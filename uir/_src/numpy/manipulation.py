@@ -20,7 +20,7 @@ from uir._src.numpy import ufuncs
 from uir._src.numpy.ufuncs import (
     _alias,
 )
-from uir._src.numpy.util import public_asarray
+from uir._src.numpy.util import no_out, public_asarray
 
 
 @eager
@@ -134,8 +134,7 @@ def concatenate(arrays, axis: int | None = 0, dtype=None):
 
 @eager
 def stack(arrays, axis: int = 0, out=None, dtype=None):
-    if out is not None:
-        fail("stack", "the 'out' argument is not supported (arrays are immutable): use the result")
+    no_out("stack", out)
     xs = [asarray(a) for a in arrays]
     if not xs:
         fail("stack", "need at least one array")
