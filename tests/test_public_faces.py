@@ -10,7 +10,18 @@ import uir
 from uir._src.core.tracing import Tracer
 
 ROOT = pathlib.Path(uir.__file__).resolve().parent
-FACES = ["numpy/__init__.py", "lax/__init__.py", "nn/__init__.py", "tree_util.py"]
+FACES = [
+    "numpy/__init__.py",
+    "lax/__init__.py",
+    "nn/__init__.py",
+    "tree_util.py",
+    "image/__init__.py",
+    "scipy/__init__.py",
+    "scipy/special.py",
+    "scipy/linalg.py",
+    "scipy/signal.py",
+    "scipy/stats/norm.py",
+]
 
 
 @pytest.mark.parametrize("face", FACES)

@@ -14,12 +14,14 @@ from uir import (
     custom_call,
     hlo,
     igraph,
+    image,
     lax,
     nn,
     numpy,
     passes,
     random,
     schedule,
+    scipy,
     tree_util,
 )
 from uir._src.core import config
@@ -85,6 +87,7 @@ __all__ = [
     "get_include",
     "hlo",
     "igraph",
+    "image",
     "info",
     "jit",
     "lax",
@@ -94,5 +97,6 @@ __all__ = [
     "passes",
     "random",
     "schedule",
+    "scipy",
     "tree_util",
 ]

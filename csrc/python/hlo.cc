@@ -479,6 +479,9 @@ void BindHlo(py::module_& m) {
       .def_property_readonly(
           "users",
           [](const PyInstruction& i) { return Wrap(i.module, i.instruction->users(), i.owner); })
+      .def_property_readonly(
+          "has_side_effect", [](const PyInstruction& i) { return i.instruction->HasSideEffect(); },
+          "Whether the instruction has a side effect, or calls a computation that holds one.")
       .def_property_readonly("control_predecessors",
                              [](const PyInstruction& i) {
                                return Wrap(i.module, i.instruction->control_predecessors(),

@@ -298,6 +298,17 @@ void BindHloBuilder(py::module_& sm) {
           },
           "op(opcode, *operands, shape=None, name=None, **attributes) -> HloInstruction")
       .def(
+          "add_control_dependency",
+          [](PyComputationBuilder& b, const PyInstruction& predecessor,
+             const PyInstruction& successor) {
+            hlo::HloInstruction* p = b.Unwrap(predecessor);
+            hlo::HloInstruction* s = b.Unwrap(successor);
+            if (p == s) throw py::value_error("an instruction cannot come before itself");
+            p->AddControlDependencyTo(s);
+          },
+          py::arg("predecessor"), py::arg("successor"),
+          "Orders `successor` after `predecessor` (a control dependency: no data flows).")
+      .def(
           "broadcast",
           [](PyComputationBuilder& b, const PyInstruction& x, std::vector<int64_t> dims,
              std::vector<int64_t> broadcast_dimensions) {

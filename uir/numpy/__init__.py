@@ -10,9 +10,7 @@ unless uir.config.update("enable_x64", True).
 import numpy as _np
 
 from uir._src.core.tracing import Tracer as _Tracer
-from uir._src.numpy.util import public_asarray as asarray
-
-array = asarray
+from uir._src.numpy.util import array, asarray, set_printoptions  # noqa: F401
 
 bool_ = _np.bool_
 int8, int16, int32, int64 = _np.int8, _np.int16, _np.int32, _np.int64
@@ -30,6 +28,7 @@ from uir._src.numpy.einsum import *  # noqa: E402, F403
 from uir._src.numpy.histograms import *  # noqa: E402, F403
 from uir._src.numpy.indexing import *  # noqa: E402, F403
 from uir._src.numpy.manipulation import *  # noqa: E402, F403
+from uir._src.numpy.padding import *  # noqa: E402, F403
 from uir._src.numpy.polynomials import *  # noqa: E402, F403
 from uir._src.numpy.products import *  # noqa: E402, F403
 from uir._src.numpy.reductions import *  # noqa: E402, F403
@@ -70,6 +69,25 @@ from uir._src.core.dtypes import NUMPY_DTYPES as _TYPES  # noqa: E402
 from uir._src.numpy import searching as _searching  # noqa: E402
 
 where = _searching.where  # the ufunc's where, with the one-argument (nonzero) form
+# jax.numpy's ufunc objects (with reduce, accumulate, at, outer) in place of
+# the plain functions of the same names.
+from uir._src.numpy.ufunc_api import (  # noqa: E402, F401
+    add,
+    bitwise_and,
+    bitwise_or,
+    bitwise_xor,
+    logaddexp,
+    logaddexp2,
+    logical_and,
+    logical_or,
+    logical_xor,
+    maximum,
+    minimum,
+    multiply,
+    negative,
+    subtract,
+    ufunc,
+)
 
 for _dtype in _TYPES.values():
     if hasattr(_ml_dtypes, _dtype.name):
@@ -83,7 +101,7 @@ mgrid = _np.mgrid
 ogrid = _np.ogrid
 printoptions = _np.printoptions
 get_printoptions = _np.get_printoptions
-set_printoptions = _np.set_printoptions
+
 
 from uir.numpy import fft as fft  # noqa: E402  (jnp.fft.fft, ...)
 from uir.numpy import linalg as linalg  # noqa: E402  (jnp.linalg.solve, ...)

@@ -20,7 +20,7 @@ def eager(fn=None, *, static: tuple[str, ...] = ()):
     if fn is None:
         return functools.partial(eager, static=static)
     names = list(inspect.signature(fn).parameters)
-    static_positions = {names.index(n) for n in static}
+    static_positions = {names.index(n) for n in static if n in names}
 
     def traced(i, name, a) -> bool:
         return isinstance(a, (np.ndarray, np.generic)) and not (

@@ -31,6 +31,11 @@ def where() -> str:
     return f"{f.f_code.co_filename}:{f.f_lineno}" if f is not None else "<unknown>"
 
 
+# The opcodes that can carry a side effect the tracer emits: host calls
+# and the control flow that may hold them.
+_MAY_HAVE_EFFECTS = frozenset({"custom-call", "while", "conditional", "call"})
+
+
 class Computation:
     """One computation being traced: its builder and where its ops come from."""
 
@@ -45,6 +50,9 @@ class Computation:
         self.probing = probing
         self.captures: list[Tracer] = []
         self.capture_map: dict[int, Tracer] = {}
+        # The last instruction with a side effect (a host callback, or a
+        # loop or branch holding one): the next such runs after it.
+        self.last_effect = None
 
     def resolve(self, t: Tracer) -> Tracer:
         """`t` as a value of this computation."""
@@ -85,7 +93,19 @@ class Computation:
         them for a tuple-shaped result)."""
         insts = [self.resolve(o).inst for o in operands]
         inst = self.builder.op(opcode, *insts, metadata=self.metadata(op_name or opcode), **attrs)
+        if opcode in _MAY_HAVE_EFFECTS:
+            self.order_effect(inst)
         return self.wrap(inst, weak)
+
+    def order_effect(self, inst) -> None:
+        """Keeps a side-effecting `inst` (a host call, or control flow
+        holding one) after the previous one, by a control dependency: side
+        effects run in program order, as JAX's ordered effects do."""
+        if not inst.has_side_effect:
+            return
+        if self.last_effect is not None:
+            self.builder.add_control_dependency(self.last_effect, inst)
+        self.last_effect = inst
 
     def wrap(self, inst, weak=False):
         shape = inst.shape

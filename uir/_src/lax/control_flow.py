@@ -145,6 +145,7 @@ def while_loop(cond_fun, body_fun, init_val):
         cond = sub.build(check_cond(tree_util.tree_unflatten(tree, params[:n])))
     init = _tuple("while", list(leaves) + operands)
     out = comp.builder.op("while", init, condition=cond, body=body, metadata=comp.metadata("while"))
+    comp.order_effect(out)
     return tree_util.tree_unflatten(tree, _unpack(out, list(leaves) + operands)[:n])
 
 
@@ -175,9 +176,22 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     return while_loop(cond, body, (lo, hi, init_val))[2]
 
 
-def cond(pred, true_fun, false_fun, *operands):
+_NO_OPERAND = object()
+
+
+def _operand_keyword(name: str, operands: tuple, operand) -> tuple:
+    """The operands with JAX's older keyword form (operand=) folded in."""
+    if operand is _NO_OPERAND:
+        return operands
+    if operands:
+        fail(name, "if 'operand' is passed as a keyword, no operands may be passed positionally")
+    return (operand,)
+
+
+def cond(pred, true_fun, false_fun, *operands, operand=_NO_OPERAND):
     """true_fun(*operands) if pred else false_fun(*operands); both branches
     are traced and must return the same structure, shapes and dtypes."""
+    operands = _operand_keyword("cond", operands, operand)
     if tracing.current() is None:
         from uir._src.core.api import jit
 
@@ -190,8 +204,9 @@ def cond(pred, true_fun, false_fun, *operands):
     return _branches(p, [false_fun, true_fun], operands, "cond", pred_is_bool=True)
 
 
-def switch(index, branches, *operands):
+def switch(index, branches, *operands, operand=_NO_OPERAND):
     """branches[index](*operands), with index clamped into range."""
+    operands = _operand_keyword("switch", operands, operand)
     if tracing.current() is None:
         from uir._src.core.api import jit
 
@@ -244,6 +259,7 @@ def _branches(selector, funs, operands, op, pred_is_bool):
             branch_computations=comps,
             metadata=comp.metadata(op),
         )
+    comp.order_effect(out)
     return tree_util.tree_unflatten(out_tree, _unpack(out, outs))
 
 

@@ -164,10 +164,14 @@ def conv_transpose(
     transpose_kernel: bool = False,
     precision=None,
     preferred_element_type=None,
+    use_consistent_padding: bool = False,
 ):
     """The transposed convolution (gradient of a strided convolution): the
     input dilated by `strides`, convolved with the kernel (flipped and with
-    its feature dimensions swapped when transpose_kernel)."""
+    its feature dimensions swapped when transpose_kernel). 'SAME' and
+    'VALID' name the forward convolution's padding; explicit pairs are the
+    transposed convolution's own, or, with use_consistent_padding (as
+    PyTorch), the forward convolution's too."""
     x, w = asarray(lhs), asarray(rhs)
     n = x.ndim - 2
     if dimension_numbers is None:
@@ -178,11 +182,12 @@ def conv_transpose(
     kernel_spatial = [w.shape[i] for i in dn.rhs_spec[2:]]
     dil = list(rhs_dilation or [1] * n)
     effective = [(k - 1) * d + 1 for k, d in zip(kernel_spatial, dil, strict=True)]
-    pads = (
-        _conv_transpose_padding(effective, strides, padding)
-        if isinstance(padding, str)
-        else padding
-    )
+    if isinstance(padding, str):
+        pads = _conv_transpose_padding(effective, strides, padding)
+    elif use_consistent_padding:
+        pads = [(k - lo - 1, k - hi - 1) for k, (lo, hi) in zip(effective, padding, strict=True)]
+    else:
+        pads = padding
     if transpose_kernel:
         w = rev(w, list(dn.rhs_spec[2:]))
         perm = list(range(w.ndim))

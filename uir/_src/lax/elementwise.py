@@ -111,7 +111,19 @@ def _same_binary(name: str, opcode: str):
 
 
 add = _same_binary("add", "add")
-mul = _same_binary("mul", "multiply")
+_mul = _same_binary("mul", "multiply")
+
+
+@eager(static=("out_dtype",))
+def mul(x, y, *, out_dtype=None):
+    """Elementwise x * y, as jax.lax.mul: operands of one dtype and shape;
+    with out_dtype, both converted to it first."""
+    if out_dtype is not None:
+        target = dtypes.canonicalize(np.dtype(out_dtype))
+        x, y = (ops.convert(asarray(v), target) for v in (x, y))
+    return _mul(x, y)
+
+
 max = _same_binary("max", "maximum")
 min = _same_binary("min", "minimum")
 
@@ -273,14 +285,6 @@ def exp2(x, *, accuracy=None):
     return ops.unary(
         "exponential", ops.binary("multiply", a, asarray(np.array(np.log(2), a.dtype)))
     )
-
-
-@eager
-def erfc(x):
-    """Elementwise 1 - erf(x), as jax.lax.erfc."""
-    (a,) = _same("erfc", x)
-    _check("erfc", a, _FLOAT)
-    return ops.binary("subtract", asarray(np.ones((), a.dtype)), ops.unary("erf", a))
 
 
 @eager
@@ -486,7 +490,6 @@ __all__ = [
     "div",
     "eq",
     "erf",
-    "erfc",
     "exp",
     "exp2",
     "expm1",

@@ -29,7 +29,7 @@ from uir._src.lax.elementwise import (
     _same,
     bitcast_convert_type,
 )
-from uir._src.lax.slicing import index_in_dim, slice_in_dim
+from uir._src.lax.slicing import GatherScatterMode, index_in_dim, slice_in_dim
 
 
 @eager
@@ -537,9 +537,20 @@ class Precision(enum.Enum):
 
 
 @eager
-def dot(lhs, rhs, precision=None, preferred_element_type=None):
-    """Vector/matrix products of rank-1 and rank-2 operands, as jax.lax.dot."""
+def dot(
+    lhs,
+    rhs,
+    precision=None,
+    preferred_element_type=None,
+    *,
+    dimension_numbers=None,
+    out_sharding=None,
+):
+    """Vector/matrix products of rank-1 and rank-2 operands, as jax.lax.dot;
+    with dimension_numbers, dot_general's contraction of any ranks."""
     a, b = asarray(lhs), asarray(rhs)
+    if dimension_numbers is not None:
+        return dot_general(a, b, dimension_numbers, preferred_element_type=preferred_element_type)
     if a.ndim not in (1, 2) or b.ndim not in (1, 2):
         fail(
             "lax.dot",
@@ -588,27 +599,6 @@ class FftType(enum.IntEnum):
     IFFT = 1
     RFFT = 2
     IRFFT = 3
-
-
-class GatherScatterMode(enum.Enum):
-    """How out-of-bounds gather and scatter indices are treated."""
-
-    CLIP = 0
-    FILL_OR_DROP = 1
-    PROMISE_IN_BOUNDS = 2
-    ONE_HOT = 3
-
-    @staticmethod
-    def from_any(s):
-        if isinstance(s, GatherScatterMode):
-            return s
-        if s is None or s == "clip":
-            return GatherScatterMode.CLIP
-        if s == "fill" or s == "drop":
-            return GatherScatterMode.FILL_OR_DROP
-        if s == "promise_in_bounds":
-            return GatherScatterMode.PROMISE_IN_BOUNDS
-        raise ValueError(f"unknown gather mode {s!r}")
 
 
 class RandomAlgorithm(enum.IntEnum):

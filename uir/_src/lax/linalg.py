@@ -236,12 +236,12 @@ def lu_pivots_to_permutation(pivots, permutation_size: int):
 
 
 @eager
-def lu(a):
-    """(lu, pivots, permutation) of a = P L U with partial pivoting (LAPACK's
+def lu(x):
+    """(lu, pivots, permutation) of x = P L U with partial pivoting (LAPACK's
     getrf): L below the diagonal with its unit diagonal implied, U on and
-    above; pivots are the 0-based row swaps, permutation the rows of a that
+    above; pivots are the 0-based row swaps, permutation the rows of x that
     P applies."""
-    a = _matrix(a, "lu")
+    a = _matrix(x, "lu")
     *batch, m, n = a.shape
     k = min(m, n)
     out, ipiv, info = _lapack(
@@ -334,7 +334,7 @@ def _geqrf(a):
 
 
 @eager
-def qr(x, *, pivoting: bool = False, full_matrices: bool = True):
+def qr(x, *, pivoting: bool = False, full_matrices: bool = True, use_magma=None):
     """(q, r) with x = q r (x P = q r with pivoting, then (q, r, p)), by
     Householder reflections: LAPACK's geqrf (geqp3) and orgqr."""
     a = _matrix(x, "qr")
@@ -365,11 +365,30 @@ def qr(x, *, pivoting: bool = False, full_matrices: bool = True):
 
 
 @eager
-def eigh(x, *, lower: bool = True, symmetrize_input: bool = True, sort_eigenvalues: bool = True):
+def eigh(
+    x,
+    *,
+    lower: bool = True,
+    symmetrize_input: bool = True,
+    sort_eigenvalues: bool = True,
+    subset_by_index=None,
+    implementation=None,
+):
     """(v, w): eigenvectors (columns) and ascending eigenvalues of the
-    Hermitian x, reading its lower (or upper) triangle; LAPACK's syevd/heevd.
-    NaNs where LAPACK does not converge."""
-    del sort_eigenvalues  # LAPACK's are ascending
+    Hermitian x, reading its lower (or upper) triangle; LAPACK's syevd/heevd
+    (whichever implementation is named). NaNs where LAPACK does not
+    converge. With subset_by_index (start, end), the eigenvalues of those
+    ranks and their vectors alone."""
+    del sort_eigenvalues, implementation  # LAPACK's are ascending
+    part = _subset("eigh", subset_by_index, asarray(x).shape[-1])
+    v, w = _eigh(x, lower=lower, symmetrize_input=symmetrize_input)
+    if part is None:
+        return v, w
+    return v[..., part[0] : part[1]], w[..., part[0] : part[1]]
+
+
+@eager
+def _eigh(x, *, lower: bool = True, symmetrize_input: bool = True):
     a = _matrix(x, "eigh", square=True)
     if symmetrize_input:
         a = _symmetrize(a)
@@ -400,8 +419,43 @@ def _empty_svd(a, full_matrices: bool, compute_uv: bool):
     return s, u, vh
 
 
+def _subset(name: str, subset_by_index, k: int):
+    if subset_by_index is None:
+        return None
+    start, end = (int(v) for v in subset_by_index)
+    if not 0 <= start <= end <= k:
+        fail(f"lax.linalg.{name}", f"subset_by_index {subset_by_index} is not within [0, {k}]")
+    return start, end
+
+
+@eager(static=("full_matrices", "compute_uv", "subset_by_index", "algorithm"))
+def svd(
+    x,
+    *,
+    full_matrices: bool = True,
+    compute_uv: bool = True,
+    subset_by_index=None,
+    algorithm=None,
+):
+    """(u, s, vh) with x = u diag(s) vh, s descending (s alone without
+    compute_uv); with subset_by_index (start, end), the singular values of
+    those ranks and their vectors alone."""
+    a = _matrix(x, "svd")
+    part = _subset("svd", subset_by_index, min(a.shape[-2:]))
+    if part is not None and full_matrices:
+        fail("lax.linalg.svd", "subset_by_index needs full_matrices=False")
+    out = _svd(a, full_matrices=full_matrices, compute_uv=compute_uv, algorithm=algorithm)
+    if part is None:
+        return out
+    lo, hi = part
+    if not compute_uv:
+        return out[..., lo:hi]
+    u, s, vh = out
+    return u[..., lo:hi], s[..., lo:hi], vh[..., lo:hi, :]
+
+
 @eager
-def svd(x, *, full_matrices: bool = True, compute_uv: bool = True, algorithm=None):
+def _svd(x, *, full_matrices: bool = True, compute_uv: bool = True, algorithm=None):
     """(u, s, vh) with x = u diag(s) vh, s descending (s alone without
     compute_uv): LAPACK's gesdd (divide and conquer), or gesvd with
     algorithm='qr'. NaNs where LAPACK does not converge."""
@@ -439,9 +493,19 @@ def svd(x, *, full_matrices: bool = True, compute_uv: bool = True, algorithm=Non
 
 
 @eager
-def eig(x, *, compute_left_eigenvectors: bool = True, compute_right_eigenvectors: bool = True):
+def eig(
+    x,
+    *,
+    compute_left_eigenvectors: bool = True,
+    compute_right_eigenvectors: bool = True,
+    enable_eigvec_derivs: bool = False,
+    implementation=None,
+    use_magma=None,
+):
     """[w, vl, vr]: the (complex) eigenvalues of the square x and its left
-    and right eigenvectors as asked; LAPACK's geev. NaNs where LAPACK does
+    and right eigenvectors as asked; LAPACK's geev (whichever implementation
+    is named; enable_eigvec_derivs and use_magma concern derivatives and
+    GPUs). NaNs where LAPACK does
     not converge (or x holds an infinity or NaN)."""
     a = _matrix(x, "eig", square=True)
     complex_dtype = np.result_type(a.dtype, np.complex64)

@@ -4,10 +4,11 @@ dynamic_update_slice, gather and the scatters."""
 from __future__ import annotations
 
 import builtins
+import enum
 
 import numpy as np
 
-from uir._src.core import ops
+from uir._src.core import dtypes, ops
 from uir._src.core.eager import eager
 from uir._src.core.ops import asarray, fail
 
@@ -136,11 +137,93 @@ class ScatterDimensionNumbers(tuple):
         )
 
 
-@eager
-def gather(operand, start_indices, dimension_numbers, slice_sizes):
-    """XLA's gather; start_indices' last dimension is the index vector, and
-    out-of-range starts are clamped. The result shape is the C++ shape
-    inference's (XLA's rule), not recomputed here."""
+class GatherScatterMode(enum.Enum):
+    """How out-of-bounds gather and scatter indices are treated."""
+
+    CLIP = 0
+    FILL_OR_DROP = 1
+    PROMISE_IN_BOUNDS = 2
+    ONE_HOT = 3
+
+    @staticmethod
+    def from_any(s):
+        if isinstance(s, GatherScatterMode):
+            return s
+        if s == "clip":
+            return GatherScatterMode.CLIP
+        if s is None or s == "fill" or s == "drop":
+            return GatherScatterMode.FILL_OR_DROP
+        if s == "promise_in_bounds":
+            return GatherScatterMode.PROMISE_IN_BOUNDS
+        if s == "one_hot":
+            return GatherScatterMode.ONE_HOT
+        raise ValueError(f"unknown gather mode {s!r}")
+
+
+def fill_for(dtype, fill_value):
+    """What an out-of-range read gives (JAX's defaults): NaN for inexact
+    types, the most negative value for signed integers, the largest for
+    unsigned ones, True for bool; or `fill_value`."""
+    if fill_value is not None:
+        return fill_value
+    dtype = np.dtype(dtype)
+    if dtypes.is_float(dtype) or dtypes.is_complex(dtype):
+        return np.nan
+    if dtype == np.bool_:
+        return True
+    info = np.iinfo(dtype)
+    return info.max if dtype.kind == "u" else info.min
+
+
+def _mode(mode, name: str):
+    """jax.lax.GatherScatterMode.from_any, with JAX's default (None: fill
+    or drop) and ONE_HOT refused."""
+    try:
+        out = GatherScatterMode.from_any(mode)
+    except ValueError:
+        fail(
+            name, f"mode must be 'clip', 'fill', 'drop', 'promise_in_bounds' or None, got {mode!r}"
+        )
+    if out == GatherScatterMode.ONE_HOT:
+        fail(name, "mode ONE_HOT is not supported")
+    return out
+
+
+def _in_bounds(idx, operand_shape, dims, sizes):
+    """Per index vector (idx's last dimension): whether the window starting
+    there lies inside the operand along each of `dims`."""
+    ok = None
+    for k, (d, size) in enumerate(zip(dims, sizes, strict=True)):
+        start = idx[..., k]
+        limit = asarray(np.array(operand_shape[d] - size, dtype=np.dtype(idx.dtype)))
+        zero = asarray(np.zeros((), np.dtype(idx.dtype)))
+        inside = ops.binary(
+            "and", ops.compare(start, zero, "GE", "ge"), ops.compare(start, limit, "LE", "le")
+        )
+        ok = inside if ok is None else ops.binary("and", ok, inside)
+    return ok
+
+
+@eager(static=("dimension_numbers", "slice_sizes", "mode"))
+def gather(
+    operand,
+    start_indices,
+    dimension_numbers,
+    slice_sizes,
+    *,
+    unique_indices: bool = False,
+    indices_are_sorted: bool = False,
+    mode=None,
+    fill_value=None,
+):
+    """XLA's gather; start_indices' last dimension is the index vector. As
+    jax.lax.gather: with mode 'fill' (or 'drop') a window reaching out of
+    the operand gives fill_value everywhere (NaN for inexact types, the
+    extreme for integers, True for bools); by default (None, JAX's
+    'promise_in_bounds') and with 'clip' the starts are clamped, as XLA's
+    gather clamps them. The result shape is the C++
+    shape inference's (XLA's rule), not recomputed here."""
+    mode = _mode("promise_in_bounds" if mode is None else mode, "gather")
     x, idx = asarray(operand), asarray(start_indices)
     offset, collapsed, start_map, op_batch, idx_batch = dimension_numbers
     attrs = {}
@@ -161,15 +244,56 @@ def gather(operand, start_indices, dimension_numbers, slice_sizes):
         **attrs,
     )
     out.weak_type = x.weak_type
-    return out
+    if mode != GatherScatterMode.FILL_OR_DROP or not start_map:
+        return out
+    ok = _in_bounds(idx, x.shape, start_map, [slice_sizes[d] for d in start_map])
+    # The batch dimensions of the result are those not in offset_dims, in order.
+    shape = [1 if d in offset else 0 for d in range(out.ndim)]
+    batch = iter(ok.shape)
+    shape = [1 if v else next(batch) for v in shape]
+    ok = ops.broadcast_to(ops.reshape(ok, tuple(shape)), out.shape, "gather")
+    fill = ops.convert(asarray(fill_for(x.dtype, fill_value)), x.dtype)
+    return ops.select(ok, out, ops.broadcast_to(fill, out.shape, "gather"))
+
+
+def _window_sizes(operand_shape, updates_shape, dimension_numbers):
+    """The scatter window's size along each operand dimension."""
+    window, inserted, _, op_batch, _ = dimension_numbers
+    spread = [d for d in range(len(operand_shape)) if d not in inserted and d not in op_batch]
+    sizes = [1] * len(operand_shape)
+    for d, w in zip(spread, window, strict=True):
+        sizes[d] = updates_shape[w]
+    return sizes
 
 
 def _scatter(name: str, combine):
-    @eager
-    def f(operand, scatter_indices, updates, dimension_numbers):
+    @eager(static=("dimension_numbers", "mode"))
+    def f(
+        operand,
+        scatter_indices,
+        updates,
+        dimension_numbers,
+        *,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        mode=None,
+    ):
+        mode = _mode(mode, name)
         x, idx = asarray(operand), asarray(scatter_indices)
         u = ops.convert(asarray(updates), x.dtype)
         window, inserted, to_operand, op_batch, idx_batch = dimension_numbers
+        if mode == GatherScatterMode.CLIP and to_operand:
+            # Clamp each start so that its window lies inside the operand;
+            # otherwise XLA's scatter drops out-of-bounds windows.
+            sizes = _window_sizes(x.shape, u.shape, dimension_numbers)
+            columns = []
+            for k, d in enumerate(to_operand):
+                top = max(x.shape[d] - sizes[d], 0)
+                low = asarray(np.zeros((), np.dtype(idx.dtype)))
+                high = asarray(np.array(top, dtype=np.dtype(idx.dtype)))
+                column = ops.binary("maximum", ops.binary("minimum", idx[..., k], high), low)
+                columns.append(ops.reshape(column, (*column.shape, 1)))
+            idx = ops.concatenate(columns, idx.ndim - 1, name)
         reducer = ops.scalar_computation(name, x.dtype, combine)
         attrs = {}
         if op_batch:
@@ -194,6 +318,10 @@ def _scatter(name: str, combine):
         return out
 
     f.__name__ = name
+    f.__doc__ = (
+        f"jax.lax.{name}: XLA's scatter; windows reaching out of the operand are "
+        "dropped (mode None, 'fill' or 'drop'), or their starts clamped ('clip')."
+    )
     return f
 
 
@@ -340,7 +468,11 @@ def scatter_sub(
 ):
     """operand with updates subtracted at the indices (scatter_add of -updates)."""
     return scatter_add(
-        operand, scatter_indices, ops.unary("negate", asarray(updates)), dimension_numbers
+        operand,
+        scatter_indices,
+        ops.unary("negate", asarray(updates)),
+        dimension_numbers,
+        mode=mode,
     )
 
 

@@ -282,16 +282,25 @@ def logmeanexp(x, axis=None, where=None, keepdims: bool = False):
 
 
 @eager
-def standardize(x, axis=-1, mean=None, variance=None, epsilon: float = 1e-5, where=None):
-    """(x - mean) / sqrt(variance + epsilon) over `axis` (mean and variance
-    computed when not given)."""
+def standardize(
+    x, axis=-1, mean=None, variance=None, epsilon: float = 1e-5, where=None, *, algorithm="fast"
+):
+    """(x - mean) / sqrt(variance + epsilon) over `axis`, mean and variance
+    computed (over the elements `where` selects) when not given: 'fast' as
+    mean(x²) - mean(x)², 'stable' as mean((x - mean)²)."""
+    if algorithm not in ("fast", "stable"):
+        ops.fail("standardize", f"algorithm must be 'fast' or 'stable', got {algorithm!r}")
     x = public_asarray(x)
-    if where is not None:
-        ops.fail("standardize", "where= is not supported yet")
     if mean is None:
-        mean = reductions.mean(x, axis=axis, keepdims=True)
+        mean = reductions.mean(x, axis=axis, keepdims=True, where=where)
     if variance is None:
-        variance = reductions.mean(ufuncs.square(x), axis=axis, keepdims=True) - ufuncs.square(mean)
+        if algorithm == "fast":
+            squares = reductions.mean(ufuncs.square(x), axis=axis, keepdims=True, where=where)
+            variance = squares - ufuncs.square(mean)
+        else:
+            variance = reductions.mean(
+                ufuncs.square(x - mean), axis=axis, keepdims=True, where=where
+            )
     return (x - mean) * ufuncs.rsqrt(variance + epsilon)
 
 
@@ -309,10 +318,12 @@ def dot_product_attention(
     key_value_seq_lengths=None,
     local_window_size=None,
     implementation=None,
+    return_residual: bool = False,
 ):
     """softmax(Q K^T * scale + bias, masked) V over [batch, seq, heads, dim]
     (or without the batch), as jax.nn.dot_product_attention's XLA path;
-    grouped queries share key/value heads."""
+    grouped queries share key/value heads. With return_residual, also the
+    log-sum-exp of each query's logits, [batch, seq, heads]."""
     q, k, v = (
         public_asarray(query),
         public_asarray(key),
@@ -358,7 +369,10 @@ def dot_product_attention(
         logits = ufuncs.where(causal, logits, big_negative)
     probs = softmax(logits, axis=-1)
     out = einsum.einsum("bhqk,bkhd->bqhd", probs, v)
-    return out[0] if unbatched else out
+    if not return_residual:
+        return out[0] if unbatched else out
+    residual = manipulation.swapaxes(logsumexp(logits, axis=-1), 1, 2)
+    return (out[0], residual[0]) if unbatched else (out, residual)
 
 
 __all__ = [

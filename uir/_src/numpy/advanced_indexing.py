@@ -24,6 +24,7 @@ import numpy as np
 from uir._src.core import dtypes, ops
 from uir._src.core.ops import asarray, fail
 from uir._src.core.tracing import Tracer
+from uir._src.lax.slicing import fill_for
 
 _MODES = (None, "fill", "drop", "clip", "promise_in_bounds")
 
@@ -144,21 +145,6 @@ def _valid_and_normalized(i, n: int):
         ops.compare(normalized, size, "LT", "lt"),
     )
     return normalized, valid
-
-
-def fill_for(dtype, fill_value):
-    """What an out-of-range read gives (JAX's defaults): NaN for inexact
-    types, the most negative value for signed integers, the largest for
-    unsigned ones, True for bool; or `fill_value`."""
-    if fill_value is not None:
-        return fill_value
-    dtype = np.dtype(dtype)
-    if dtypes.is_float(dtype) or dtypes.is_complex(dtype):
-        return np.nan
-    if dtype == np.bool_:
-        return True
-    info = np.iinfo(dtype)
-    return info.max if dtype.kind == "u" else info.min
 
 
 def gather(x, entries, op: str, getitem, mode=None, fill_value=None):

@@ -44,7 +44,7 @@ def _resize(name: str, x, axis: int, n: int):
     if have < n:
         widths = [(0, 0)] * x.ndim
         widths[axis] = (0, n - have)
-        return manipulation.pad(x, widths)
+        return manipulation.pad_constant(x, widths)
     return x
 
 

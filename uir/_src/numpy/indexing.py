@@ -500,20 +500,23 @@ def fill_diagonal(a, val, wrap: bool = False, *, inplace: bool = True):
 
 
 @eager
-def ravel_multi_index(multi_index, dims, mode: str = "raise", order: str = "C"):
-    """Flat indices of index tuples into an array of shape dims (clipped)."""
-    if order != "C":
-        fail("ravel_multi_index", "only order='C' is supported")
+def ravel_multi_index(multi_index, dims, mode: str = "raise", order: str = "C", *, dtype=None):
+    """Flat indices of index tuples into an array of shape dims (row-major,
+    or column-major with order 'F'; clipped, or wrapped with mode 'wrap'),
+    in `dtype` (the default integer type by default)."""
+    if order not in ("C", "F"):
+        fail("ravel_multi_index", f"order must be 'C' or 'F', got {order!r}")
     dims = tuple(int(d) for d in dims)
     out = None
     stride = 1
-    for idx, d in reversed(list(zip(multi_index, dims, strict=True))):
+    pairs = list(zip(multi_index, dims, strict=True))
+    for idx, d in reversed(pairs) if order == "C" else pairs:
         i = asarray(idx)
         i = ufuncs.remainder(i, d) if mode == "wrap" else ufuncs.clip(i, 0, d - 1)
         term = i * stride
         out = term if out is None else out + term
         stride *= d
-    return out
+    return out if dtype is None else out.astype(dtypes.canonicalize(np.dtype(dtype)))
 
 
 @eager

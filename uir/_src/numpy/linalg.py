@@ -182,11 +182,21 @@ def eigvalsh(a, UPLO: str | None = None, symmetrize_input: bool = True):
 
 
 @eager
-def np_svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False):
+def np_svd(
+    a,
+    full_matrices: bool = True,
+    compute_uv: bool = True,
+    hermitian: bool = False,
+    subset_by_index=None,
+):
     """(u, s, vh) with a = u diag(s) vh, s descending; s alone without
-    compute_uv. hermitian=True takes them from the eigendecomposition, as
-    JAX does."""
+    compute_uv; with subset_by_index (start, end), those ranks alone.
+    hermitian=True takes them from the eigendecomposition, as JAX does."""
     a = _matrix(a, "svd")
+    if subset_by_index is not None:
+        if hermitian:
+            fail("linalg.svd", "subset_by_index is not supported with hermitian=True")
+        return svd(a, full_matrices=False, compute_uv=compute_uv, subset_by_index=subset_by_index)
     if not hermitian:
         return svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
     v, w = eigh(a)

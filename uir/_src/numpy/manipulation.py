@@ -1,5 +1,5 @@
 """jax.numpy's shape and layout manipulation: reshape, transpose, concatenate,
-stack, split, pad, tile, repeat, flips and rolls, insert and delete, bits."""
+stack, split, constant padding, tile, repeat, flips and rolls, insert and delete, bits."""
 
 from __future__ import annotations
 
@@ -116,8 +116,8 @@ def squeeze(a, axis=None):
 
 
 @eager
-def broadcast_to(a, shape):
-    return ops.broadcast_to(a, (shape,) if isinstance(shape, int) else shape)
+def broadcast_to(array, shape):
+    return ops.broadcast_to(array, (shape,) if isinstance(shape, int) else shape)
 
 
 @eager
@@ -197,10 +197,10 @@ def flip(m, axis=None):
 
 
 @eager
-def pad(array, pad_width, mode: str = "constant", constant_values=0):
+def pad_constant(array, pad_width, constant_values=0):
+    """array padded with one value (lax.pad without interior padding);
+    jax.numpy.pad, with every mode, is uir._src.numpy.padding's."""
     x = asarray(array)
-    if mode != "constant":
-        fail("pad", f"mode {mode!r} is not supported (only 'constant')")
     widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (x.ndim, 2)).tolist()
     if builtins.any(lo < 0 or hi < 0 for lo, hi in widths):
         fail("pad", "pad widths must be non-negative")
@@ -619,7 +619,7 @@ def packbits(a, axis: int | None = None, bitorder: str = "big"):
     bits = swapaxes(bits, axis, -1)
     extra = -bits.shape[-1] % 8
     if extra:
-        bits = pad(bits, [(0, 0)] * (bits.ndim - 1) + [(0, extra)])
+        bits = pad_constant(bits, [(0, 0)] * (bits.ndim - 1) + [(0, extra)])
     bits = reshape(bits, (*bits.shape[:-1], bits.shape[-1] // 8, 8))
     shifts = np.arange(8, dtype=np.uint8)
     shifts = shifts[::-1] if bitorder == "big" else shifts
@@ -648,7 +648,7 @@ def unpackbits(a, axis: int | None = None, count: int | None = None, bitorder: s
     bits = reshape(bits, (*bits.shape[:-2], -1))
     if count is not None:
         if count > bits.shape[-1]:
-            bits = pad(bits, [(0, 0)] * (bits.ndim - 1) + [(0, count - bits.shape[-1])])
+            bits = pad_constant(bits, [(0, 0)] * (bits.ndim - 1) + [(0, count - bits.shape[-1])])
         else:
             bits = bits[..., :count]
     return swapaxes(bits, axis, -1)
@@ -683,7 +683,6 @@ __all__ = [
     "moveaxis",
     "ndim",
     "packbits",
-    "pad",
     "permute_dims",
     "ravel",
     "repeat",

@@ -11,7 +11,7 @@ from uir._src.core import dtypes, ops
 from uir._src.core.eager import eager
 from uir._src.core.ops import asarray, fail
 from uir._src.numpy import creation, manipulation, products, reductions, ufuncs
-from uir._src.numpy.manipulation import atleast_1d, pad, stack
+from uir._src.numpy.manipulation import atleast_1d, pad_constant, stack
 from uir._src.numpy.signal import convolve
 from uir._src.numpy.ufuncs import _floats
 from uir._src.numpy.ufuncs import _floats as _inexact
@@ -31,7 +31,9 @@ def polyval(p, x, *, unroll: int = 16):
 def _poly_pad(a, b):
     a, b = atleast_1d(asarray(a)), atleast_1d(asarray(b))
     n = builtins.max(a.shape[0], b.shape[0])
-    return manipulation.pad(a, [(n - a.shape[0], 0)]), manipulation.pad(b, [(n - b.shape[0], 0)])
+    return manipulation.pad_constant(a, [(n - a.shape[0], 0)]), manipulation.pad_constant(
+        b, [(n - b.shape[0], 0)]
+    )
 
 
 @eager
@@ -161,7 +163,7 @@ def polydiv(u, v, *, trim_leading_zeros: bool = False):
     for k in range(n - m + 1):
         c = rem[k] / v[0]
         q.append(c)
-        rem = rem - pad(c * v, [(k, n - m - k)])
+        rem = rem - pad_constant(c * v, [(k, n - m - k)])
     return stack(q), rem
 
 

@@ -37,13 +37,15 @@ def searchsorted(a, v, side: str = "left", sorter=None, *, method: str = "scan")
 
 
 @eager
-def digitize(x, bins, right: bool = False):
-    """The bin of each element (bins increasing or decreasing)."""
+def digitize(x, bins, right: bool = False, *, method: str | None = None):
+    """The bin of each element (bins increasing or decreasing); method as
+    searchsorted's."""
     bins = asarray(bins)
     side = "left" if right else "right"
-    increasing = searchsorted(bins, x, side=side)
+    how = "scan" if method is None else method
+    increasing = searchsorted(bins, x, side=side, method=how)
     decreasing = bins.shape[0] - searchsorted(
-        manipulation.flip(bins), x, side="right" if right else "left"
+        manipulation.flip(bins), x, side="right" if right else "left", method=how
     )
     first, last = bins[0], bins[-1]
     return ufuncs.where(first <= last, increasing, decreasing)

@@ -52,7 +52,7 @@ def _correlate(a, v, mode: str, name: str):
         pad = (0, 0)
     else:
         fail(name, f"mode must be 'full', 'same' or 'valid', got {mode!r}")
-    padded = manipulation.pad(a, [pad])
+    padded = manipulation.pad_constant(a, [pad])
     k = padded.shape[0] - m + 1
     windows = manipulation.stack([padded[i : i + k] for i in range(m)])
     return reductions.sum(windows * manipulation.expand_dims(v, 1), axis=0)

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from uir._src.core import ops
+from uir._src.core import dtypes, ops
 from uir._src.core.eager import eager
 from uir._src.core.ops import asarray, fail
 from uir._src.numpy import creation, manipulation, products, reductions, ufuncs
@@ -144,14 +144,57 @@ def trapezoid(y, x=None, dx: float = 1.0, axis: int = -1):
     return reductions.sum(mid * d, axis=ax)
 
 
-def _quantiles(a, q, axis, method: str, keepdims: bool, nan: bool):
+def _inverted_cdf(s, order, weights, qs, valid):
+    """The smallest sorted value whose cumulative weight reaches q of the
+    total (NumPy's inverted_cdf; equal weights without `weights`)."""
+    if weights is None:
+        if valid is None:
+            w = creation.ones_like(s)
+        else:
+            w = np_indexing.take_along_axis(valid, order, axis=-1).astype(s.dtype)
+    else:
+        w = np_indexing.take_along_axis(weights, order, axis=-1)
+        if valid is not None:
+            w = ufuncs.where(np_indexing.take_along_axis(valid, order, axis=-1), w, 0)
+    running = reductions.cumsum(w, axis=-1)
+    target = qs * running[..., -1:]
+    below = ufuncs.less(
+        manipulation.broadcast_to(running, qs.shape[: -1 - (s.ndim - 1)] + running.shape), target
+    )
+    index = ufuncs.minimum(reductions.sum(below.astype(np.int32), axis=-1), s.shape[-1] - 1)
+    sb = manipulation.broadcast_to(s, index.shape + s.shape[-1:])
+    return np_indexing._take_along_axis_at(sb, manipulation.expand_dims(index, -1), axis=-1)[..., 0]
+
+
+def _quantiles(a, q, axis, method: str, keepdims: bool, nan: bool, weights=None):
     a = _floats(a)
     q = asarray(q).astype(a.dtype)
+    if weights is not None:
+        if method != "inverted_cdf":
+            fail("quantile", f"weights need method='inverted_cdf', not {method!r} (as JAX)")
+        weights = manipulation.broadcast_to(asarray(weights).astype(a.dtype), a.shape)
+        if axis is None:
+            weights = manipulation.ravel(weights)
+    kept_shape = None
     if axis is None:
+        kept_shape = (1,) * a.ndim
         a, axis = manipulation.ravel(a), 0
     ax = ops.normalize_axis(axis, a.ndim, "quantile")
     a = manipulation.moveaxis(a, ax, -1)
     n = a.shape[-1]
+    if method == "inverted_cdf":
+        if weights is not None:
+            weights = manipulation.moveaxis(weights, ax, -1)
+        valid = ufuncs.logical_not(ufuncs.isnan(a)) if nan else None
+        keyed = ufuncs.where(valid, a, np.inf) if nan else a
+        order = np_sorting.argsort(keyed, axis=-1)
+        s = np_indexing.take_along_axis(keyed, order, axis=-1)
+        qs = manipulation.reshape(q, q.shape + (1,) * (a.ndim - 1) + (1,))
+        out = _inverted_cdf(s, order, weights, qs, valid)
+        if nan:
+            empty = reductions.sum(valid, axis=-1) == 0
+            out = ufuncs.where(empty, np.nan, out)
+        return _keep(out, q, ax, keepdims, kept_shape)
     if nan:
         valid = ufuncs.logical_not(ufuncs.isnan(a))
         count = reductions.sum(valid, axis=-1, keepdims=True).astype(a.dtype)
@@ -176,7 +219,8 @@ def _quantiles(a, q, axis, method: str, keepdims: bool, nan: bool):
     else:
         fail(
             "quantile",
-            f"method {method!r} is not supported (linear, lower, higher, nearest, midpoint)",
+            f"method {method!r} is not supported "
+            "(linear, lower, higher, nearest, midpoint, inverted_cdf)",
         )
     li = ufuncs.clip(lo, 0, n - 1).astype(np.int32)
     hi_i = ufuncs.clip(hi, 0, n - 1).astype(np.int32)
@@ -191,9 +235,16 @@ def _quantiles(a, q, axis, method: str, keepdims: bool, nan: bool):
     out = (vlo + vhi) / 2 if method == "midpoint" else vlo + (vhi - vlo) * frac
     if nan:
         out = ufuncs.where(count[..., 0] == 0, np.nan, out)
-    if keepdims:
-        out = manipulation.expand_dims(out, q.ndim + ax)
-    return out
+    return _keep(out, q, ax, keepdims, kept_shape)
+
+
+def _keep(out, q, ax: int, keepdims: bool, kept_shape):
+    """keepdims: the reduced axis back (every axis, as 1s, for axis=None)."""
+    if not keepdims:
+        return out
+    if kept_shape is not None:
+        return manipulation.reshape(out, q.shape + kept_shape)
+    return manipulation.expand_dims(out, q.ndim + ax)
 
 
 @eager
@@ -205,9 +256,11 @@ def quantile(
     overwrite_input: bool = False,
     method: str = "linear",
     keepdims: bool = False,
+    *,
+    weights=None,
 ):
     """The q-th quantiles along `axis` (NumPy's methods linear, lower, higher, nearest, midpoint)."""
-    return _quantiles(a, q, axis, method, keepdims, nan=False)
+    return _quantiles(a, q, axis, method, keepdims, nan=False, weights=weights)
 
 
 @eager
@@ -219,9 +272,11 @@ def nanquantile(
     overwrite_input: bool = False,
     method: str = "linear",
     keepdims: bool = False,
+    *,
+    weights=None,
 ):
     """quantile, NaNs ignored."""
-    return _quantiles(a, q, axis, method, keepdims, nan=True)
+    return _quantiles(a, q, axis, method, keepdims, nan=True, weights=weights)
 
 
 @eager
@@ -233,9 +288,11 @@ def percentile(
     overwrite_input: bool = False,
     method: str = "linear",
     keepdims: bool = False,
+    *,
+    weights=None,
 ):
     """quantile with q in percent."""
-    return _quantiles(a, asarray(q) / 100, axis, method, keepdims, nan=False)
+    return _quantiles(a, asarray(q) / 100, axis, method, keepdims, nan=False, weights=weights)
 
 
 @eager
@@ -247,9 +304,11 @@ def nanpercentile(
     overwrite_input: bool = False,
     method: str = "linear",
     keepdims: bool = False,
+    *,
+    weights=None,
 ):
     """nanquantile with q in percent."""
-    return _quantiles(a, asarray(q) / 100, axis, method, keepdims, nan=True)
+    return _quantiles(a, asarray(q) / 100, axis, method, keepdims, nan=True, weights=weights)
 
 
 @eager
@@ -266,12 +325,20 @@ def nanmedian(a, axis=None, out=None, overwrite_input: bool = False, keepdims: b
 
 @eager
 def cov(
-    m, y=None, rowvar: bool = True, bias: bool = False, ddof=None, fweights=None, aweights=None
+    m,
+    y=None,
+    rowvar: bool = True,
+    bias: bool = False,
+    ddof=None,
+    fweights=None,
+    aweights=None,
+    dtype=None,
 ):
-    """The covariance matrix of the rows (variables) of m."""
-    if fweights is not None or aweights is not None:
-        fail("cov", "weights are not supported yet")
+    """The covariance matrix of the rows (variables) of m, each observation
+    weighted by fweights (repeat counts) and aweights, as NumPy's."""
     x = _floats(atleast_2d(asarray(m)))
+    if dtype is not None:
+        x = x.astype(dtypes.canonicalize(np.dtype(dtype)))
     if not rowvar and x.shape[0] != 1:
         x = x.T
     if y is not None:
@@ -281,15 +348,36 @@ def cov(
         x = manipulation.concatenate([x, yy], axis=0)
     n = x.shape[1]
     ddof = (0 if bias else 1) if ddof is None else ddof
-    centered = x - reductions.mean(x, axis=1, keepdims=True)
-    out = products.matmul(centered, ufuncs.conj(centered).T) / (n - ddof)
+    if fweights is None and aweights is None:
+        centered = x - reductions.mean(x, axis=1, keepdims=True)
+        out = products.matmul(centered, ufuncs.conj(centered).T) / (n - ddof)
+        return manipulation.squeeze(out) if out.shape == (1, 1) else out
+    w = None
+    for given, name in ((fweights, "fweights"), (aweights, "aweights")):
+        if given is None:
+            continue
+        v = asarray(given)
+        if v.ndim != 1 or v.shape[0] != n:
+            fail("cov", f"{name} must be one weight per observation ({n}), got {ops.describe(v)}")
+        v = v.astype(x.dtype)
+        w = v if w is None else w * v
+    total = reductions.sum(w)
+    average = reductions.sum(x * w, axis=1, keepdims=True) / total
+    if ddof == 0:
+        fact = total
+    elif aweights is None:
+        fact = total - ddof
+    else:
+        fact = total - ddof * reductions.sum(w * asarray(aweights).astype(x.dtype)) / total
+    centered = x - average
+    out = products.matmul(centered * w, ufuncs.conj(centered).T) / fact
     return manipulation.squeeze(out) if out.shape == (1, 1) else out
 
 
 @eager
-def corrcoef(x, y=None, rowvar: bool = True):
+def corrcoef(x, y=None, rowvar: bool = True, dtype=None):
     """Pearson correlation coefficients of the rows of x."""
-    c = cov(x, y, rowvar)
+    c = cov(x, y, rowvar, dtype=dtype)
     if c.ndim == 0:
         return c / c
     d = ufuncs.sqrt(diagonal(c))

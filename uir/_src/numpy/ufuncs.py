@@ -139,10 +139,10 @@ def log10(x):
 
 
 @eager
-def nextafter(x1, x2):
-    """The next float after x1 toward x2, elementwise (NaN when either is
-    NaN; x2 when they are equal)."""
-    x, y = ops.promote("nextafter", x1, x2)
+def nextafter(x, y, /):
+    """The next float after x toward y, elementwise (NaN when either is
+    NaN; y when they are equal)."""
+    x, y = ops.promote("nextafter", x, y)
     if not dtypes.is_float(x.dtype):
         x, y = ops.convert(x, dtypes.default_float()), ops.convert(y, dtypes.default_float())
     return _next_float(*ops.broadcast_all("nextafter", x, y))
@@ -271,7 +271,13 @@ arctan2 = _binary_like_lax("atan2", "arctan2", "atan2")
 bitwise_and = _binary_like_lax("bitwise_and", "bitwise_and", "and")
 bitwise_or = _binary_like_lax("bitwise_or", "bitwise_or", "or")
 bitwise_xor = _binary_like_lax("bitwise_xor", "bitwise_xor", "xor")
-left_shift = _binary_like_lax("shift_left", "left_shift", "shift_left")
+_left_shift = _binary_like_lax("shift_left", "left_shift", "shift_left")
+
+
+@eager
+def left_shift(x, y, /):
+    """x shifted left by y bits, elementwise, with JAX's type promotion."""
+    return _left_shift(x, y)
 
 
 @eager
@@ -462,13 +468,19 @@ def clip(arr=None, /, min=None, max=None):
 
 
 @eager
-def real(x):
-    return _real_part(asarray(x))
+def real(val, /):
+    return _real_part(asarray(val))
 
 
 # jax.numpy's imag and conj are lax's (every dtype; zeros and x itself
 # for real x).
-imag, conj = elementwise.imag, elementwise.conj
+conj = elementwise.conj
+
+
+@eager
+def imag(val, /):
+    return elementwise.imag(val)
+
 
 conjugate = conj
 
@@ -614,10 +626,10 @@ def logaddexp2(x1, x2):
 
 
 @eager
-def float_power(x1, x2):
-    """x1 ** x2 in the widest float type."""
+def float_power(x, y, /):
+    """x ** y in the widest float type."""
     f = dtypes.canonicalize(np.float64)
-    return power(asarray(x1).astype(f), asarray(x2).astype(f))
+    return power(asarray(x).astype(f), asarray(y).astype(f))
 
 
 @eager

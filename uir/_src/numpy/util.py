@@ -20,6 +20,35 @@ def _dtype_or(dtype, default):
     return dtypes.canonicalize(dtype) if dtype is not None else default
 
 
+def set_printoptions(*args, **kwargs):
+    """NumPy's set_printoptions (uir's arrays print as NumPy's)."""
+    return np.set_printoptions(*args, **kwargs)
+
+
+def _order(name: str, order) -> None:
+    if order not in (None, "K"):
+        ops.fail(name, f"order={order!r} is not supported: only 'K' (as JAX)")
+
+
+def asarray(a, dtype=None, order=None, *, copy=None, device=None):
+    """jax.numpy.asarray: a traced array inside uir.jit, a NumPy array of
+    the canonical dtype outside (a new one unless copy=False allows
+    otherwise; arrays are immutable either way)."""
+    _order("asarray", order)
+    return public_asarray(a, dtype)
+
+
+def array(object, dtype=None, copy: bool = True, order="K", ndmin: int = 0, *, device=None):
+    """jax.numpy.array: asarray, with at least ndmin dimensions (ones
+    prepended)."""
+    _order("array", order)
+    out = public_asarray(object, dtype)
+    if out.ndim < ndmin:
+        shape = (1,) * (int(ndmin) - out.ndim) + tuple(out.shape)
+        out = ops.reshape(out, shape) if isinstance(out, Tracer) else out.reshape(shape)
+    return out
+
+
 def public_asarray(a, dtype=None):
     """jax.numpy.asarray: a traced array inside uir.jit, a NumPy array of the
     canonical dtype outside."""

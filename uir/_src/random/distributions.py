@@ -95,15 +95,29 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None):
     )
 
 
-@eager
-def bernoulli(key, p=0.5, shape=None):
-    """Booleans, True with probability p."""
+def _mode(mode, op: str) -> str:
+    if mode is None:
+        return "low"
+    if mode not in ("low", "high"):
+        fail(op, f"mode must be 'low' or 'high', got {mode!r}")
+    return mode
 
+
+@eager(static=("shape", "mode"))
+def bernoulli(key, p=0.5, shape=None, mode: str = "low"):
+    """Booleans, True with probability p; mode 'high' draws twice the bits,
+    right for p below 2^-mantissa too."""
+
+    mode = _mode(mode, "bernoulli")
     p = asarray(p)
     if not dtypes.is_float(p.dtype):
         p = ops.convert(p, dtypes.default_float())
     out_shape = p.shape if shape is None else _shape(shape, "bernoulli")
-    return ufuncs.less(_uniform(key, out_shape, p.dtype, 0.0, 1.0, "bernoulli"), p)
+    if mode == "low":
+        return ufuncs.less(_uniform(key, out_shape, p.dtype, 0.0, 1.0, "bernoulli"), p)
+    both = _uniform(key, (2, *out_shape), p.dtype, 0.0, 1.0, "bernoulli")
+    fine = ufuncs.multiply(both[1], float(2.0 ** -dtypes.finfo(p.dtype).nmant))
+    return ufuncs.less(fine, ufuncs.subtract(p, both[0]))
 
 
 @eager
@@ -115,23 +129,44 @@ def exponential(key, shape: Sequence[int] = (), dtype=None):
     return ufuncs.negative(ufuncs.log1p(ufuncs.negative(u)))
 
 
-@eager
-def gumbel(key, shape: Sequence[int] = (), dtype=None):
-    """Standard Gumbel floats: -log(-log(u)), u uniform in [tiny, 1)."""
+def _gumbel(key, shape, d, mode: str):
+    info = dtypes.finfo(d)
+    if mode == "low":
+        tiny = np.array(info.tiny, d)
+        u = _uniform(key, shape, d, tiny, np.array(1.0, d), "gumbel")
+        return ufuncs.negative(ufuncs.log(ufuncs.negative(ufuncs.log(u))))
+    # 'high': a second uniform refines the first below 1/2, so that the
+    # smallest draws (the largest Gumbel values) are not rounded to 0.
+    both = _uniform(key, (2, *shape), d, 0.0, 1.0, "gumbel")
+    high, low = both[0], both[1]
+    refined = ufuncs.add(
+        ufuncs.add(high, ufuncs.multiply(low, float(2.0**-info.nmant))), float(info.tiny)
+    )
+    x = ufuncs.where(ufuncs.greater_equal(high, 0.5), high, refined).astype(d)
+    return ufuncs.negative(ufuncs.log(ufuncs.negative(ufuncs.log1p(ufuncs.negative(x)))))
+
+
+@eager(static=("shape", "dtype", "mode"))
+def gumbel(key, shape: Sequence[int] = (), dtype=None, mode=None):
+    """Standard Gumbel floats: -log(-log(u)), u uniform in [tiny, 1); mode
+    'high' draws twice the bits for the far tail."""
 
     d = _float_dtype(dtype, "gumbel")
-    tiny = np.array(dtypes.finfo(d).tiny, d)
-    u = _uniform(key, _shape(shape, "gumbel"), d, tiny, np.array(1.0, d), "gumbel")
-    return ufuncs.negative(ufuncs.log(ufuncs.negative(ufuncs.log(u))))
+    return _gumbel(key, _shape(shape, "gumbel"), d, _mode(mode, "gumbel"))
 
 
-@eager
-def categorical(key, logits, axis: int = -1, shape=None):
+@eager(static=("axis", "shape", "replace", "mode"))
+def categorical(key, logits, axis: int = -1, shape=None, replace: bool = True, mode=None):
     """Indices drawn with probabilities softmax(logits) along `axis`: the
-    argmax of logits plus Gumbel noise, as JAX draws them."""
+    argmax of logits plus Gumbel noise, as JAX draws them; without
+    replacement, the top k of one noisy draw (the Gumbel top-k trick), k
+    the product of shape's leading dimensions."""
 
+    mode = _mode(mode, "categorical")
     logits = asarray(logits)
     ax = ops.normalize_axis(axis, logits.ndim, "categorical")
+    if not replace:
+        return _categorical_without_replacement(key, logits, ax, shape, mode)
     batch = tuple(s for i, s in enumerate(logits.shape) if i != ax)
     if shape is None:
         shape = batch
@@ -142,9 +177,31 @@ def categorical(key, logits, axis: int = -1, shape=None):
     prefix = shape[: len(shape) - len(batch)]
     full = [*shape[len(shape) - len(batch) :]]
     full.insert(ax, logits.shape[ax])
-    noise = gumbel(key, (*prefix, *full), logits.dtype)
+    noise = _gumbel(key, (*prefix, *full), _float_dtype(logits.dtype, "categorical"), mode)
     expanded = ops.reshape(logits, (1,) * len(prefix) + logits.shape)
     return reductions.argmax(_add(noise, expanded), axis=ax - logits.ndim if ax >= 0 else ax)
+
+
+def _categorical_without_replacement(key, logits, ax: int, shape, mode: str):
+    from uir._src.lax.lax import top_k
+
+    batch = tuple(s for i, s in enumerate(logits.shape) if i != ax)
+    shape = batch if shape is None else _shape(shape, "categorical")
+    if shape[len(shape) - len(batch) :] != batch:
+        fail("categorical", f"shape {shape} must end with the batch shape {batch}")
+    prefix = shape[: len(shape) - len(batch)]
+    k = math.prod(prefix)
+    if k > logits.shape[ax]:
+        fail(
+            "categorical",
+            f"cannot draw {k} samples without replacement from {logits.shape[ax]} categories",
+        )
+    noisy = _add(
+        logits, _gumbel(key, logits.shape, _float_dtype(logits.dtype, "categorical"), mode)
+    )
+    _, index = top_k(ops.moveaxis(noisy, ax, -1), k)  # batch + (k,)
+    index = ops.moveaxis(index, -1, 0)  # (k,) + batch
+    return ops.reshape(index, shape)
 
 
 def _param_shape(shape, *params, op: str):
@@ -637,10 +694,14 @@ def permutation(key, x, axis: int = 0, independent: bool = False):
     return take(x, order, axis=ax)
 
 
-@eager
-def choice(key, a, shape: Sequence[int] = (), replace: bool = True, p=None, axis: int = 0):
+@eager(static=("shape", "replace", "axis", "mode"))
+def choice(
+    key, a, shape: Sequence[int] = (), replace: bool = True, p=None, axis: int = 0, mode=None
+):
     """Draws from a (an int n: range(n); an array: its slices along axis),
-    with or without replacement."""
+    with or without replacement, uniformly or with probabilities p (with
+    replacement: the inverse of p's running sum; without: the Gumbel top-k
+    trick)."""
     from uir._src.numpy.indexing import _take as take
     from uir._src.numpy.manipulation import slice_static
 
@@ -656,9 +717,10 @@ def choice(key, a, shape: Sequence[int] = (), replace: bool = True, p=None, axis
     draws = math.prod(shape)
     if n <= 0 and draws:
         fail("choice", "a must be positive or a non-empty array")
+    mode = _mode(mode, "choice")
     if p is not None:
-        fail("choice", "choice with probabilities p is not supported yet; use categorical")
-    if replace:
+        index = _choice_weighted(key, asarray(p), n, shape, replace, draws, mode)
+    elif replace:
         index = randint(key, shape, 0, n)
     else:
         if draws > n:
@@ -674,6 +736,29 @@ def choice(key, a, shape: Sequence[int] = (), replace: bool = True, p=None, axis
     if arr is None:
         return index
     return take(arr, index, axis=axis)
+
+
+def _choice_weighted(key, p, n: int, shape, replace: bool, draws: int, mode: str):
+    from uir._src.lax.lax import top_k
+    from uir._src.numpy.searching import searchsorted
+
+    if p.shape != (n,):
+        fail("choice", f"p must be a vector of a's {n} entries along axis, got {ops.describe(p)}")
+    if not dtypes.is_float(p.dtype):
+        p = ops.convert(p, dtypes.default_float())
+    if replace:
+        running = reductions.cumsum(p)
+        u = _uniform(key, shape, p.dtype, 0.0, 1.0, "choice")
+        target = ufuncs.multiply(running[-1], ufuncs.subtract(1, u))
+        return searchsorted(running, target).astype(dtypes.default_int())
+    if draws > n:
+        fail(
+            "choice",
+            f"cannot take a larger sample ({draws}) than the population ({n}) without replacement",
+        )
+    noisy = _add(_gumbel(key, (n,), p.dtype, mode), ufuncs.log(p))
+    _, index = top_k(noisy, draws)
+    return ops.reshape(index.astype(dtypes.default_int()), shape)
 
 
 __all__ = [

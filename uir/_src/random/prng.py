@@ -152,20 +152,29 @@ def _seed_words(seed) -> np.ndarray:
     return np.array([0, seed % 2**32], np.uint32)
 
 
-def PRNGKey(seed) -> np.ndarray:
+def _impl(impl, dtype=None) -> None:
+    if impl not in (None, "threefry2x32"):
+        raise ValueError(f"uir.random implements threefry2x32 only, not {impl!r}")
+    if dtype is not None:
+        raise ValueError(
+            "typed key arrays (dtype=) are not supported: uir's keys are raw uint32[2] words"
+        )
+
+
+def PRNGKey(seed, *, impl=None) -> np.ndarray:
     """The key of an integer seed: a uint32[2] array."""
     from uir._src.core import tracing
 
+    _impl(impl)
     if tracing.current() is not None and hasattr(seed, "shape"):
         return _traced_seed(seed)
     return _seed_words(seed)
 
 
-def key(seed, *, impl=None) -> np.ndarray:
+def key(seed, *, impl=None, dtype=None) -> np.ndarray:
     """The key of an integer seed. JAX returns a typed key array; uir returns
     the raw uint32[2] key (the same bits as jax.random.key_data(key(seed)))."""
-    if impl not in (None, "threefry2x32"):
-        raise ValueError(f"uir.random implements threefry2x32 only, not {impl!r}")
+    _impl(impl, dtype)
     return PRNGKey(seed)
 
 
@@ -174,11 +183,10 @@ def key_data(keys):
     return keys
 
 
-def wrap_key_data(key_bits, *, impl=None):
+def wrap_key_data(key_bits_array, *, impl=None, dtype=None):
     """Keys from raw uint32 words (uir's keys are raw already)."""
-    if impl not in (None, "threefry2x32"):
-        raise ValueError(f"uir.random implements threefry2x32 only, not {impl!r}")
-    return key_bits
+    _impl(impl, dtype)
+    return key_bits_array
 
 
 @eager

@@ -1,0 +1,1 @@
+"""jax.image: resizing and scale-and-translate resampling of images."""

@@ -1,0 +1,5 @@
+"""uir.scipy.stats: jax.scipy.stats's normal distribution."""
+
+from uir.scipy.stats import norm
+
+__all__ = ["norm"]
