@@ -16,6 +16,7 @@ FACES = [
     "nn/__init__.py",
     "tree_util.py",
     "image/__init__.py",
+    "debug/__init__.py",
     "scipy/__init__.py",
     "scipy/special.py",
     "scipy/linalg.py",

@@ -11,6 +11,22 @@
 #include "support/thread_pool.h"
 
 namespace uir::runtime {
+namespace {
+
+// Whether `t` is ordered or runs an ordered thunk (a host call inside a
+// loop's body or a branch): such a thunk keeps its place among the
+// ordered ones, so host calls run in program order wherever they sit.
+bool HoldsOrdered(const Thunk& t) {
+  if (t.ordered()) return true;
+  for (const ThunkExecutor* nested : t.nested()) {
+    for (const auto& inner : nested->thunks()) {
+      if (HoldsOrdered(*inner)) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
 
 ThunkExecutor ThunkExecutor::Create(ThunkSequence thunks, const ThunkExecutorOptions& options) {
   ThunkExecutor e;
@@ -38,7 +54,7 @@ ThunkExecutor ThunkExecutor::Create(ThunkSequence thunks, const ThunkExecutorOpt
       ++e.in_degree_[j];
     };
     const Thunk& t = *thunks[j];
-    if (t.ordered()) {
+    if (HoldsOrdered(t)) {
       if (last_ordered >= 0) edge(last_ordered);
       last_ordered = jj;
     }

@@ -22,8 +22,8 @@ class ThunkExecutor {
  public:
   // Derives the DAG: thunk j depends on an earlier thunk i when one writes
   // bytes the other reads or writes, or when both are ordered()
-  // (Thunk::ordered). Chooses the sequential path when no two thunks may
-  // run at once, when the thunks that could move fewer than
+  // (Thunk::ordered) or run ordered thunks in their nested sequences. Chooses the sequential path
+  // when no two thunks may run at once, when the thunks that could move fewer than
   // `concurrent_bytes`, or with one worker thread.
   static ThunkExecutor Create(ThunkSequence thunks, const ThunkExecutorOptions& options = {});
 
