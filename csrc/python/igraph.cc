@@ -5,6 +5,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <functional>
 
 #include "buffers/buffer_assignment.h"
 #include "codegen/aot.h"
@@ -185,14 +186,34 @@ py::object RunExecutable(const PyCpuExecutable& e, const py::list& args,
   // of it. Unaligned (NumPy aligns to 16 bytes), it is only read: vector
   // stores split across cache lines cost more than a fresh buffer (x -
   // 0.5 * g over 1M f32 in place: 0.37 ms unaligned, 0.23 ms into a new
-  // aligned result). Results are aligned, so x = f(x) donates from its
-  // second call on.
+  // aligned result); a warning says so. Results are aligned, so x = f(x)
+  // donates from its second call on.
+  // A donation the run cannot honour is reported (a warning saying why),
+  // as JAX reports donated buffers it could not use.
+  std::string refused;
+  auto refuse = [&](size_t i, const std::string& why) {
+    refused += "\n  argument " + std::to_string(i) + ": " + why;
+  };
   for (const codegen::CpuExecutable::Donation& d : e.exe->Donations()) {
-    if (!fast) break;
     if (std::find(donated.begin(), donated.end(), d.argument) == donated.end()) continue;
     const auto i = static_cast<size_t>(d.argument), j = static_cast<size_t>(d.result);
+    if (!fast) {
+      refuse(i,
+             "the arguments were converted (an argument is not a C-contiguous, aligned "
+             "array of its parameter's dtype), so none is written in place");
+      continue;
+    }
     auto a = py::reinterpret_borrow<py::array>(args[i]);
-    if (!a.writeable() || reinterpret_cast<uintptr_t>(a.data()) % 64 != 0) continue;
+    if (!a.writeable()) {
+      refuse(i, "the array is read-only");
+      continue;
+    }
+    if (reinterpret_cast<uintptr_t>(a.data()) % 64 != 0) {
+      refuse(i,
+             "its address is not 64-byte aligned (NumPy aligns to 16 bytes); pass a uir "
+             "result or uir.device_put(x), which are aligned");
+      continue;
+    }
     const auto* begin = static_cast<const uint8_t*>(a.data());
     const uint8_t* end = begin + a.nbytes();
     bool alone = true;
@@ -202,11 +223,20 @@ py::object RunExecutable(const PyCpuExecutable& e, const py::list& args,
       const auto* b0 = static_cast<const uint8_t*>(b.data());
       alone = b.nbytes() == 0 || a.nbytes() == 0 || b0 + b.nbytes() <= begin || end <= b0;
     }
-    if (!alone) continue;
+    if (!alone) {
+      refuse(i, "its memory overlaps another argument's");
+      continue;
+    }
     const hlo::Shape& s = results[j];
     std::vector<py::ssize_t> dims(s.dimensions().begin(), s.dimensions().end());
     outs[j] = py::array(e.result_dtypes[j], dims, {}, a.mutable_data(), a);
     out[j] = static_cast<uint8_t*>(a.mutable_data());
+  }
+  if (!refused.empty()) {
+    const std::string message =
+        "donated arguments of " + entry.name() +
+        " were not written in place; their results are new arrays:" + refused;
+    if (PyErr_WarnEx(PyExc_UserWarning, message.c_str(), 1) != 0) throw py::error_already_set();
   }
   for (size_t i = 0; i < results.size(); ++i) {
     if (out[i] != nullptr) continue;
@@ -518,6 +548,41 @@ void BindIGraph(py::module_& m) {
                              [](const PyCpuExecutable& e) { return e.exe->fallbacks(); })
       .def_property_readonly("fallback_bytes",
                              [](const PyCpuExecutable& e) { return e.exe->fallback_bytes(); })
+      .def(
+          "cost",
+          [](const PyCpuExecutable& e) {
+            // Per execution of each thunk, nested sequences (loop bodies,
+            // branches) counted once.
+            int64_t flops = 0, bytes = 0, thunks = 0;
+            std::function<void(const runtime::ThunkExecutor&)> walk =
+                [&](const runtime::ThunkExecutor& seq) {
+                  for (const auto& t : seq.thunks()) {
+                    ++thunks;
+                    flops += t->flops();
+                    const std::vector<const runtime::ThunkExecutor*> nested = t->nested();
+                    if (nested.empty()) bytes += t->BytesMoved();
+                    for (const runtime::ThunkExecutor* n : nested) walk(*n);
+                  }
+                };
+            walk(e.exe->thunks());
+            py::dict d;
+            d["flops"] = flops;
+            d["bytes accessed"] = bytes;
+            d["thunks"] = thunks;
+            return d;
+          },
+          "The cost model's count over the thunks (a loop's body once): flops, bytes accessed "
+          "(each thunk's reads and writes) and the number of thunks.")
+      .def_property_readonly(
+          "generated_code_bytes",
+          [](const PyCpuExecutable& e) {
+            int64_t total = 0;
+            if (const auto& objects = e.exe->kernels().objects) {
+              for (const std::string& o : objects->objects) total += static_cast<int64_t>(o.size());
+            }
+            return total;
+          },
+          "The bytes of the machine code's object files.")
       .def_property_readonly(
           "donations",
           [](const PyCpuExecutable& e) {

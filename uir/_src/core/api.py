@@ -184,6 +184,20 @@ class Compiled:
         calls and the nodes that still run on the evaluator."""
         return self.executable.kernel_graph
 
+    def cost_analysis(self) -> dict[str, float]:
+        """The cost model's flops and bytes accessed over the compiled
+        thunks (uir._src.core.cost), as jax's Compiled.cost_analysis()."""
+        from uir._src.core.cost import cost_analysis
+
+        return cost_analysis(self.executable)
+
+    def memory_analysis(self):
+        """Argument, output, alias, temporary and generated-code bytes, in
+        the fields of JAX's CompiledMemoryStats (uir._src.core.cost)."""
+        from uir._src.core.cost import memory_analysis
+
+        return memory_analysis(self.executable, self.buffer_assignment)
+
     def profile(
         self,
         *args,
@@ -505,14 +519,27 @@ def block_until_ready(x):
     return x
 
 
+def _aligned_copy(a) -> np.ndarray:
+    """A C-contiguous copy of `a` at a 64-byte aligned address (the
+    alignment compiled code writes donated arrays in place at)."""
+    a = np.asarray(a)
+    raw = np.empty(a.nbytes + 64, np.uint8)
+    start = -raw.ctypes.data % 64
+    out = raw[start : start + a.nbytes].view(a.dtype).reshape(a.shape)
+    out[...] = a
+    return out
+
+
 def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
-    """The arrays of pytree x as NumPy arrays (copied unless `may_alias`):
-    uir runs on the host's memory, so there is one device
+    """The arrays of pytree x as NumPy arrays, copied (unless `may_alias`)
+    to 64-byte aligned memory, where a donated argument is written in
+    place: uir runs on the host's memory, so there is one device
     (jax.device_put, for code written against JAX)."""
     if device is not None and device not in ("cpu", None) and not hasattr(device, "platform"):
         raise ValueError(f"device_put: unknown device {device!r}; uir's device is the CPU")
-    copy = may_alias is not True
-    return tree_util.tree_map(lambda a: np.array(a, copy=copy) if copy else np.asarray(a), x)
+    if may_alias is True:
+        return tree_util.tree_map(np.asarray, x)
+    return tree_util.tree_map(_aligned_copy, x)
 
 
 def _hashable(value, what: str):
