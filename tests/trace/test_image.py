@@ -16,6 +16,7 @@ IMAGE = RNG.standard_normal((5, 7, 3)).astype(np.float32)
 METHODS = ["linear", "lanczos3", "lanczos5", "cubic", "cubic-pytorch", "area"]
 
 
+@pytest.mark.xla
 @pytest.mark.parametrize("method", ["nearest", *METHODS])
 @pytest.mark.parametrize("shape", [(10, 14, 3), (3, 4, 3), (12, 5, 3), (1, 1, 3)])
 @pytest.mark.parametrize("antialias", [True, False])
@@ -27,6 +28,7 @@ def test_resize_matches_jax(method, shape, antialias):
     np.testing.assert_allclose(got, want, atol=1e-5, rtol=1e-5)
 
 
+@pytest.mark.xla
 @pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("scale, shift", [((2.0, 1.5), (0.5, -1.0)), ((0.5, 0.7), (1.0, 0.0))])
 def test_scale_and_translate_matches_jax(method, scale, shift):

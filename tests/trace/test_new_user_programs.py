@@ -2,7 +2,9 @@
 (jax.numpy, jax.lax, jax.nn, jax.random, jax.numpy.fft, jax.image,
 jax.scipy, jax.debug), run unchanged with uir's modules of the same names
 under uir.jit and compared with jax.jit on the same inputs. Each program
-takes the namespace it runs against, so the text is the same for both."""
+takes the namespace it runs against, so the text is the same for both.
+
+    make test-xla      # installs jax[cpu]; runs these with the other `xla` tests"""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import pytest
 
 import uir
 
+pytestmark = pytest.mark.xla  # make test-xla installs JAX and runs these
 jax = pytest.importorskip("jax")
 
 

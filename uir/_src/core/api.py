@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import inspect
 import math
+import re
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -121,8 +122,16 @@ class Lowered:
         self._fn_name = fn_name
         self._compiled: dict[str, Compiled] = {}
 
-    def as_text(self) -> str:
-        return self.module.to_text()
+    def as_text(self, dialect: str | None = None, *, debug_info: bool = False) -> str:
+        """The traced HLO module as text. With debug_info, a listing to read:
+        each instruction without its metadata, followed by the file, line
+        and text of the user's source that made it (as jax's
+        Lowered.as_text(debug_info=True) adds locations)."""
+        if dialect not in (None, "hlo"):
+            raise ValueError(f"as_text: uir's dialect is 'hlo', not {dialect!r}")
+        if not debug_info:
+            return self.module.to_text()
+        return _with_source(self.module.to_text())
 
     def compile(self, backend: str | None = None) -> Compiled:
         """The compiled function for `backend` (the default backend if None);
@@ -136,6 +145,35 @@ class Lowered:
 
     def __repr__(self) -> str:
         return f"Lowered({self._fn_name})"
+
+
+_METADATA = re.compile(r", metadata=\{([^{}]*)\}")
+_FIELD = re.compile(r'(\w+)=("(?:[^"\\]|\\.)*"|\S+)')
+
+
+def _with_source(text: str) -> str:
+    """Module text with each instruction's metadata replaced by a comment
+    naming its op and the user's source line (file:line and the line)."""
+    import linecache
+    import os
+
+    lines = []
+    for line in text.splitlines():
+        found = _METADATA.search(line)
+        if not found:
+            lines.append(line)
+            continue
+        fields = {k: v.strip('"') for k, v in _FIELD.findall(found.group(1))}
+        body = line[: found.start()] + line[found.end() :]
+        where = fields.get("op_name", "")
+        if "source_file" in fields and "source_line" in fields:
+            number = int(fields["source_line"])
+            code = linecache.getline(fields["source_file"], number).strip()
+            where += f"  {os.path.basename(fields['source_file'])}:{number}"
+            if code:
+                where += f"  {code}"
+        lines.append(f"{body}  # {where}" if where else body)
+    return "\n".join(lines) + "\n"
 
 
 class Compiled:
