@@ -252,3 +252,32 @@ def test_index_helpers():
     for method in ("scan", "sort", "compare_all"):
         np.testing.assert_array_equal(jnp.digitize(x, bins, method=method), np.digitize(x, bins))
     np.testing.assert_array_equal(jnp.isin(x, bins, method="sort"), np.isin(x, bins))
+
+
+@pytest.mark.parametrize("name", ["less", "less_equal", "greater", "greater_equal"])
+def test_complex_numbers_order_by_real_then_imaginary_part(name):
+    a = np.array([1 + 2j, 1 + 1j, 2 + 0j, 1 + 2j, -3 - 1j], np.complex64)
+    b = np.array([1 + 1j, 1 + 2j, 1 + 5j, 1 + 2j, -3 + 0j], np.complex64)
+    want = getattr(np, name)(a, b)
+    np.testing.assert_array_equal(getattr(jnp, name)(a, b), want)
+    np.testing.assert_array_equal(uir.jit(getattr(jnp, name))(a, b), want)
+
+
+def test_lax_pow_takes_an_integer_exponent_and_other_ops_refuse_mixed_dtypes():
+    x = np.array([2.0, -3.0, 0.5], np.float32)
+    np.testing.assert_array_equal(lax.pow(x, np.array([3, 2, -2], np.int32)), [8.0, 9.0, 4.0])
+    with pytest.raises(TypeError, match="same dtypes"):
+        lax.sub(x, np.ones(3, np.int32))
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1])
+def test_complex_max_and_min_follow_numpy_order(axis):
+    rng = np.random.default_rng(7)
+    a = (rng.integers(-2, 3, (4, 5)) + 1j * rng.integers(-2, 3, (4, 5))).astype(np.complex64)
+    for name in ("max", "min"):
+        want = getattr(np, name)(a, axis=axis, keepdims=True)
+        np.testing.assert_array_equal(getattr(jnp, name)(a, axis=axis, keepdims=True), want)
+        np.testing.assert_array_equal(
+            uir.jit(lambda v, n=name: getattr(jnp, n)(v, axis=axis))(a),
+            getattr(np, name)(a, axis=axis),
+        )

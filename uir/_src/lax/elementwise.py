@@ -252,7 +252,20 @@ tanh = _unary("tanh")
 sub = _binary("sub")
 div = _binary("div")
 rem = _binary("rem")
-pow = _binary("pow")
+_pow = _binary("pow")
+
+
+@eager
+def pow(x, y):
+    """Elementwise x ** y, as jax.lax.pow: x a float or complex array, y of
+    x's dtype or an integer array (the exponent, exact as a float)."""
+    if _is_array(x) and _is_array(y):
+        xs, ys = asarray(x), asarray(y)
+        if (dtypes.is_float(xs.dtype) or dtypes.is_complex(xs.dtype)) and dtypes.is_int(ys.dtype):
+            return _pow(xs, ops.convert(ys, xs.dtype))
+    return _pow(x, y)
+
+
 atan2 = _binary("atan2")
 bitwise_and = _binary("bitwise_and")
 bitwise_or = _binary("bitwise_or")

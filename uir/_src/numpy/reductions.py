@@ -102,10 +102,39 @@ def _extreme(opcode: str, name: str):
 
     def f(a, axis=None, out=None, keepdims: bool = False, initial=None, where=None):
         _no_out(name, out)
+        x = asarray(a)
+        if dtypes.is_complex(x.dtype):
+            return _complex_extreme(opcode, name, x, axis, keepdims, initial, where)
         return _reduce(opcode, name, a, axis, None, keepdims, initial, where, True, False)
 
     f.__name__ = name
     return eager(f)
+
+
+def _complex_extreme(opcode: str, name: str, x, axis, keepdims: bool, initial, where):
+    """max/min of complex numbers in NumPy's order: the extreme real part,
+    then the extreme imaginary part among the elements that have it."""
+    from uir._src.lax.elementwise import _imag_part, _real_part
+    from uir._src.lax.elementwise import complex as make_complex
+
+    re, im = _real_part(x), _imag_part(x)
+    best_re = _reduce(opcode, name, re, axis, None, True, None, where, True, False)
+    ties = ops.compare(re, ops.broadcast_to(best_re, re.shape, name), "EQ", name)
+    if where is not None:
+        ties = ops.binary("and", ties, ops.broadcast_to(asarray(where), re.shape, name))
+    far = np.inf if opcode == "minimum" else -np.inf
+    candidates = ops.select(
+        ties, im, ops.broadcast_to(ops.convert(asarray(far), im.dtype), im.shape, name)
+    )
+    best_im = _reduce(opcode, name, candidates, axis, None, True, None, None, True, False)
+    out = make_complex(best_re, best_im)
+    if initial is not None:
+        combine = ufuncs.maximum if opcode == "maximum" else ufuncs.minimum
+        out = combine(out, ops.convert(asarray(initial), out.dtype))
+    if not keepdims:
+        axes = ops.normalize_axes(axis, x.ndim, name) if axis is not None else list(range(x.ndim))
+        out = ops.reshape(out, tuple(d for i, d in enumerate(out.shape) if i not in axes))
+    return out
 
 
 def _logical(opcode: str, name: str):

@@ -362,10 +362,24 @@ def power(x1, x2, /):
 
 def _compare(direction: str, name: str):
     def f(x, y):
+        if direction in ("LT", "LE", "GT", "GE"):
+            a, b = ops.promote(name, x, y)
+            if dtypes.is_complex(a.dtype):
+                return _complex_order(a, b, direction, name)
         return ops.compare(x, y, direction, name)
 
     f.__name__ = name
     return eager(f)
+
+
+def _complex_order(a, b, direction: str, name: str):
+    """NumPy's (and jax.numpy's) order of complex numbers: by real part,
+    then by imaginary part."""
+    ar, ai, br, bi = _real_part(a), elementwise.imag(a), _real_part(b), elementwise.imag(b)
+    strict = "LT" if direction in ("LT", "LE") else "GT"
+    first = ops.compare(ar, br, strict, name)
+    tie = ops.binary("and", ops.compare(ar, br, "EQ", name), ops.compare(ai, bi, direction, name))
+    return ops.binary("or", first, tie)
 
 
 equal = _compare("EQ", "eq")
