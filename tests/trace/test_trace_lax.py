@@ -178,3 +178,14 @@ def test_custom_call_reaches_a_registered_host_target():
 def test_lax_control_flow_runs_eagerly_too():
     assert lax.fori_loop(0, 4, lambda i, a: a + i, np.int32(0)) == 6
     assert lax.cond(np.bool_(False), lambda v: v, lambda v: v * 3, np.float32(2)) == 6
+
+
+def test_scan_over_no_steps_gives_the_carry_and_empty_ys():
+    def step(c, x):
+        return c + x.sum(), x * 2
+
+    xs = np.zeros((0, 3), np.float32)
+    for run in (lambda c, x: lax.scan(step, c, x), uir.jit(lambda c, x: lax.scan(step, c, x))):
+        carry, ys = run(np.float32(1), xs)
+        assert carry == 1 and ys.shape == (0, 3) and ys.dtype == np.float32
+    assert lax.map(lambda x: x + 1, np.zeros((0, 2), np.float32)).shape == (0, 2)

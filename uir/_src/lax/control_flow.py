@@ -306,6 +306,11 @@ def scan(
 
     y_avals, y_tree = step_y_avals()
     ys0 = [ops.broadcast_to(asarray(np.zeros((), d)), (n, *s)) for s, d in y_avals]
+    if n == 0:
+        # No step to run: the carry as given, and empty ys of the step's types.
+        return tree_util.tree_unflatten(carry_tree, list(carry_leaves)), tree_util.tree_unflatten(
+            y_tree, ys0
+        )
     index_type = np.dtype(np.int32)
 
     def body(i, state):
