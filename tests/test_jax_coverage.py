@@ -28,11 +28,6 @@ OUT_OF_SCOPE: dict[str, dict[str, str]] = {
             [
                 "compress",
                 "extract",
-                "unique",
-                "unique_all",
-                "unique_counts",
-                "unique_inverse",
-                "unique_values",
                 "intersect1d",
                 "setdiff1d",
                 "setxor1d",

@@ -39,6 +39,7 @@ from uir._src.numpy.sorting import *  # noqa: E402, F403
 from uir._src.numpy.statistics import *  # noqa: E402, F403
 from uir._src.numpy.types import *  # noqa: E402, F403
 from uir._src.numpy.ufuncs import *  # noqa: E402, F403
+from uir._src.numpy.unique import *  # noqa: E402, F403
 
 # NumPy's scalar types and type hierarchy, ml_dtypes' narrow types, NumPy's
 # index helpers and print options: the objects jax.numpy re-exports.

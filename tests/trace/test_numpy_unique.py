@@ -1,0 +1,68 @@
+"""uir.numpy.unique and the array API's unique_* against NumPy: sorted
+values, first indices, inverse and counts, NaNs equal or not, along an
+axis; a static size pads with fill_value (the smallest unique element by
+default) under jit, and eagerly the size comes from the data."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import uir
+import uir.numpy as jnp
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.sampled_from([0.0, 1.0, -2.5, 3.0, np.nan, 7.0]), min_size=1, max_size=12),
+    st.booleans(),
+    st.integers(0, 4),
+)
+def test_unique_matches_numpy(values, equal_nan, extra):
+    x = np.array(values, np.float32)
+    want = np.unique(
+        x, return_index=True, return_inverse=True, return_counts=True, equal_nan=equal_nan
+    )
+    got = jnp.unique(
+        x, return_index=True, return_inverse=True, return_counts=True, equal_nan=equal_nan
+    )
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g, w)
+    n = len(want[0])
+    padded = uir.jit(
+        lambda v: jnp.unique(v, return_counts=True, size=n + extra, equal_nan=equal_nan)
+    )(x)
+    np.testing.assert_array_equal(padded[0][:n], want[0])
+    np.testing.assert_array_equal(padded[0][n:], np.full(extra, want[0][0]))
+    np.testing.assert_array_equal(padded[1], np.concatenate([want[3], np.zeros(extra, int)]))
+
+
+def test_unique_rows_and_fill_value():
+    a = np.array([[1, 2], [1, 2], [0, 5], [1, 0]], np.int32)
+    np.testing.assert_array_equal(jnp.unique(a, axis=0), np.unique(a, axis=0))
+    np.testing.assert_array_equal(jnp.unique(a.T, axis=1), np.unique(a.T, axis=1))
+    got = uir.jit(lambda v: jnp.unique(v, size=6, fill_value=-1))(a)
+    np.testing.assert_array_equal(got, [0, 1, 2, 5, -1, -1])
+    short = uir.jit(lambda v: jnp.unique(v, size=2))(a)  # the first two unique elements
+    np.testing.assert_array_equal(short, [0, 1])
+
+
+def test_array_api_forms():
+    x = np.array([[2, 1], [2, 3]], np.int32)
+    values, indices, inverse, counts = jnp.unique_all(x)
+    want = np.unique_all(x)
+    for g, w in zip((values, indices, inverse, counts), want, strict=True):
+        np.testing.assert_array_equal(g, w)
+    np.testing.assert_array_equal(jnp.unique_counts(x).counts, np.unique_counts(x).counts)
+    np.testing.assert_array_equal(
+        jnp.unique_inverse(x).inverse_indices, np.unique_inverse(x).inverse_indices
+    )
+    # (NumPy 2 leaves unique_values unsorted; JAX, and uir, sort them.)
+    np.testing.assert_array_equal(jnp.unique_values(x), np.sort(np.unique_values(x)))
+
+
+def test_under_jit_a_size_is_required():
+    with pytest.raises(uir.TraceError, match="give a static size"):
+        uir.jit(jnp.unique)(np.array([1, 2, 2]))
