@@ -26,12 +26,6 @@ OUT_OF_SCOPE: dict[str, dict[str, str]] = {
     "jax.numpy": {
         **dict.fromkeys(
             [
-                "compress",
-                "extract",
-                "intersect1d",
-                "setdiff1d",
-                "setxor1d",
-                "union1d",
                 "trim_zeros",
                 "roots",
             ],

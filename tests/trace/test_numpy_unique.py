@@ -66,3 +66,46 @@ def test_array_api_forms():
 def test_under_jit_a_size_is_required():
     with pytest.raises(uir.TraceError, match="give a static size"):
         uir.jit(jnp.unique)(np.array([1, 2, 2]))
+
+
+A = np.array([5, 1, 3, 3, np.nan, 8], np.float32)
+B = np.array([3, 7, 5, np.nan, 3], np.float32)
+
+
+@pytest.mark.parametrize("name", ["union1d", "intersect1d", "setdiff1d", "setxor1d"])
+def test_set_functions_match_numpy_and_pad_to_a_size(name):
+    want = getattr(np, name)(A, B)
+    np.testing.assert_array_equal(getattr(jnp, name)(A, B), want)
+    n = len(want)
+    padded = uir.jit(lambda x, y: getattr(jnp, name)(x, y, size=n + 2, fill_value=-9))(A, B)
+    np.testing.assert_array_equal(padded, np.concatenate([want, [-9, -9]]))
+    with pytest.raises(uir.TraceError, match="static size"):
+        uir.jit(getattr(jnp, name))(A, B)
+
+
+def test_intersect1d_indices_and_jax_default_fills():
+    values, in_a, in_b = jnp.intersect1d(A, B, return_indices=True)
+    want = np.intersect1d(A, B, return_indices=True)
+    for g, w in zip((values, in_a, in_b), want, strict=True):
+        np.testing.assert_array_equal(g, w)
+    # JAX's defaults: intersect1d/union1d/setxor1d pad with the smallest
+    # result, setdiff1d with 0; indices with the arrays' sizes.
+    got = jnp.intersect1d(A, B, size=4, return_indices=True)
+    np.testing.assert_array_equal(got[0], [3, 5, 3, 3])
+    np.testing.assert_array_equal(got[1], [2, 0, 6, 6])
+    np.testing.assert_array_equal(got[2], [0, 2, 5, 5])
+    np.testing.assert_array_equal(jnp.setdiff1d(A, B, size=4), [1, 8, np.nan, 0])
+
+
+def test_compress_and_extract():
+    a = np.arange(6).reshape(2, 3)
+    keep = np.array([True, False, True])
+    np.testing.assert_array_equal(jnp.compress(keep, a, axis=1), np.compress(keep, a, axis=1))
+    np.testing.assert_array_equal(jnp.compress(keep, a), np.compress(keep, a))
+    got = uir.jit(lambda c, v: jnp.compress(c, v, axis=1, size=3, fill_value=-1))(keep, a)
+    np.testing.assert_array_equal(got, [[0, 2, -1], [3, 5, -1]])
+    cond = np.array([1, 0, 1, 1])
+    np.testing.assert_array_equal(jnp.extract(cond, np.arange(4)), np.extract(cond, np.arange(4)))
+    np.testing.assert_array_equal(
+        uir.jit(lambda c, v: jnp.extract(c, v, size=2))(cond, np.arange(4)), [0, 2]
+    )
