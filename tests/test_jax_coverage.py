@@ -26,7 +26,6 @@ OUT_OF_SCOPE: dict[str, dict[str, str]] = {
     "jax.numpy": {
         **dict.fromkeys(
             [
-                "trim_zeros",
                 "roots",
             ],
             "result shape depends on the data",

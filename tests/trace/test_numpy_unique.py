@@ -109,3 +109,15 @@ def test_compress_and_extract():
     np.testing.assert_array_equal(
         uir.jit(lambda c, v: jnp.extract(c, v, size=2))(cond, np.arange(4)), [0, 2]
     )
+
+
+def test_trim_zeros_outside_jit_as_numpy():
+    x = np.array([0, 0, 1, 2, 0, 3, 0])
+    for trim in ("fb", "f", "b"):
+        np.testing.assert_array_equal(jnp.trim_zeros(x, trim), np.trim_zeros(x, trim))
+    grid = np.array([[0, 0, 0], [0, 1, 0], [0, 0, 0]])
+    np.testing.assert_array_equal(jnp.trim_zeros(grid), np.trim_zeros(grid))
+    np.testing.assert_array_equal(jnp.trim_zeros(grid, axis=1), [[0], [1], [0]])
+    assert jnp.trim_zeros(np.zeros(3)).shape == (0,)
+    with pytest.raises(uir.TraceError, match=r"outside uir\.jit"):
+        uir.jit(jnp.trim_zeros)(x)

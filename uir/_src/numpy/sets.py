@@ -236,5 +236,36 @@ __all__ = [
     "isin",
     "setdiff1d",
     "setxor1d",
+    "trim_zeros",
     "union1d",
 ]
+
+
+def trim_zeros(filt, trim: str = "fb", axis=None):
+    """filt without its leading ('f') and trailing ('b') zeros along each
+    of `axis` (every axis for None). The result's shape is the data's, so,
+    as in JAX, it needs concrete values: it runs outside uir.jit only."""
+    if tracing.current() is not None or isinstance(filt, ops.Tracer):
+        fail("trim_zeros", "the result's shape depends on the data: call it outside uir.jit")
+    if not isinstance(trim, str) or not set(trim.lower()) <= {"f", "b"}:
+        fail("trim_zeros", f"trim must hold 'f' and/or 'b', got {trim!r}")
+    arr = np.asarray(filt)
+    if arr.ndim == 0:
+        fail("trim_zeros", "takes an array of at least one dimension")
+    nonzero = np.asarray(_run(lambda x: ufuncs.not_equal(x, 0), arr))
+    axes = (
+        range(arr.ndim)
+        if axis is None
+        else [ops.normalize_axis(a, arr.ndim, "trim_zeros") for a in np.atleast_1d(axis)]
+    )
+    index = [slice(None)] * arr.ndim
+    for ax in axes:
+        others = tuple(i for i in range(arr.ndim) if i != ax)
+        hit = np.flatnonzero(nonzero.any(axis=others) if others else nonzero)
+        if hit.size == 0:
+            index[ax] = slice(0, 0)
+            continue
+        lo = int(hit[0]) if "f" in trim.lower() else 0
+        hi = int(hit[-1]) + 1 if "b" in trim.lower() else arr.shape[ax]
+        index[ax] = slice(lo, hi)
+    return arr[tuple(index)]
