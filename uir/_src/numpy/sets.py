@@ -229,18 +229,6 @@ def extract(condition, arr, *, size=None, fill_value=0):
     )
 
 
-__all__ = [
-    "compress",
-    "extract",
-    "intersect1d",
-    "isin",
-    "setdiff1d",
-    "setxor1d",
-    "trim_zeros",
-    "union1d",
-]
-
-
 def trim_zeros(filt, trim: str = "fb", axis=None):
     """filt without its leading ('f') and trailing ('b') zeros along each
     of `axis` (every axis for None). The result's shape is the data's, so,
@@ -269,3 +257,15 @@ def trim_zeros(filt, trim: str = "fb", axis=None):
         hi = int(hit[-1]) + 1 if "b" in trim.lower() else arr.shape[ax]
         index[ax] = slice(lo, hi)
     return arr[tuple(index)]
+
+
+__all__ = [
+    "compress",
+    "extract",
+    "intersect1d",
+    "isin",
+    "setdiff1d",
+    "setxor1d",
+    "trim_zeros",
+    "union1d",
+]
