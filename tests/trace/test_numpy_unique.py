@@ -121,3 +121,19 @@ def test_trim_zeros_outside_jit_as_numpy():
     assert jnp.trim_zeros(np.zeros(3)).shape == (0,)
     with pytest.raises(uir.TraceError, match=r"outside uir\.jit"):
         uir.jit(jnp.trim_zeros)(x)
+
+
+def test_roots_as_numpy_and_under_jit_without_stripping():
+    for p in (
+        [1.0, -6.0, 11.0, -6.0],
+        [0.0, 1.0, -3.0, 2.0],
+        [1.0, 0.0, 0.0],
+        [2.0],
+        [1.0, 0.0, 1.0],
+    ):
+        got = np.sort_complex(np.asarray(jnp.roots(np.array(p))))
+        np.testing.assert_allclose(got, np.sort_complex(np.roots(p)), atol=1e-4)
+    got = uir.jit(lambda c: jnp.roots(c, strip_zeros=False))(np.array([1.0, -3.0, 2.0], np.float32))
+    np.testing.assert_allclose(np.sort_complex(np.asarray(got)), [1, 2], atol=1e-5)
+    with pytest.raises(uir.TraceError, match="strip_zeros=False"):
+        uir.jit(jnp.roots)(np.array([1.0, 2.0]))

@@ -167,6 +167,53 @@ def polydiv(u, v, *, trim_leading_zeros: bool = False):
     return stack(q), rem
 
 
+def roots(p, *, strip_zeros: bool = True):
+    """The roots of the polynomial with coefficients p (highest first): the
+    eigenvalues of its companion matrix, complex. With strip_zeros (the
+    default) leading zeros are dropped and trailing ones give roots at 0,
+    which needs concrete coefficients (outside uir.jit), as in JAX."""
+    from uir._src.core import tracing
+
+    if strip_zeros:
+        if tracing.current() is not None or isinstance(p, ops.Tracer):
+            fail(
+                "roots",
+                "strip_zeros=True needs concrete coefficients: use strip_zeros=False under jit",
+            )
+        coeffs = np.atleast_1d(np.asarray(p))
+        if coeffs.ndim != 1:
+            fail("roots", f"takes a 1-D array of coefficients, got shape {coeffs.shape}")
+        nonzero = np.flatnonzero(coeffs)
+        if nonzero.size == 0:
+            return public_asarray(np.zeros(0, dtypes.canonicalize(np.complex128)))
+        trailing = len(coeffs) - 1 - int(nonzero[-1])
+        core = coeffs[int(nonzero[0]) : int(nonzero[-1]) + 1]
+        found = _companion_roots(core) if len(core) > 1 else None
+        zeros = np.zeros(trailing, dtypes.canonicalize(np.complex128))
+        if found is None:
+            return public_asarray(zeros)
+        return public_asarray(
+            np.concatenate([np.asarray(found), zeros.astype(np.asarray(found).dtype)])
+        )
+    return _companion_roots(p)
+
+
+@eager
+def _companion_roots(p):
+    from uir._src.numpy.linalg import eigvals
+
+    c = _inexact(atleast_1d(asarray(p)))
+    n = c.shape[0] - 1
+    if n < 1:
+        return creation.zeros((0,), np.result_type(c.dtype, np.complex64))
+    below = (np.arange(n)[:, None] == np.arange(n)[None, :] + 1).astype(np.dtype(c.dtype))
+    top = ufuncs.divide(ufuncs.negative(c[1:]), c[0])
+    companion = ufuncs.where(
+        (np.arange(n) == 0)[:, None], manipulation.broadcast_to(top, (n, n)), below
+    )
+    return eigvals(companion)
+
+
 __all__ = [
     "poly",
     "polyadd",
@@ -177,4 +224,5 @@ __all__ = [
     "polymul",
     "polysub",
     "polyval",
+    "roots",
 ]
