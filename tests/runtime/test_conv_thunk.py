@@ -11,7 +11,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 from eval_util import conv_case, conv_reference, window_text
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from xla_util import assert_compiled_like_xla
 
@@ -184,6 +184,11 @@ def test_random_convolutions_of_few_input_features_in_channels_last_order(
 def test_depthwise_and_few_input_convolutions_compile_like_xla(
     geometry, depthwise, channels, n, seed
 ):
+    # XLA:CPU gets negative padding wrong here (size=2x2 pad=-1_1x0_0 over
+    # 2x2 inputs, b01f_01io->b01f: its first outputs are not the NumPy
+    # reference's, which uir and the evaluator give); the reference test
+    # above covers negative padding.
+    assume(all(lo >= 0 and hi >= 0 for lo, hi in geometry[2]))
     if depthwise:
         _check_channels_last(geometry, channels, 1, 1, n, np.float32, seed, xla=True)
     else:

@@ -20,7 +20,7 @@ METHODS = ["linear", "lanczos3", "lanczos5", "cubic", "cubic-pytorch", "area"]
 @pytest.mark.parametrize("method", ["nearest", *METHODS])
 @pytest.mark.parametrize("shape", [(10, 14, 3), (3, 4, 3), (12, 5, 3), (1, 1, 3)])
 @pytest.mark.parametrize("antialias", [True, False])
-def test_resize_matches_jax(method, shape, antialias):
+def test_resize_matches_jax(method, shape, antialias, jax_x32):
     jax_image = pytest.importorskip("jax.image")
     want = np.asarray(jax_image.resize(IMAGE, shape, method, antialias=antialias))
     got = np.asarray(ui.resize(IMAGE, shape, method, antialias=antialias))
@@ -31,7 +31,7 @@ def test_resize_matches_jax(method, shape, antialias):
 @pytest.mark.xla
 @pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("scale, shift", [((2.0, 1.5), (0.5, -1.0)), ((0.5, 0.7), (1.0, 0.0))])
-def test_scale_and_translate_matches_jax(method, scale, shift):
+def test_scale_and_translate_matches_jax(method, scale, shift, jax_x32):
     jax_image = pytest.importorskip("jax.image")
     jnp = pytest.importorskip("jax.numpy")
     for antialias in (True, False):

@@ -316,7 +316,7 @@ def test_there_are_twenty_four():
 
 
 @pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p.__name__)
-def test_program_runs_unchanged_and_matches_jax(program):
+def test_program_runs_unchanged_and_matches_jax(program, jax_x32):
     theirs_ns, ours_ns = _namespace("jax"), _namespace("uir")
     fn, args = program(theirs_ns)
     want = jax.tree_util.tree_leaves(theirs_ns.jit(fn)(*args))
