@@ -137,3 +137,13 @@ def test_roots_as_numpy_and_under_jit_without_stripping():
     np.testing.assert_allclose(np.sort_complex(np.asarray(got)), [1, 2], atol=1e-5)
     with pytest.raises(uir.TraceError, match="strip_zeros=False"):
         uir.jit(jnp.roots)(np.array([1.0, 2.0]))
+
+
+def test_empty_inputs():
+    empty = np.array([], np.float32)
+    np.testing.assert_array_equal(jnp.unique(empty), np.unique(empty))
+    values, counts = jnp.unique(empty.astype(np.int32), return_counts=True, size=2)
+    np.testing.assert_array_equal(values, [0, 0])
+    np.testing.assert_array_equal(counts, [0, 0])
+    np.testing.assert_array_equal(jnp.union1d(empty, np.array([3.0, 1.0])), [1.0, 3.0])
+    assert jnp.intersect1d(np.array([1.0, 2.0]), empty).shape == (0,)

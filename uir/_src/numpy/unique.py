@@ -34,6 +34,13 @@ def _unique_rows(x, size: int, equal_nan: bool, fill_value):
     """Unique rows of x [n, m]: (values [size, m], first index [size],
     inverse [n], counts [size], how many are unique)."""
     n, m = x.shape
+    if n == 0:
+        # Nothing to sort: every slot is padding (0 without a fill_value).
+        fill = 0 if fill_value is None else fill_value
+        values = manipulation.broadcast_to(public_asarray(fill).astype(x.dtype), (size, m))
+        index = creation.zeros((size,), np.int32)
+        zero = public_asarray(np.int32(0))
+        return values, index, creation.zeros((0,), np.int32), index, zero
     if m == 1:
         order = sorting.argsort(x[:, 0], stable=True)
     else:
@@ -45,13 +52,12 @@ def _unique_rows(x, size: int, equal_nan: bool, fill_value):
     count = reductions.sum(starts.astype(np.int32))
     # Scatter each run's first row to its group (groups past size drop).
     slot = ufuncs.where(starts, group, size)
-    first = s[0] if n else creation.zeros((m,), x.dtype)
     if fill_value is None:
-        fill = manipulation.broadcast_to(first, (size, m))
+        fill = manipulation.broadcast_to(s[0], (size, m))
     else:
         fill = manipulation.broadcast_to(public_asarray(fill_value).astype(x.dtype), (size, m))
     values = fill.at[slot].set(s, mode="drop")
-    index = manipulation.broadcast_to(order[0] if n else 0, (size,)).astype(np.int32)
+    index = manipulation.broadcast_to(order[0], (size,)).astype(np.int32)
     index = index.at[slot].set(order.astype(np.int32), mode="drop")
     inverse = creation.zeros((n,), np.int32).at[order].set(group.astype(np.int32))
     counts = creation.zeros((size,), np.int32).at[group].add(1, mode="drop")
@@ -73,7 +79,7 @@ def _static_size(name: str, x, size, axis, equal_nan: bool) -> int:
     from uir._src.core.api import jit
 
     rows = _as_rows(public_asarray(x), axis)[0]
-    return int(jit(lambda r: _unique_rows(r, max(r.shape[0], 1), equal_nan, None)[4])(rows))
+    return int(jit(lambda r: _unique_rows(r, r.shape[0], equal_nan, None)[4])(rows))
 
 
 def _as_rows(x, axis):
