@@ -218,15 +218,7 @@ def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
 
 def extract(condition, arr, *, size=None, fill_value=0):
     """The elements of arr where condition holds (both flattened)."""
-    return compress(
-        np.ravel(condition)
-        if not isinstance(condition, ops.Tracer)
-        else manipulation.ravel(condition),
-        arr,
-        None,
-        size=size,
-        fill_value=fill_value,
-    )
+    return compress(condition, arr, None, size=size, fill_value=fill_value)
 
 
 def trim_zeros(filt, trim: str = "fb", axis=None):

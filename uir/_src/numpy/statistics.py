@@ -158,9 +158,8 @@ def _inverted_cdf(s, order, weights, qs, valid):
             w = ufuncs.where(np_indexing.take_along_axis(valid, order, axis=-1), w, 0)
     running = reductions.cumsum(w, axis=-1)
     target = qs * running[..., -1:]
-    below = ufuncs.less(
-        manipulation.broadcast_to(running, qs.shape[: -1 - (s.ndim - 1)] + running.shape), target
-    )
+    q_shape = target.shape[: target.ndim - running.ndim]
+    below = ufuncs.less(manipulation.broadcast_to(running, q_shape + running.shape), target)
     index = ufuncs.minimum(reductions.sum(below.astype(np.int32), axis=-1), s.shape[-1] - 1)
     sb = manipulation.broadcast_to(s, index.shape + s.shape[-1:])
     return np_indexing._take_along_axis_at(sb, manipulation.expand_dims(index, -1), axis=-1)[..., 0]

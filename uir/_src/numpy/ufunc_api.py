@@ -182,9 +182,7 @@ class ufunc:
         if self._at is not None:
             return self._at(a, indices, b)
         # One index at a time: the flat positions indices name, then a loop.
-        positions = public_asarray(
-            np.arange(max(a.size, 1), dtype=np.int32)[: a.size].reshape(a.shape)
-        )[indices]
+        positions = public_asarray(np.arange(a.size, dtype=np.int32).reshape(a.shape))[indices]
         positions = manipulation.ravel(positions)
         count = positions.shape[0]
         flat = manipulation.ravel(a)
@@ -300,7 +298,6 @@ def _logsumexp(x, axis, keepdims: bool, where):
 
 
 def _logsumexp_reduce(base2: bool):
-    logsumexp = _logsumexp
     scale = math.log(2.0) if base2 else 1.0
 
     def reduce(a, axis, *, keepdims, initial, where):
@@ -312,11 +309,11 @@ def _logsumexp_reduce(base2: bool):
                 else public_asarray(initial)
             )
             axes = _axes(axis, x.ndim, "logaddexp.reduce")
-            rest = logsumexp(x, axes, True, where)
+            rest = _logsumexp(x, axes, True, where)
             out = ufuncs.logaddexp(rest, init)
             out = out if keepdims else manipulation.squeeze(out, axes)
         else:
-            out = logsumexp(x, axis, keepdims, where)
+            out = _logsumexp(x, axis, keepdims, where)
         return ufuncs.divide(out, scale) if base2 else out
 
     return reduce

@@ -13,7 +13,7 @@ from uir._src.core.ops import fail
 from uir._src.lax import control_flow
 from uir._src.lax import linalg as lax_linalg
 from uir._src.lax.linalg import _h, _matrix
-from uir._src.numpy import creation, manipulation, products, reductions, ufuncs
+from uir._src.numpy import creation, manipulation, products, reductions, sorting, ufuncs
 from uir._src.numpy import indexing as np_indexing
 from uir._src.numpy import linalg as np_linalg
 from uir._src.numpy.util import public_asarray
@@ -171,17 +171,10 @@ def _lu_solve(packed, pivots, b, trans: int):
             conjugate_a=conj,
             unit_diagonal=True,
         )
-        inverse = _inverse(permutation)
+        inverse = sorting.argsort(permutation, axis=-1)  # where each row went
         rows = manipulation.broadcast_to(manipulation.expand_dims(inverse, -1), x.shape)
         x = np_indexing.take_along_axis(x, rows, axis=-2)
     return x[..., 0] if vector else x
-
-
-def _inverse(permutation):
-    """The inverse permutation: where each row went."""
-    n = permutation.shape[-1]
-    onehot = ufuncs.equal(manipulation.expand_dims(permutation, -1), np.arange(n))
-    return reductions.argmax(onehot, axis=-2).astype(permutation.dtype)
 
 
 _ASSUME = (

@@ -142,8 +142,9 @@ def leslie(f, s):
     if n == 1:
         return manipulation.reshape(f, (1, 1))
     below = np.arange(n)[:, None] == np.arange(n)[None, :] + 1
-    sub = np_indexing.take(s, np.minimum(np.arange(n), n - 2)[None, :] + 0 * below)
-    sub = ufuncs.where(below, sub, 0).astype(f.dtype)
+    # Row j + 1 holds s[j] in column j.
+    column = np.broadcast_to(np.minimum(np.arange(n), n - 2), (n, n))
+    sub = ufuncs.where(below, np_indexing.take(s, column), 0).astype(f.dtype)
     top = (np.arange(n) == 0)[:, None]
     return ufuncs.where(top, manipulation.broadcast_to(f, (n, n)), sub)
 
