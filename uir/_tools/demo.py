@@ -94,8 +94,10 @@ def _stage_main(size: int) -> bool:
     lowered = fn.lower(*args)
     compiled = lowered.compile()
     compile_s = time.perf_counter() - start
-    print("traced HLO (uir.jit(f).lower(...).as_text()):")
-    print(lowered.module.to_text(print_metadata=False))
+    print(
+        "traced HLO, each op with the source line that made it (lowered.as_text(debug_info=True)):"
+    )
+    print(lowered.as_text(debug_info=True))
     kg = compiled.kernel_graph
     text = kg.to_text()
     print("optimized Kernel Graph (compiled.kernel_graph; iGraphs of the first kernel below):")
@@ -108,6 +110,13 @@ def _stage_main(size: int) -> bool:
     print(
         f"\n  compiled in {compile_s * 1e3:.0f} ms (trace, passes, lowering, LLVM); "
         f"fallbacks: {len(compiled.fallbacks)}"
+    )
+    cost, memory = compiled.cost_analysis(), compiled.memory_analysis()
+    print(
+        f"  cost_analysis(): {cost['flops']:.3g} flops, {cost['bytes accessed']:.3g} bytes accessed; "
+        f"memory_analysis(): arguments {memory.argument_size_in_bytes} B, "
+        f"outputs {memory.output_size_in_bytes} B, temporaries {memory.temp_size_in_bytes} B, "
+        f"code {memory.generated_code_size_in_bytes} B"
     )
     got = fn(*args)
     want = _mlp_block(np, _numpy_gelu)(*args)
