@@ -62,6 +62,19 @@ def test_pad_matches_numpy(case, jitted):
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
+def test_integer_linear_ramp_floors_as_numpy_linspace():
+    # NumPy takes the step first and whole multiples of it, then the floor:
+    # a ramp from -25 to 0 in 5 steps is exactly -20, -15, ... (a fraction
+    # of the distance, 0.6 * -25 in float32, floors -15 to -16).
+    edges = np.stack([np.full(61, 3), np.arange(-30, 31)], axis=1).astype(np.int32)
+    for width in range(1, 8):
+        for end in range(-9, 10):
+            widths = [(0, 0), (width, width)]
+            want = np.pad(edges, widths, mode="linear_ramp", end_values=end)
+            got = jnp.pad(edges, widths, mode="linear_ramp", end_values=end)
+            np.testing.assert_array_equal(got, want, err_msg=f"width={width} end={end}")
+
+
 def test_pad_refuses_what_it_cannot_do():
     with pytest.raises(uir.TraceError, match="mode must be one of"):
         jnp.pad(np.ones(3), 1, mode="mirror")

@@ -143,12 +143,15 @@ def _ramp(x, axis: int, lo: int, hi: int, ends):
         edge = _slice(x, axis, 0, 1) if side == "lo" else _slice(x, axis, n - 1, n)
         edge = edge.astype(work)
         end = ops.convert(asarray(end), work)
-        # The distance of each padded element from the edge, as a fraction.
-        steps = np.arange(width) / width if side == "lo" else (width - 1 - np.arange(width)) / width
+        # NumPy's linspace(end, edge, width, endpoint=False): the step
+        # first, then whole multiples of it, so a ramp that divides evenly
+        # stays exact before the floor of integer types (reversed after).
+        k = np.arange(width) if side == "lo" else width - 1 - np.arange(width)
         shape = [1] * x.ndim
         shape[axis] = width
-        fraction = steps.reshape(shape).astype(work)
-        ramp = ufuncs.add(end, ufuncs.multiply(ufuncs.subtract(edge, end), fraction))
+        count = k.reshape(shape).astype(work)
+        step = ufuncs.true_divide(ufuncs.subtract(edge, end), ops.convert(asarray(width), work))
+        ramp = ufuncs.add(end, ufuncs.multiply(count, step))
         if dtypes.is_int(x.dtype) or dtypes.is_bool(x.dtype):
             ramp = ufuncs.floor(ramp)
         parts.append((side, ramp.astype(x.dtype)))
