@@ -14,6 +14,7 @@
 #endif
 
 #include "runtime/async_thunk.h"
+#include "runtime/buffer_pool.h"
 #include "support/error.h"
 #include "support/thread_pool.h"
 
@@ -646,7 +647,11 @@ std::unique_ptr<CpuExecutable::Memory> CpuExecutable::TakeMemory() const {
     }
     const size_t size =
         static_cast<size_t>((std::max<int64_t>(allocations[k].size, 1) + 63) / 64 * 64);
-    auto* p = static_cast<uint8_t*>(std::aligned_alloc(64, size));
+    // Large blocks start a page, as the buffer pool's do (runtime/buffer_pool.cc:
+    // a kernel whose output sits a little below its inputs' page offset
+    // does not wait on 4K aliasing).
+    auto* p = static_cast<uint8_t*>(
+        std::aligned_alloc(size >= runtime::kPageAlignedBytes ? 4096 : 64, size));
     if (p == nullptr) throw OutOfMemoryError(AllocationFailure(allocations[k], size));
     std::memset(p, 0, size);
     m->blocks.emplace_back(p);

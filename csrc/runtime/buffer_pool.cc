@@ -83,7 +83,8 @@ void* TakeBuffer(int64_t bytes) {
       return p;
     }
   }
-  void* p = std::aligned_alloc(64, static_cast<size_t>(size));
+  void* p = std::aligned_alloc(static_cast<size_t>(size >= kPageAlignedBytes ? 4096 : 64),
+                               static_cast<size_t>(size));
   if (p == nullptr) throw std::bad_alloc();
   AdviseHugePages(p, size);
   return p;
