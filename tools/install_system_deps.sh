@@ -20,6 +20,7 @@ packages=(
   clang-format-19     # the C++ format check of the test suite
   clang-19            # builds the libFuzzer target for the HLO parser
   libclang-rt-19-dev  # libFuzzer and the sanitizer runtimes for clang
+  graphviz            # dot: the drawings of the rich displays (a table without it)
 )
 packages+=("$@")
 # Debian's own python3 needs its venv module and headers as separate packages.

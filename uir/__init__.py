@@ -53,6 +53,7 @@ from uir._src.core.errors import (
 )
 from uir._src.core.evaluate import evaluate
 from uir._src.numpy import array_methods  # noqa: F401  (Tracer's operators)
+from uir._src.tools import display as _display  # noqa: F401  (rich displays)
 from uir._src.tools.info import info
 from uir.custom_call import get_include
 

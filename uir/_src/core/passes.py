@@ -66,6 +66,16 @@ class PassRecord:
     text_after: str
 
 
+class PipelineTrace(list):
+    """What Pipeline.run(trace=True) returns beside the module: a list of
+    PassRecord, one per pass run, in order. str() is a table (pass,
+    changed, milliseconds, instruction count); in Jupyter a table whose
+    changing passes open to their diffs and decisions."""
+
+    def __str__(self) -> str:
+        return format_trace(self)
+
+
 def format_trace(records: Sequence[PassRecord]) -> str:
     """A table: pass, changed, milliseconds, instruction count."""
     rows = [f"{'pass':<40} {'changed':>7} {'ms':>9} {'instructions':>12}"]
@@ -263,7 +273,7 @@ class Pipeline:
         out = module.clone()
         checker = _Checker(out, seed, rtol, atol) if check else None
         dumper = _Dumper(dump_to, dump_pass_re, out.name) if dump_to else None
-        records: list[PassRecord] = []
+        records = PipelineTrace()
         state = {"text": out.to_text() if (trace or dumper) else ""}
         if dumper:
             dumper.write("before_optimizations", state["text"])
