@@ -55,6 +55,7 @@ from uir._src.core.evaluate import evaluate
 from uir._src.numpy import array_methods  # noqa: F401  (Tracer's operators)
 from uir._src.tools import display as _display  # noqa: F401  (rich displays)
 from uir._src.tools.info import info
+from uir._src.tools.report import Report, report
 from uir.custom_call import get_include
 
 __version__: str = _core.__version__
@@ -70,6 +71,7 @@ __all__ = [
     "MemoryLimitError",
     "OutOfMemoryError",
     "ParseError",
+    "Report",
     "SerializationError",
     "ShapeDtypeStruct",
     "ShapeError",
@@ -99,6 +101,7 @@ __all__ = [
     "numpy",
     "passes",
     "random",
+    "report",
     "schedule",
     "scipy",
     "tree_util",

@@ -86,7 +86,31 @@ def _build_parser() -> argparse.ArgumentParser:
     opt.add_argument("--trace", action="store_true", help="print a table of the passes to stderr")
     opt.add_argument("--dump-to", help="write XLA-style dumps to this directory")
     opt.set_defaults(handler=_run_opt)
+
+    rep = sub.add_parser(
+        "report", help="the whole compile of an HLO module as one offline HTML page"
+    )
+    rep.add_argument("file", help="an HLO text file")
+    rep.add_argument("-o", "--output", required=True, help="the HTML file to write")
+    rep.add_argument(
+        "--no-profile", action="store_true", help="leave out the profiled run on random inputs"
+    )
+    rep.add_argument(
+        "--seed", type=int, default=0, help="seed for the random inputs (default: %(default)s)"
+    )
+    rep.set_defaults(handler=_run_report)
     return parser
+
+
+def _run_report(args: argparse.Namespace) -> int:
+    from uir._src.core import hlo
+    from uir._src.tools.report import report
+
+    module = hlo.load(args.file)
+    r = report(module, profile=not args.no_profile, seed=args.seed)
+    r.save(args.output)
+    print(f"wrote {args.output}: {len(r.html) / 1024:.0f} KiB in {r.seconds:.2f} s")
+    return 0
 
 
 def _run_demo(args: argparse.Namespace) -> int:

@@ -282,11 +282,15 @@ _DECISIONS = {"priority-fusion": _fusion_decisions, "memory-scheduler": _schedul
 
 
 def trace_html(records, title: str = "Pipeline trace") -> str:
+    return page(title, trace_body(records))
+
+
+def trace_body(records) -> str:
     """One row per pass run (changed or not, instructions before and after,
     time); every changing pass opens to its diff and, for fusion and
     scheduling, the decisions with their numbers."""
     if not records:
-        return page(title, '<p class="uir-no">no passes ran</p>')
+        return '<p class="uir-no">no passes ran</p>'
     first = _count_instructions(records[0].text_before)
     rows = []
     details = []
@@ -334,7 +338,7 @@ def trace_html(records, title: str = "Pipeline trace") -> str:
         numeric={0, 3, 4, 5},
     )
     body += "<h4>changes</h4>" + "".join(details)
-    return page(title, body)
+    return body
 
 
 def _count_instructions(text: str) -> int:
@@ -346,6 +350,10 @@ def _count_instructions(text: str) -> int:
 
 
 def fusion_report_html(report) -> str:
+    return page("Fusion report", fusion_report_body(report))
+
+
+def fusion_report_body(report, *, with_module: bool = True) -> str:
     rows = [
         [
             Raw(
@@ -387,5 +395,6 @@ def fusion_report_html(report) -> str:
         rows,
         numeric={5, 6, 7, 8},
     )
-    body += section("the fused module", module_body(report.module))
-    return page("Fusion report", body)
+    if with_module:
+        body += section("the fused module", module_body(report.module))
+    return body
