@@ -66,7 +66,11 @@ def section(summary: str, body: str, *, open: bool = False, anchor: str | None =
 
 
 def number(value, digits: int = 3) -> str:
+    """A table cell's number: whole floats (byte and flop counts) as
+    integers, others to `digits` places."""
     if isinstance(value, float):
+        if value.is_integer() and abs(value) < 1e15:
+            return str(int(value))
         return f"{value:.{digits}f}"
     return str(value)
 
@@ -75,7 +79,7 @@ def table(headers: list[str], rows: list[list], *, numeric: set[int] | None = No
     """An HTML table; cells are escaped unless given as `Raw`. Past PAGE_ROWS
     rows, the rest fold into collapsed pages of PAGE_ROWS."""
     numeric = numeric or set()
-    head = "<tr>" + "".join(f"<th>{esc(h)}</th>" for h in headers) + "</tr>"
+    head = "<tr>" + "".join(f"<th>{esc(h)}</th>" for h in headers) + "</tr>" if any(headers) else ""
 
     def render(chunk) -> str:
         out = []

@@ -157,6 +157,7 @@ def report(f, *args, profile: bool = True, seed: int = 0) -> Report:
         section(
             "the optimized module",
             _part("optimized module", lambda: display_hlo.module_body(exe.module)),
+            open=True,
             anchor=anchors["hlo"],
         )
     )
