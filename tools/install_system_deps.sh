@@ -21,6 +21,7 @@ packages=(
   clang-19            # builds the libFuzzer target for the HLO parser
   libclang-rt-19-dev  # libFuzzer and the sanitizer runtimes for clang
   graphviz            # dot: the drawings of the rich displays (a table without it)
+  chromium            # headless: the displays and reports rendered in a browser by the tests
 )
 packages+=("$@")
 # Debian's own python3 needs its venv module and headers as separate packages.
