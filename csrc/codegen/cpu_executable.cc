@@ -645,13 +645,14 @@ std::unique_ptr<CpuExecutable::Memory> CpuExecutable::TakeMemory() const {
       m->blocks.emplace_back();
       continue;
     }
-    const size_t size =
-        static_cast<size_t>((std::max<int64_t>(allocations[k].size, 1) + 63) / 64 * 64);
-    // Large blocks start a page, as the buffer pool's do (runtime/buffer_pool.cc:
+    // Large blocks start a page, as the buffer pool's do (runtime/buffer_pool.h:
     // a kernel whose output sits a little below its inputs' page offset
-    // does not wait on 4K aliasing).
-    auto* p = static_cast<uint8_t*>(
-        std::aligned_alloc(size >= runtime::kPageAlignedBytes ? 4096 : 64, size));
+    // does not wait on 4K aliasing), and span a whole number of their
+    // alignment, as aligned_alloc requires.
+    const int64_t bytes = std::max<int64_t>(allocations[k].size, 1);
+    const int64_t align = runtime::PageAligned(bytes) ? 4096 : 64;
+    const auto size = static_cast<size_t>((bytes + align - 1) / align * align);
+    auto* p = static_cast<uint8_t*>(std::aligned_alloc(static_cast<size_t>(align), size));
     if (p == nullptr) throw OutOfMemoryError(AllocationFailure(allocations[k], size));
     std::memset(p, 0, size);
     m->blocks.emplace_back(p);

@@ -48,7 +48,12 @@ Pool& GetPool() {
   return *pool;
 }
 
-int64_t Rounded(int64_t bytes) { return (std::max<int64_t>(bytes, 64) + 63) / 64 * 64; }
+// A whole number of the buffer's alignment, as aligned_alloc requires (C11;
+// glibc lets it pass, AddressSanitizer does not).
+int64_t Rounded(int64_t bytes) {
+  const int64_t align = PageAligned(bytes) ? 4096 : 64;
+  return (std::max<int64_t>(bytes, 64) + align - 1) / align * align;
+}
 
 // Asks for transparent huge pages on a large fresh buffer, as NumPy does
 // for its arrays: first-touch page faults, which cost as much as a
@@ -83,7 +88,7 @@ void* TakeBuffer(int64_t bytes) {
       return p;
     }
   }
-  void* p = std::aligned_alloc(static_cast<size_t>(size >= kPageAlignedBytes ? 4096 : 64),
+  void* p = std::aligned_alloc(static_cast<size_t>(PageAligned(size) ? 4096 : 64),
                                static_cast<size_t>(size));
   if (p == nullptr) throw std::bad_alloc();
   AdviseHugePages(p, size);

@@ -21,6 +21,7 @@ constexpr int64_t kPooledBytes = int64_t{1} << 20;
 // 7.2 -> 2.7 ms. An output at or a little below its inputs' page offset
 // matches only stores still to come.
 constexpr int64_t kPageAlignedBytes = int64_t{64} << 10;
+constexpr bool PageAligned(int64_t bytes) { return bytes >= kPageAlignedBytes; }
 
 // At most this many bytes are kept.
 constexpr int64_t kKeptBytes = int64_t{256} << 20;
