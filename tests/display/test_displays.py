@@ -207,3 +207,64 @@ def test_module_display_html_is_pinned(name, monkeypatch, request):
     if os.environ.get("UIR_UPDATE_GOLDEN") == "1":
         path.write_text(out)
     assert out == path.read_text()
+
+
+def test_layout_assignment_row_names_the_copies_it_inserted():
+    m = uir.hlo.parse_module(
+        """HloModule m, entry_computation_layout={(f32[4,8]{0,1}, f32[4,8]{1,0})->f32[4,8]{0,1}}
+ENTRY main {
+  a = f32[4,8] parameter(0)
+  b = f32[4,8] parameter(1)
+  ROOT s = f32[4,8] add(a, b)
+}
+"""
+    )
+    _, trace = uir.passes.make_pipeline(["layout-assignment"]).run(m, trace=True)
+    assert trace[0].changed
+    out = trace._repr_html_()
+    decisions = out[out.index("copies inserted") :]
+    row = decisions[decisions.index("<td>") : decisions.index("</tr>", decisions.index("<td>"))]
+    # The copy of b, from the layout it had to the one its user, s, needs.
+    assert "<td>b</td>" in row and "f32[4,8]{1,0}" in row and "f32[4,8]{0,1}" in row
+    assert "<td>s</td>" in row
+
+
+def test_schedule_remat_and_latency_reports_display():
+    import uir.examples
+
+    module = uir.hlo.load(uir.examples.path("mlp.hlo"))
+    scheduled, report = uir.schedule.run(module, "auto", report=True)
+    out = report._repr_html_()
+    _offline(out)
+    assert _rows(out) == len(report.peaks) and f"<b>{report.algorithm}</b>" in out
+    held = uir.hlo.parse_module(
+        """HloModule held
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  p = f32[256,256] parameter(0)
+  q = f32[256] parameter(1)
+  zero = f32[] constant(0)
+  x = f32[256,256] exponential(p)
+  sa = f32[256] reduce(x, zero), dimensions={1}, to_apply=add
+  wide = f32[256,256,2] broadcast(q), dimensions={0}
+  r = f32[256,256] reduce(wide, zero), dimensions={2}, to_apply=add
+  y = f32[256,256] add(x, r)
+  sb = f32[256] reduce(y, zero), dimensions={1}, to_apply=add
+  ROOT out = f32[256] add(sa, sb)
+}
+"""
+    )
+    held = uir.schedule.run(held, "postorder")
+    peak = uir.schedule.peak_bytes(held)
+    _, remat = uir.schedule.rematerialize(held, peak - 200_000)
+    out = remat._repr_html_()
+    _offline(out)
+    assert _rows(out) == len(remat.remats) >= 1 and "<td>x</td>" in out
+    _, hiding = uir.schedule.latency_hiding(scheduled)
+    out = hiding._repr_html_()
+    _offline(out)
+    assert "async pairs" in out

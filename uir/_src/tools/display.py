@@ -1,6 +1,7 @@
 """Rich displays (`_repr_html_`) for every stage object, installed on their
 classes when uir is imported: HloModule and HloComputation, the pipeline
-trace, the fusion report, BufferAssignment, KernelGraph, IGraph, the
+trace, the fusion report, BufferAssignment, the schedule, latency-hiding
+and rematerialization reports, KernelGraph, IGraph, the
 executable's thunk sequence, Profile, Lowered and Compiled. Each returns
 self-contained HTML (display_hlo, display_stages); none raises: a failure
 shows as a note, so a notebook cell never breaks on its display."""
@@ -32,6 +33,9 @@ _DISPLAYS = [
     (passes.PipelineTrace, display_hlo.trace_html, "pipeline trace"),
     (fusion_report.FusionReport, display_hlo.fusion_report_html, "fusion report"),
     (buffers.BufferAssignment, display_stages.buffer_assignment_html, "buffer assignment"),
+    (buffers.ScheduleReport, display_stages.schedule_report_html, "schedule report"),
+    (buffers.RematReport, display_stages.remat_report_html, "rematerialization report"),
+    (buffers.LatencyHidingReport, display_stages.latency_report_html, "latency-hiding report"),
     (_core.igraph.KernelGraph, display_stages.kernel_graph_html, "Kernel Graph"),
     (_core.igraph.IGraph, display_stages.igraph_html, "iGraph"),
     (executable.Executable, display_stages.executable_html, "executable"),

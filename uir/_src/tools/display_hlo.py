@@ -278,7 +278,46 @@ def _schedule_decisions(text_before: str) -> str:
     )
 
 
+_DEF = re.compile(r"^\s*(?:ROOT\s+)?%?([\w.\-]+)\s*=\s*(\S+)\s+([\w\-]+)\((.*?)\)")
+
+
+def _definitions(text: str) -> dict[str, tuple[str, str, list[str]]]:
+    """Every instruction of a module's text: name -> (shape, opcode, operands)."""
+    out = {}
+    for line in text.splitlines():
+        m = _DEF.match(line)
+        if m:
+            operands = [o.strip().lstrip("%") for o in m.group(4).split(",") if o.strip()]
+            out[m.group(1)] = (m.group(2), m.group(3), operands)
+    return out
+
+
+def _layout_decisions(text_before: str, text_after: str) -> str:
+    """The copies layout assignment inserted, read from the module before and
+    after it: each copy's operand, the layout it had and the one its users
+    needed (the pass's rule: a copy where an operand's layout differs from
+    the layout its user requires)."""
+    before, after = _definitions(text_before), _definitions(text_after)
+    rows = []
+    for name, (shape, opcode, operands) in after.items():
+        if opcode != "copy" or name in before or not operands:
+            continue
+        source = operands[0]
+        was = after.get(source, before.get(source, ("?", "", [])))[0]
+        users = [u for u, (_, _, ops) in after.items() if name in ops]
+        rows.append([name, source, was, shape, ", ".join(users)])
+    if not rows:
+        return ""
+    return (
+        "<h4>decisions: copies inserted where an operand's layout differs from the layout its "
+        "user requires (rule: layout-assignment's conflict copies)</h4>"
+        + table(["copy", "of", "layout it had", "layout needed", "for"], rows)
+    )
+
+
 _DECISIONS = {"priority-fusion": _fusion_decisions, "memory-scheduler": _schedule_decisions}
+# Decisions read from the texts before and after the pass.
+_TEXT_DECISIONS = {"layout-assignment": _layout_decisions}
 
 
 def trace_html(records, title: str = "Pipeline trace") -> str:
@@ -318,6 +357,9 @@ def trace_body(records) -> str:
             decide = _DECISIONS.get(r.name)
             if decide is not None and r.text_before:
                 body = decide(r.text_before) + body
+            read = _TEXT_DECISIONS.get(r.name)
+            if read is not None:
+                body = read(r.text_before, r.text_after) + body
             details.append(
                 section(
                     f"{k + 1}. <b>{esc(name)}</b>: {before} -> {r.instruction_count} instructions",

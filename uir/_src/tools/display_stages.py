@@ -545,3 +545,73 @@ def compiled_html(compiled) -> str:
     body += section("Kernel Graph", kernel_graph_body(compiled.kernel_graph), anchor=anchors["kg"])
     body += section("thunks", thunks_body(exe), anchor=anchors["thunks"])
     return page(f"Compiled {compiled.lowered._fn_name}", body)
+
+
+# --- scheduling, latency hiding and rematerialization reports ----------------
+
+
+def schedule_report_html(report) -> str:
+    rows = [
+        [Raw(f"<b>{esc(a)}</b>") if a == report.algorithm else a, peak]
+        for a, peak in sorted(report.peaks.items(), key=lambda kv: (kv[1], kv[0]))
+    ]
+    body = (
+        f'<p class="uir-sum">kept {esc(report.algorithm)}: the lowest simulated peak of live '
+        f"temporary bytes; {report.seconds * 1e3:.2f} ms</p>"
+        + table(["algorithm", "peak bytes"], rows, numeric={1})
+        + section("text", pre(report.text))
+    )
+    return page("Schedule", body)
+
+
+def remat_report_html(report) -> str:
+    keys: list[str] = []
+    for r in report.remats:
+        keys.extend(k for k in r if k not in keys)
+    rows = [[r.get(k, "") for k in keys] for r in report.remats]
+    body = (
+        f'<p class="uir-sum">peak {esc(bytes_text(report.peak_before))} -> '
+        f"{esc(bytes_text(report.peak_after))} under a limit of "
+        f"{esc(bytes_text(report.memory_limit))}; {len(report.remats)} values recomputed</p>"
+    )
+    if rows:
+        body += table(keys, rows)
+    body += section("text", pre(report.text), open=not rows)
+    return page("Rematerialization", body)
+
+
+def latency_report_html(report) -> str:
+    rows = [
+        [
+            p.start,
+            p.done,
+            p.latency_s * 1e6,
+            p.overlap_before_s * 1e6,
+            p.overlap_after_s * 1e6,
+            p.between_before,
+            p.between_after,
+        ]
+        for p in report.pairs
+    ]
+    limit = bytes_text(report.memory_limit) if report.memory_limit is not None else "none"
+    body = (
+        f'<p class="uir-sum">{len(report.pairs)} async pairs; overlap '
+        f"{report.overlap_before_s * 1e6:.1f} -> {report.overlap_after_s * 1e6:.1f} us; peak "
+        f"{esc(bytes_text(report.peak_before))} -> {esc(bytes_text(report.peak_after))} "
+        f"(memory limit {esc(limit)})</p>"
+        + table(
+            [
+                "start",
+                "done",
+                "latency us",
+                "overlap before us",
+                "after us",
+                "ops between before",
+                "after",
+            ],
+            rows,
+            numeric={2, 3, 4, 5, 6},
+        )
+        + section("text", pre(report.text))
+    )
+    return page("Latency hiding", body)
