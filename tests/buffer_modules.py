@@ -8,6 +8,28 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
+# exp(p) is live across a wide broadcast: under a memory limit,
+# rematerialization recomputes it after the broadcast instead of keeping it.
+HELD_ACROSS_BROADCAST = """HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  p = f32[256,256] parameter(0)
+  q = f32[256] parameter(1)
+  z = f32[] constant(0)
+  x = f32[256,256] exponential(p)
+  sa = f32[256] reduce(x, z), dimensions={1}, to_apply=add
+  big = f32[256,256,2] broadcast(q), dimensions={0}
+  r = f32[256,256] reduce(big, z), dimensions={2}, to_apply=add
+  y = f32[256,256] add(x, r)
+  sb = f32[256] reduce(y, z), dimensions={1}, to_apply=add
+  ROOT out = f32[256] add(sa, sb)
+}
+"""
+
 S = "f32[4,3]"
 UNARY = ["negate", "abs", "exponential", "sqrt", "tanh"]
 BINARY = ["add", "subtract", "multiply", "maximum"]

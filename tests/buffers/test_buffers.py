@@ -9,6 +9,7 @@ import re
 
 import numpy as np
 import pytest
+from buffer_modules import HELD_ACROSS_BROADCAST
 from corpus import CORPUS, XLA_REJECTS, manifest_rows
 
 import uir
@@ -311,29 +312,9 @@ def test_latency_hiding_keeps_within_its_memory_limit():
 
 # --- Rematerialization -----------------------------------------------------------
 
-REMAT = """HloModule m
-add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-ENTRY main {
-  p = f32[256,256] parameter(0)
-  q = f32[256] parameter(1)
-  x = f32[256,256] exponential(p)
-  sa = f32[256] reduce(x, f32[] constant(0)), dimensions={1}, to_apply=add
-  big = f32[256,256,2] broadcast(q), dimensions={0}
-  r = f32[256,256] reduce(big, f32[] constant(0)), dimensions={2}, to_apply=add
-  y = f32[256,256] add(x, r)
-  sb = f32[256] reduce(y, f32[] constant(0)), dimensions={1}, to_apply=add
-  ROOT out = f32[256] add(sa, sb)
-}
-""".replace("f32[] constant(0)", "z")
-
 
 def _remat_module():
-    text = REMAT.replace("  x = f32", "  z = f32[] constant(0)\n  x = f32")
-    return uir.schedule.run(uir.hlo.parse_module(text), algorithm="postorder")
+    return uir.schedule.run(uir.hlo.parse_module(HELD_ACROSS_BROADCAST), algorithm="postorder")
 
 
 def _assert_checked_and_same_results(out, m):

@@ -10,6 +10,7 @@ import shutil
 
 import numpy as np
 import pytest
+from buffer_modules import HELD_ACROSS_BROADCAST
 
 import uir
 import uir.nn as unn
@@ -237,27 +238,7 @@ def test_schedule_remat_and_latency_reports_display():
     out = report._repr_html_()
     _offline(out)
     assert _rows(out) == len(report.peaks) and f"<b>{report.algorithm}</b>" in out
-    held = uir.hlo.parse_module(
-        """HloModule held
-add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-ENTRY main {
-  p = f32[256,256] parameter(0)
-  q = f32[256] parameter(1)
-  zero = f32[] constant(0)
-  x = f32[256,256] exponential(p)
-  sa = f32[256] reduce(x, zero), dimensions={1}, to_apply=add
-  wide = f32[256,256,2] broadcast(q), dimensions={0}
-  r = f32[256,256] reduce(wide, zero), dimensions={2}, to_apply=add
-  y = f32[256,256] add(x, r)
-  sb = f32[256] reduce(y, zero), dimensions={1}, to_apply=add
-  ROOT out = f32[256] add(sa, sb)
-}
-"""
-    )
+    held = uir.hlo.parse_module(HELD_ACROSS_BROADCAST)
     held = uir.schedule.run(held, "postorder")
     peak = uir.schedule.peak_bytes(held)
     _, remat = uir.schedule.rematerialize(held, peak - 200_000)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from uir import _core
+from uir._src.tools.fusion_report import FusionDecision
 from uir._src.tools.html import (
     Raw,
     diff,
@@ -223,40 +224,8 @@ def _fusion_decisions(text_before: str) -> str:
         raw = _core.passes.priority_fusion_decisions(module, "host")
     except Exception as e:  # a display must not raise
         return f'<p class="uir-note">decisions unavailable: {esc(e)}</p>'
-    rows = [
-        [
-            Raw(
-                '<span class="uir-yes">fused</span>'
-                if d["fused"]
-                else '<span class="uir-no">kept</span>'
-            ),
-            d["producer"],
-            d["producer_op"],
-            ", ".join(d["consumers"]),
-            d["bytes_saved"],
-            d["flops_duplicated"],
-            d["seconds_unfused"] * 1e6,
-            d["seconds_fused"] * 1e6,
-            f"into {d['result']} ({d['kind']})" if d["fused"] else "",
-            d["rule"],
-        ]
-        for d in raw
-    ]
-    return "<h4>decisions (the cost model's numbers; the rule that decided)</h4>" + table(
-        [
-            "",
-            "producer",
-            "op",
-            "users",
-            "bytes saved",
-            "flops duplicated",
-            "us unfused",
-            "us fused",
-            "result",
-            "rule",
-        ],
-        rows,
-        numeric={4, 5, 6, 7},
+    return "<h4>decisions (the cost model's numbers; the rule that decided)</h4>" + decision_table(
+        [FusionDecision(**_decision_fields(d)) for d in raw], with_computation=False
     )
 
 
@@ -388,6 +357,55 @@ def _count_instructions(text: str) -> int:
     return sum(1 for line in text.splitlines() if re.match(r"\s*(ROOT\s+)?[%\w.\-]+\s*=", line))
 
 
+def _decision_fields(d: dict) -> dict:
+    """priority_fusion_decisions' dict as FusionDecision's fields."""
+    return {
+        "computation": d["computation"],
+        "producer": d["producer"],
+        "producer_op": d["producer_op"],
+        "consumers": tuple(d["consumers"]),
+        "fused": d["fused"],
+        "into": d["result"],
+        "kind": d["kind"],
+        "rule": d["rule"],
+        "bytes_saved": d["bytes_saved"],
+        "flops_duplicated": d["flops_duplicated"],
+        "seconds_unfused": d["seconds_unfused"],
+        "seconds_fused": d["seconds_fused"],
+    }
+
+
+def decision_table(decisions, *, with_computation: bool = True) -> str:
+    """Fusion decisions, a row each: fused or kept, the producer and its
+    users, the cost model's numbers, the result and the rule."""
+    head = ["", "producer", "op", "users", "bytes saved", "flops duplicated"]
+    head += ["us unfused", "us fused", "result", "rule"]
+    rows = []
+    for d in decisions:
+        verdict = 'uir-yes">fused' if d.fused else 'uir-no">kept'
+        rows.append(
+            [
+                Raw(f'<span class="{verdict}</span>'),
+                d.producer,
+                d.producer_op,
+                ", ".join(d.consumers),
+                d.bytes_saved,
+                d.flops_duplicated,
+                d.seconds_unfused * 1e6,
+                d.seconds_fused * 1e6,
+                f"into {d.into} ({d.kind})" if d.fused else "",
+                d.rule,
+            ]
+        )
+    numeric = {4, 5, 6, 7}
+    if with_computation:
+        head.insert(1, "computation")
+        for row, d in zip(rows, decisions, strict=True):
+            row.insert(1, d.computation)
+        numeric = {k + 1 for k in numeric}
+    return table(head, rows, numeric=numeric)
+
+
 # --- the fusion report ----------------------------------------------------------
 
 
@@ -396,47 +414,11 @@ def fusion_report_html(report) -> str:
 
 
 def fusion_report_body(report, *, with_module: bool = True) -> str:
-    rows = [
-        [
-            Raw(
-                '<span class="uir-yes">fused</span>'
-                if d.fused
-                else '<span class="uir-no">kept</span>'
-            ),
-            d.computation,
-            d.producer,
-            d.producer_op,
-            ", ".join(d.consumers),
-            d.bytes_saved,
-            d.flops_duplicated,
-            d.seconds_unfused * 1e6,
-            d.seconds_fused * 1e6,
-            f"into {d.into} ({d.kind})" if d.fused else "",
-            d.rule,
-        ]
-        for d in report.decisions
-    ]
     summary = (
         f'<p class="uir-sum">{len(report.fused)} producers fused, {len(report.rejected)} kept; '
         f"machine: {esc(report.machine.get('text', ''))}</p>"
     )
-    body = summary + table(
-        [
-            "",
-            "computation",
-            "producer",
-            "op",
-            "users",
-            "bytes saved",
-            "flops duplicated",
-            "us unfused",
-            "us fused",
-            "result",
-            "rule",
-        ],
-        rows,
-        numeric={5, 6, 7, 8},
-    )
+    body = summary + decision_table(report.decisions)
     if with_module:
         body += section("the fused module", module_body(report.module))
     return body

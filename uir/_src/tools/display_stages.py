@@ -21,6 +21,7 @@ from uir._src.tools.html import (
     dot_quote,
     drawing,
     esc,
+    links,
     new_id,
     page,
     pre,
@@ -517,21 +518,13 @@ def lowered_html(lowered) -> str:
 def compiled_html(compiled) -> str:
     exe = compiled.executable
     anchors = {k: new_id(k) for k in ("hlo", "buffers", "kg", "thunks", "traced")}
-    links = " | ".join(
-        f'<a href="#{anchors[k]}">{label}</a>'
-        for k, label in (
-            ("traced", "traced HLO"),
-            ("hlo", "optimized HLO"),
-            ("buffers", "buffer assignment"),
-            ("kg", "Kernel Graph"),
-            ("thunks", "thunks"),
-        )
-    )
+    labels = [("traced", "traced HLO"), ("hlo", "optimized HLO")]
+    labels += [("buffers", "buffer assignment"), ("kg", "Kernel Graph"), ("thunks", "thunks")]
     fallbacks = compiled.fallbacks
     body = (
         f'<p class="uir-sum">{esc(compiled.backend)} backend; optimized module '
         f"{compiled.module.entry.instruction_count} instructions in its entry; "
-        f"{len(fallbacks)} fallbacks</p><p>{links}</p>"
+        f"{len(fallbacks)} fallbacks</p>{links(anchors, labels)}"
     )
     body += section(
         "traced HLO", pre(compiled.lowered.as_text(debug_info=True)), anchor=anchors["traced"]

@@ -59,6 +59,15 @@ def page(title: str, body: str) -> str:
     return f'<div class="uir-x">{STYLE}<h3>{esc(title)}</h3>{body}</div>'
 
 
+def links(anchors: dict[str, str], labels: list[tuple[str, str]]) -> str:
+    """A line of links to the page's sections: (anchor key, label) pairs."""
+    return (
+        "<p>"
+        + " | ".join(f'<a href="#{anchors[k]}">{esc(label)}</a>' for k, label in labels)
+        + "</p>"
+    )
+
+
 def section(summary: str, body: str, *, open: bool = False, anchor: str | None = None) -> str:
     """A collapsible section; `summary` is HTML."""
     attrs = (" open" if open else "") + (f' id="{anchor}"' if anchor else "")

@@ -16,7 +16,7 @@ import time
 import numpy as np
 
 from uir._src.tools import display_hlo, display_stages
-from uir._src.tools.html import STYLE, esc, new_id, section, table
+from uir._src.tools.html import STYLE, esc, links, new_id, section, table
 
 
 class Report:
@@ -103,85 +103,41 @@ def report(f, *args, profile: bool = True, seed: int = 0) -> Report:
         ["arena bytes", ba.arena_bytes],
         ["peak live temporary bytes", ba.peak_bytes],
     ]
-    links = " | ".join(
-        f'<a href="#{anchors[k]}">{label}</a>'
-        for k, label in (
-            ("input", "input"),
-            ("passes", "passes"),
-            ("fusion", "fusion"),
-            ("hlo", "optimized HLO"),
-            ("buffers", "buffers"),
-            ("kg", "Kernel Graph"),
-            ("thunks", "thunks"),
-            ("profile", "profile"),
-        )
-    )
-    parts = ["<h4>summary</h4>", table(["", ""], rows, numeric={1}), f"<p>{links}</p>"]
+    sections = [
+        ("passes", "the pipeline, pass by pass", lambda: display_hlo.trace_body(trace)),
+        (
+            "fusion",
+            "fusion: every producer's decision",
+            lambda: display_hlo.fusion_report_body(explain_fusion(module), with_module=False),
+        ),
+        ("hlo", "the optimized module", lambda: display_hlo.module_body(exe.module)),
+        ("buffers", "buffer assignment", lambda: display_stages.buffer_assignment_body(ba)),
+        (
+            "kg",
+            "the Kernel Graph and its iGraphs",
+            lambda: display_stages.kernel_graph_body(exe.kernel_graph),
+        ),
+        ("thunks", "thunks", lambda: display_stages.thunks_body(exe)),
+    ]
+    labels = [("input", "input"), ("passes", "passes"), ("fusion", "fusion")]
+    labels += [("hlo", "optimized HLO"), ("buffers", "buffers"), ("kg", "Kernel Graph")]
+    labels += [("thunks", "thunks")] + ([("profile", "profile")] if profile else [])
+    parts = ["<h4>summary</h4>", table(["", ""], rows, numeric={1}), links(anchors, labels)]
+    module_part = _part("module", lambda: display_hlo.module_body(module))
     if lowered is not None:
+        source = "<pre>" + esc(lowered.as_text(debug_info=True)) + "</pre>"
         parts.append(
             section(
                 "input: the traced module, with source lines",
-                "<pre>"
-                + esc(lowered.as_text(debug_info=True))
-                + "</pre>"
-                + section("HloModule", _part("module", lambda: display_hlo.module_body(module))),
+                source + section("HloModule", module_part),
                 anchor=anchors["input"],
             )
         )
     else:
-        parts.append(
-            section(
-                "input: the module",
-                _part("module", lambda: display_hlo.module_body(module)),
-                anchor=anchors["input"],
-            )
-        )
-    parts.append(
-        section(
-            "the pipeline, pass by pass",
-            _part("pass trace", lambda: display_hlo.trace_body(trace)),
-            anchor=anchors["passes"],
-        )
-    )
-    parts.append(
-        section(
-            "fusion: every producer's decision",
-            _part(
-                "fusion report",
-                lambda: display_hlo.fusion_report_body(explain_fusion(module), with_module=False),
-            ),
-            anchor=anchors["fusion"],
-        )
-    )
-    parts.append(
-        section(
-            "the optimized module",
-            _part("optimized module", lambda: display_hlo.module_body(exe.module)),
-            open=True,
-            anchor=anchors["hlo"],
-        )
-    )
-    parts.append(
-        section(
-            "buffer assignment",
-            _part("buffer assignment", lambda: display_stages.buffer_assignment_body(ba)),
-            anchor=anchors["buffers"],
-        )
-    )
-    parts.append(
-        section(
-            "the Kernel Graph and its iGraphs",
-            _part("Kernel Graph", lambda: display_stages.kernel_graph_body(exe.kernel_graph)),
-            anchor=anchors["kg"],
-        )
-    )
-    parts.append(
-        section(
-            "thunks",
-            _part("thunks", lambda: display_stages.thunks_body(exe)),
-            anchor=anchors["thunks"],
-        )
-    )
+        parts.append(section("input: the module", module_part, anchor=anchors["input"]))
+    for key, title, render in sections:
+        # The optimized module opens: its drawing is what a reader looks for first.
+        parts.append(section(title, _part(title, render), open=key == "hlo", anchor=anchors[key]))
     if profile:
 
         def run_profile() -> str:
