@@ -100,6 +100,35 @@ def test_a_display_renders_as_a_notebook_shows_it(tmp_path):
         + "</body></html>",
         encoding="utf-8",
     )
+    _check_display_page(page, tmp_path)
+
+
+def test_a_notebooks_outputs_render(tmp_path, monkeypatch):
+    nbformat = pytest.importorskip("nbformat", reason="the test extra's nbformat runs notebooks")
+    nbclient = pytest.importorskip("nbclient", reason="the test extra's nbclient runs notebooks")
+    monkeypatch.setenv("JUPYTER_PLATFORM_DIRS", "1")
+    path = pathlib.Path(__file__).resolve().parents[2] / "notebooks" / "02_pipeline.ipynb"
+    nb = nbformat.read(str(path), as_version=4)
+    nbclient.NotebookClient(nb, timeout=180, kernel_name="python3").execute()
+    html = [
+        o["data"]["text/html"]
+        for c in nb.cells
+        if c.cell_type == "code"
+        for o in c.outputs
+        if "data" in o and "text/html" in o["data"]
+    ]
+    page = tmp_path / "notebook.html"
+    page.write_text(
+        '<!DOCTYPE html><html><head><meta charset="utf-8"></head><body>'
+        + "".join(html)
+        + "</body></html>",
+        encoding="utf-8",
+    )
+    _check_display_page(page, tmp_path)
+    assert "Pipeline trace" in _chromium("--dump-dom", page.as_uri()).stdout
+
+
+def _check_display_page(page: pathlib.Path, tmp_path: pathlib.Path) -> None:
     dom = _chromium("--dump-dom", page.as_uri()).stdout
     assert "HloModule" in dom
     if HAS_DOT:
