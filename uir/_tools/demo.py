@@ -7,6 +7,7 @@ list as the compiler grows.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 
@@ -311,6 +312,35 @@ def _leaves(value) -> list:
     return [value]
 
 
+def _stage_report() -> bool:
+    """The whole compile as one offline HTML page, and the rich displays a
+    notebook shows (the same HTML, stage by stage)."""
+    import tempfile
+
+    import uir
+    import uir.examples
+
+    _section("Exploring: uir.report and the rich displays of every stage")
+    module = uir.hlo.load(uir.examples.path("mlp.hlo"))
+    report = uir.report(module, profile=False)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = report.save(os.path.join(tmp, "mlp.html"))
+        size = os.path.getsize(path)
+    print(
+        f"uir report {uir.examples.path('mlp.hlo').name} -o report.html: {size / 1024:.0f} KiB "
+        f"in {report.seconds:.2f} s, {report.html.count('<svg')} drawings, no script or address"
+    )
+    shown = {
+        "HloModule": module,
+        "pipeline trace": uir.passes.default_pipeline().run(module, trace=True)[1],
+        "Kernel Graph": uir.igraph.lower(module),
+    }
+    for name, obj in shown.items():
+        print(f"  {name}._repr_html_(): {len(obj._repr_html_()) / 1024:.0f} KiB of HTML")
+    offline = "http" not in report.html and "<script" not in report.html
+    return offline and "uir report: mlp" in report.html
+
+
 def run(size: int = 1 << 22) -> int:
     """Runs every stage; returns the process exit status."""
     from uir import __version__
@@ -323,6 +353,7 @@ def run(size: int = 1 << 22) -> int:
         _stage_buffers,
         _stage_igraph,
         _stage_lapack,
+        _stage_report,
     ]
     ok = all([stage() for stage in stages])
     print(f"\n{'demo finished' if ok else 'demo FAILED'}")

@@ -356,7 +356,7 @@ def executable_html(exe) -> str:
 
 def timeline_svg(profile, width: int = 760) -> str:
     """Every timed execution a bar on its thread's track over the call."""
-    events = [e for e in profile.events]
+    events = profile.events
     if not events:
         return '<p class="uir-no">no events</p>'
     t0 = min(e["start_ns"] for e in events)
