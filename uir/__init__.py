@@ -23,6 +23,7 @@ from uir import (
     random,
     schedule,
     scipy,
+    transforms,
     tree_util,
 )
 from uir._src.core import config
@@ -56,6 +57,8 @@ from uir._src.numpy import array_methods  # noqa: F401  (Tracer's operators)
 from uir._src.tools import display as _display  # noqa: F401  (rich displays)
 from uir._src.tools.info import info
 from uir._src.tools.report import Report, report
+from uir._src.transforms.api import grad, jvp, linearize, value_and_grad, vjp
+from uir._src.transforms.vmap import hessian, jacfwd, jacrev, vmap
 from uir.custom_call import get_include
 
 __version__: str = _core.__version__
@@ -90,12 +93,18 @@ __all__ = [
     "eval_shape",
     "evaluate",
     "get_include",
+    "grad",
+    "hessian",
     "hlo",
     "igraph",
     "image",
     "info",
+    "jacfwd",
+    "jacrev",
     "jit",
+    "jvp",
     "lax",
+    "linearize",
     "make_hlo",
     "nn",
     "numpy",
@@ -104,5 +113,9 @@ __all__ = [
     "report",
     "schedule",
     "scipy",
+    "transforms",
     "tree_util",
+    "value_and_grad",
+    "vjp",
+    "vmap",
 ]

@@ -508,6 +508,17 @@ void BindHlo(py::module_& m) {
             return d;
           },
           "The attributes as Python values (lists, dicts, NumPy arrays, computations).")
+      .def(
+          "attribute_text",
+          [](const PyInstruction& i, const std::string& name) -> py::object {
+            const std::optional<hlo::AttrKey> key = hlo::AttrKeyFromName(name);
+            if (!key) throw py::key_error("no HLO attribute named '" + name + "'");
+            const hlo::AttrValue* value = i.instruction->attributes().Find(*key);
+            if (value == nullptr) return py::none();
+            return py::str(hlo::AttributeValueText(*key, *value));
+          },
+          py::arg("name"),
+          "Attribute `name` as HLO text (what follows `name=`), or None when unset.")
       .def_property_readonly(
           "computation",
           [](const PyInstruction& i) { return PyComputation{i.module, i.instruction->parent()}; })

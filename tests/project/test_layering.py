@@ -265,7 +265,7 @@ def test_the_src_modules_import_each_other_without_a_cycle():
 # The packages of uir/_src, bottom to top: a module may import its own
 # package and the ones below it. jax.numpy is built on jax.lax, so nothing
 # in lax imports numpy; jax.image and jax.scipy stand on numpy and nn.
-PACKAGE_ORDER = ["core", "lax", "numpy", "random", "nn", "image", "scipy", "tools"]
+PACKAGE_ORDER = ["core", "lax", "transforms", "numpy", "random", "nn", "image", "scipy", "tools"]
 
 
 def _package(module: str) -> str | None:

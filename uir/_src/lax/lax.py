@@ -146,8 +146,19 @@ def custom_call(
 
 
 def stop_gradient(x):
-    """x itself: uir does not differentiate, so there is no gradient to stop."""
-    return x
+    """x (a pytree of arrays) with no derivative: a copy named stop_gradient,
+    which uir's transformations give a zero tangent and cotangent and the
+    compiler removes."""
+    from uir._src.core import tree_util
+
+    if tracing.current() is None:
+        return x
+    leaves, tree = tree_util.tree_flatten(x)
+    out = []
+    for leaf in leaves:
+        t = asarray(leaf)
+        out.append(ops._comp().emit("copy", t, op_name="stop_gradient"))
+    return tree_util.tree_unflatten(tree, out)
 
 
 @eager

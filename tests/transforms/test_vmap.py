@@ -1,0 +1,113 @@
+"""uir.vmap: vmap(f)(xs) equals stacking f over the examples, with
+assorted in_axes/out_axes, pytrees and ops with and without a batching
+rule (those without run in a per-example loop, which must be correct too)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import uir
+import uir.lax as lax
+import uir.nn as nn
+import uir.numpy as jnp
+from uir.transforms import loop_ops
+
+W = np.random.default_rng(7).standard_normal((4, 3)).astype(np.float32)
+
+# Per-example functions of a float32 array shaped (2, 4).
+EXAMPLES = {
+    "elementwise": lambda x: jnp.tanh(x) * 2 + jnp.exp(-x),
+    "matmul_const": lambda x: x @ W,
+    "matmul_self": lambda x: x @ x.T,
+    "reduce": lambda x: jnp.sum(x, axis=0) + jnp.max(x),
+    "softmax": lambda x: nn.softmax(x, axis=-1),
+    "transpose_reshape": lambda x: jnp.reshape(x.T, (8,)),
+    "broadcast": lambda x: x[:, None, :] + jnp.ones((2, 3, 4)),
+    "slice_pad_concat": lambda x: jnp.concatenate([x[:, 1:3], jnp.pad(x, ((0, 0), (1, 0)))], 1),
+    "flip_where": lambda x: jnp.where(x > 0, jnp.flip(x, 1), 0.0),
+    "clip_select": lambda x: jnp.clip(x, -0.5, 0.5) + lax.select(x > 0, x, -x),
+    "dynamic_slice": lambda x: lax.dynamic_slice(x, (1, 1), (1, 2)),
+    "dynamic_update": lambda x: lax.dynamic_update_slice(x, jnp.ones((1, 2)), (0, 2)),
+    "cumsum": lambda x: jnp.cumsum(x, axis=1),
+    "sort": lambda x: jnp.sort(x, axis=1),
+    "argmax": lambda x: jnp.argmax(x, axis=1),
+    "gather": lambda x: x[:, jnp.array([3, 0, 0])],
+    "while": lambda x: lax.fori_loop(0, 3, lambda i, v: v * 0.5 + jnp.sin(v), x),
+    "cond": lambda x: lax.cond(jnp.sum(x) > 0, lambda v: v * 2, lambda v: -v, x),
+    "grad": uir.grad(lambda x: jnp.sum(jnp.tanh(x @ W) ** 2)),
+}
+
+
+@settings(max_examples=3, deadline=None)
+@given(batch=st.integers(1, 4), seed=st.integers(0, 2**31 - 1))
+@pytest.mark.parametrize("name", sorted(EXAMPLES))
+def test_vmap_equals_a_loop(name, batch, seed):
+    f = EXAMPLES[name]
+    xs = np.random.default_rng(seed).standard_normal((batch, 2, 4)).astype(np.float32)
+    got = np.asarray(uir.vmap(f)(xs))
+    want = np.stack([np.asarray(uir.jit(f)(x)) for x in xs])
+    np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-6)
+
+
+def test_in_axes_out_axes_and_pytrees():
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((3, 5, 4)).astype(np.float32)  # mapped over axis 1
+    b = rng.standard_normal((4,)).astype(np.float32)  # not mapped
+    c = {"s": rng.standard_normal((5,)).astype(np.float32)}
+
+    def f(x, y, d):
+        return {"o": x @ y * d["s"], "t": (x.sum(), y)}
+
+    out = uir.vmap(f, in_axes=(1, None, {"s": 0}), out_axes={"o": 1, "t": (0, None)})(a, b, c)
+    assert out["o"].shape == (3, 5)
+    assert out["t"][1].shape == (4,)
+    for k in range(5):
+        np.testing.assert_allclose(np.asarray(out["o"])[:, k], a[:, k] @ b * c["s"][k], rtol=1e-5)
+        np.testing.assert_allclose(np.asarray(out["t"][0])[k], a[:, k].sum(), rtol=1e-5)
+    # an unmapped output is broadcast along out_axes
+    ones = uir.vmap(lambda x: jnp.ones(2), axis_size=3, in_axes=None)(np.zeros(1))
+    assert np.asarray(ones).shape == (3, 2)
+
+
+def test_negative_axes_and_nested_vmap():
+    x = np.arange(24.0, dtype=np.float32).reshape(2, 3, 4)
+    out = uir.vmap(uir.vmap(lambda v: v * jnp.sum(v), in_axes=-1), in_axes=0)(x)
+    want = np.stack([np.stack([x[i, :, j] * x[i, :, j].sum() for j in range(4)]) for i in range(2)])
+    np.testing.assert_allclose(np.asarray(out), want)
+
+
+def test_ops_without_a_rule_run_per_example():
+    before = len(loop_ops)
+    uir.vmap(EXAMPLES["gather"])(np.ones((2, 2, 4), np.float32))
+    assert "gather" in loop_ops[before:]
+    before = len(loop_ops)
+    uir.vmap(EXAMPLES["elementwise"])(np.ones((2, 2, 4), np.float32))
+    assert loop_ops[before:] == []
+
+
+def test_vmap_errors_as_jax():
+    with pytest.raises(ValueError, match="inconsistent sizes"):
+        uir.vmap(lambda a, b: a + b)(np.ones((2, 3)), np.ones((3, 3)))
+    with pytest.raises(ValueError, match="at least one non-None"):
+        uir.vmap(lambda a: a, in_axes=None)(np.ones(2))
+    with pytest.raises(ValueError, match="axis 2"):
+        uir.vmap(lambda a: a, in_axes=2)(np.ones((2, 3)))
+    with pytest.raises(ValueError, match="out_axes is None"):
+        uir.vmap(lambda a: a * 2, out_axes=None)(np.ones((2, 3)))
+
+
+def test_per_example_gradients_equal_a_loop():
+    rng = np.random.default_rng(3)
+    w = rng.standard_normal((4, 3)).astype(np.float32)
+    xs = rng.standard_normal((6, 4)).astype(np.float32)
+    ys = rng.standard_normal((6, 3)).astype(np.float32)
+
+    def loss(w, x, y):
+        return jnp.sum((jnp.tanh(x @ w) - y) ** 2)
+
+    per = uir.jit(uir.vmap(uir.grad(loss), in_axes=(None, 0, 0)))(w, xs, ys)
+    want = np.stack([np.asarray(uir.grad(loss)(w, x, y)) for x, y in zip(xs, ys, strict=True)])
+    np.testing.assert_allclose(np.asarray(per), want, rtol=1e-5, atol=1e-6)

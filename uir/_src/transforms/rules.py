@@ -1,0 +1,376 @@
+"""Derivative rules per HLO opcode, in one table each for forward mode
+(JVP) and reverse mode (VJP), written against the tracer: every rule emits
+traced HLO, whose opcodes have rules of their own, so transformations
+compose.
+
+A tangent or cotangent of None is a zero nobody has materialised; values
+of integer, boolean or token type have none. Tuple-shaped values carry
+tuples of tangents."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from uir._src.core import dtypes, errors, ops
+from uir._src.core.tracing import Tracer
+from uir._src.transforms.replay import Opaque, emit_like, op_name_of
+
+# --- Small emitters ------------------------------------------------------------
+
+
+def differentiable(x) -> bool:
+    return isinstance(x, Tracer) and (dtypes.is_float(x.dtype) or dtypes.is_complex(x.dtype))
+
+
+def scalar(x: Tracer, v) -> Tracer:
+    return ops.broadcast_to(ops.asarray(np.array(v, dtype=x.dtype)), x.shape)
+
+
+def zeros_like(x):
+    if isinstance(x, tuple):
+        return tuple(zeros_like(v) for v in x)
+    if isinstance(x, Opaque):
+        return x
+    return scalar(x, 0)
+
+
+def instantiate(t, like):
+    """Tangent `t`, a materialised zero where it is None."""
+    if isinstance(like, tuple):
+        t = t if t is not None else (None,) * len(like)
+        return tuple(instantiate(a, b) for a, b in zip(t, like, strict=True))
+    if t is None or isinstance(like, Opaque):
+        return zeros_like(like)
+    return t
+
+
+def add(a, b):
+    if a is None:
+        return b
+    if b is None:
+        return a
+    if isinstance(a, tuple):
+        return tuple(add(x, y) for x, y in zip(a, b, strict=True))
+    return ops.binary("add", a, b, op_name="add_any")
+
+
+def mul(a, b):
+    return ops.binary("multiply", a, b)
+
+
+def sub(a, b):
+    return ops.binary("subtract", a, b)
+
+
+def div(a, b):
+    return ops.binary("divide", a, b)
+
+
+def neg(a):
+    return ops.unary("negate", a)
+
+
+def unary(opcode: str, a):
+    return ops.unary(opcode, a)
+
+
+def select(p, a, b):
+    return ops.select(p, a, b, op_name="select")
+
+
+def compare(a, b, direction: str):
+    return ops.compare(a, b, direction, "compare")
+
+
+def convert(x, dtype):
+    return ops.convert(x, dtype)
+
+
+def reduce_sum(x, axes):
+    return ops.reduce(x, "add", list(axes), "reduce_sum") if axes else x
+
+
+def broadcast_in_dim(x, shape, dims):
+    shape = tuple(shape)
+    if tuple(x.shape) == shape and list(dims) == list(range(len(shape))):
+        return x
+    return ops._comp().emit(
+        "broadcast", x, dimensions=list(dims), shape=(shape, x.dtype), op_name="broadcast_in_dim"
+    )
+
+
+def transpose(x, perm):
+    return ops.transpose(x, perm)
+
+
+def reshape(x, shape):
+    return ops.reshape(x, shape)
+
+
+def inverse(perm):
+    inv = [0] * len(perm)
+    for i, p in enumerate(perm):
+        inv[p] = i
+    return inv
+
+
+def unsupported(inst, mode: str):
+    md = inst.attributes.get("metadata") or {}
+    where = ""
+    if md.get("source_file"):
+        where = f" (traced at {md['source_file']}:{md.get('source_line', '?')})"
+    raise errors.TraceError(
+        f"{mode}: no rule for HLO op '{inst.opcode}' ({op_name_of(inst)}, %{inst.name}){where}"
+    )
+
+
+# --- Elementwise derivatives -----------------------------------------------------
+# d(x, out): the derivative of a unary op at x, given its result.
+
+
+def _d_sqrt(x, y):
+    return div(scalar(y, 0.5), y)
+
+
+def _d_rsqrt(x, y):
+    return div(mul(scalar(y, -0.5), y), x)
+
+
+def _d_cbrt(x, y):
+    return div(y, mul(scalar(x, 3), x))
+
+
+def _d_erf(x, y):
+    return mul(scalar(x, 2 / np.sqrt(np.pi)), unary("exponential", neg(mul(x, x))))
+
+
+def _d_abs(x, y):
+    if dtypes.is_complex(x.dtype):
+        raise errors.TraceError("the derivative of abs of a complex value is not supported")
+    return unary("sign", x)
+
+
+UNARY_DERIVATIVES = {
+    "exponential": lambda x, y: y,
+    "exponential-minus-one": lambda x, y: add(y, scalar(y, 1)),
+    "log": lambda x, y: div(scalar(x, 1), x),
+    "log-plus-one": lambda x, y: div(scalar(x, 1), add(x, scalar(x, 1))),
+    "tanh": lambda x, y: sub(scalar(y, 1), mul(y, y)),
+    "logistic": lambda x, y: mul(y, sub(scalar(y, 1), y)),
+    "sqrt": _d_sqrt,
+    "rsqrt": _d_rsqrt,
+    "cbrt": _d_cbrt,
+    "sine": lambda x, y: unary("cosine", x),
+    "cosine": lambda x, y: neg(unary("sine", x)),
+    "tan": lambda x, y: add(scalar(y, 1), mul(y, y)),
+    "erf": _d_erf,
+    "abs": _d_abs,
+}
+
+# Unary ops whose tangent is the op applied to the tangent.
+LINEAR_UNARY = {"negate", "copy", "real", "imag", "reduce-precision"}
+
+# Ops whose result carries no derivative (integer or piecewise-constant).
+ZERO_DERIVATIVE = {
+    "sign",
+    "floor",
+    "ceil",
+    "round-nearest-afz",
+    "round-nearest-even",
+    "is-finite",
+    "compare",
+    "not",
+    "and",
+    "or",
+    "xor",
+    "popcnt",
+    "count-leading-zeros",
+    "shift-left",
+    "shift-right-arithmetic",
+    "shift-right-logical",
+    "iota",
+    "constant",
+    "rng",
+    "rng-bit-generator",
+    "rng-get-and-update-state",
+    "bitcast-convert",
+    "after-all",
+    "partition-id",
+    "replica-id",
+    "stochastic-convert",
+}
+
+
+def _max_masks(x, y, greater: bool):
+    """(share of x, share of y) in max (min when not greater): 1 where the
+    operand wins, 1/2 each at a tie, as JAX splits it."""
+    win = compare(x, y, "GT" if greater else "LT")
+    tie = compare(x, y, "EQ")
+    one, half, zero = scalar(x, 1), scalar(x, 0.5), scalar(x, 0)
+    mx = select(win, one, select(tie, half, zero))
+    return mx, sub(one, mx)
+
+
+def binary_partials(inst, x, y, out):
+    """(d out/d x, d out/d y) of a binary elementwise op, or None for a
+    partial that is zero; for add/subtract the signs as scalars."""
+    op = inst.opcode
+    if op == "multiply":
+        return y, x
+    if op == "divide":
+        return div(scalar(x, 1), y), neg(div(out, y))
+    if op in ("maximum", "minimum"):
+        return _max_masks(x, y, op == "maximum")
+    if op == "power":
+        zero = scalar(y, 0)
+        dx = select(
+            compare(y, zero, "EQ"), zero, mul(y, ops.binary("power", x, sub(y, scalar(y, 1))))
+        )
+        safe_x = select(compare(x, scalar(x, 0), "EQ"), scalar(x, 1), x)
+        return dx, mul(unary("log", safe_x), out)
+    if op == "atan2":
+        r = add(mul(x, x), mul(y, y))
+        return div(y, r), neg(div(x, r))
+    if op == "remainder":
+        q = div(x, y)
+        trunc = select(compare(q, scalar(q, 0), "GE"), unary("floor", q), unary("ceil", q))
+        return scalar(x, 1), neg(trunc)
+    return None
+
+
+# --- Forward mode ------------------------------------------------------------------
+
+
+def _linear(inst, primals, tangents, positions):
+    """The op applied to the tangents at `positions` (zeros instantiated) and
+    the primals elsewhere: the tangent of an op linear in those operands."""
+    if all(tangents[i] is None for i in positions):
+        return None
+    args = [
+        instantiate(tangents[i], primals[i]) if i in positions else primals[i]
+        for i in range(len(primals))
+    ]
+    return emit_like(inst, args, prefix="jvp/")
+
+
+def stops_gradient(inst) -> bool:
+    """A copy uir.lax.stop_gradient made."""
+    return inst.opcode == "copy" and op_name_of(inst) == "stop_gradient"
+
+
+def jvp_rule(inst, primals, tangents):
+    """(primal out, tangent out) of `inst`."""
+    op = inst.opcode
+    out = emit_like(inst, primals)
+    if all(t is None for t in tangents) or op in ZERO_DERIVATIVE or stops_gradient(inst):
+        return out, None
+    if not (differentiable(out) or isinstance(out, tuple)):
+        return out, None
+    n = len(primals)
+    if op in UNARY_DERIVATIVES:
+        return out, mul(tangents[0], UNARY_DERIVATIVES[op](primals[0], out))
+    if op in LINEAR_UNARY:
+        return out, emit_like(inst, [tangents[0]], prefix="jvp/")
+    if op == "convert":
+        if not differentiable(primals[0]):
+            return out, None
+        return out, convert(tangents[0], out.dtype)
+    if op in ("add", "subtract"):
+        tx, ty = tangents
+        if op == "subtract" and ty is not None:
+            ty = neg(ty)
+        return out, add(tx, ty)
+    if op == "complex":
+        return out, _linear(inst, primals, tangents, range(2))
+    if op in ("multiply", "divide", "maximum", "minimum", "power", "atan2", "remainder"):
+        dx, dy = binary_partials(inst, primals[0], primals[1], out)
+        t = None
+        if tangents[0] is not None:
+            t = mul(tangents[0], dx)
+        if tangents[1] is not None:
+            t = add(t, mul(tangents[1], dy))
+        return out, t
+    if op == "select":
+        return out, _linear(inst, primals, tangents, (1, 2))
+    if op == "clamp":
+        lo, x, hi = primals
+        t = None
+        inside = ops.binary("and", compare(x, lo, "GE"), compare(x, hi, "LE"))
+        if tangents[1] is not None:
+            t = select(inside, tangents[1], scalar(out, 0))
+        if tangents[0] is not None:
+            t = add(t, select(compare(x, lo, "LT"), tangents[0], scalar(out, 0)))
+        if tangents[2] is not None:
+            t = add(t, select(compare(x, hi, "GT"), tangents[2], scalar(out, 0)))
+        return out, t
+    if op in ("broadcast", "reshape", "transpose", "slice", "reverse", "copy"):
+        return out, _linear(inst, primals, tangents, (0,))
+    if op in ("pad", "concatenate"):
+        return out, _linear(inst, primals, tangents, range(n))
+    if op in ("dynamic-slice", "gather"):
+        return out, _linear(inst, primals, tangents, (0,))
+    if op == "dynamic-update-slice":
+        return out, _linear(inst, primals, tangents, (0, 1))
+    if op in ("dot", "convolution"):
+        t = None
+        if tangents[0] is not None:
+            t = emit_like(inst, [tangents[0], primals[1]], prefix="jvp/")
+        if tangents[1] is not None:
+            t = add(t, emit_like(inst, [primals[0], tangents[1]], prefix="jvp/"))
+        return out, t
+    if op == "reduce":
+        return out, _jvp_reduce(inst, primals, tangents, out)
+    if op == "opt-barrier":
+        return out, tangents[0]
+    return unsupported(inst, "jvp")
+
+
+def reducer_kind(inst) -> str | None:
+    """'add', 'maximum', 'minimum' or 'multiply' for a reduce whose
+    computation is that one binary op of its two parameters."""
+    comp = inst.attributes.get("to_apply")
+    if comp is None:
+        return None
+    root = comp.root
+    params = comp.parameters
+    if len(params) != 2 or root.opcode not in ("add", "maximum", "minimum", "multiply"):
+        return None
+    if set(o.name for o in root.operands) != {p.name for p in params}:
+        return None
+    return root.opcode
+
+
+def _reduce_axes(inst):
+    return list(inst.attributes["dimensions"])
+
+
+def _kept_dims(ndim, axes):
+    return [d for d in range(ndim) if d not in axes]
+
+
+def _jvp_reduce(inst, primals, tangents, out):
+    kind = reducer_kind(inst)
+    if len(primals) != 2 or kind is None:
+        return unsupported(inst, "jvp")
+    x, _init = primals
+    axes = _reduce_axes(inst)
+    if kind == "add":
+        t = reduce_sum(instantiate(tangents[0], x), axes)
+        return add(t, tangents[1])
+    if kind in ("maximum", "minimum"):
+        if tangents[0] is None:
+            return None
+        loc, counts = _chooser(x, out, axes)
+        return div(reduce_sum(mul(tangents[0], loc), axes), counts)
+    # multiply: d prod = sum(t_i * prod / x_i), for nonzero x.
+    tx = instantiate(tangents[0], x)
+    full = broadcast_in_dim(out, x.shape, _kept_dims(x.ndim, axes))
+    return reduce_sum(mul(tx, div(full, x)), axes)
+
+
+def _chooser(x, out, axes):
+    """Where x equals its reduced max (min), as 0/1 in x's type, and how many
+    per result (ties share the derivative equally, as in JAX)."""
+    full = broadcast_in_dim(out, x.shape, _kept_dims(x.ndim, axes))
+    loc = convert(compare(x, full, "EQ"), x.dtype)
+    return loc, reduce_sum(loc, axes)
