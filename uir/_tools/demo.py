@@ -124,6 +124,26 @@ def _stage_main(size: int) -> bool:
     err = float(np.max(np.abs(got - want)))
     ok = bool(np.allclose(got, want, rtol=1e-4, atol=1e-4))
     print(f"  result {'matches' if ok else 'DIFFERS FROM'} NumPy (largest difference {err:.2g})")
+    # The gradient of the block's mean square with respect to its
+    # layer-norm gain (uir.grad replays the traced HLO, a rule per opcode), checked
+    # along one direction by a central difference.
+    block = _mlp_block(unp, nn.gelu)
+
+    def loss(b1):
+        return unp.mean(block(args[0], b1, *args[2:]) ** 2)
+
+    grad = uir.jit(uir.grad(loss))(args[1])
+    direction = rng.standard_normal(args[1].shape).astype(np.float32)
+    eps = 1e-2
+    jl = uir.jit(loss)
+    fd = (float(jl(args[1] + eps * direction)) - float(jl(args[1] - eps * direction))) / (2 * eps)
+    along = float(np.dot(np.asarray(grad), direction))
+    rel = abs(along - fd) / max(abs(fd), 1e-12)
+    print(
+        f"  uir.grad of mean(block(x)**2) by its layer-norm gain: along a random direction "
+        f"{along:.5g}, central difference {fd:.5g} (relative difference {rel:.1g})"
+    )
+    ok = ok and rel < 1e-2
     t_uir = _best_time(lambda: fn(*args))
     t_np = _best_time(lambda: _mlp_block(np, _numpy_gelu)(*args))
     print(f"  uir    {t_uir * 1e3:8.3f} ms  ({_core.runtime.num_threads()} threads)")

@@ -4,7 +4,7 @@ replayed with each instruction's rule (rules.py, vjp_rules.py)."""
 from __future__ import annotations
 
 from uir._src.transforms import rules, vjp_rules
-from uir._src.transforms.replay import Opaque, emit_like
+from uir._src.transforms.replay import Opaque, replay
 
 
 def jvp_computation(computation, primals, tangents, env=None):
@@ -92,16 +92,5 @@ def _accumulate(cts, inst, c):
 def vjp_computation(computation, primals, env=None):
     """The primal outputs of `computation` at `primals` and its Backward."""
     env = dict(env or {})
-    for p, x in zip(computation.parameters, primals, strict=True):
-        env[p] = x
-    for inst in computation.instructions:
-        if inst in env:
-            continue
-        vals = [env[o] for o in inst.operands]
-        if inst.opcode == "get-tuple-element":
-            env[inst] = vals[0][inst.attributes["index"]]
-        elif inst.opcode == "tuple":
-            env[inst] = tuple(vals)
-        else:
-            env[inst] = emit_like(inst, vals)
-    return env[computation.root], Backward(computation, env)
+    (out,) = replay(computation, list(primals), env=env)
+    return out, Backward(computation, env)
