@@ -61,6 +61,10 @@ class Computation:
         inner = self.capture_map.get(id(t))
         if inner is not None:
             return inner
+        sunk = self._sink_constant(t)
+        if sunk is not None:
+            self.capture_map[id(t)] = sunk
+            return sunk
         if self.probing:
             inner = self.constant(np.zeros(t.shape, t.dtype))
             inner.weak_type = t.weak_type
@@ -72,6 +76,27 @@ class Computation:
             "enclosing function can be read inside lax control flow, but not from a reducer or "
             "comparator"
         )
+
+    def _sink_constant(self, t: Tracer) -> Tracer | None:
+        """A small constant of an enclosing computation (or a broadcast
+        of a scalar one) emitted again here instead of captured: loop
+        bounds and step counts stay constants a pass can read."""
+        inst = t.inst
+        if inst.opcode == "broadcast" and inst.operands[0].opcode == "constant":
+            scalar = inst.operands[0].attributes["literal"]
+            if np.ndim(scalar) != 0:
+                return None
+            out = self.builder.op(
+                "broadcast",
+                self.builder.constant(np.asarray(scalar)),
+                dimensions=[],
+                shape=(t.shape, t.dtype),
+            )
+        elif inst.opcode == "constant" and np.size(inst.attributes["literal"]) <= 16:
+            out = self.builder.constant(np.asarray(inst.attributes["literal"]))
+        else:
+            return None
+        return Tracer(self, out, t.shape, t.dtype, t.weak_type)
 
     def parameter(self, shape, dtype, weak: bool = False, name: str = "") -> Tracer:
         i = len(self.parameters)

@@ -257,13 +257,32 @@ def conv_general_dilated(
     n = x.ndim - 2
     labels = _conv_labels(dimension_numbers, x.ndim)
     lhs_spec, rest = labels.split("_")
-    rhs_spec, out_spec = rest.split("->")
+    rhs_spec = rest.split("->")[0]
     in_spatial = [x.shape[lhs_spec.index(str(i))] for i in range(n)]
     k_spatial = [w.shape[rhs_spec.index(str(i))] for i in range(n)]
     strides = list(window_strides)
     lhs_dil = list(lhs_dilation or [1] * n)
     rhs_dil = list(rhs_dilation or [1] * n)
     pads = _padding_pairs(padding, in_spatial, k_spatial, strides, rhs_dil)
+    out = convolution_with_labels(
+        x, w, labels, strides, pads, lhs_dil, rhs_dil, feature_group_count, batch_group_count
+    )
+    if preferred_element_type is not None:
+        out = ops.convert(out, dtypes.canonicalize(preferred_element_type))
+    return out
+
+
+def convolution_with_labels(
+    x, w, labels, strides, pads, lhs_dil, rhs_dil, feature_group_count=1, batch_group_count=1
+):
+    """HLO's convolution of x and w: `labels` its dim_labels (as
+    "b01f_01io->b01f"), the window per spatial dimension as lists, the
+    result's shape worked out here."""
+    n = x.ndim - 2
+    lhs_spec, rest = labels.split("_")
+    rhs_spec, out_spec = rest.split("->")
+    in_spatial = [x.shape[lhs_spec.index(str(i))] for i in range(n)]
+    k_spatial = [w.shape[rhs_spec.index(str(i))] for i in range(n)]
     out_spatial = []
     for size, k, s, (lo, hi), ld, rd in zip(
         in_spatial, k_spatial, strides, pads, lhs_dil, rhs_dil, strict=True
@@ -290,8 +309,6 @@ def conv_general_dilated(
         op_name="conv_general_dilated",
         **attrs,
     )
-    if preferred_element_type is not None:
-        out = ops.convert(out, dtypes.canonicalize(preferred_element_type))
     return out
 
 

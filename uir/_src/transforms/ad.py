@@ -3,8 +3,8 @@ replayed with each instruction's rule (rules.py, vjp_rules.py)."""
 
 from __future__ import annotations
 
-from uir._src.transforms import rules, vjp_rules
-from uir._src.transforms.replay import Opaque, replay
+from uir._src.transforms import control, rules, vjp_rules
+from uir._src.transforms.replay import Opaque, emit_like, replay
 
 
 def jvp_computation(computation, primals, tangents, env=None):
@@ -27,6 +27,8 @@ def jvp_computation(computation, primals, tangents, env=None):
         elif inst.opcode == "tuple":
             env[inst] = tuple(vals)
             tan[inst] = tuple(ts) if any(t is not None for t in ts) else None
+        elif inst.opcode in control.JVP and any(t is not None for t in ts):
+            env[inst], tan[inst] = control.JVP[inst.opcode](inst, vals, ts)
         else:
             env[inst], tan[inst] = rules.jvp_rule(inst, vals, ts)
     root = computation.root
@@ -37,9 +39,10 @@ class Backward:
     """The reverse pass of one forward replay: call it with the outputs'
     cotangents (a tuple like the root's value) for the parameters'."""
 
-    def __init__(self, computation, env):
+    def __init__(self, computation, env, residuals):
         self.computation = computation
         self.env = env
+        self.residuals = residuals
 
     def __call__(self, ct_out):
         comp, env = self.computation, self.env
@@ -65,7 +68,13 @@ class Backward:
                 continue
             vals = [env[o] for o in operands]
             ct = rules.instantiate(ct, env[inst])
-            for o, c in zip(operands, vjp_rules.vjp_rule(inst, vals, env[inst], ct), strict=True):
+            if inst.opcode in control.VJP:
+                op_cts = control.VJP[inst.opcode](
+                    inst, vals, env[inst], ct, self.residuals.get(inst)
+                )
+            else:
+                op_cts = vjp_rules.vjp_rule(inst, vals, env[inst], ct)
+            for o, c in zip(operands, op_cts, strict=True):
                 if c is not None:
                     _accumulate(cts, o, c)
         return [cts.get(p) for p in comp.parameters]
@@ -90,7 +99,17 @@ def _accumulate(cts, inst, c):
 
 
 def vjp_computation(computation, primals, env=None):
-    """The primal outputs of `computation` at `primals` and its Backward."""
+    """The value of `computation`'s root at `primals` and its Backward.
+    Control flow keeps what its backward needs (stacked loop carries, a
+    call's own Backward) as residuals."""
     env = dict(env or {})
-    (out,) = replay(computation, list(primals), env=env)
-    return out, Backward(computation, env)
+    residuals: dict = {}
+
+    def forward(inst, vals):
+        rule = control.FORWARD.get(inst.opcode)
+        if rule is None:
+            return emit_like(inst, vals)
+        return rule(inst, vals, residuals)
+
+    (out,) = replay(computation, list(primals), rule=forward, env=env)
+    return out, Backward(computation, env, residuals)

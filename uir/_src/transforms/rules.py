@@ -322,6 +322,10 @@ def jvp_rule(inst, primals, tangents):
         return out, _jvp_reduce(inst, primals, tangents, out)
     if op == "opt-barrier":
         return out, tangents[0]
+    from uir._src.transforms import structured
+
+    if op in structured.JVP:
+        return out, structured.JVP[op](inst, primals, tangents, out)
     return unsupported(inst, "jvp")
 
 
@@ -329,8 +333,11 @@ def reducer_kind(inst) -> str | None:
     """'add', 'maximum', 'minimum' or 'multiply' for a reduce whose
     computation is that one binary op of its two parameters."""
     comp = inst.attributes.get("to_apply")
-    if comp is None:
-        return None
+    return None if comp is None else computation_kind(comp)
+
+
+def computation_kind(comp) -> str | None:
+    """reducer_kind of a computation."""
     root = comp.root
     params = comp.parameters
     if len(params) != 2 or root.opcode not in ("add", "maximum", "minimum", "multiply"):
@@ -348,7 +355,37 @@ def _kept_dims(ndim, axes):
     return [d for d in range(ndim) if d not in axes]
 
 
+def arg_reduce_mask(inst, primals, out):
+    """For a reduce of (x, iota along the one reduced axis) that picks an
+    element and its index (argmax, argmin): 1 where x's element was picked,
+    0 elsewhere, in x's type. None for any other variadic reduce."""
+    if len(primals) != 4 or len(inst.attributes["dimensions"]) != 1:
+        return None
+    x, idx = primals[0], primals[1]
+    src = inst.operands[1]
+    axis = inst.attributes["dimensions"][0]
+    if src.opcode != "iota" or src.attributes.get("iota_dimension") != axis:
+        return None
+    if not differentiable(x) or differentiable(idx):
+        return None
+    kept = _kept_dims(x.ndim, [axis])
+    picked = broadcast_in_dim(out[1], x.shape, kept)
+    return convert(compare(idx, picked, "EQ"), x.dtype)
+
+
+def _jvp_variadic_reduce(inst, primals, tangents, out):
+    if all(t is None for t in tangents[: len(primals) // 2]):
+        return None
+    mask = arg_reduce_mask(inst, primals, out)
+    if mask is None:
+        return unsupported(inst, "jvp")
+    axis = inst.attributes["dimensions"][0]
+    return (reduce_sum(mul(instantiate(tangents[0], primals[0]), mask), [axis]), None)
+
+
 def _jvp_reduce(inst, primals, tangents, out):
+    if len(primals) > 2:
+        return _jvp_variadic_reduce(inst, primals, tangents, out)
     kind = reducer_kind(inst)
     if len(primals) != 2 or kind is None:
         return unsupported(inst, "jvp")

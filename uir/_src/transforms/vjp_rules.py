@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from uir._src.core import ops
-from uir._src.transforms import rules
+from uir._src.transforms import rules, structured
 from uir._src.transforms.replay import emit_like
 from uir._src.transforms.rules import (
     add,
@@ -113,6 +113,8 @@ def vjp_rule(inst, primals, out, ct):
         return _only_differentiable(_dot_transpose(inst, primals, ct), primals)
     if op == "reduce":
         return _reduce_transpose(inst, primals, out, ct)
+    if op in structured.VJP:
+        return structured.VJP[op](inst, primals, out, ct)
     return unsupported(inst, "vjp")
 
 
@@ -251,6 +253,13 @@ def _like_ct(x, ct):
 
 
 def _reduce_transpose(inst, primals, out, ct):
+    if len(primals) > 2:
+        mask = rules.arg_reduce_mask(inst, primals, out)
+        if mask is None:
+            return unsupported(inst, "vjp")
+        x = primals[0]
+        kept = [d for d in range(x.ndim) if d not in inst.attributes["dimensions"]]
+        return [mul(broadcast_in_dim(ct[0], x.shape, kept), mask), None, None, None]
     kind = rules.reducer_kind(inst)
     if len(primals) != 2 or kind is None:
         return unsupported(inst, "vjp")

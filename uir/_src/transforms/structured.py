@@ -1,0 +1,570 @@
+"""Derivative rules of the structured ops: gather and scatter, sort,
+reduce-window and convolution, in both modes.
+
+- gather's transpose is a scatter-add of the cotangent (starts clamped as
+  gather clamps them); scatter's is a gather of the cotangent, zero where
+  the scatter dropped a window.
+- sort carries the tangents as extra operands; its transpose sorts an
+  iota beside the keys for the permutation and sorts the cotangents back
+  by it.
+- reduce-window: a sum's transpose pads the cotangent (strides as
+  interior padding) and sums windows again; max and min pick one element
+  per window (a variadic reduce-window carrying the tangent in forward
+  mode, select-and-scatter in reverse); a product divides by the element.
+- convolution's transposes are convolutions: the cotangent with the
+  reversed kernel (input and output features swapped) for the input, and
+  the input with the cotangent for the kernel, feature groups moved into
+  batch groups and back."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from uir._src.core import dtypes, ops
+from uir._src.lax.convolution import convolution_with_labels
+from uir._src.lax.windowed import _window_text
+from uir._src.transforms.replay import emit_like, op_name_of, replay
+from uir._src.transforms.rules import (
+    add,
+    compare,
+    computation_kind,
+    differentiable,
+    div,
+    instantiate,
+    mul,
+    reducer_kind,
+    scalar,
+    select,
+    unsupported,
+    zeros_like,
+)
+
+
+def _emit(opcode, *operands, op_name, **attrs):
+    return ops._comp().emit(opcode, *operands, op_name=op_name, **attrs)
+
+
+def _int(v, dtype=np.int32):
+    return ops.asarray(np.array(v, dtype))
+
+
+# --- gather and scatter -------------------------------------------------------------
+
+
+def _indices_last(idx, ivd):
+    """The indices with the index vector as their last dimension."""
+    if ivd == idx.ndim:
+        return ops.reshape(idx, (*idx.shape, 1))
+    if ivd != idx.ndim - 1:
+        perm = [d for d in range(idx.ndim) if d != ivd] + [ivd]
+        return ops.transpose(idx, perm)
+    return idx
+
+
+def _columns(idx, n):
+    return [
+        ops.reshape(
+            _emit(
+                "slice",
+                idx,
+                slice=[(0, s, 1) for s in idx.shape[:-1]] + [(k, k + 1, 1)],
+                shape=((*idx.shape[:-1], 1), idx.dtype),
+                op_name="index_column",
+            ),
+            idx.shape[:-1],
+        )
+        for k in range(n)
+    ]
+
+
+def _clamp_starts(idx, start_map, operand_shape, sizes):
+    """Starts clamped as gather clamps them: each window inside the operand."""
+    cols = []
+    for c, d in zip(_columns(idx, len(start_map)), start_map, strict=True):
+        top = _int(max(operand_shape[d] - sizes[d], 0), idx.dtype)
+        c = ops.binary("maximum", ops.binary("minimum", c, top), _int(0, idx.dtype))
+        cols.append(ops.reshape(c, (*c.shape, 1)))
+    return ops.concatenate(cols, idx.ndim - 1, "clamp") if cols else idx
+
+
+def _in_bounds(idx, start_map, operand_shape, sizes):
+    """True where the window at each start lies inside the operand."""
+    ok = None
+    for c, d in zip(_columns(idx, len(start_map)), start_map, strict=True):
+        inside = ops.binary(
+            "and",
+            compare(c, _int(0, idx.dtype), "GE"),
+            compare(c, _int(operand_shape[d] - sizes[d], idx.dtype), "LE"),
+        )
+        ok = inside if ok is None else ops.binary("and", ok, inside)
+    return ok
+
+
+def _add_computation(dtype):
+    return ops.scalar_computation("scatter_add", dtype, lambda a, b: ops.binary("add", a, b))
+
+
+def _vjp_gather(inst, primals, ct):
+    x, idx = primals
+    a = inst.attributes
+    idx = _indices_last(idx, a["index_vector_dim"])
+    idx = _clamp_starts(idx, a["start_index_map"], x.shape, a["slice_sizes"])
+    attrs = {}
+    if a.get("operand_batching_dims"):
+        attrs.update(
+            input_batching_dims=list(a["operand_batching_dims"]),
+            scatter_indices_batching_dims=list(a["start_indices_batching_dims"]),
+        )
+    ct_x = _emit(
+        "scatter",
+        zeros_like(x),
+        idx,
+        ct,
+        update_window_dims=list(a["offset_dims"]),
+        inserted_window_dims=list(a["collapsed_slice_dims"]),
+        scatter_dims_to_operand_dims=list(a["start_index_map"]),
+        index_vector_dim=idx.ndim - 1,
+        to_apply=_add_computation(x.dtype),
+        shape=(x.shape, x.dtype),
+        op_name="vjp/gather",
+        **attrs,
+    )
+    return [ct_x, None]
+
+
+def _scatter_kind(inst) -> str | None:
+    comp = inst.attributes["to_apply"]
+    root = comp.root
+    if root.opcode == "parameter" and root.attributes.get("parameter_number") == 1:
+        return "set"
+    return computation_kind(comp)
+
+
+def _window_sizes(inst, x, u):
+    a = inst.attributes
+    skipped = set(a["inserted_window_dims"]) | set(a.get("input_batching_dims") or [])
+    spread = [d for d in range(x.ndim) if d not in skipped]
+    sizes = [1] * x.ndim
+    for d, w in zip(spread, a["update_window_dims"], strict=True):
+        sizes[d] = u.shape[w]
+    return sizes
+
+
+def _gather_updates(inst, ct, idx, u):
+    """The cotangent of a scatter's updates: ct gathered at each window,
+    zero where the scatter dropped the window."""
+    a = inst.attributes
+    sizes = _window_sizes(inst, ct, u)
+    idx = _indices_last(idx, a["index_vector_dim"])
+    attrs = {}
+    if a.get("input_batching_dims"):
+        attrs.update(
+            operand_batching_dims=list(a["input_batching_dims"]),
+            start_indices_batching_dims=list(a["scatter_indices_batching_dims"]),
+        )
+    got = _emit(
+        "gather",
+        ct,
+        idx,
+        offset_dims=list(a["update_window_dims"]),
+        collapsed_slice_dims=list(a["inserted_window_dims"]),
+        start_index_map=list(a["scatter_dims_to_operand_dims"]),
+        index_vector_dim=idx.ndim - 1,
+        slice_sizes=sizes,
+        shape=(u.shape, u.dtype),
+        op_name="vjp/scatter",
+        **attrs,
+    )
+    ok = _in_bounds(idx, a["scatter_dims_to_operand_dims"], ct.shape, sizes)
+    if ok is None:
+        return got
+    scatter_dims = [d for d in range(u.ndim) if d not in a["update_window_dims"]]
+    ok = _emit(
+        "broadcast",
+        ok,
+        dimensions=scatter_dims,
+        shape=(u.shape, np.dtype(bool)),
+        op_name="vjp/scatter",
+    )
+    return select(ok, got, scalar(got, 0))
+
+
+def _vjp_scatter(inst, primals, ct):
+    if len(primals) != 3:
+        return unsupported(inst, "vjp")
+    x, idx, u = primals
+    kind = _scatter_kind(inst)
+    if kind == "add":
+        ct_x = ct
+    elif kind == "set":
+        ct_x = emit_like(inst, [ct, idx, zeros_like(u)], prefix="vjp/")
+    else:
+        return unsupported(inst, "vjp")
+    ct_u = _gather_updates(inst, ct, idx, u)
+    return [ct_x if differentiable(x) else None, None, ct_u if differentiable(u) else None]
+
+
+def _jvp_scatter(inst, primals, tangents, out):
+    if len(primals) != 3 or _scatter_kind(inst) not in ("add", "set"):
+        return unsupported(inst, "jvp")
+    tx, _, tu = tangents
+    if tx is None and tu is None:
+        return None
+    args = [instantiate(tx, primals[0]), primals[1], instantiate(tu, primals[2])]
+    return emit_like(inst, args, prefix="jvp/")
+
+
+# --- sort ---------------------------------------------------------------------------
+
+
+def _extended_comparator(inst, extra_dtypes):
+    """The sort's comparator taking (and ignoring) a pair of parameters more
+    for each of `extra_dtypes`."""
+    comp = inst.attributes["to_apply"]
+    base = [dtypes.numpy_dtype(p.shape.element_type) for p in comp.parameters]
+    all_dtypes = base + [d for d in extra_dtypes for _ in range(2)]
+
+    def fn(*params):
+        (root,) = replay(comp, list(params[: len(base)]))
+        return root
+
+    return ops.scalar_computation("sort_comparator", all_dtypes, fn, arity=len(all_dtypes))
+
+
+def _sort_with(inst, primals, extra, op_name):
+    comparator = _extended_comparator(inst, [e.dtype for e in extra])
+    operands = list(primals) + list(extra)
+    return _emit(
+        "sort",
+        *operands,
+        dimensions=list(inst.attributes["dimensions"]),
+        is_stable=bool(inst.attributes.get("is_stable", False)),
+        to_apply=comparator,
+        shape=[(o.shape, o.dtype) for o in operands],
+        op_name=op_name,
+    )
+
+
+def _jvp_sort(inst, primals, tangents, out):
+    n = len(primals)
+    ts = [
+        instantiate(t, p) if differentiable(p) else None
+        for t, p in zip(tangents, primals, strict=True)
+    ]
+    carried = [t for t in ts if t is not None]
+    if not carried:
+        return None
+    sorted_all = _sort_with(inst, primals, carried, "jvp/sort")
+    it = iter(sorted_all[n:])
+    t_out = tuple(next(it) if t is not None else None for t in ts)
+    return t_out if isinstance(out, tuple) else t_out[0]
+
+
+def _vjp_sort(inst, primals, out, ct):
+    dim = inst.attributes["dimensions"][0]
+    x = primals[0]
+    iota = _emit(
+        "iota", iota_dimension=dim, shape=(x.shape, np.dtype(np.int32)), op_name="vjp/sort"
+    )
+    perm = _sort_with(inst, primals, [iota], "vjp/sort")[len(primals)]
+    cts = ct if isinstance(ct, tuple) else (ct,)
+    want = [c for c, p in zip(cts, primals, strict=True) if differentiable(p)]
+    if not want:
+        return [None] * len(primals)
+    lt = ops.scalar_computation(
+        "permutation_lt",
+        [perm.dtype, perm.dtype] + [d for c in want for d in (c.dtype, c.dtype)],
+        lambda a, b, *_: compare(a, b, "LT"),
+        arity=2 + 2 * len(want),
+    )
+    back = _emit(
+        "sort",
+        perm,
+        *want,
+        dimensions=[dim],
+        is_stable=False,
+        to_apply=lt,
+        shape=[(perm.shape, perm.dtype)] + [(c.shape, c.dtype) for c in want],
+        op_name="vjp/sort",
+    )
+    it = iter(back[1:])
+    return [next(it) if differentiable(p) else None for p in primals]
+
+
+# --- reduce-window ------------------------------------------------------------------
+
+
+def _window(inst):
+    w = inst.attributes["window"]
+    return (
+        [d["size"] for d in w],
+        [d["stride"] for d in w],
+        [tuple(d["padding"]) for d in w],
+        [d["lhs_dilate"] for d in w],
+        [d["rhs_dilate"] for d in w],
+    )
+
+
+def _dilate(sizes, factors):
+    return [0 if s == 0 else (s - 1) * f + 1 for s, f in zip(sizes, factors, strict=True)]
+
+
+def _transpose_padding(in_sizes, window, strides, out_sizes, pads, lhs_dil, rhs_dil):
+    """The padding that makes a stride-1 window over the cotangent (dilated
+    by the strides) land on each input element: (lo, hi) per dimension."""
+    lhs_d = _dilate(in_sizes, lhs_dil)
+    win_d = _dilate(window, rhs_dil)
+    out_d = _dilate(out_sizes, strides)
+    out = []
+    for ld, wd, od, (lo, _) in zip(lhs_d, win_d, out_d, pads, strict=True):
+        before = wd - lo - 1
+        out.append((before, ld + wd - 1 - od - before))
+    return out
+
+
+def _window_sum_transpose(ct, in_shape, inst):
+    sizes, strides, pads, base, win = _window(inst)
+    pad_cfg = _transpose_padding(in_shape, sizes, strides, ct.shape, pads, base, win)
+    zero = ops.asarray(np.zeros((), ct.dtype))
+    padded_shape = [
+        lo + hi + (0 if n == 0 else (n - 1) * s + 1)
+        for n, s, (lo, hi) in zip(ct.shape, strides, pad_cfg, strict=True)
+    ]
+    padded = _emit(
+        "pad",
+        ct,
+        zero,
+        padding=[(lo, hi, s - 1) for (lo, hi), s in zip(pad_cfg, strides, strict=True)],
+        shape=(padded_shape, ct.dtype),
+        op_name="vjp/reduce_window",
+    )
+    ones = [1] * ct.ndim
+    summed_shape = [
+        p - ((k - 1) * w + 1) + 1 for p, k, w in zip(padded_shape, sizes, win, strict=True)
+    ]
+    out = _emit(
+        "reduce-window",
+        padded,
+        zero,
+        window=_window_text(sizes, ones, [(0, 0)] * ct.ndim, None, win),
+        to_apply=_add_computation(ct.dtype),
+        shape=(summed_shape, ct.dtype),
+        op_name="vjp/reduce_window",
+    )
+    if any(b != 1 for b in base):
+        out = _emit(
+            "slice",
+            out,
+            slice=[(0, n, b) for n, b in zip(out.shape, base, strict=True)],
+            shape=(tuple(in_shape), ct.dtype),
+            op_name="vjp/reduce_window",
+        )
+    return out
+
+
+def _window_sum(inst, t):
+    """inst's windows over t, summed."""
+    zero = ops.asarray(np.zeros((), t.dtype))
+    return emit_like(inst, [t, zero], prefix="jvp/", to_apply=_add_computation(t.dtype))
+
+
+def _pick_computation(dtype, greater: bool):
+    def pick(a, at, b, bt):
+        keep = compare(a, b, "GE" if greater else "LE")
+        return select(keep, a, b), select(keep, at, bt)
+
+    return ops.scalar_computation("pick_window", dtype, pick, arity=4, outputs=2)
+
+
+def _jvp_reduce_window(inst, primals, tangents, out):
+    if len(primals) != 2:
+        return unsupported(inst, "jvp")
+    x, init = primals
+    tx = tangents[0]
+    if tx is None:
+        return None
+    kind = reducer_kind(inst)
+    if kind == "add":
+        return _window_sum(inst, tx)
+    if kind == "multiply":
+        return mul(_window_sum(inst, div(tx, x)), out)
+    if kind in ("maximum", "minimum"):
+        pair = emit_like(
+            inst,
+            [x, tx, init, ops.asarray(np.zeros((), x.dtype))],
+            prefix="jvp/",
+            to_apply=_pick_computation(x.dtype, kind == "maximum"),
+            shape=[(out.shape, x.dtype), (out.shape, x.dtype)],
+        )
+        return pair[1]
+    return unsupported(inst, "jvp")
+
+
+def _vjp_reduce_window(inst, primals, out, ct):
+    if len(primals) != 2:
+        return unsupported(inst, "vjp")
+    x, _ = primals
+    kind = reducer_kind(inst)
+    if kind == "add":
+        return [_window_sum_transpose(ct, x.shape, inst), None]
+    if kind == "multiply":
+        return [div(_window_sum_transpose(mul(ct, out), x.shape, inst), x), None]
+    if kind in ("maximum", "minimum"):
+        sizes, strides, pads, base, _ = _window(inst)
+        if any(b != 1 for b in base) or any(
+            d["rhs_dilate"] != 1 for d in inst.attributes["window"]
+        ):
+            return unsupported(inst, "vjp")
+        chooser = ops.scalar_computation(
+            "select_window",
+            x.dtype,
+            lambda a, b: compare(a, b, "GE" if kind == "maximum" else "LE"),
+        )
+        ct_x = _emit(
+            "select-and-scatter",
+            x,
+            ct,
+            ops.asarray(np.zeros((), x.dtype)),
+            window=_window_text(sizes, strides, pads),
+            select=chooser,
+            scatter=_add_computation(x.dtype),
+            shape=(x.shape, x.dtype),
+            op_name="vjp/" + op_name_of(inst),
+        )
+        return [ct_x, None]
+    return unsupported(inst, "vjp")
+
+
+# --- convolution --------------------------------------------------------------------
+
+
+def _swap(labels: str, a: str, b: str) -> str:
+    return "".join(b if c == a else a if c == b else c for c in labels)
+
+
+def _relabel(labels: str, mapping: dict) -> str:
+    return "".join(mapping.get(c, c) for c in labels)
+
+
+def _split_axis(x, axis, groups):
+    shape = list(x.shape)
+    shape[axis : axis + 1] = [groups, shape[axis] // groups]
+    return ops.reshape(x, tuple(shape))
+
+
+def _merge_axis(x, src, dst):
+    """Axis `src` merged into `dst` (an index once src is removed), src
+    the major part."""
+    perm = [d for d in range(x.ndim) if d != src]
+    perm.insert(dst, src)
+    y = ops.transpose(x, perm)
+    shape = [x.shape[d] for d in range(x.ndim) if d != src]
+    shape[dst] *= x.shape[src]
+    return ops.reshape(y, tuple(shape))
+
+
+def _conv_parts(inst):
+    labels = inst.attribute_text("dim_labels")
+    lhs, rest = labels.split("_")
+    rhs, out = rest.split("->")
+    w = inst.attributes["window"]
+    a = inst.attributes
+    return (
+        lhs,
+        rhs,
+        out,
+        w,
+        int(a.get("feature_group_count", 1) or 1),
+        int(a.get("batch_group_count", 1) or 1),
+    )
+
+
+def _spatial(spec: str, shape, n):
+    return [shape[spec.index(str(i))] for i in range(n)]
+
+
+def _conv_lhs_transpose(inst, lhs_v, rhs_v, ct):
+    lhs, rhs, out, w, fgc, bgc = _conv_parts(inst)
+    n = lhs_v.ndim - 2
+    sizes = [d["size"] for d in w]
+    strides = [d["stride"] for d in w]
+    pads = [tuple(d["padding"]) for d in w]
+    lhs_dil = [d["lhs_dilate"] for d in w]
+    rhs_dil = [d["rhs_dilate"] for d in w]
+    kernel = rhs_v
+    groups = fgc if fgc > 1 else bgc
+    if groups > 1:
+        o, i = rhs.index("o"), rhs.index("i")
+        kernel = _merge_axis(_split_axis(kernel, o, groups), o, i)
+    spatial_dims = [rhs.index(str(k)) for k in range(n)]
+    if spatial_dims:
+        kernel = _emit(
+            "reverse",
+            kernel,
+            dimensions=spatial_dims,
+            shape=(kernel.shape, kernel.dtype),
+            op_name="vjp/conv",
+        )
+    in_sp = _spatial(lhs, lhs_v.shape, n)
+    out_sp = _spatial(out, ct.shape, n)
+    pad = _transpose_padding(in_sp, sizes, strides, out_sp, pads, lhs_dil, rhs_dil)
+    labels = f"{out}_{_swap(rhs, 'i', 'o')}->{lhs}"
+    r = convolution_with_labels(ct, kernel, labels, lhs_dil, pad, strides, rhs_dil, groups, 1)
+    if bgc > 1:
+        f, b = lhs.index("f"), lhs.index("b")
+        r = _merge_axis(_split_axis(r, f, bgc), f, b)
+    return r
+
+
+def _conv_rhs_transpose(inst, lhs_v, rhs_v, ct):
+    lhs, rhs, out, w, fgc, bgc = _conv_parts(inst)
+    n = lhs_v.ndim - 2
+    sizes = [d["size"] for d in w]
+    strides = [d["stride"] for d in w]
+    pads = [tuple(d["padding"]) for d in w]
+    lhs_dil = [d["lhs_dilate"] for d in w]
+    rhs_dil = [d["rhs_dilate"] for d in w]
+    in_sp = _dilate(_spatial(lhs, lhs_v.shape, n), lhs_dil)
+    k_sp = _dilate(sizes, rhs_dil)
+    out_sp = _dilate(_spatial(out, ct.shape, n), strides)
+    pad = []
+    for i_d, k_d, o_d, (lo, _) in zip(in_sp, k_sp, out_sp, pads, strict=True):
+        pad.append((lo, (o_d - i_d) + (k_d - lo - 1)))
+    new_fgc, new_bgc = (bgc, 1) if bgc > 1 else (1, fgc)
+    labels = (
+        f"{_swap(lhs, 'b', 'f')}_{_relabel(out, {'b': 'i', 'f': 'o'})}"
+        f"->{_relabel(rhs, {'i': 'b', 'o': 'f'})}"
+    )
+    return convolution_with_labels(
+        lhs_v, ct, labels, rhs_dil, pad, lhs_dil, strides, new_fgc, new_bgc
+    )
+
+
+def _vjp_convolution(inst, primals, ct):
+    lhs_v, rhs_v = primals
+    if inst.attributes.get("window") and any(
+        d.get("rhs_reversal") for d in inst.attributes["window"]
+    ):
+        return unsupported(inst, "vjp")
+    ct_l = _conv_lhs_transpose(inst, lhs_v, rhs_v, ct) if differentiable(lhs_v) else None
+    ct_r = _conv_rhs_transpose(inst, lhs_v, rhs_v, ct) if differentiable(rhs_v) else None
+    return [ct_l, ct_r]
+
+
+# --- Tables -------------------------------------------------------------------------
+
+JVP = {
+    "scatter": _jvp_scatter,
+    "sort": _jvp_sort,
+    "reduce-window": _jvp_reduce_window,
+}
+
+VJP = {
+    "gather": lambda inst, p, out, ct: _vjp_gather(inst, p, ct),
+    "scatter": lambda inst, p, out, ct: _vjp_scatter(inst, p, ct),
+    "sort": _vjp_sort,
+    "reduce-window": _vjp_reduce_window,
+    "convolution": lambda inst, p, out, ct: _vjp_convolution(inst, p, ct),
+}
+
+__all__ = ["JVP", "VJP", "add"]
