@@ -57,7 +57,10 @@ from uir._src.numpy import array_methods  # noqa: F401  (Tracer's operators)
 from uir._src.tools import display as _display  # noqa: F401  (rich displays)
 from uir._src.tools.info import info
 from uir._src.tools.report import Report, report
+from uir._src.transforms import policies as checkpoint_policies
 from uir._src.transforms.api import grad, jvp, linearize, value_and_grad, vjp
+from uir._src.transforms.custom import checkpoint, checkpoint_name, custom_jvp, custom_vjp, remat
+from uir._src.transforms.residuals import print_saved_residuals, saved_residuals
 from uir._src.transforms.vmap import hessian, jacfwd, jacrev, vmap
 from uir.custom_call import get_include
 
@@ -84,9 +87,14 @@ __all__ = [
     "__version__",
     "block_until_ready",
     "buffers",
+    "checkpoint",
+    "checkpoint_name",
+    "checkpoint_policies",
     "compile",
     "config",
     "custom_call",
+    "custom_jvp",
+    "custom_vjp",
     "debug",
     "deserialize",
     "device_put",
@@ -109,8 +117,11 @@ __all__ = [
     "nn",
     "numpy",
     "passes",
+    "print_saved_residuals",
     "random",
+    "remat",
     "report",
+    "saved_residuals",
     "schedule",
     "scipy",
     "transforms",

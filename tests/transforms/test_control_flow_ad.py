@@ -17,7 +17,7 @@ import uir
 import uir.lax as lax
 import uir.numpy as jnp
 from uir import hlo
-from uir._src.transforms import control
+from uir._src.transforms import ad
 
 
 @pytest.fixture(autouse=True)
@@ -202,7 +202,7 @@ ENTRY main {{
 def test_trip_count_is_read_from_the_module(init_k, step, direction, bound, expected):
     m = hlo.parse_module(_while_module(init_k, step, direction, bound))
     (w,) = [i for i in m.entry.instructions if i.opcode == "while"]
-    assert control.trip_count(w) == expected
+    assert ad.trip_count(w) == expected
 
 
 def test_the_reverse_pass_stacks_the_carries_and_walks_them_back():

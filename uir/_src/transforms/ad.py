@@ -1,10 +1,41 @@
 """Forward and reverse mode over a traced computation: the primal program
-replayed with each instruction's rule (rules.py, vjp_rules.py)."""
+replayed with each instruction's rule (rules.py, vjp_rules.py).
+
+Derivatives of control flow: while, conditional and call.
+
+Forward mode runs the tangents beside the primals: a while loop whose
+state also carries the tangents that can become nonzero, a conditional
+whose branches are the branches' JVPs, a call replayed inline.
+
+Reverse mode reverses a while loop whose trip count the module states
+(scan, fori_loop with static bounds: an induction variable stepped by a
+constant towards a constant bound): the forward loop stacks the carry at
+the start of each step, and the backward loop walks the steps from the
+last, recomputing each step's body from its stacked carry and pulling the
+cotangent back through it. A loop whose trip count depends on the data
+raises JAX's error. A conditional's backward is a conditional on the same
+selector whose branches recompute the taken branch and pull back through
+it; a call's backward is its body's.
+"""
 
 from __future__ import annotations
 
-from uir._src.transforms import control, rules, vjp_rules
-from uir._src.transforms.replay import Opaque, emit_like, replay
+import numpy as np
+
+from uir._src.core import errors, ops, tracing, tree_util
+from uir._src.core.tracing import Tracer
+from uir._src.transforms import custom, rules, structured, vjp_rules
+from uir._src.transforms import replay as replay_module
+from uir._src.transforms.replay import (
+    Opaque,
+    current,
+    emit_like,
+    from_inst,
+    metadata_like,
+    replay,
+    to_inst,
+)
+from uir._src.transforms.rules import differentiable, instantiate, zeros_like
 
 
 def jvp_computation(computation, primals, tangents, env=None):
@@ -27,12 +58,20 @@ def jvp_computation(computation, primals, tangents, env=None):
         elif inst.opcode == "tuple":
             env[inst] = tuple(vals)
             tan[inst] = tuple(ts) if any(t is not None for t in ts) else None
-        elif inst.opcode in control.JVP and any(t is not None for t in ts):
-            env[inst], tan[inst] = control.JVP[inst.opcode](inst, vals, ts)
+        elif inst.opcode in JVP and any(t is not None for t in ts):
+            env[inst], tan[inst] = JVP[inst.opcode](inst, vals, ts)
         else:
-            env[inst], tan[inst] = rules.jvp_rule(inst, vals, ts)
+            env[inst], tan[inst] = _jvp_one(inst, vals, ts)
     root = computation.root
     return env[root], tan.get(root)
+
+
+def _jvp_one(inst, vals, ts):
+    op = inst.opcode
+    if op in structured.JVP and any(t is not None for t in ts) and not rules.stops_gradient(inst):
+        out = emit_like(inst, vals)
+        return out, structured.JVP[op](inst, vals, ts, out)
+    return rules.jvp_rule(inst, vals, ts)
 
 
 class Backward:
@@ -68,10 +107,8 @@ class Backward:
                 continue
             vals = [env[o] for o in operands]
             ct = rules.instantiate(ct, env[inst])
-            if inst.opcode in control.VJP:
-                op_cts = control.VJP[inst.opcode](
-                    inst, vals, env[inst], ct, self.residuals.get(inst)
-                )
+            if inst.opcode in VJP:
+                op_cts = VJP[inst.opcode](inst, vals, env[inst], ct, self.residuals.get(inst))
             else:
                 op_cts = vjp_rules.vjp_rule(inst, vals, env[inst], ct)
             for o, c in zip(operands, op_cts, strict=True):
@@ -106,10 +143,553 @@ def vjp_computation(computation, primals, env=None):
     residuals: dict = {}
 
     def forward(inst, vals):
-        rule = control.FORWARD.get(inst.opcode)
+        rule = FORWARD.get(inst.opcode)
         if rule is None:
             return emit_like(inst, vals)
         return rule(inst, vals, residuals)
 
     (out,) = replay(computation, list(primals), rule=forward, env=env)
     return out, Backward(computation, env, residuals)
+
+
+# --- Values as trees --------------------------------------------------------------
+
+
+def leaves(v) -> list:
+    if isinstance(v, tuple):
+        return [x for e in v for x in leaves(e)]
+    return [v]
+
+
+def unflatten(like, flat):
+    """`flat` (an iterator) in the nesting of `like`."""
+    if isinstance(like, tuple):
+        return tuple(unflatten(e, flat) for e in like)
+    return next(flat)
+
+
+def shape_of(v):
+    if isinstance(v, tuple):
+        return [shape_of(e) for e in v]
+    if isinstance(v, Opaque):
+        return v.inst.shape
+    return (v.shape, v.dtype)
+
+
+def n_diff(v) -> int:
+    return sum(1 for x in leaves(v) if differentiable(x))
+
+
+def _diff_tangents(primal, tangent) -> list:
+    """The tangents of `primal`'s differentiable leaves, zeros instantiated."""
+    ps = leaves(primal)
+    ts = leaves(instantiate(tangent, primal))
+    return [t for p, t in zip(ps, ts, strict=True) if differentiable(p)]
+
+
+def _with_tangents(primal, diff_tangents):
+    """A tangent tree for `primal`: `diff_tangents` at its differentiable
+    leaves, None elsewhere."""
+    it = iter(diff_tangents)
+    return unflatten(
+        primal, iter([next(it) if differentiable(p) else None for p in leaves(primal)])
+    )
+
+
+def sub_computation(name: str, arg_like, fn):
+    """A computation of the module being traced taking one parameter shaped
+    like `arg_like` and returning fn(parameter value)."""
+    comp = current()
+    sub = tracing.Computation(comp.module, name, comp.scope)
+    with tracing.tracing(sub):
+        param = sub.builder.parameter(0, shape_of(arg_like), name=f"{name}_arg")
+        root = fn(from_inst(param, sub))
+        if not isinstance(root, tuple):
+            return sub.build(to_inst(root))
+        return sub.build(sub.builder.op("tuple", *[to_inst(r) for r in root]))
+
+
+def _emit(inst, opcode, operands, prefix, **attrs):
+    comp = current()
+    out = comp.builder.op(
+        opcode, *[to_inst(o) for o in operands], metadata=metadata_like(inst, prefix), **attrs
+    )
+    comp.order_effect(out)
+    return from_inst(out)
+
+
+# --- Trip counts ------------------------------------------------------------------
+
+
+def _fold(inst):
+    """The integer value of a scalar instruction built from constants, or
+    None."""
+    op = inst.opcode
+    if op == "constant":
+        lit = np.asarray(inst.attributes.get("literal"))
+        if lit.size == 1 and lit.dtype.kind in "iub":
+            return int(lit.reshape(()))
+        return None
+    if op in ("convert", "copy", "broadcast", "reshape", "bitcast"):
+        return _fold(inst.operands[0])
+    if op in ("add", "subtract", "multiply"):
+        a, b = (_fold(o) for o in inst.operands)
+        if a is None or b is None:
+            return None
+        return a + b if op == "add" else a - b if op == "subtract" else a * b
+    if op == "negate":
+        a = _fold(inst.operands[0])
+        return None if a is None else -a
+    return None
+
+
+def _tuple_index(inst, param) -> int | None:
+    """i where `inst` is get-tuple-element(param), index=i."""
+    if inst.opcode == "get-tuple-element" and inst.operands[0].name == param.name:
+        return inst.attributes["index"]
+    return None
+
+
+def invariant_indices(body) -> set:
+    """The state positions the body passes through unchanged."""
+    root, (param,) = body.root, body.parameters
+    if root.opcode != "tuple":
+        return set()
+    return {j for j, o in enumerate(root.operands) if _tuple_index(o, param) == j}
+
+
+def _step(inst, param, k) -> int | None:
+    """c where `inst` is state[k] + c or state[k] - c, c a constant."""
+    if inst.opcode not in ("add", "subtract"):
+        return None
+    a, b = inst.operands
+    if _tuple_index(a, param) == k:
+        c = _fold(b)
+        return None if c is None else c if inst.opcode == "add" else -c
+    if inst.opcode == "add" and _tuple_index(b, param) == k:
+        return _fold(a)
+    return None
+
+
+def trip_count(inst) -> int | None:
+    """How many steps the while loop `inst` runs, when the module states it:
+    state[k] starts at a constant, the body adds a constant step to it, and
+    the condition compares it with a constant (or a state value the body
+    keeps) by LT, LE, GT, GE or NE."""
+    body, cond = inst.attributes["body"], inst.attributes["condition"]
+    init = inst.operands[0]
+    if init.opcode != "tuple" or body.root.opcode != "tuple":
+        return None
+    (cparam,), (bparam,) = cond.parameters, body.parameters
+    root = cond.root
+    if root.opcode != "compare":
+        return None
+    direction = root.attributes.get("direction")
+    lhs, rhs = root.operands
+    k = _tuple_index(lhs, cparam)
+    bound = rhs
+    if k is None:
+        k, bound = _tuple_index(rhs, cparam), lhs
+        direction = {"GT": "LT", "GE": "LE", "LT": "GT", "LE": "GE"}.get(direction, direction)
+    if k is None:
+        return None
+    hi = _fold(bound)
+    if hi is None:
+        j = _tuple_index(bound, cparam)
+        if j is None or j not in invariant_indices(body):
+            return None
+        hi = _fold(init.operands[j])
+    lo = _fold(init.operands[k])
+    step = _step(body.root.operands[k], bparam, k)
+    if lo is None or hi is None or not step:
+        return None
+    if direction == "LT" and step > 0:
+        return max(0, -(-(hi - lo) // step))
+    if direction == "LE" and step > 0:
+        return max(0, (hi - lo) // step + 1)
+    if direction == "GT" and step < 0:
+        return max(0, -(-(lo - hi) // -step))
+    if direction == "GE" and step < 0:
+        return max(0, (lo - hi) // -step + 1)
+    if direction == "NE" and (hi - lo) % step == 0 and (hi - lo) // step >= 0:
+        return (hi - lo) // step
+    return None
+
+
+# --- Forward mode -------------------------------------------------------------------
+
+
+def _jvp_body_nonzero(body, state, nonzero):
+    """Which state positions have a nonzero tangent after one step of
+    `body` when those in `nonzero` have one (traced into a throwaway
+    module)."""
+    probe = tracing.Computation(tracing.Module("probe"), "jvp_probe", current().scope)
+    with tracing.tracing(probe):
+        param = probe.builder.parameter(0, shape_of(state), name="probe_arg")
+        s = from_inst(param, probe)
+        ts = tuple(
+            zeros_like(x) if nz and differentiable(x) else None
+            for x, nz in zip(s, nonzero, strict=True)
+        )
+        _, t_out = jvp_computation(body, [s], [ts])
+    t_out = t_out if t_out is not None else (None,) * len(state)
+    return [
+        nz or (t is not None and not all(v is None for v in leaves(t)))
+        for nz, t in zip(nonzero, t_out, strict=True)
+    ]
+
+
+def jvp_while(inst, primals, tangents):
+    (state,), (tstate,) = primals, tangents
+    if not isinstance(state, tuple):
+        state, tstate, boxed = (state,), (tstate,), True
+    else:
+        boxed = False
+    tstate = tstate if tstate is not None else (None,) * len(state)
+    body, cond = inst.attributes["body"], inst.attributes["condition"]
+    nonzero = [
+        t is not None and any(differentiable(p) for p in leaves(x))
+        for x, t in zip(state, tstate, strict=True)
+    ]
+    if boxed:
+        raise errors.TraceError(f"jvp: while %{inst.name} carries a value that is not a tuple")
+    while True:
+        after = _jvp_body_nonzero(body, state, nonzero)
+        if after == nonzero:
+            break
+        nonzero = [a or b for a, b in zip(after, nonzero, strict=True)]
+    positions = [j for j, nz in enumerate(nonzero) if nz]
+    t_init = [_diff_tangents(state[j], tstate[j]) for j in positions]
+    n = len(state)
+
+    def split(v):
+        s = v[:n]
+        flat = iter(v[n:])
+        ts = [None] * n
+        for j, tj in zip(positions, t_init, strict=True):
+            ts[j] = _with_tangents(s[j], [next(flat) for _ in tj])
+        return s, tuple(ts)
+
+    def new_body(v):
+        s, ts = split(v)
+        out, t_out = jvp_computation(body, [s], [ts])
+        t_out = t_out if t_out is not None else (None,) * n
+        extra = [t for j in positions for t in _diff_tangents(out[j], t_out[j])]
+        return (*out, *extra)
+
+    init = (*state, *[t for tj in t_init for t in tj])
+    body_c = sub_computation("jvp_body", init, new_body)
+    cond_c = sub_computation("jvp_cond", init, lambda v: replay(cond, [split(v)[0]])[0])
+    out = _emit(inst, "while", [init], "jvp/", condition=cond_c, body=body_c)
+    s, ts = split(out)
+    return s, ts
+
+
+def jvp_conditional(inst, primals, tangents):
+    selector, operands = primals[0], primals[1:]
+    branches = _branch_computations(inst)
+    t_ops = [_diff_tangents(o, t) for o, t in zip(operands, tangents[1:], strict=True)]
+    out_like = None
+
+    def make(k, comp):
+        nonlocal out_like
+
+        def fn(v):
+            nonlocal out_like
+            p, flat = v
+            ts = _with_tangents(p, list(flat))
+            (out,), t_out = _jvp_any(comp, p, ts)
+            out_like = out
+            return (out, tuple(_diff_tangents(out, t_out)))
+
+        return sub_computation(f"jvp_branch_{k}", (operands[k], tuple(t_ops[k])), fn)
+
+    comps = [make(k, c) for k, c in enumerate(branches)]
+    args = [(o, tuple(t)) for o, t in zip(operands, t_ops, strict=True)]
+    out, flat = _emit(inst, "conditional", [selector, *args], "jvp/", **_branch_attrs(inst, comps))
+    return out, _with_tangents(out, list(flat))
+
+
+def _jvp_any(comp, arg, tangent):
+    """jvp_computation for a computation of any root: (1-tuple of the
+    output, its tangent)."""
+    out, t = jvp_computation(comp, [arg], [tangent])
+    return (out,), t
+
+
+def _branch_computations(inst):
+    attrs = inst.attributes
+    if "branch_computations" in attrs:
+        return list(attrs["branch_computations"])
+    return [attrs["true_computation"], attrs["false_computation"]]
+
+
+def _branch_attrs(inst, comps) -> dict:
+    if "branch_computations" in inst.attributes:
+        return {"branch_computations": comps}
+    return {"true_computation": comps[0], "false_computation": comps[1]}
+
+
+def jvp_call(inst, primals, tangents):
+    rule = custom.rule_of(inst)
+    if rule is not None and rule.kind == "custom_jvp":
+        out, t_out = rule.tangents_out(list(primals), list(tangents))
+        return tuple(out), tuple(t_out)
+    if rule is not None and rule.kind == "custom_vjp":
+        raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
+    comp = inst.attributes["to_apply"]
+    return jvp_computation(comp, list(primals), list(tangents))
+
+
+JVP = {"while": jvp_while, "conditional": jvp_conditional, "call": jvp_call}
+
+
+# --- Reverse mode -------------------------------------------------------------------
+
+
+def _dynamic_loop_error(inst):
+    md = inst.attributes.get("metadata") or {}
+    where = ""
+    if md.get("source_file"):
+        where = f" (the loop traced at {md['source_file']}:{md.get('source_line', '?')})"
+    raise errors.TraceError(
+        "Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop with "
+        f"dynamic start/stop values: while %{inst.name}{where} has a trip count that depends on "
+        "the data. Try using lax.scan, or using fori_loop with static start/stop."
+    )
+
+
+def _index(stack, k):
+    starts = [k] + [ops.asarray(np.zeros((), np.int32))] * (stack.ndim - 1)
+    window = ops._comp().emit(
+        "dynamic-slice",
+        stack,
+        *starts,
+        dynamic_slice_sizes=[1, *stack.shape[1:]],
+        shape=((1, *stack.shape[1:]), stack.dtype),
+        op_name="stacked_carry",
+    )
+    return ops.reshape(window, stack.shape[1:])
+
+
+def _store(stack, v, k):
+    zero = ops.asarray(np.zeros((), np.int32))
+    return ops._comp().emit(
+        "dynamic-update-slice",
+        stack,
+        ops.reshape(v, (1, *v.shape)),
+        k,
+        *[zero] * (stack.ndim - 1),
+        op_name="stack_carry",
+    )
+
+
+def _int(v):
+    return ops.asarray(np.array(v, np.int32))
+
+
+class WhileResidual:
+    """What the forward loop kept for the backward: the stacked carries of
+    the positions the body changes, the values of those it keeps, and the
+    trip count."""
+
+    def __init__(self, n, varying, stacks, kept):
+        self.n, self.varying, self.stacks, self.kept = n, varying, stacks, kept
+
+
+def forward_while(inst, vals, residuals):
+    (state,) = vals
+    if not isinstance(state, tuple) or not any(differentiable(x) for x in leaves(state)):
+        return emit_like(inst, vals)
+    n = trip_count(inst)
+    if n is None:
+        # The primal runs as written; asking for its cotangent raises.
+        residuals[inst] = None
+        return emit_like(inst, vals)
+    body, cond = inst.attributes["body"], inst.attributes["condition"]
+    for x in leaves(state):
+        if isinstance(x, Opaque):
+            residuals[inst] = None
+            return emit_like(inst, vals)
+    kept = invariant_indices(body)
+    varying = [j for j in range(len(state)) if j not in kept]
+    var_leaves = [x for j in varying for x in leaves(state[j])]
+    stacks0 = [
+        ops.broadcast_to(ops.asarray(np.zeros((), x.dtype)), (n, *x.shape)) for x in var_leaves
+    ]
+    m = len(state)
+
+    def new_body(v):
+        s, k, stacks = v[:m], v[m], v[m + 1 :]
+        cur = [x for j in varying for x in leaves(s[j])]
+        stacks = [_store(st, x, k) for st, x in zip(stacks, cur, strict=True)]
+        (out,) = replay(body, [s])
+        one = ops.asarray(np.ones((), np.int32))
+        return (*out, ops.binary("add", k, one, op_name="add"), *stacks)
+
+    init = (*state, _int(0), *stacks0)
+    body_c = sub_computation("stacking_body", init, new_body)
+    cond_c = sub_computation("stacking_cond", init, lambda v: replay(cond, [v[:m]])[0])
+    out = _emit(inst, "while", [init], "vjp/", condition=cond_c, body=body_c)
+    residuals[inst] = WhileResidual(n, varying, list(out[m + 1 :]), {j: state[j] for j in kept})
+    return out[:m]
+
+
+def vjp_while(inst, primals, out, ct, residual):
+    if residual is None:
+        _dynamic_loop_error(inst)
+    (state,) = primals
+    body = inst.attributes["body"]
+    m = len(state)
+    diff = [j for j in range(m) if any(differentiable(x) for x in leaves(state[j]))]
+    ct_init = [c for j in diff for c in _diff_tangents(state[j], ct[j])]
+    kept_vals = [residual.kept[j] for j in sorted(residual.kept)]
+    n_ct, n_st = len(ct_init), len(residual.stacks)
+
+    def state_at(k, stacks, kept):
+        flat = iter([_index(st, k) for st in stacks])
+        kept_it = iter(kept)
+        s = []
+        for j in range(m):
+            if j in residual.kept:
+                s.append(next(kept_it))
+            else:
+                s.append(unflatten(state[j], flat))
+        return tuple(s)
+
+    def cts_of(like_state, flat):
+        it = iter(flat)
+        out_ct = [None] * m
+        for j in diff:
+            n_j = n_diff(like_state[j])
+            out_ct[j] = _with_tangents(like_state[j], [next(it) for _ in range(n_j)])
+        return tuple(out_ct)
+
+    def back_body(v):
+        k, cts = v[0], v[1 : 1 + n_ct]
+        stacks, kept = v[1 + n_ct : 1 + n_ct + n_st], v[1 + n_ct + n_st :]
+        s = state_at(k, stacks, kept)
+        _, backward = vjp_computation(body, [s])
+        (ct_in,) = backward(cts_of(s, cts))
+        ct_in = ct_in if ct_in is not None else (None,) * m
+        new = [c for j in diff for c in _diff_tangents(s[j], ct_in[j])]
+        minus = ops.binary("add", k, ops.asarray(np.array(-1, np.int32)), op_name="add")
+        return (minus, *new, *stacks, *kept)
+
+    def back_cond(v):
+        return ops.compare(v[0], ops.asarray(np.zeros((), np.int32)), "GE", "ge")
+
+    init = (_int(residual.n - 1), *ct_init, *residual.stacks, *kept_vals)
+    body_c = sub_computation("reverse_body", init, back_body)
+    cond_c = sub_computation("reverse_cond", init, back_cond)
+    res = _emit(inst, "while", [init], "vjp/", condition=cond_c, body=body_c)
+    return [cts_of(state, res[1 : 1 + n_ct])]
+
+
+def vjp_conditional(inst, primals, out, ct, residual):
+    selector, operands = primals[0], primals[1:]
+    branches = _branch_computations(inst)
+    ct_flat = tuple(_diff_tangents(out, ct))
+    diff_sizes = [n_diff(o) for o in operands]
+
+    def make(k, comp):
+        def fn(v):
+            p, c = v
+            _, backward = vjp_computation(comp, [p])
+            (ct_p,) = backward(_with_tangents(out, list(c)))
+            parts = []
+            for i, o in enumerate(operands):
+                if i == k:
+                    parts.extend(_diff_tangents(p, ct_p))
+                else:
+                    parts.extend(_diff_tangents(o, None))
+            return tuple(parts)
+
+        return sub_computation(f"vjp_branch_{k}", (operands[k], ct_flat), fn)
+
+    comps = [make(k, c) for k, c in enumerate(branches)]
+    args = [(o, ct_flat) for o in operands]
+    flat = _emit(inst, "conditional", [selector, *args], "vjp/", **_branch_attrs(inst, comps))
+    flat = flat if isinstance(flat, tuple) else (flat,)
+    it = iter(flat)
+    cts = [None]
+    for o, size in zip(operands, diff_sizes, strict=True):
+        cts.append(_with_tangents(o, [next(it) for _ in range(size)]))
+    return cts
+
+
+def forward_call(inst, vals, residuals):
+    rule = custom.rule_of(inst)
+    comp = inst.attributes["to_apply"]
+    if rule is None:
+        out, backward = vjp_computation(comp, list(vals))
+        residuals[inst] = backward
+        return out
+    if rule.kind == "custom_vjp":
+        out, residuals[inst] = rule.forward(list(vals))
+        return out
+    if rule.kind == "custom_jvp":
+        return emit_like(inst, vals)
+    # checkpoint: the body runs as written; only what the policy saves is kept.
+    env: dict = {}
+    (out,) = replay(comp, list(vals), env=env)
+    residuals[inst] = {
+        i: env[i] for i in comp.instructions if rule.saves(i) and isinstance(env.get(i), Tracer)
+    }
+    return out
+
+
+def vjp_call(inst, primals, out, ct, residual):
+    rule = custom.rule_of(inst)
+    if rule is None:
+        return residual(ct)
+    if rule.kind == "custom_vjp":
+        return rule.backward(residual, list(primals), list(ct))
+    if rule.kind == "custom_jvp":
+        return _transpose_custom_jvp(rule, list(primals), ct)
+    return _recompute(inst, rule, list(primals), residual, ct)
+
+
+def _transpose_custom_jvp(rule, vals, ct):
+    """The cotangents of a custom_jvp call: its rule's tangent output is
+    linear in the tangents, so reverse mode is that map's transpose."""
+    diff = [i for i in range(rule.n_args) if differentiable(vals[i])]
+    if not diff:
+        return [None] * len(vals)
+
+    def linear(*ts):
+        full = [None] * len(vals)
+        for i, t in zip(diff, ts, strict=True):
+            full[i] = t
+        return tuple(rule.tangents_out(vals, full)[1])
+
+    zeros = [zeros_like(vals[i]) for i in diff]
+    in_tree = tree_util.tree_flatten((tuple(zeros), {}))[1]
+    traced = replay_module.trace(linear, zeros, in_tree, "custom_jvp_transpose")
+    _, backward = vjp_computation(traced.computation, zeros, traced.env())
+    got = backward(tuple(ct))
+    cts = [None] * len(vals)
+    for i, g in zip(diff, got, strict=True):
+        cts[i] = g
+    return cts
+
+
+def _recompute(inst, rule, vals, saved, ct):
+    """A checkpoint's backward: its body again from its inputs (and the
+    values the policy saved), behind an opt-barrier with the cotangent."""
+    keys = list(saved)
+    group = (tuple(vals), tuple(saved[k] for k in keys), tuple(ct))
+    if rule.prevent_cse:
+        group = _emit(inst, "opt-barrier", [group], "remat/")
+    vals_b, saved_b, ct_b = group
+    env = dict(zip(keys, saved_b, strict=True))
+    _, backward = vjp_computation(inst.attributes["to_apply"], list(vals_b), env=env)
+    return backward(tuple(ct_b))
+
+
+FORWARD = {"while": forward_while, "call": forward_call}
+VJP = {"while": vjp_while, "conditional": vjp_conditional, "call": vjp_call}
+
+__all__ = ["FORWARD", "JVP", "VJP", "Tracer", "trip_count"]
+
+__all__ = ["FORWARD", "JVP", "VJP", "Backward", "jvp_computation", "trip_count", "vjp_computation"]

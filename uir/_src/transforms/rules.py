@@ -322,10 +322,6 @@ def jvp_rule(inst, primals, tangents):
         return out, _jvp_reduce(inst, primals, tangents, out)
     if op == "opt-barrier":
         return out, tangents[0]
-    from uir._src.transforms import structured
-
-    if op in structured.JVP:
-        return out, structured.JVP[op](inst, primals, tangents, out)
     return unsupported(inst, "jvp")
 
 
