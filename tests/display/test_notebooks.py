@@ -13,8 +13,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 
 
-def test_the_eight_walkthroughs_are_there():
-    assert [p.name[:2] for p in NOTEBOOKS] == [f"0{k}" for k in range(1, 9)]
+def test_the_nine_walkthroughs_are_there():
+    assert [p.name[:2] for p in NOTEBOOKS] == [f"0{k}" for k in range(1, 10)]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)

@@ -84,6 +84,18 @@ class Backward:
         self.residuals = residuals
 
     def __call__(self, ct_out):
+        """The parameters' cotangents; the ops it emits are named under
+        `transpose` (as JAX names a backward pass)."""
+        trace = current()
+        scope = trace.scope
+        if not scope.endswith("/transpose"):
+            trace.scope = f"{scope}/transpose"
+        try:
+            return self._pull(ct_out)
+        finally:
+            trace.scope = scope
+
+    def _pull(self, ct_out):
         comp, env = self.computation, self.env
         cts: dict = {comp.root: ct_out}
         for inst in reversed(comp.instructions):
