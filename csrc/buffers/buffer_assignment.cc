@@ -45,6 +45,18 @@ bool IsEntryParameter(const HloValue& v) {
   return i->opcode() == HloOpcode::kParameter && i->parent() == i->parent()->parent()->entry();
 }
 
+// Whether every value of `b` other than the parameter `p` is a while
+// loop's phi that is not live out: loops that read the parameter's buffer
+// and never write it (a write would define a value that is no phi).
+bool OnlyLoopViews(const HloBuffer& b, const HloValue* p) {
+  for (const HloValue* v : b.values()) {
+    if (v == p) continue;
+    if (!v->is_phi() || v->live_out() || v->instruction()->opcode() != HloOpcode::kWhile)
+      return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::unique_ptr<BufferAssignment> BufferAssignment::Run(const hlo::HloModule& module) {
@@ -87,7 +99,10 @@ void BufferAssignment::Assign() {
         }
         // Writing into the caller's array is allowed only where the module
         // says so (input_output_alias); anything else needs a copy first.
-        if (b.values().size() > 1) {
+        // A loop's state element the body passes through unchanged is
+        // only read: its values in the buffer are the loops' phis and
+        // nothing else, and the loop may read the parameter in place.
+        if (b.values().size() > 1 && !OnlyLoopViews(b, p)) {
           bool donated = false;
           for (const hlo::InputOutputAlias& x : module_.config().input_output_alias)
             donated |= x.parameter == p->instruction()->parameter_number() &&
@@ -106,6 +121,7 @@ void BufferAssignment::Assign() {
       }
       case BufferKind::kConstant:
         for (const HloValue* v : b.values()) {
+          if (v->is_phi() && !v->live_out()) continue;  // a loop reading it in place
           if (v->instruction()->opcode() != HloOpcode::kConstant || v->live_out())
             needs_copy(b, "constant " + b.values().front()->ToShortString());
         }

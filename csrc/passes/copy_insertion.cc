@@ -325,12 +325,34 @@ class Inserter {
       HloInstruction* v = init->operand(k);
       if (!v->shape().IsArray()) continue;
       const bool repeated = seen.Repeated(v);
+      if (!repeated && ReadOnly(v, entry_) && PassedThrough(*w, k)) continue;
       if (repeated || Unsafe(v, w, init)) {
         init->ReplaceOperand(k, AddCopy(v));
         changed = true;
       }
     }
     return changed;
+  }
+
+  // Whether loop `w` leaves its state element k as it found it (the body's
+  // result k is its parameter's element k) and nothing reads element k of
+  // the loop's result. Nothing then writes the element's buffer, so a
+  // read-only value (an entry parameter, a constant) can start the loop
+  // where it is, uncopied: the values a loop body reads but never changes
+  // (weights, inputs, a scan's stacked carries) are not duplicated.
+  static bool PassedThrough(const HloInstruction& w, int64_t k) {
+    const HloComputation* body = w.attributes().Get<HloComputation*>(AttrKey::kBody);
+    const HloInstruction* root = body->root();
+    if (root->opcode() != HloOpcode::kTuple || k >= root->operand_count()) return false;
+    const HloInstruction* r = root->operand(k);
+    if (r->opcode() != HloOpcode::kGetTupleElement || r->operand(0) != body->parameter(0) ||
+        r->attributes().Get<int64_t>(AttrKey::kIndex) != k)
+      return false;
+    for (const HloInstruction* u : w.users()) {
+      if (u->opcode() != HloOpcode::kGetTupleElement) return false;
+      if (u->attributes().Get<int64_t>(AttrKey::kIndex) == k) return false;
+    }
+    return true;
   }
 
   // Readers of the old value (`old`: views of it) that could still run

@@ -512,3 +512,54 @@ ENTRY main {
     np.testing.assert_array_equal(second, -4 * x)
     for got, want in zip(uir.compile(module, backend="cpu")(x), (want_first, -4 * x), strict=True):
         np.testing.assert_array_equal(got, want)
+
+
+PASS_THROUGH = """HloModule pass_through
+cond {
+  p = (s32[], f32[4,4], f32[4,4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  k = s32[] constant(3)
+  ROOT lt = pred[] compare(i, k), direction=LT
+}
+body {
+  p = (s32[], f32[4,4], f32[4,4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  one = s32[] constant(1)
+  i1 = s32[] add(i, one)
+  acc = f32[4,4] get-tuple-element(p), index=1
+  w = f32[4,4] get-tuple-element(p), index=2
+  d = f32[4,4] dot(acc, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  t = f32[4,4] tanh(d)
+  ROOT r = (s32[], f32[4,4], f32[4,4]) tuple(i1, t, WRITE)
+}
+ENTRY main {
+  x = f32[4,4] parameter(0)
+  w = f32[4,4] parameter(1)
+  c0 = s32[] constant(0)
+  st = (s32[], f32[4,4], f32[4,4]) tuple(c0, x, w)
+  l = (s32[], f32[4,4], f32[4,4]) while(st), condition=cond, body=body
+  ROOT out = f32[4,4] get-tuple-element(l), index=INDEX
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "write, index, copied",
+    [
+        ("w", 1, False),  # w passes through, unread after the loop: read in place
+        ("w", 2, True),  # the loop's element 2 is read after it: a copy
+        ("t", 1, True),  # the body writes slot 2: a copy
+    ],
+)
+def test_a_loop_reads_a_parameter_it_passes_through_in_place(write, index, copied):
+    text = PASS_THROUGH.replace("WRITE", write).replace("INDEX", str(index))
+    module = uir.hlo.parse_module(text)
+    out = uir.passes.default_pipeline().run(module)
+    assert bool(re.search(r"copy\(%w\)", out.to_text())) == copied
+    uir.buffers.assign(out).check()
+    rng = np.random.default_rng(0)
+    x, w = (rng.standard_normal((4, 4)).astype(np.float32) for _ in range(2))
+    w_before = w.copy()
+    got = np.asarray(uir.compile(module, backend="cpu")(x, w))
+    np.testing.assert_allclose(got, np.asarray(uir.evaluate(module, x, w)), rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(w, w_before)  # the caller's array is untouched

@@ -283,11 +283,12 @@ def _step(inst, param, k) -> int | None:
     return None
 
 
-def trip_count(inst) -> int | None:
-    """How many steps the while loop `inst` runs, when the module states it:
-    state[k] starts at a constant, the body adds a constant step to it, and
-    the condition compares it with a constant (or a state value the body
-    keeps) by LT, LE, GT, GE or NE."""
+def induction(inst):
+    """(k, lo, step, trip count) of the while loop `inst` when the module
+    states its trip count: state[k] starts at the constant lo, the body adds
+    the constant step to it, and the condition compares it with a constant
+    (or a state value the body keeps) by LT, LE, GT, GE or NE. None
+    otherwise."""
     body, cond = inst.attributes["body"], inst.attributes["condition"]
     init = inst.operands[0]
     if init.opcode != "tuple" or body.root.opcode != "tuple":
@@ -315,17 +316,25 @@ def trip_count(inst) -> int | None:
     step = _step(body.root.operands[k], bparam, k)
     if lo is None or hi is None or not step:
         return None
+    n = None
     if direction == "LT" and step > 0:
-        return max(0, -(-(hi - lo) // step))
-    if direction == "LE" and step > 0:
-        return max(0, (hi - lo) // step + 1)
-    if direction == "GT" and step < 0:
-        return max(0, -(-(lo - hi) // -step))
-    if direction == "GE" and step < 0:
-        return max(0, (lo - hi) // -step + 1)
-    if direction == "NE" and (hi - lo) % step == 0 and (hi - lo) // step >= 0:
-        return (hi - lo) // step
-    return None
+        n = max(0, -(-(hi - lo) // step))
+    elif direction == "LE" and step > 0:
+        n = max(0, (hi - lo) // step + 1)
+    elif direction == "GT" and step < 0:
+        n = max(0, -(-(lo - hi) // -step))
+    elif direction == "GE" and step < 0:
+        n = max(0, (lo - hi) // -step + 1)
+    elif direction == "NE" and (hi - lo) % step == 0 and (hi - lo) // step >= 0:
+        n = (hi - lo) // step
+    return None if n is None else (k, lo, step, n)
+
+
+def trip_count(inst) -> int | None:
+    """How many steps the while loop `inst` runs, when the module states it
+    (see induction)."""
+    found = induction(inst)
+    return None if found is None else found[3]
 
 
 # --- Forward mode -------------------------------------------------------------------
@@ -505,16 +514,17 @@ class WhileResidual:
     the positions the body changes, the values of those it keeps, and the
     trip count."""
 
-    def __init__(self, n, varying, stacks, kept):
+    def __init__(self, n, varying, stacks, kept, induction):
         self.n, self.varying, self.stacks, self.kept = n, varying, stacks, kept
+        self.induction = induction
 
 
 def forward_while(inst, vals, residuals):
     (state,) = vals
     if not isinstance(state, tuple) or not any(differentiable(x) for x in leaves(state)):
         return emit_like(inst, vals)
-    n = trip_count(inst)
-    if n is None:
+    found = induction(inst)
+    if found is None:
         # The primal runs as written; asking for its cotangent raises.
         residuals[inst] = None
         return emit_like(inst, vals)
@@ -523,8 +533,10 @@ def forward_while(inst, vals, residuals):
         if isinstance(x, Opaque):
             residuals[inst] = None
             return emit_like(inst, vals)
+    k_ind, lo, step, n = found
     kept = invariant_indices(body)
-    varying = [j for j in range(len(state)) if j not in kept]
+    # The induction variable is not stacked: step k's value is lo + k*step.
+    varying = [j for j in range(len(state)) if j not in kept and j != k_ind]
     var_leaves = [x for j in varying for x in leaves(state[j])]
     stacks0 = [
         ops.broadcast_to(ops.asarray(np.zeros((), x.dtype)), (n, *x.shape)) for x in var_leaves
@@ -543,7 +555,9 @@ def forward_while(inst, vals, residuals):
     body_c = sub_computation("stacking_body", init, new_body)
     cond_c = sub_computation("stacking_cond", init, lambda v: replay(cond, [v[:m]])[0])
     out = _emit(inst, "while", [init], "vjp/", condition=cond_c, body=body_c)
-    residuals[inst] = WhileResidual(n, varying, list(out[m + 1 :]), {j: state[j] for j in kept})
+    residuals[inst] = WhileResidual(
+        n, varying, list(out[m + 1 :]), {j: state[j] for j in kept}, (k_ind, lo, step)
+    )
     return out[:m]
 
 
@@ -561,10 +575,15 @@ def vjp_while(inst, primals, out, ct, residual):
     def state_at(k, stacks, kept):
         flat = iter([_index(st, k) for st in stacks])
         kept_it = iter(kept)
+        k_ind, lo, step = residual.induction
         s = []
         for j in range(m):
             if j in residual.kept:
                 s.append(next(kept_it))
+            elif j == k_ind:
+                i = ops.binary("multiply", k, _int(step), op_name="mul")
+                i = ops.binary("add", i, _int(lo), op_name="add")
+                s.append(ops.convert(i, state[j].dtype))
             else:
                 s.append(unflatten(state[j], flat))
         return tuple(s)
