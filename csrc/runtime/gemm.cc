@@ -46,10 +46,14 @@ void RunGemmBatches(const GemmPlan& p, const void* a, const void* b, void* c) {
 }  // namespace
 
 void RunGemm(const GemmPlan& p, const void* a, const void* b, void* c) {
-  // Several small products: one per worker at a time, each on one BLAS
-  // thread (BLAS splits a product this small poorly; 32 of 128x128x128
-  // measured 0.91 ms one after another on 2 threads).
-  if (p.batch >= 2 && NumThreads() > 1 && p.m * p.n * p.k <= kSmallGemm) {
+  // Several small products, or a batch the workers share evenly: one
+  // product per worker at a time, each on one BLAS thread (BLAS splits a
+  // product this small poorly; 32 of 128x128x128 measured 0.91 ms one after
+  // another on 2 threads; attention's 8 heads of 512x512x64 ran at 25
+  // GFLOP/s each split over the threads, near one core's peak each whole).
+  const int64_t workers = NumThreads();
+  const bool even = p.batch % workers == 0 || p.batch >= 4 * workers;
+  if (p.batch >= 2 && workers > 1 && (p.m * p.n * p.k <= kSmallGemm || even)) {
     SingleThreadedGemm scope;
     ParallelFor(p.batch, 1, [&](int64_t begin, int64_t end) {
       GemmPlan part = p;

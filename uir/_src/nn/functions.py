@@ -8,6 +8,7 @@ import numpy as np
 
 from uir._src.core import dtypes, ops
 from uir._src.core.eager import eager
+from uir._src.lax.lax import stop_gradient
 from uir._src.numpy import creation, einsum, manipulation, reductions, ufuncs
 from uir._src.numpy.util import public_asarray
 
@@ -57,7 +58,8 @@ def logsumexp(a, axis=None, b=None, keepdims: bool = False, return_sign: bool = 
     with return_sign, (log|sum|, sign(sum)), else NaN where the sum is
     negative (jax.nn.logsumexp)."""
     x = public_asarray(a)
-    m = reductions.max(x, axis=axis, keepdims=True, **_masked(where))
+    # The shift cancels out: no derivative flows through the max (as JAX).
+    m = stop_gradient(reductions.max(x, axis=axis, keepdims=True, **_masked(where)))
     m = ufuncs.where(ufuncs.isfinite(m), m, 0)
     e = ufuncs.exp(x - m)
     if b is not None:
@@ -84,7 +86,7 @@ def softmax(x, axis=-1, where=None):
     """exp(x) / sum(exp(x)) over `axis`, stably; with `where`, over the
     elements it selects, and 0 elsewhere (jax.nn.softmax)."""
     x = public_asarray(x)
-    top = reductions.max(x, axis=axis, keepdims=True, **_masked(where))
+    top = stop_gradient(reductions.max(x, axis=axis, keepdims=True, **_masked(where)))
     unnormalized = ufuncs.exp(x - top)
     out = unnormalized / reductions.sum(unnormalized, axis=axis, keepdims=True, where=where)
     return out if where is None else ufuncs.where(where, out, 0)
@@ -95,7 +97,7 @@ def log_softmax(x, axis=-1, where=None):
     """x - logsumexp(x) over `axis`, stably; with `where`, over the elements
     it selects, and -inf elsewhere (jax.nn.log_softmax)."""
     x = public_asarray(x)
-    shifted = x - reductions.max(x, axis=axis, keepdims=True, **_masked(where))
+    shifted = x - stop_gradient(reductions.max(x, axis=axis, keepdims=True, **_masked(where)))
     total = reductions.sum(ufuncs.exp(shifted), axis=axis, keepdims=True, where=where)
     out = shifted - ufuncs.log(total)
     return out if where is None else ufuncs.where(where, out, -np.inf)

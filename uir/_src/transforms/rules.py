@@ -211,6 +211,38 @@ def _max_masks(x, y, greater: bool):
     return mx, sub(one, mx)
 
 
+def constant_value(t):
+    """The scalar value of a Tracer that is a constant or a broadcast of a
+    scalar constant, else None."""
+    if not isinstance(t, Tracer):
+        return None
+    inst = t.inst
+    while inst.opcode in ("broadcast", "reshape", "copy") and inst.operands:
+        inst = inst.operands[0]
+    if inst.opcode != "constant":
+        return None
+    lit = np.asarray(inst.attributes.get("literal"))
+    if lit.size != 1 or lit.dtype.kind not in "fiu":
+        return None
+    return lit.reshape(()).item()
+
+
+def integer_power(x, n: int):
+    """x ** n by repeated squaring (1 / x ** -n for negative n)."""
+    if n < 0:
+        return div(scalar(x, 1), integer_power(x, -n))
+    if n == 0:
+        return scalar(x, 1)
+    result, base = None, x
+    while n:
+        if n & 1:
+            result = base if result is None else mul(result, base)
+        n >>= 1
+        if n:
+            base = mul(base, base)
+    return result
+
+
 def binary_partials(inst, x, y, out):
     """(d out/d x, d out/d y) of a binary elementwise op, or None for a
     partial that is zero; for add/subtract the signs as scalars."""
@@ -222,6 +254,11 @@ def binary_partials(inst, x, y, out):
     if op in ("maximum", "minimum"):
         return _max_masks(x, y, op == "maximum")
     if op == "power":
+        c = constant_value(y)
+        if c is not None and float(c).is_integer() and abs(c) <= 64:
+            # x ** n for a constant integer n (x * x, say): n * x ** (n-1),
+            # as products; the exponent has no derivative worth emitting.
+            return mul(scalar(x, c), integer_power(x, int(c) - 1)), scalar(y, 0)
         zero = scalar(y, 0)
         dx = select(
             compare(y, zero, "EQ"), zero, mul(y, ops.binary("power", x, sub(y, scalar(y, 1))))
