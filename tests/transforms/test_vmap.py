@@ -35,9 +35,66 @@ EXAMPLES = {
     "sort": lambda x: jnp.sort(x, axis=1),
     "argmax": lambda x: jnp.argmax(x, axis=1),
     "gather": lambda x: x[:, jnp.array([3, 0, 0])],
+    "gather_batched_indices": lambda x: jnp.take_along_axis(x, jnp.argsort(x, axis=1), axis=1),
+    "gather_indices_only": lambda x: jnp.asarray(W)[jnp.argmax(x, axis=1) % 4],
+    "scatter_add": lambda x: jnp.zeros(5).at[jnp.argmax(x, axis=1)].add(x[:, 0]),
+    "scatter_set": lambda x: x.at[:, jnp.argmin(x[0])].set(x[1, 0]),
+    "scatter_into_const": lambda x: jnp.asarray(W).at[jnp.argmax(x[0]) % 4].add(x[1, :3]),
+    "conv_input": lambda x: lax.conv_general_dilated(
+        x[None, None], jnp.ones((2, 1, 2, 2)) * 0.5, (1, 1), "SAME"
+    ),
+    "conv_kernel": lambda x: lax.conv_general_dilated(
+        jnp.ones((1, 2, 5, 5)), x.reshape(1, 2, 2, 2), (2, 1), "VALID"
+    ),
+    "conv_both": lambda x: lax.conv_general_dilated(
+        x.reshape(1, 2, 4, 1),
+        x[:, :2].reshape(2, 2, 1, 1),
+        (1, 1),
+        "VALID",
+        dimension_numbers=("NCHW", "OIHW", "NCHW"),
+    ),
+    "conv_nhwc_groups": lambda x: lax.conv_general_dilated(
+        x.reshape(1, 2, 2, 2),
+        jnp.ones((1, 1, 1, 4)),
+        (1, 1),
+        "SAME",
+        dimension_numbers=("NHWC", "HWIO", "NHWC"),
+        feature_group_count=2,
+    ),
     "while": lambda x: lax.fori_loop(0, 3, lambda i, v: v * 0.5 + jnp.sin(v), x),
+    "while_batched_predicate": lambda x: lax.while_loop(
+        lambda c: jnp.sum(c[0]) < 8.0, lambda c: (c[0] * 1.5 + 0.5, c[1] + 1), (x, 0)
+    ),
     "cond": lambda x: lax.cond(jnp.sum(x) > 0, lambda v: v * 2, lambda v: -v, x),
+    "switch": lambda x: lax.switch(
+        jnp.argmax(x[0]), [jnp.sin, jnp.cos, lambda v: v * v, lambda v: -v], x
+    ),
+    "cond_unbatched_predicate": lambda x: lax.cond(
+        W[0, 0] > 0, lambda v: v @ W, lambda v: v @ W * 2, x
+    ),
     "grad": uir.grad(lambda x: jnp.sum(jnp.tanh(x @ W) ** 2)),
+    "grad_through_scan": uir.grad(
+        lambda x: jnp.sum(lax.scan(lambda c, r: (jnp.tanh(c + r), c), jnp.zeros(4), x)[0])
+    ),
+}
+
+# Examples whose batching must not fall back to a per-example loop.
+KEPT_BATCHED = {
+    "gather_batched_indices",
+    "gather_indices_only",
+    "scatter_add",
+    "scatter_set",
+    "scatter_into_const",
+    "conv_input",
+    "conv_kernel",
+    "conv_both",
+    "conv_nhwc_groups",
+    "while",
+    "while_batched_predicate",
+    "cond",
+    "switch",
+    "cond_unbatched_predicate",
+    "grad_through_scan",
 }
 
 
@@ -47,9 +104,15 @@ EXAMPLES = {
 def test_vmap_equals_a_loop(name, batch, seed):
     f = EXAMPLES[name]
     xs = np.random.default_rng(seed).standard_normal((batch, 2, 4)).astype(np.float32)
-    got = np.asarray(uir.vmap(f)(xs))
-    want = np.stack([np.asarray(uir.jit(f)(x)) for x in xs])
-    np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-6)
+    before = len(loop_ops)
+    got = uir.vmap(f)(xs)
+    if name in KEPT_BATCHED:
+        assert loop_ops[before:] == [], f"{name} ran per example: {loop_ops[before:]}"
+    got = [np.asarray(g) for g in uir.tree_util.tree_leaves(got)]
+    outs = [uir.tree_util.tree_leaves(uir.jit(f)(x)) for x in xs]
+    for k, g in enumerate(got):
+        want = np.stack([np.asarray(o[k]) for o in outs])
+        np.testing.assert_allclose(g, want, rtol=2e-5, atol=2e-6)
 
 
 def test_in_axes_out_axes_and_pytrees():
@@ -81,8 +144,16 @@ def test_negative_axes_and_nested_vmap():
 
 def test_ops_without_a_rule_run_per_example():
     before = len(loop_ops)
-    uir.vmap(EXAMPLES["gather"])(np.ones((2, 2, 4), np.float32))
-    assert "gather" in loop_ops[before:]
+    xs = np.random.default_rng(0).standard_normal((3, 2, 4)).astype(np.float32)
+
+    def f(x):
+        return jnp.linalg.cholesky(x @ x.T + jnp.eye(2))
+
+    got = uir.vmap(f)(xs)
+    assert "custom-call" in loop_ops[before:]  # LAPACK's potrf, once per example
+    np.testing.assert_allclose(
+        np.asarray(got), np.stack([np.linalg.cholesky(x @ x.T + np.eye(2)) for x in xs]), rtol=1e-5
+    )
     before = len(loop_ops)
     uir.vmap(EXAMPLES["elementwise"])(np.ones((2, 2, 4), np.float32))
     assert loop_ops[before:] == []

@@ -31,9 +31,13 @@ from uir._src.transforms.replay import (
     current,
     emit_like,
     from_inst,
+    leaves,
     metadata_like,
     replay,
+    shape_of,
+    sub_computation,
     to_inst,
+    unflatten,
 )
 from uir._src.transforms.rules import differentiable, instantiate, zeros_like
 
@@ -167,27 +171,6 @@ def vjp_computation(computation, primals, env=None):
 # --- Values as trees --------------------------------------------------------------
 
 
-def leaves(v) -> list:
-    if isinstance(v, tuple):
-        return [x for e in v for x in leaves(e)]
-    return [v]
-
-
-def unflatten(like, flat):
-    """`flat` (an iterator) in the nesting of `like`."""
-    if isinstance(like, tuple):
-        return tuple(unflatten(e, flat) for e in like)
-    return next(flat)
-
-
-def shape_of(v):
-    if isinstance(v, tuple):
-        return [shape_of(e) for e in v]
-    if isinstance(v, Opaque):
-        return v.inst.shape
-    return (v.shape, v.dtype)
-
-
 def n_diff(v) -> int:
     return sum(1 for x in leaves(v) if differentiable(x))
 
@@ -206,19 +189,6 @@ def _with_tangents(primal, diff_tangents):
     return unflatten(
         primal, iter([next(it) if differentiable(p) else None for p in leaves(primal)])
     )
-
-
-def sub_computation(name: str, arg_like, fn):
-    """A computation of the module being traced taking one parameter shaped
-    like `arg_like` and returning fn(parameter value)."""
-    comp = current()
-    sub = tracing.Computation(comp.module, name, comp.scope)
-    with tracing.tracing(sub):
-        param = sub.builder.parameter(0, shape_of(arg_like), name=f"{name}_arg")
-        root = fn(from_inst(param, sub))
-        if not isinstance(root, tuple):
-            return sub.build(to_inst(root))
-        return sub.build(sub.builder.op("tuple", *[to_inst(r) for r in root]))
 
 
 def _emit(inst, opcode, operands, prefix, **attrs):

@@ -133,6 +133,14 @@ def batch_rule(inst, vals, batched, size: int):
         return emit_like(inst, [x, u, zero, *vals[2:]], prefix="vmap/", shape=out_shape), True
     if op == "sort":
         return _sort(inst, vals, batched, size)
+    if op == "gather":
+        return _gather(inst, vals, batched, size), True
+    if op == "scatter" and len(vals) == 3:
+        return _scatter(inst, vals, batched, size), True
+    if op == "convolution" and len(vals) == 2:
+        out = _convolution(inst, vals, batched, size)
+        if out is not None:
+            return out, True
     if op == "iota" or op == "constant":
         return emit_like(inst, vals), False
     return _loop(inst, vals, batched, size)
@@ -223,6 +231,96 @@ def _sort(inst, vals, batched, size):
     ), True
 
 
+def _shift(dims, by=1):
+    return [d + by for d in dims]
+
+
+def _gather(inst, vals, batched, size):
+    """The batch as a batch dimension of the indices (and, when the operand
+    is batched too, as a batching dimension pairing the two)."""
+    a = inst.attributes
+    x, idx = vals
+    ivd = a["index_vector_dim"]
+    op_batch = list(a.get("operand_batching_dims") or [])
+    idx_batch = list(a.get("start_indices_batching_dims") or [])
+    idx = _full(idx, batched[1], size, idx.shape[1:] if batched[1] else idx.shape)
+    attrs = dict(
+        offset_dims=_shift(a["offset_dims"]),
+        index_vector_dim=ivd + 1,
+    )
+    if batched[0]:
+        attrs.update(
+            collapsed_slice_dims=_shift(a["collapsed_slice_dims"]),
+            start_index_map=_shift(a["start_index_map"]),
+            slice_sizes=[1, *a["slice_sizes"]],
+            operand_batching_dims=[0, *_shift(op_batch)],
+            start_indices_batching_dims=[0, *_shift(idx_batch)],
+        )
+    elif idx_batch:
+        attrs["start_indices_batching_dims"] = _shift(idx_batch)
+    dims, dtype = _array_shape(inst)
+    return emit_like(inst, [x, idx], prefix="vmap/", shape=_shape((size, *dims), dtype), **attrs)
+
+
+def _scatter(inst, vals, batched, size):
+    """Every operand batched; the batch pairs the operand's new first
+    dimension with the indices' (a batching dimension)."""
+    a = inst.attributes
+    x, idx, upd = (
+        _full(v, b, size, v.shape[1:] if b else v.shape) for v, b in zip(vals, batched, strict=True)
+    )
+    attrs = dict(
+        update_window_dims=_shift(a["update_window_dims"]),
+        inserted_window_dims=_shift(a["inserted_window_dims"]),
+        scatter_dims_to_operand_dims=_shift(a["scatter_dims_to_operand_dims"]),
+        index_vector_dim=a["index_vector_dim"] + 1,
+        input_batching_dims=[0, *_shift(a.get("input_batching_dims") or [])],
+        scatter_indices_batching_dims=[0, *_shift(a.get("scatter_indices_batching_dims") or [])],
+    )
+    return emit_like(inst, [x, idx, upd], prefix="vmap/", shape=(x.shape, x.dtype), **attrs)
+
+
+def _convolution(inst, vals, batched, size):
+    """The batch folded into the convolution's own dimensions: the input's
+    batch (input batched), the kernel's output features (kernel batched),
+    or feature groups (both); None where group counts make that fold
+    wrong (those run per example)."""
+    from uir._src.lax.convolution import convolution_with_labels
+    from uir._src.transforms.structured import _merge_axis, _split_axis
+
+    a = inst.attributes
+    labels = inst.attribute_text("dim_labels")
+    lhs_l, rest = labels.split("_")
+    rhs_l, out_l = rest.split("->")
+    fgc = int(a.get("feature_group_count", 1) or 1)
+    bgc = int(a.get("batch_group_count", 1) or 1)
+    w = a["window"]
+    strides = [d["stride"] for d in w]
+    pads = [tuple(d["padding"]) for d in w]
+    lhs_dil = [d["lhs_dilate"] for d in w]
+    rhs_dil = [d["rhs_dilate"] for d in w]
+    x, k = vals
+    if batched[0] and batched[1]:
+        if fgc != 1 or bgc != 1:
+            return None
+        x = _merge_axis(x, 0, lhs_l.index("f"))
+        k = _merge_axis(k, 0, rhs_l.index("o"))
+        groups, split_at = size, out_l.index("f")
+    elif batched[0]:
+        if bgc != 1:
+            return None
+        x = _merge_axis(x, 0, lhs_l.index("b"))
+        groups, split_at = fgc, out_l.index("b")
+    else:
+        if fgc != 1 or bgc != 1:
+            return None
+        k = _merge_axis(k, 0, rhs_l.index("o"))
+        groups, split_at = 1, out_l.index("f")
+    out = convolution_with_labels(x, k, labels, strides, pads, lhs_dil, rhs_dil, groups, bgc)
+    out = _split_axis(out, split_at, size)
+    return ops.moveaxis(out, split_at, 0, "vmap")
+
+
 # --- The per-example loop --------------------------------------------------------
 
 
@@ -292,26 +390,3 @@ def _has_token(shape) -> bool:
     if shape.is_tuple:
         return any(_has_token(s) for s in shape.tuple_shapes)
     return shape.element_type == "token"
-
-
-def batch_computation(computation, vals, batched, size, env=None):
-    """Replays `computation` with the batching rules: (root value, batched)."""
-    env = dict(env or {})
-    bat: dict = {}
-    for p, v, b in zip(computation.parameters, vals, batched, strict=True):
-        env[p], bat[p] = v, b
-    for inst in computation.instructions:
-        if inst in env:
-            bat.setdefault(inst, False)
-            continue
-        vs = [env[o] for o in inst.operands]
-        bs = [bat[o] for o in inst.operands]
-        if inst.opcode == "get-tuple-element":
-            i = inst.attributes["index"]
-            env[inst], bat[inst] = vs[0][i], (bs[0][i] if isinstance(bs[0], tuple) else bs[0])
-        elif inst.opcode == "tuple":
-            env[inst], bat[inst] = tuple(vs), tuple(bs)
-        else:
-            env[inst], bat[inst] = batch_rule(inst, vs, bs, size)
-    root = computation.root
-    return env[root], bat[root]

@@ -261,3 +261,40 @@ def trace(fn, args_flat, in_tree, name: str) -> Traced:
     by_name = {i.name: i for i in built.entry.instructions}
     captures = {by_name[inst.name]: t for inst, t in stand_ins.items()}
     return Traced(built, built.entry, captures, out_tree, avals)
+
+
+# --- Replay values as trees ------------------------------------------------------
+
+
+def leaves(v) -> list:
+    if isinstance(v, tuple):
+        return [x for e in v for x in leaves(e)]
+    return [v]
+
+
+def unflatten(like, flat):
+    """`flat` (an iterator) in the nesting of `like`."""
+    if isinstance(like, tuple):
+        return tuple(unflatten(e, flat) for e in like)
+    return next(flat)
+
+
+def shape_of(v):
+    if isinstance(v, tuple):
+        return [shape_of(e) for e in v]
+    if isinstance(v, Opaque):
+        return v.inst.shape
+    return (v.shape, v.dtype)
+
+
+def sub_computation(name: str, arg_like, fn):
+    """A computation of the module being traced taking one parameter shaped
+    like `arg_like` and returning fn(parameter value)."""
+    comp = current()
+    sub = tracing.Computation(comp.module, name, comp.scope)
+    with tracing.tracing(sub):
+        param = sub.builder.parameter(0, shape_of(arg_like), name=f"{name}_arg")
+        root = fn(from_inst(param, sub))
+        if not isinstance(root, tuple):
+            return sub.build(to_inst(root))
+        return sub.build(sub.builder.op("tuple", *[to_inst(r) for r in root]))

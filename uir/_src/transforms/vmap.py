@@ -8,7 +8,7 @@ import functools
 import numpy as np
 
 from uir._src.core import ops, tracing, tree_util
-from uir._src.transforms import api, batching, replay
+from uir._src.transforms import api, batching, batching_control, replay
 
 
 class _Aval:
@@ -104,7 +104,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
                 flags.append(True)
                 avals.append(_Aval(v.shape[1:], v.dtype, v.weak_type))
         traced = replay.trace(fun, avals, treedef, "vmap")
-        outs, bflags = batching.batch_computation(
+        outs, bflags = batching_control.batch_computation(
             traced.computation, vals, flags, size, traced.env()
         )
         out_axes_leaves = _axes_per_leaf(
