@@ -23,6 +23,7 @@ import numpy as np
 from uir._src.core import dtypes, ops
 from uir._src.lax.convolution import convolution_with_labels
 from uir._src.lax.windowed import _window_text
+from uir._src.transforms import lapack_rules
 from uir._src.transforms.replay import emit_like, op_name_of, replay
 from uir._src.transforms.rules import (
     add,
@@ -551,12 +552,33 @@ def _vjp_convolution(inst, primals, ct):
     return [ct_l, ct_r]
 
 
+# --- custom calls -------------------------------------------------------------------
+
+
+def _lapack_rule(table, inst, mode):
+    name = lapack_rules.routine(inst)
+    rule = table.get(name) if name else None
+    if rule is None:
+        target = inst.attributes.get("custom_call_target", "?")
+        return unsupported(inst, f"{mode} of custom call '{target}'")
+    return rule
+
+
+def _jvp_custom_call(inst, primals, tangents, out):
+    return _lapack_rule(lapack_rules.JVP, inst, "jvp")(inst, primals, tangents, out)
+
+
+def _vjp_custom_call(inst, primals, out, ct):
+    return _lapack_rule(lapack_rules.VJP, inst, "vjp")(inst, primals, out, ct)
+
+
 # --- Tables -------------------------------------------------------------------------
 
 JVP = {
     "scatter": _jvp_scatter,
     "sort": _jvp_sort,
     "reduce-window": _jvp_reduce_window,
+    "custom-call": _jvp_custom_call,
 }
 
 VJP = {
@@ -565,6 +587,7 @@ VJP = {
     "sort": _vjp_sort,
     "reduce-window": _vjp_reduce_window,
     "convolution": lambda inst, p, out, ct: _vjp_convolution(inst, p, ct),
+    "custom-call": _vjp_custom_call,
 }
 
 __all__ = ["JVP", "VJP", "add"]

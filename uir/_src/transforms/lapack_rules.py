@@ -1,0 +1,163 @@
+"""Derivatives of the LAPACK custom calls JAX's linear algebra emits
+(`lapack_<s|d|c|z><routine>_ffi`), in both modes, written with uir.lax's
+own linear algebra so that they differentiate again.
+
+- potrf (cholesky): L' = L phi(L^-1 A' L^-H), phi the lower triangle with
+  half the diagonal; its transpose A_bar = L^-H phi(L^H L_bar) L^-1.
+  potrf leaves the input's upper triangle in its result, which
+  cholesky's tril discards: the rules treat the result as L.
+- trsm (triangular_solve): x = op(a)^-1 b (or b op(a)^-1) gives
+  x' = op(a)^-1 (b' - op(a') x), and b_bar = op(a)^-H x_bar,
+  a_bar = -op*(b_bar x^H) restricted to a's triangle (no diagonal when
+  the diagonal is a unit one).
+
+Other LAPACK routines (getrf, geqrf, syevd, gesdd, ...) have no rule yet:
+differentiating through them raises, naming the routine."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from uir._src.core import dtypes, ops
+from uir._src.lax import linalg
+from uir._src.transforms.rules import differentiable, instantiate
+
+
+def routine(inst) -> str | None:
+    """'potrf', 'trsm', ... for a LAPACK custom call, else None."""
+    if inst.opcode != "custom-call":
+        return None
+    m = re.fullmatch(r"lapack_[sdcz](\w+?)_ffi", inst.attributes.get("custom_call_target", ""))
+    return m.group(1) if m else None
+
+
+def _config(inst) -> dict:
+    text = inst.attributes.get("backend_config") or ""
+    return {k: chr(int(v)) for k, v in re.findall(r"(\w+) = (\d+) : ui8", text)}
+
+
+def _h(x):
+    y = ops.moveaxis(x, -1, -2)
+    return ops.unary("conjugate", y) if dtypes.is_complex(x.dtype) else y
+
+
+def _mm(a, b):
+    return linalg._matmul(a, b)
+
+
+def _phi(x):
+    """The lower triangle of x with half its diagonal."""
+    n = x.shape[-1]
+    mask = np.tril(np.ones((n, n))) - 0.5 * np.eye(n)
+    return ops.binary("multiply", x, ops.asarray(mask.astype(x.dtype)))
+
+
+def _lower(raw):
+    return linalg._tril(raw)
+
+
+# --- potrf ----------------------------------------------------------------------------
+
+
+def _jvp_potrf(inst, primals, tangents, out):
+    (t,) = tangents
+    if t is None:
+        return None
+    factor = _lower(out[0])
+    inner = linalg.triangular_solve(factor, t, left_side=True, lower=True)
+    inner = linalg.triangular_solve(
+        factor, inner, left_side=False, lower=True, transpose_a=True, conjugate_a=True
+    )
+    return (_mm(factor, _phi(inner)), None)
+
+
+def _vjp_potrf(inst, primals, out, ct):
+    factor = _lower(out[0])
+    bar = _lower(ct[0])
+    p = _phi(_mm(_h(factor), bar))
+    x = linalg.triangular_solve(
+        factor, p, left_side=True, lower=True, transpose_a=True, conjugate_a=True
+    )
+    return [linalg.triangular_solve(factor, x, left_side=False, lower=True)]
+
+
+# --- trsm -----------------------------------------------------------------------------
+
+
+def _op(a, trans: str):
+    if trans == "N":
+        return a
+    y = ops.moveaxis(a, -1, -2)
+    return ops.unary("conjugate", y) if trans == "C" and dtypes.is_complex(a.dtype) else y
+
+
+def _solve(a, b, cfg, adjoint: bool):
+    """op(a)^-1 b (left) or b op(a)^-1 (right); with `adjoint`, op(a)^H in
+    place of op(a)."""
+    trans = cfg.get("trans_x", "N")
+    if adjoint:
+        # op(a)^H: N -> C, T -> conj(a), C -> a
+        transpose_a, conjugate_a = {"N": (True, True), "T": (False, True), "C": (False, False)}[
+            trans
+        ]
+    else:
+        transpose_a, conjugate_a = {"N": (False, False), "T": (True, False), "C": (True, True)}[
+            trans
+        ]
+    return linalg.triangular_solve(
+        a,
+        b,
+        left_side=cfg.get("side", "L") == "L",
+        lower=cfg.get("uplo", "L") == "L",
+        transpose_a=transpose_a,
+        conjugate_a=conjugate_a,
+        unit_diagonal=cfg.get("diag", "N") == "U",
+    )
+
+
+def _triangle_of(a, cfg):
+    """a restricted to the triangle trsm reads (no diagonal if unit)."""
+    lower = cfg.get("uplo", "L") == "L"
+    k = -1 if cfg.get("diag", "N") == "U" else 0
+    return linalg._tril(a, k) if lower else linalg._triu(a, -k)
+
+
+def _jvp_trsm(inst, primals, tangents, out):
+    a, _ = primals
+    ta, tb = tangents
+    cfg = _config(inst)
+    x = out
+    rhs = None if tb is None else tb
+    if ta is not None:
+        da = _op(_triangle_of(ta, cfg), cfg.get("trans_x", "N"))
+        term = _mm(da, x) if cfg.get("side", "L") == "L" else _mm(x, da)
+        rhs = ops.unary("negate", term) if rhs is None else ops.binary("subtract", rhs, term)
+    return _solve(a, rhs, cfg, adjoint=False)
+
+
+def _vjp_trsm(inst, primals, out, ct):
+    a, b = primals
+    cfg = _config(inst)
+    b_bar = _solve(a, ct, cfg, adjoint=True)
+    a_bar = None
+    if differentiable(a):
+        if cfg.get("side", "L") == "L":
+            big = ops.unary("negate", _mm(b_bar, _h(out)))
+        else:
+            big = ops.unary("negate", _mm(_h(out), b_bar))
+        # big is the cotangent of op(a): back through op
+        trans = cfg.get("trans_x", "N")
+        if trans == "T":
+            big = ops.moveaxis(big, -1, -2)
+        elif trans == "C":
+            big = _h(big)
+        a_bar = _triangle_of(big, cfg)
+    return [a_bar, b_bar if differentiable(b) else None]
+
+
+JVP = {"potrf": _jvp_potrf, "trsm": _jvp_trsm}
+VJP = {"potrf": _vjp_potrf, "trsm": _vjp_trsm}
+
+__all__ = ["JVP", "VJP", "instantiate", "routine"]
