@@ -239,3 +239,60 @@ def test_stop_gradient_blocks_both_modes():
     assert float(t) == np.sum(x**2)
     # the compiled function is unchanged by the marker
     assert float(uir.jit(f)(x)) == np.sum(x**3)
+
+
+DTYPE_TOLERANCE = {"float16": 2e-2, "bfloat16": 6e-2, "float32": 2e-5, "float64": 1e-9}
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    dtype=st.sampled_from(sorted(DTYPE_TOLERANCE)),
+    name=st.sampled_from(["tanh", "softmax", "matmul", "max_pool", "cumsum", "sort", "pow"]),
+    seed=st.integers(0, 2**31 - 1),
+)
+def test_gradients_keep_the_input_dtype_and_match_float64(dtype, name, seed):
+    import ml_dtypes
+
+    dt = np.dtype(ml_dtypes.bfloat16) if dtype == "bfloat16" else np.dtype(dtype)
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-1.0, 1.0, (3, 4))
+    fn = UNARY[name]
+    w = rng.standard_normal(np.shape(uir.jit(fn)(x)))
+
+    def f(v):
+        return jnp.sum(fn(v) * w.astype(v.dtype))
+
+    exact = np.asarray(uir.grad(f)(x))  # float64 (the fixture enables x64)
+    got = uir.grad(f)(x.astype(dt))
+    assert np.asarray(got).dtype == dt
+    tol = DTYPE_TOLERANCE[dtype]
+    np.testing.assert_allclose(
+        np.asarray(got).astype(np.float64),
+        exact,
+        rtol=tol,
+        atol=tol * max(1.0, np.abs(exact).max()),
+    )
+
+
+@pytest.mark.parametrize(
+    "f, d",
+    [
+        (jnp.exp, np.exp),
+        (jnp.sin, np.cos),
+        (jnp.tanh, lambda z: 1 - np.tanh(z) ** 2),
+        (lambda z: z * z * z, lambda z: 3 * z * z),
+        (jnp.log, lambda z: 1 / z),
+        (
+            lambda z: jnp.sqrt(z) / (z + 2.0),
+            lambda z: (0.5 / np.sqrt(z)) / (z + 2) - np.sqrt(z) / (z + 2) ** 2,
+        ),
+    ],
+)
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_holomorphic_grad_of_complex_functions(f, d, dtype):
+    z = np.array([0.3 + 0.2j, -0.5 + 1.0j, 1.2 - 0.7j], dtype)
+    g = np.asarray(uir.vmap(uir.grad(f, holomorphic=True))(z))
+    assert g.dtype == dtype
+    np.testing.assert_allclose(
+        g, d(z.astype(np.complex128)), rtol=2e-5 if dtype == np.complex64 else 1e-12
+    )
