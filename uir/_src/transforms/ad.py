@@ -428,11 +428,16 @@ def jvp_call(inst, primals, tangents):
         return tuple(out), tuple(t_out)
     if rule is not None and rule.kind == "custom_vjp":
         raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
-    comp = inst.attributes["to_apply"]
-    return jvp_computation(comp, list(primals), list(tangents))
+    return jvp_computation(_callee(inst), list(primals), list(tangents))
 
 
-JVP = {"while": jvp_while, "conditional": jvp_conditional, "call": jvp_call}
+def _callee(inst):
+    """The computation a call (to_apply) or a fusion (calls) runs."""
+    a = inst.attributes
+    return a["to_apply"] if "to_apply" in a else a["calls"]
+
+
+JVP = {"while": jvp_while, "conditional": jvp_conditional, "call": jvp_call, "fusion": jvp_call}
 
 
 # --- Reverse mode -------------------------------------------------------------------
@@ -621,7 +626,7 @@ def vjp_conditional(inst, primals, out, ct, residual):
 
 def forward_call(inst, vals, residuals):
     rule = custom.rule_of(inst)
-    comp = inst.attributes["to_apply"]
+    comp = _callee(inst)
     if rule is None:
         out, backward = vjp_computation(comp, list(vals))
         residuals[inst] = backward
@@ -688,8 +693,10 @@ def _recompute(inst, rule, vals, saved, ct):
     return backward(tuple(ct_b))
 
 
-FORWARD = {"while": forward_while, "call": forward_call}
-VJP = {"while": vjp_while, "conditional": vjp_conditional, "call": vjp_call}
+# A fusion (in a module XLA or uir already optimized) differentiates as a
+# call of its fused computation.
+FORWARD = {"while": forward_while, "call": forward_call, "fusion": forward_call}
+VJP = {"while": vjp_while, "conditional": vjp_conditional, "call": vjp_call, "fusion": vjp_call}
 
 __all__ = ["FORWARD", "JVP", "VJP", "Tracer", "trip_count"]
 

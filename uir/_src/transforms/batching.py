@@ -63,6 +63,18 @@ def batch_rule(inst, vals, batched, size: int):
     op = inst.opcode
     if not any(_any(b) for b in batched):
         return emit_like(inst, vals), False
+    if op in ("copy-start", "copy-done"):
+        # an asynchronous copy of the batched value
+        shape = inst.shape
+        if op == "copy-start":
+            arr = shape.tuple_shapes[0]
+            t = ((size, *arr.dims), dtypes.numpy_dtype(arr.element_type))
+            shape = [t, t, shape.tuple_shapes[2]]
+        else:
+            shape = _shape((size, *shape.dims), dtypes.numpy_dtype(shape.element_type))
+        example = tuple(inst.operands[0].shape.dims) if op == "copy-start" else None
+        full = [_full(vals[0], batched[0], size, example)] if op == "copy-start" else vals
+        return emit_like(inst, full, prefix="vmap/", shape=shape), True
     if inst.shape.is_tuple and op not in ("reduce", "sort"):
         return _loop(inst, vals, batched, size)
     if inst.is_elementwise or op in ("select", "clamp"):

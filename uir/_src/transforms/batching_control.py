@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from uir._src.core import ops, tracing
-from uir._src.transforms import batching
+from uir._src.transforms import batching, custom
 from uir._src.transforms.batching import _full, _loop
 from uir._src.transforms.replay import (
     Opaque,
@@ -238,6 +238,15 @@ def _while(inst, vals, batched, size):
     return out, tree
 
 
-CONTROL = {"conditional": _conditional, "while": _while}
+def _inline(inst, vals, batched, size):
+    """A call or a fusion: its computation batched in place."""
+    a = inst.attributes
+    if inst.opcode == "call" and (inst.has_side_effect or custom.rule_of(inst) is not None):
+        # (a custom rule's call keeps its rule: once per example)
+        return _loop(inst, vals, batched, size)
+    return batch_computation(a["to_apply"] if "to_apply" in a else a["calls"], vals, batched, size)
+
+
+CONTROL = {"conditional": _conditional, "while": _while, "call": _inline, "fusion": _inline}
 
 __all__ = ["CONTROL", "batch_computation", "flag_leaves"]

@@ -39,7 +39,7 @@ def instantiate(t, like):
     if isinstance(like, tuple):
         t = t if t is not None else (None,) * len(like)
         return tuple(instantiate(a, b) for a, b in zip(t, like, strict=True))
-    if t is None or isinstance(like, Opaque):
+    if t is None:
         return zeros_like(like)
     return t
 
@@ -301,6 +301,9 @@ def jvp_rule(inst, primals, tangents):
     out = emit_like(inst, primals)
     if all(t is None for t in tangents) or op in ZERO_DERIVATIVE or stops_gradient(inst):
         return out, None
+    if op in ("copy-start", "copy-done"):
+        # an asynchronous copy: the tangent is copied beside the value
+        return out, emit_like(inst, [tangents[0]], prefix="jvp/")
     if not (differentiable(out) or isinstance(out, tuple)):
         return out, None
     n = len(primals)
@@ -340,7 +343,7 @@ def jvp_rule(inst, primals, tangents):
         if tangents[2] is not None:
             t = add(t, select(compare(x, hi, "GT"), tangents[2], scalar(out, 0)))
         return out, t
-    if op in ("broadcast", "reshape", "transpose", "slice", "reverse", "copy"):
+    if op in ("broadcast", "reshape", "transpose", "slice", "reverse", "copy", "bitcast"):
         return out, _linear(inst, primals, tangents, (0,))
     if op in ("pad", "concatenate"):
         return out, _linear(inst, primals, tangents, range(n))

@@ -72,6 +72,10 @@ def vjp_rule(inst, primals, out, ct):
         return [_unbroadcast(ct, primals[0], inst.attributes["dimensions"])]
     if op == "reshape":
         return [rules.reshape(ct, primals[0].shape)]
+    if op == "bitcast":
+        return [emit_like(inst, [ct], prefix="vjp/", shape=inst.operands[0].shape)]
+    if op in ("copy-start", "copy-done"):
+        return [ct]  # through the copy's handle, unchanged
     if op == "transpose":
         return [rules.transpose(ct, rules.inverse(inst.attributes["dimensions"]))]
     if op == "reverse":
