@@ -61,7 +61,10 @@ def _flat(v):
 
 
 def _vdot(a, b):
-    return sum(float(np.sum(np.asarray(x, np.float64) * np.asarray(y, np.float64))) for x, y in zip(a, b))
+    return sum(
+        float(np.sum(np.asarray(x, np.float64) * np.asarray(y, np.float64)))
+        for x, y in zip(a, b, strict=True)
+    )
 
 
 @pytest.mark.slow
@@ -88,18 +91,23 @@ def test_gradients_of_a_corpus_module(name):
     v.verify()
     j.verify()
     cts = [rng.standard_normal(np.shape(o)) for o in outs]
-    tangents = [rng.standard_normal(np.shape(a)) if i in floats else np.zeros_like(a)
-                for i, a in enumerate(args)]
+    tangents = [
+        rng.standard_normal(np.shape(a)) if i in floats else np.zeros_like(a)
+        for i, a in enumerate(args)
+    ]
     got = _flat(uir.evaluate(v, *args, *cts))
-    grads = got[len(outs):]
+    grads = got[len(outs) :]
     lhs = _vdot([grads[i] for i in floats], [tangents[i] for i in floats])
     jv = _flat(uir.evaluate(j, *args, *tangents))
-    rhs = _vdot(cts, jv[len(outs):])
+    rhs = _vdot(cts, jv[len(outs) :])
     assert abs(lhs - rhs) <= 1e-8 * max(1.0, abs(lhs)), (lhs, rhs)
     eps = 1e-6
 
     def at(s):
-        moved = [a + s * t if i in floats else a for i, (a, t) in enumerate(zip(args, tangents))]
+        moved = [
+            a + s * t if i in floats else a
+            for i, (a, t) in enumerate(zip(args, tangents, strict=True))
+        ]
         return _vdot(cts, _flat(uir.evaluate(m, *moved)))
 
     fd = (at(eps) - at(-eps)) / (2 * eps)
