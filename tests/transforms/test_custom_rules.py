@@ -235,3 +235,38 @@ def test_checkpoint_inside_scan_and_with_static_argnums():
     np.testing.assert_allclose(
         np.asarray(uir.grad(loss)(xs)), fd_grad(uir.jit(loss), xs), rtol=1e-5, atol=1e-7
     )
+
+
+SQUARE_CALL = """HloModule with_custom_call
+
+ENTRY main {
+  x = f32[3] parameter(0)
+  s = f32[3] custom-call(x), custom_call_target="test_square", api_version=API_VERSION_STATUS_RETURNING
+  ROOT r = f32[3] sine(s)
+}
+"""
+
+
+def test_custom_calls_with_a_registered_derivative():
+    uir.custom_call.register("test_square", lambda x: (x * x).astype(x.dtype))
+    m = hlo.parse_module(SQUARE_CALL)
+    x = np.array([0.3, -0.7, 1.1], np.float32)
+    ct = np.array([1.0, 2.0, -1.0], np.float32)
+    with pytest.raises(uir.TraceError, match="custom call 'test_square'"):
+        uir.transforms.vjp_module(m)
+    uir.transforms.register_custom_call_derivative(
+        "test_square",
+        jvp=lambda ops, ts: 2.0 * ops[0] * ts[0],
+        vjp=lambda ops, out, ct: (2.0 * ops[0] * ct,),
+    )
+    try:
+        out, gx = (np.asarray(a) for a in uir.compile(uir.transforms.vjp_module(m))(x, ct))
+        np.testing.assert_allclose(out, np.sin(x * x), rtol=1e-6)
+        np.testing.assert_allclose(gx, np.cos(x * x) * 2 * x * ct, rtol=1e-6)
+        _, tan = (np.asarray(a) for a in uir.compile(uir.transforms.jvp_module(m))(x, ct))
+        np.testing.assert_allclose(tan, np.cos(x * x) * 2 * x * ct, rtol=1e-6)
+    finally:
+        uir.custom_call.unregister("test_square")
+        from uir._src.transforms.structured import CUSTOM_CALL_RULES
+
+        CUSTOM_CALL_RULES.pop("test_square", None)

@@ -11,6 +11,7 @@ from uir._src.transforms.modules import (
     vjp_module,
     vmap_module,
 )
+from uir._src.transforms.structured import register_custom_call_derivative
 from uir._src.transforms.vmap import hessian, jacfwd, jacrev, vmap
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "jvp_module",
     "linearize",
     "loop_ops",
+    "register_custom_call_derivative",
     "value_and_grad",
     "vjp",
     "vjp_module",

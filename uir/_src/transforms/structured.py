@@ -555,6 +555,31 @@ def _vjp_convolution(inst, primals, ct):
 # --- custom calls -------------------------------------------------------------------
 
 
+# Derivatives registered for custom-call targets, by target name:
+# (jvp, vjp), see register_custom_call_derivative.
+CUSTOM_CALL_RULES: dict[str, tuple] = {}
+
+
+def register_custom_call_derivative(target: str, *, jvp=None, vjp=None) -> None:
+    """Derivative rules for custom calls to `target`, written with uir's
+    traced ops (uir.numpy, uir.lax) so that they differentiate again:
+    jvp(operands, tangents) -> the result's tangent (tangents of operands
+    without one are zeros); vjp(operands, result, cotangent) -> one
+    cotangent per operand (None for none). Either may be left out; the
+    mode without a rule raises, naming the target."""
+    if not isinstance(target, str) or not target:
+        raise TypeError("a custom-call target name is a non-empty str")
+    for name, fn in (("jvp", jvp), ("vjp", vjp)):
+        if fn is not None and not callable(fn):
+            raise TypeError(f"{name} must be callable, got {type(fn).__name__}")
+    CUSTOM_CALL_RULES[target] = (jvp, vjp)
+
+
+def _registered(inst, mode):
+    rules_ = CUSTOM_CALL_RULES.get(inst.attributes.get("custom_call_target", ""))
+    return None if rules_ is None else rules_[0 if mode == "jvp" else 1]
+
+
 def _lapack_rule(table, inst, mode):
     name = lapack_rules.routine(inst)
     rule = table.get(name) if name else None
@@ -565,10 +590,23 @@ def _lapack_rule(table, inst, mode):
 
 
 def _jvp_custom_call(inst, primals, tangents, out):
+    user = _registered(inst, "jvp")
+    if user is not None:
+        ts = tuple(instantiate(t, p) for t, p in zip(tangents, primals, strict=True))
+        return user(tuple(primals), ts)
     return _lapack_rule(lapack_rules.JVP, inst, "jvp")(inst, primals, tangents, out)
 
 
 def _vjp_custom_call(inst, primals, out, ct):
+    user = _registered(inst, "vjp")
+    if user is not None:
+        got = user(tuple(primals), out, ct)
+        if not isinstance(got, (tuple, list)) or len(got) != len(primals):
+            raise TypeError(
+                f"the vjp rule of custom call '{inst.attributes.get('custom_call_target')}' "
+                f"must return {len(primals)} cotangents (None for none)"
+            )
+        return [None if g is None else ops.asarray(g) for g in got]
     return _lapack_rule(lapack_rules.VJP, inst, "vjp")(inst, primals, out, ct)
 
 
