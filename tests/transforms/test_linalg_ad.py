@@ -1,7 +1,8 @@
-"""Derivatives through LAPACK's potrf (cholesky) and trsm
-(triangular_solve) custom calls: finite differences in float64 in both
-modes, every flag of triangular_solve, second order, and a Gaussian
-log-likelihood built on them; routines without a rule raise, named."""
+"""Derivatives through LAPACK's potrf (cholesky), trsm (triangular_solve)
+and getrf (lu: solve, inv, det, slogdet) custom calls: finite differences
+in float64 in both modes, every flag of triangular_solve, second order,
+and a Gaussian log-likelihood built on them; routines without a rule
+raise, named."""
 
 from __future__ import annotations
 
@@ -103,6 +104,32 @@ def test_gaussian_log_likelihood_through_cho_factor_and_cho_solve():
     )
 
 
+LU_FUNCTIONS = {
+    "solve": lambda a, w: jnp.sum(jnp.linalg.solve(a, w[0]) * w[1]),
+    "inv": lambda a, w: jnp.sum(jnp.linalg.inv(a) * w),
+    "det": lambda a, w: jnp.linalg.det(a),
+    "slogdet": lambda a, w: jnp.linalg.slogdet(a)[1],
+    "lu": lambda a, w: jnp.sum(linalg.lu(a)[0] * w),
+    "batched_solve": lambda a, w: jnp.sum(jnp.linalg.solve(jnp.stack([a, a.T]), w) ** 2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LU_FUNCTIONS))
+def test_lu_based_functions_in_both_modes(name):
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((4, 4)) + 2 * np.eye(4)
+    w = rng.standard_normal((2, 4, 4)) if name == "batched_solve" else rng.standard_normal((4, 4))
+
+    def f(a):
+        return LU_FUNCTIONS[name](a, w)
+
+    fd = fd_grad(uir.jit(f), a)
+    np.testing.assert_allclose(np.asarray(uir.grad(f)(a)), fd, rtol=1e-6, atol=1e-8)
+    t = rng.standard_normal((4, 4))
+    _, dot = uir.jvp(f, (a,), (t,))
+    assert abs(float(dot) - float(np.sum(fd * t))) < 1e-6 * max(1.0, abs(float(dot)))
+
+
 def test_a_routine_without_a_rule_raises_named():
-    with pytest.raises(uir.TraceError, match=r"custom call 'lapack_dgetrf_ffi'"):
-        uir.grad(lambda a: jnp.sum(jnp.linalg.solve(a, jnp.ones(3))))(np.eye(3) * 2.0)
+    with pytest.raises(uir.TraceError, match=r"custom call 'lapack_dgeqrf_ffi'"):
+        uir.grad(lambda a: jnp.sum(jnp.linalg.qr(a)[1]))(np.eye(3) * 2.0)

@@ -10,8 +10,11 @@ own linear algebra so that they differentiate again.
   x' = op(a)^-1 (b' - op(a') x), and b_bar = op(a)^-H x_bar,
   a_bar = -op*(b_bar x^H) restricted to a's triangle (no diagonal when
   the diagonal is a unit one).
+- getrf (lu, square matrices): with P A = L U and M = L^-1 P A' U^-1,
+  LU' = L tril(M, -1) + triu(M) U; its transpose
+  A_bar = P^T L^-H (tril(L^H C, -1) + triu(C U^H)) U^-H.
 
-Other LAPACK routines (getrf, geqrf, syevd, gesdd, ...) have no rule yet:
+Other LAPACK routines (geqrf, syevd, gesdd, ...) have no rule yet:
 differentiating through them raises, naming the routine."""
 
 from __future__ import annotations
@@ -157,7 +160,73 @@ def _vjp_trsm(inst, primals, out, ct):
     return [a_bar, b_bar if differentiable(b) else None]
 
 
-JVP = {"potrf": _jvp_potrf, "trsm": _jvp_trsm}
-VJP = {"potrf": _vjp_potrf, "trsm": _vjp_trsm}
+# --- getrf ----------------------------------------------------------------------------
+
+
+def _lu_parts(out):
+    """(L unit lower, U upper, P as a 0/1 matrix with P A = L U) from
+    getrf's results (square matrices)."""
+    raw, ipiv = out[0], out[1]
+    n = raw.shape[-1]
+    eye = ops.asarray(np.eye(n).astype(raw.dtype))
+    low = ops.binary("add", linalg._tril(raw, -1), eye)
+    up = linalg._triu(raw)
+    one = ops.asarray(np.array(1, ipiv.dtype))
+    perm = linalg.lu_pivots_to_permutation(ops.binary("subtract", ipiv, one), n)
+    cols = ops.iota(perm.dtype, (*perm.shape, n), perm.ndim)
+    rows = ops._comp().emit(
+        "broadcast",
+        perm,
+        dimensions=list(range(perm.ndim)),
+        shape=((*perm.shape, n), perm.dtype),
+        op_name="permutation",
+    )
+    p = ops.convert(ops.compare(rows, cols, "EQ", "eq"), raw.dtype)
+    return low, up, p
+
+
+def _square(inst, primals, mode):
+    x = primals[0]
+    if x.shape[-1] != x.shape[-2]:
+        from uir._src.transforms.rules import unsupported
+
+        return unsupported(inst, f"{mode} of LU of a non-square matrix")
+    return None
+
+
+def _jvp_getrf(inst, primals, tangents, out):
+    (t,) = tangents
+    if t is None:
+        return None
+    _square(inst, primals, "jvp")
+    low, up, p = _lu_parts(out)
+    m = linalg.triangular_solve(low, _mm(p, t), left_side=True, lower=True, unit_diagonal=True)
+    m = linalg.triangular_solve(up, m, left_side=False, lower=False)
+    dot = ops.binary("add", _mm(low, linalg._tril(m, -1)), _mm(linalg._triu(m), up))
+    return (dot, None, None)
+
+
+def _vjp_getrf(inst, primals, out, ct):
+    _square(inst, primals, "vjp")
+    low, up, p = _lu_parts(out)
+    c = ct[0]
+    m_bar = ops.binary("add", linalg._tril(_mm(_h(low), c), -1), linalg._triu(_mm(c, _h(up))))
+    y = linalg.triangular_solve(
+        low,
+        m_bar,
+        left_side=True,
+        lower=True,
+        transpose_a=True,
+        conjugate_a=True,
+        unit_diagonal=True,
+    )
+    y = linalg.triangular_solve(
+        up, y, left_side=False, lower=False, transpose_a=True, conjugate_a=True
+    )
+    return [_mm(ops.moveaxis(p, -1, -2), y)]
+
+
+JVP = {"potrf": _jvp_potrf, "trsm": _jvp_trsm, "getrf": _jvp_getrf}
+VJP = {"potrf": _vjp_potrf, "trsm": _vjp_trsm, "getrf": _vjp_getrf}
 
 __all__ = ["JVP", "VJP", "instantiate", "routine"]
