@@ -1,5 +1,5 @@
 """Derivatives through LAPACK's potrf (cholesky), trsm (triangular_solve)
-and getrf (lu: solve, inv, det, slogdet) custom calls: finite differences
+getrf (lu: solve, inv, det, slogdet) and syevd (eigh) custom calls: finite differences
 in float64 in both modes, every flag of triangular_solve, second order,
 and a Gaussian log-likelihood built on them; routines without a rule
 raise, named."""
@@ -128,6 +128,32 @@ def test_lu_based_functions_in_both_modes(name):
     t = rng.standard_normal((4, 4))
     _, dot = uir.jvp(f, (a,), (t,))
     assert abs(float(dot) - float(np.sum(fd * t))) < 1e-6 * max(1.0, abs(float(dot)))
+
+
+EIGH_FUNCTIONS = {
+    "eigenvalues": lambda a, w: jnp.sum(jnp.linalg.eigh(a)[0] * w[0]),
+    "eigenvectors": lambda a, w: jnp.sum(jnp.abs(jnp.linalg.eigh(a)[1]) * w),  # sign-free
+    "eigvalsh_cubed": lambda a, w: jnp.sum(jnp.linalg.eigvalsh(a) ** 3),
+    "batched": lambda a, w: jnp.sum(jnp.linalg.eigh(jnp.stack([a, a @ a]))[1] ** 2 * w),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EIGH_FUNCTIONS))
+def test_eigh_in_both_modes(name):
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((4, 4))
+    a = a + a.T
+    w = rng.standard_normal((4, 4))
+
+    def f(a):
+        return EIGH_FUNCTIONS[name](a, w)
+
+    fd = fd_grad(uir.jit(f), a)
+    np.testing.assert_allclose(np.asarray(uir.grad(f)(a)), fd, rtol=1e-5, atol=1e-7)
+    t = rng.standard_normal((4, 4))
+    t = t + t.T
+    _, dot = uir.jvp(f, (a,), (t,))
+    assert abs(float(dot) - float(np.sum(fd * t))) < 1e-5 * max(1.0, abs(float(dot)))
 
 
 def test_a_routine_without_a_rule_raises_named():

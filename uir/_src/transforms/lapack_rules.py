@@ -14,7 +14,12 @@ own linear algebra so that they differentiate again.
   LU' = L tril(M, -1) + triu(M) U; its transpose
   A_bar = P^T L^-H (tril(L^H C, -1) + triu(C U^H)) U^-H.
 
-Other LAPACK routines (geqrf, syevd, gesdd, ...) have no rule yet:
+- syevd (eigh, real symmetric): with V^T A' V = K and F[i, j] =
+  1 / (w[j] - w[i]), w' = diag(K) and V' = V (F * K); its transpose
+  A_bar = V (diag(w_bar) + F * (V^T V_bar)) V^T. Eigenvectors of repeated
+  eigenvalues have no derivative (F is 0 there, as a convention).
+
+Other LAPACK routines (geqrf, heevd, gesdd, ...) have no rule yet:
 differentiating through them raises, naming the routine."""
 
 from __future__ import annotations
@@ -226,7 +231,83 @@ def _vjp_getrf(inst, primals, out, ct):
     return [_mm(ops.moveaxis(p, -1, -2), y)]
 
 
-JVP = {"potrf": _jvp_potrf, "trsm": _jvp_trsm, "getrf": _jvp_getrf}
-VJP = {"potrf": _vjp_potrf, "trsm": _vjp_trsm, "getrf": _vjp_getrf}
+# --- syevd ----------------------------------------------------------------------------
+
+
+def _gaps(w):
+    """F with F[i, j] = 1 / (w[j] - w[i]) off the diagonal, 0 on it (and
+    where two eigenvalues coincide)."""
+    n = w.shape[-1]
+    wj = ops._comp().emit(
+        "broadcast",
+        w,
+        dimensions=[*range(w.ndim - 1), w.ndim],
+        shape=((*w.shape, n), w.dtype),
+        op_name="eigh_gaps",
+    )
+    wi = ops._comp().emit(
+        "broadcast",
+        w,
+        dimensions=list(range(w.ndim)),
+        shape=((*w.shape, n), w.dtype),
+        op_name="eigh_gaps",
+    )
+    diff = ops.binary("subtract", wj, wi)
+    zero = ops.asarray(np.zeros((), w.dtype))
+    same = ops.compare(diff, zero, "EQ", "eq")
+    safe = ops.select(same, ops.asarray(np.ones((), w.dtype)), diff)
+    return ops.select(same, zero, ops.binary("divide", ops.asarray(np.ones((), w.dtype)), safe))
+
+
+def _diag_embed(w):
+    n = w.shape[-1]
+    eye = ops.asarray(np.eye(n).astype(w.dtype))
+    full = ops._comp().emit(
+        "broadcast",
+        w,
+        dimensions=[*range(w.ndim - 1), w.ndim],
+        shape=((*w.shape, n), w.dtype),
+        op_name="diag",
+    )
+    return ops.binary("multiply", full, eye)
+
+
+def _real_only(inst, primals, mode):
+    if dtypes.is_complex(primals[0].dtype):
+        from uir._src.transforms.rules import unsupported
+
+        unsupported(inst, f"{mode} of a complex eigendecomposition")
+
+
+def _jvp_syevd(inst, primals, tangents, out):
+    (t,) = tangents
+    if t is None:
+        return None
+    _real_only(inst, primals, "jvp")
+    v, w = out[0], out[1]
+    inner = _mm(_mm(_h(v), t), v)
+    n = w.shape[-1]
+    dw = ops.reduce(
+        ops.binary("multiply", inner, ops.asarray(np.eye(n).astype(inner.dtype))),
+        "add",
+        [inner.ndim - 1],
+        "diag",
+    )
+    dv = _mm(v, ops.binary("multiply", _gaps(w), inner))
+    return (dv, dw, None)
+
+
+def _vjp_syevd(inst, primals, out, ct):
+    _real_only(inst, primals, "vjp")
+    v, w = out[0], out[1]
+    v_bar, w_bar = ct[0], ct[1]
+    middle = ops.binary(
+        "add", _diag_embed(w_bar), ops.binary("multiply", _gaps(w), _mm(_h(v), v_bar))
+    )
+    return [_mm(_mm(v, middle), _h(v))]
+
+
+JVP = {"potrf": _jvp_potrf, "trsm": _jvp_trsm, "getrf": _jvp_getrf, "syevd": _jvp_syevd}
+VJP = {"potrf": _vjp_potrf, "trsm": _vjp_trsm, "getrf": _vjp_getrf, "syevd": _vjp_syevd}
 
 __all__ = ["JVP", "VJP", "instantiate", "routine"]
