@@ -253,3 +253,41 @@ def test_vmap_of_a_gradient_through_scan_equals_a_loop():
     batched = np.asarray(uir.vmap(uir.grad(f))(xs))
     looped = np.stack([np.asarray(uir.grad(f)(x)) for x in xs])
     np.testing.assert_allclose(batched, looped, rtol=1e-12)
+
+
+ARRAY_STATE_LOOP = """HloModule array_state
+add {
+  a = f64[] parameter(0)
+  b = f64[] parameter(1)
+  ROOT s = f64[] add(a, b)
+}
+cond {
+  p = f64[3] parameter(0)
+  z = f64[] constant(0)
+  r = f64[] reduce(p, z), dimensions={0}, to_apply=add
+  l = f64[] constant(20)
+  ROOT c = pred[] compare(r, l), direction=LT
+}
+body {
+  p = f64[3] parameter(0)
+  s = f64[3] sine(p)
+  ROOT m = f64[3] add(p, s)
+}
+ENTRY main {
+  x = f64[3] parameter(0)
+  ROOT w = f64[3] while(x), condition=cond, body=body
+}
+"""
+
+
+def test_forward_mode_through_a_loop_whose_state_is_one_array():
+    m = hlo.parse_module(ARRAY_STATE_LOOP)
+    j = uir.transforms.jvp_module(m)
+    x, t = np.array([1.0, 2.0, 3.0]), np.array([0.5, -1.0, 0.25])
+    out, tan = (np.asarray(v) for v in uir.evaluate(j, x, t))
+    eps = 1e-7
+    fd = (np.asarray(uir.evaluate(m, x + eps * t)) - np.asarray(uir.evaluate(m, x - eps * t))) / (
+        2 * eps
+    )
+    np.testing.assert_allclose(out, np.asarray(uir.evaluate(m, x)))
+    np.testing.assert_allclose(tan, fd, rtol=1e-6)

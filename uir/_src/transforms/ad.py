@@ -310,20 +310,20 @@ def trip_count(inst) -> int | None:
 # --- Forward mode -------------------------------------------------------------------
 
 
-def _jvp_body_nonzero(body, state, nonzero):
+def _jvp_body_nonzero(body, state, nonzero, enter, leave):
     """Which state positions have a nonzero tangent after one step of
     `body` when those in `nonzero` have one (traced into a throwaway
     module)."""
     probe = tracing.Computation(tracing.Module("probe"), "jvp_probe", current().scope)
     with tracing.tracing(probe):
-        param = probe.builder.parameter(0, shape_of(state), name="probe_arg")
-        s = from_inst(param, probe)
+        param = probe.builder.parameter(0, shape_of(enter(state)), name="probe_arg")
+        s = leave(from_inst(param, probe))
         ts = tuple(
             zeros_like(x) if nz and differentiable(x) else None
             for x, nz in zip(s, nonzero, strict=True)
         )
-        _, t_out = jvp_computation(body, [s], [ts])
-    t_out = t_out if t_out is not None else (None,) * len(state)
+        _, t_out = jvp_computation(body, [enter(s)], [enter(ts)])
+    t_out = leave(t_out) if t_out is not None else (None,) * len(state)
     return [
         nz or (t is not None and not all(v is None for v in leaves(t)))
         for nz, t in zip(nonzero, t_out, strict=True)
@@ -332,20 +332,24 @@ def _jvp_body_nonzero(body, state, nonzero):
 
 def jvp_while(inst, primals, tangents):
     (state,), (tstate,) = primals, tangents
-    if not isinstance(state, tuple):
-        state, tstate, boxed = (state,), (tstate,), True
-    else:
-        boxed = False
+    boxed = not isinstance(state, tuple)  # a loop whose state is one array
+    if boxed:
+        state, tstate = (state,), (tstate,)
+
+    def enter(s):
+        return s[0] if boxed else s
+
+    def leave(v):
+        return (v,) if boxed else v
+
     tstate = tstate if tstate is not None else (None,) * len(state)
     body, cond = inst.attributes["body"], inst.attributes["condition"]
     nonzero = [
         t is not None and any(differentiable(p) for p in leaves(x))
         for x, t in zip(state, tstate, strict=True)
     ]
-    if boxed:
-        raise errors.TraceError(f"jvp: while %{inst.name} carries a value that is not a tuple")
     while True:
-        after = _jvp_body_nonzero(body, state, nonzero)
+        after = _jvp_body_nonzero(body, state, nonzero, enter, leave)
         if after == nonzero:
             break
         nonzero = [a or b for a, b in zip(after, nonzero, strict=True)]
@@ -363,17 +367,18 @@ def jvp_while(inst, primals, tangents):
 
     def new_body(v):
         s, ts = split(v)
-        out, t_out = jvp_computation(body, [s], [ts])
-        t_out = t_out if t_out is not None else (None,) * n
+        out, t_out = jvp_computation(body, [enter(s)], [enter(ts)])
+        out = leave(out)
+        t_out = leave(t_out) if t_out is not None else (None,) * n
         extra = [t for j in positions for t in _diff_tangents(out[j], t_out[j])]
         return (*out, *extra)
 
     init = (*state, *[t for tj in t_init for t in tj])
     body_c = sub_computation("jvp_body", init, new_body)
-    cond_c = sub_computation("jvp_cond", init, lambda v: replay(cond, [split(v)[0]])[0])
+    cond_c = sub_computation("jvp_cond", init, lambda v: replay(cond, [enter(split(v)[0])])[0])
     out = _emit(inst, "while", [init], "jvp/", condition=cond_c, body=body_c)
     s, ts = split(out)
-    return s, ts
+    return enter(s), enter(ts)
 
 
 def jvp_conditional(inst, primals, tangents):
