@@ -271,7 +271,10 @@ cond {
 body {
   p = f64[3] parameter(0)
   s = f64[3] sine(p)
-  ROOT m = f64[3] add(p, s)
+  h = f64[] constant(1.5)
+  hb = f64[3] broadcast(h), dimensions={}
+  g = f64[3] multiply(p, hb)
+  ROOT m = f64[3] add(g, s)
 }
 ENTRY main {
   x = f64[3] parameter(0)
