@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from ad_util import fd_grad
+from ad_util import check_vjp_transposes_jvp, fd_grad
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -19,13 +19,7 @@ import uir.numpy as jnp
 from uir import hlo
 from uir._src.transforms import ad
 
-
-@pytest.fixture(autouse=True)
-def x64():
-    before = uir.config.read("enable_x64")
-    uir.config.update("enable_x64", True)
-    yield
-    uir.config.update("enable_x64", bool(before))
+pytestmark = pytest.mark.usefixtures("x64")
 
 
 def _rnn(x, reverse=False):
@@ -107,15 +101,7 @@ def test_vjp_through_control_flow_is_the_transpose_of_jvp(name, shape, seed):
     rng = np.random.default_rng(seed)
     fn = CONTROL[name]
     x = rng.uniform(-1.2, 1.2, shape)
-    t = rng.standard_normal(shape)
-    y, y_dot = uir.jvp(fn, (x,), (t,))
-    ct = rng.standard_normal(np.shape(y))
-    _, pull = uir.vjp(fn, x)
-    (x_bar,) = pull(ct)
-    lhs = float(np.sum(np.asarray(x_bar) * t))
-    rhs = float(np.sum(ct * np.asarray(y_dot)))
-    assert abs(lhs - rhs) <= 1e-9 * max(1.0, abs(lhs))
-    np.testing.assert_allclose(np.asarray(y), np.asarray(uir.jit(fn)(x)), rtol=1e-12)
+    check_vjp_transposes_jvp(fn, x, rng)
 
 
 @pytest.mark.parametrize(

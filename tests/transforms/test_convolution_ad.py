@@ -12,13 +12,7 @@ import uir
 import uir.lax as lax
 import uir.numpy as jnp
 
-
-@pytest.fixture(autouse=True)
-def x64():
-    before = uir.config.read("enable_x64")
-    uir.config.update("enable_x64", True)
-    yield
-    uir.config.update("enable_x64", bool(before))
+pytestmark = pytest.mark.usefixtures("x64")
 
 
 # (lhs shape, rhs shape, keyword arguments of conv_general_dilated)

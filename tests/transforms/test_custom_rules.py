@@ -16,12 +16,7 @@ from uir import hlo
 policies = uir.checkpoint_policies
 
 
-@pytest.fixture(autouse=True)
-def x64():
-    before = uir.config.read("enable_x64")
-    uir.config.update("enable_x64", True)
-    yield
-    uir.config.update("enable_x64", bool(before))
+pytestmark = pytest.mark.usefixtures("x64")
 
 
 @uir.custom_vjp

@@ -17,13 +17,7 @@ import uir.numpy as jnp
 import uir.scipy.linalg as sla
 from uir.lax import linalg
 
-
-@pytest.fixture(autouse=True)
-def x64():
-    before = uir.config.read("enable_x64")
-    uir.config.update("enable_x64", True)
-    yield
-    uir.config.update("enable_x64", bool(before))
+pytestmark = pytest.mark.usefixtures("x64")
 
 
 def _spd(rng, n=4):

@@ -105,30 +105,42 @@ def _add_computation(dtype):
     return ops.scalar_computation("scatter_add", dtype, lambda a, b: ops.binary("add", a, b))
 
 
+# A gather's dimension numbers and the scatter's that writes where it read.
+_GATHER_TO_SCATTER = {
+    "offset_dims": "update_window_dims",
+    "collapsed_slice_dims": "inserted_window_dims",
+    "start_index_map": "scatter_dims_to_operand_dims",
+    "operand_batching_dims": "input_batching_dims",
+    "start_indices_batching_dims": "scatter_indices_batching_dims",
+}
+
+
+def _translated(attrs, names) -> dict:
+    """attrs' dimension numbers under the other op's names (batching
+    dimensions only where there are some)."""
+    out = {}
+    for old, new in names.items():
+        value = list(attrs.get(old) or [])
+        if value or "batching" not in old:
+            out[new] = value
+    return out
+
+
 def _vjp_gather(inst, primals, ct):
     x, idx = primals
     a = inst.attributes
     idx = _indices_last(idx, a["index_vector_dim"])
     idx = _clamp_starts(idx, a["start_index_map"], x.shape, a["slice_sizes"])
-    attrs = {}
-    if a.get("operand_batching_dims"):
-        attrs.update(
-            input_batching_dims=list(a["operand_batching_dims"]),
-            scatter_indices_batching_dims=list(a["start_indices_batching_dims"]),
-        )
     ct_x = _emit(
         "scatter",
         zeros_like(x),
         idx,
         ct,
-        update_window_dims=list(a["offset_dims"]),
-        inserted_window_dims=list(a["collapsed_slice_dims"]),
-        scatter_dims_to_operand_dims=list(a["start_index_map"]),
+        **_translated(a, _GATHER_TO_SCATTER),
         index_vector_dim=idx.ndim - 1,
         to_apply=_add_computation(x.dtype),
         shape=(x.shape, x.dtype),
         op_name="vjp/gather",
-        **attrs,
     )
     return [ct_x, None]
 
@@ -157,24 +169,15 @@ def _gather_updates(inst, ct, idx, u):
     a = inst.attributes
     sizes = _window_sizes(inst, ct, u)
     idx = _indices_last(idx, a["index_vector_dim"])
-    attrs = {}
-    if a.get("input_batching_dims"):
-        attrs.update(
-            operand_batching_dims=list(a["input_batching_dims"]),
-            start_indices_batching_dims=list(a["scatter_indices_batching_dims"]),
-        )
     got = _emit(
         "gather",
         ct,
         idx,
-        offset_dims=list(a["update_window_dims"]),
-        collapsed_slice_dims=list(a["inserted_window_dims"]),
-        start_index_map=list(a["scatter_dims_to_operand_dims"]),
+        **_translated(a, {v: k for k, v in _GATHER_TO_SCATTER.items()}),
         index_vector_dim=idx.ndim - 1,
         slice_sizes=sizes,
         shape=(u.shape, u.dtype),
         op_name="vjp/scatter",
-        **attrs,
     )
     ok = _in_bounds(idx, a["scatter_dims_to_operand_dims"], ct.shape, sizes)
     if ok is None:
