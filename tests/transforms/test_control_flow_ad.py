@@ -280,3 +280,44 @@ def test_forward_mode_through_a_loop_whose_state_is_one_array():
     )
     np.testing.assert_allclose(out, np.asarray(uir.evaluate(m, x)))
     np.testing.assert_allclose(tan, fd, rtol=1e-6)
+
+
+TOKEN_LOOP = """HloModule token_loop
+cond {
+  p = (s32[], f64[3], token[]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(3)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  p = (s32[], f64[3], token[]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  one = s32[] constant(1)
+  i1 = s32[] add(i, one)
+  x = f64[3] get-tuple-element(p), index=1
+  y = f64[3] sine(x)
+  t = token[] get-tuple-element(p), index=2
+  t1 = token[] after-all(t)
+  ROOT r = (s32[], f64[3], token[]) tuple(i1, y, t1)
+}
+ENTRY main {
+  x = f64[3] parameter(0)
+  z = s32[] constant(0)
+  t = token[] after-all()
+  s = (s32[], f64[3], token[]) tuple(z, x, t)
+  w = (s32[], f64[3], token[]) while(s), condition=cond, body=body
+  ROOT o = f64[3] get-tuple-element(w), index=1
+}
+"""
+
+
+def test_a_loop_carrying_a_token_has_forward_mode_and_reverse_mode_says_why_not():
+    m = hlo.parse_module(TOKEN_LOOP)
+    x, t = np.array([0.1, 0.5, 1.0]), np.array([1.0, -0.5, 2.0])
+    _, tan = (np.asarray(v) for v in uir.evaluate(uir.transforms.jvp_module(m), x, t))
+    c1 = np.cos(x)
+    c2 = np.cos(np.sin(x))
+    c3 = np.cos(np.sin(np.sin(x)))
+    np.testing.assert_allclose(tan, c3 * c2 * c1 * t, rtol=1e-12)
+    with pytest.raises(uir.TraceError, match=r"while %while .* carries a token"):
+        uir.transforms.vjp_module(m)

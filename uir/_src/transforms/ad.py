@@ -509,10 +509,9 @@ def forward_while(inst, vals, residuals):
         residuals[inst] = None
         return emit_like(inst, vals)
     body, cond = inst.attributes["body"], inst.attributes["condition"]
-    for x in leaves(state):
-        if isinstance(x, Opaque):
-            residuals[inst] = None
-            return emit_like(inst, vals)
+    if any(isinstance(x, Opaque) for x in leaves(state)):
+        residuals[inst] = "its state carries a token (an ordered side effect)"
+        return emit_like(inst, vals)
     k_ind, lo, step, n = found
     kept = invariant_indices(body)
     # The induction variable is not stacked: step k's value is lo + k*step.
@@ -544,6 +543,16 @@ def forward_while(inst, vals, residuals):
 def vjp_while(inst, primals, out, ct, residual):
     if residual is None:
         _dynamic_loop_error(inst)
+    if isinstance(residual, str):
+        md = inst.attributes.get("metadata") or {}
+        where = (
+            f" (traced at {md['source_file']}:{md.get('source_line', '?')})"
+            if md.get("source_file")
+            else ""
+        )
+        raise errors.TraceError(
+            f"vjp: reverse mode through while %{inst.name}{where} is not supported: {residual}"
+        )
     (state,) = primals
     body = inst.attributes["body"]
     m = len(state)
