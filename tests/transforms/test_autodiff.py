@@ -68,6 +68,10 @@ UNARY = {
         .add(jnp.concatenate([x.ravel()[:2], x.ravel()[:1] ** 2]))
     ),
     "scatter_set": lambda x: x.at[..., 0].set(jnp.sin(x[..., 1])),
+    "scatter_max": lambda x: (
+        (x * 0.5).at[..., jnp.array([0, 1, 0])].max(x[..., jnp.array([1, 0, 1])] * 0.9 + 0.1)
+    ),
+    "scatter_min": lambda x: x.at[..., 1].min(jnp.cos(x[..., 0])),
     "sort": lambda x: jnp.sort(x, axis=-1) * jnp.arange(1, x.shape[-1] + 1),
     "argsort_keys": lambda x: lax.sort((x, jnp.cos(x)), dimension=0, num_keys=1)[1],
     "cumsum": lambda x: jnp.cumsum(x, axis=-1) * jnp.arange(x.shape[-1]),

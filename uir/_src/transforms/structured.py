@@ -29,6 +29,7 @@ from uir._src.transforms.rules import (
     add,
     compare,
     computation_kind,
+    convert,
     differentiable,
     div,
     instantiate,
@@ -193,29 +194,55 @@ def _gather_updates(inst, ct, idx, u):
     return select(ok, got, scalar(got, 0))
 
 
+def _winners(inst, x, idx, u, out):
+    """For a max (min) scatter: where the operand's element is the result,
+    where each update's is, and how many tie at each result element (the
+    derivative is shared among them, as JAX shares it)."""
+    from_x = convert(compare(x, out, "EQ"), x.dtype)
+    from_u = convert(compare(u, _gather_updates(inst, out, idx, u), "EQ"), u.dtype)
+    count = add(from_x, _scatter_add(inst, zeros_like(x), idx, from_u))
+    return from_x, from_u, count
+
+
+def _scatter_add(inst, base, idx, upd):
+    return emit_like(inst, [base, idx, upd], prefix="ad/", to_apply=_add_computation(base.dtype))
+
+
 def _vjp_scatter(inst, primals, ct):
     if len(primals) != 3:
         return unsupported(inst, "vjp")
     x, idx, u = primals
     kind = _scatter_kind(inst)
     if kind == "add":
-        ct_x = ct
+        ct_x, ct_u = ct, _gather_updates(inst, ct, idx, u)
     elif kind == "set":
         ct_x = emit_like(inst, [ct, idx, zeros_like(u)], prefix="vjp/")
+        ct_u = _gather_updates(inst, ct, idx, u)
+    elif kind in ("maximum", "minimum"):
+        out = emit_like(inst, primals)
+        from_x, from_u, count = _winners(inst, x, idx, u, out)
+        share = div(ct, count)
+        ct_x = mul(share, from_x)
+        ct_u = mul(_gather_updates(inst, share, idx, u), from_u)
     else:
         return unsupported(inst, "vjp")
-    ct_u = _gather_updates(inst, ct, idx, u)
     return [ct_x if differentiable(x) else None, None, ct_u if differentiable(u) else None]
 
 
 def _jvp_scatter(inst, primals, tangents, out):
-    if len(primals) != 3 or _scatter_kind(inst) not in ("add", "set"):
+    kind = _scatter_kind(inst)
+    if len(primals) != 3 or kind not in ("add", "set", "maximum", "minimum"):
         return unsupported(inst, "jvp")
     tx, _, tu = tangents
     if tx is None and tu is None:
         return None
-    args = [instantiate(tx, primals[0]), primals[1], instantiate(tu, primals[2])]
-    return emit_like(inst, args, prefix="jvp/")
+    x, idx, u = primals
+    tx, tu = instantiate(tx, x), instantiate(tu, u)
+    if kind in ("add", "set"):
+        return emit_like(inst, [tx, idx, tu], prefix="jvp/")
+    from_x, from_u, count = _winners(inst, x, idx, u, out)
+    total = add(mul(tx, from_x), _scatter_add(inst, zeros_like(x), idx, mul(tu, from_u)))
+    return div(total, count)
 
 
 # --- sort ---------------------------------------------------------------------------
