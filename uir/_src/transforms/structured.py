@@ -515,13 +515,9 @@ def _spatial(spec: str, shape, n):
 
 
 def _conv_lhs_transpose(inst, lhs_v, rhs_v, ct):
-    lhs, rhs, out, w, fgc, bgc = _conv_parts(inst)
+    lhs, rhs, out, _, fgc, bgc = _conv_parts(inst)
     n = lhs_v.ndim - 2
-    sizes = [d["size"] for d in w]
-    strides = [d["stride"] for d in w]
-    pads = [tuple(d["padding"]) for d in w]
-    lhs_dil = [d["lhs_dilate"] for d in w]
-    rhs_dil = [d["rhs_dilate"] for d in w]
+    sizes, strides, pads, lhs_dil, rhs_dil = _window(inst)
     kernel = rhs_v
     groups = fgc if fgc > 1 else bgc
     if groups > 1:
@@ -548,13 +544,9 @@ def _conv_lhs_transpose(inst, lhs_v, rhs_v, ct):
 
 
 def _conv_rhs_transpose(inst, lhs_v, rhs_v, ct):
-    lhs, rhs, out, w, fgc, bgc = _conv_parts(inst)
+    lhs, rhs, out, _, fgc, bgc = _conv_parts(inst)
     n = lhs_v.ndim - 2
-    sizes = [d["size"] for d in w]
-    strides = [d["stride"] for d in w]
-    pads = [tuple(d["padding"]) for d in w]
-    lhs_dil = [d["lhs_dilate"] for d in w]
-    rhs_dil = [d["rhs_dilate"] for d in w]
+    sizes, strides, pads, lhs_dil, rhs_dil = _window(inst)
     in_sp = _dilate(_spatial(lhs, lhs_v.shape, n), lhs_dil)
     k_sp = _dilate(sizes, rhs_dil)
     out_sp = _dilate(_spatial(out, ct.shape, n), strides)
