@@ -62,8 +62,9 @@ EXAMPLES = {
         feature_group_count=2,
     ),
     "while": lambda x: lax.fori_loop(0, 3, lambda i, v: v * 0.5 + jnp.sin(v), x),
+    # (|c| * 1.5 + 0.5 only grows: every example's loop ends)
     "while_batched_predicate": lambda x: lax.while_loop(
-        lambda c: jnp.sum(c[0]) < 8.0, lambda c: (c[0] * 1.5 + 0.5, c[1] + 1), (x, 0)
+        lambda c: jnp.sum(c[0]) < 8.0, lambda c: (jnp.abs(c[0]) * 1.5 + 0.5, c[1] + 1), (x, 0)
     ),
     "cond": lambda x: lax.cond(jnp.sum(x) > 0, lambda v: v * 2, lambda v: -v, x),
     "switch": lambda x: lax.switch(
