@@ -144,6 +144,25 @@ def _stage_main(size: int) -> bool:
         f"{along:.5g}, central difference {fd:.5g} (relative difference {rel:.1g})"
     )
     ok = ok and rel < 1e-2
+    # The same gradient with the block under uir.checkpoint: the backward pass
+    # recomputes the block instead of keeping its intermediates.
+    ck = uir.checkpoint(block)
+
+    def loss_ck(b1):
+        return unp.mean(ck(args[0], b1, *args[2:]) ** 2)
+
+    same = bool(np.allclose(uir.jit(uir.grad(loss_ck))(args[1]), grad, rtol=1e-4, atol=1e-6))
+
+    def kept(f):
+        rows = uir.saved_residuals(f, args[1])
+        return sum(int(np.prod(s)) * np.dtype(d).itemsize for s, d, _ in rows)
+
+    print(
+        f"  under uir.checkpoint: {'the same' if same else 'A DIFFERENT'} gradient; the backward "
+        f"pass keeps {kept(loss_ck) / 2**20:.1f} MiB of the forward pass instead of "
+        f"{kept(loss) / 2**20:.1f} MiB"
+    )
+    ok = ok and same
     t_uir = _best_time(lambda: fn(*args))
     t_np = _best_time(lambda: _mlp_block(np, _numpy_gelu)(*args))
     print(f"  uir    {t_uir * 1e3:8.3f} ms  ({_core.runtime.num_threads()} threads)")
