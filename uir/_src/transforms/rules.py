@@ -145,9 +145,24 @@ def _d_erf(x, y):
 
 
 def _d_abs(x, y):
-    if dtypes.is_complex(x.dtype):
-        raise errors.TraceError("the derivative of abs of a complex value is not supported")
     return unary("sign", x)
+
+
+def complex_abs_factor(z, r):
+    """conj(z) / |z| (0 where z is 0): |z|' = real(z' conj(z) / |z|), and
+    the cotangent of z is ct times it (real's transpose, then multiply's)."""
+    zero = scalar(r, 0)
+    at_zero = compare(r, zero, "EQ")
+    safe = select(at_zero, scalar(r, 1), r)
+    conj = ops._comp().emit(
+        "complex",
+        unary("real", z),
+        unary("negate", unary("imag", z)),
+        shape=(z.shape, z.dtype),
+        op_name="conj",
+    )
+    factor = div(conj, convert(safe, z.dtype))
+    return select(at_zero, scalar(factor, 0), factor)
 
 
 UNARY_DERIVATIVES = {
@@ -307,6 +322,8 @@ def jvp_rule(inst, primals, tangents):
     if not (differentiable(out) or isinstance(out, tuple)):
         return out, None
     n = len(primals)
+    if op == "abs" and dtypes.is_complex(primals[0].dtype):
+        return out, unary("real", mul(tangents[0], complex_abs_factor(primals[0], out)))
     if op in UNARY_DERIVATIVES:
         return out, mul(tangents[0], UNARY_DERIVATIVES[op](primals[0], out))
     if op in LINEAR_UNARY:

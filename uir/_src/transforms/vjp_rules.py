@@ -36,6 +36,9 @@ def vjp_rule(inst, primals, out, ct):
     n = len(primals)
     if op in rules.ZERO_DERIVATIVE or rules.stops_gradient(inst):
         return [None] * n
+    if op == "abs" and np.dtype(primals[0].dtype).kind == "c":
+        factor = rules.complex_abs_factor(primals[0], out)
+        return [mul(rules.convert(ct, primals[0].dtype), factor)]
     if op in rules.UNARY_DERIVATIVES:
         return [mul(ct, rules.UNARY_DERIVATIVES[op](primals[0], out))]
     if op in ("negate", "copy", "real", "imag", "reduce-precision", "opt-barrier"):
@@ -49,7 +52,10 @@ def vjp_rule(inst, primals, out, ct):
     if op == "subtract":
         return _only_differentiable([ct, neg(ct)], primals)
     if op == "complex":
-        return [rules.unary("real", ct), rules.unary("imag", ct)]
+        # <ct, x + i y> = Re(ct) x - Im(ct) y
+        return _only_differentiable(
+            [rules.unary("real", ct), neg(rules.unary("imag", ct))], primals
+        )
     if op in ("multiply", "divide", "maximum", "minimum", "power", "atan2", "remainder"):
         dx, dy = rules.binary_partials(inst, primals[0], primals[1], out)
         return _only_differentiable([mul(ct, dx), mul(ct, dy)], primals)
