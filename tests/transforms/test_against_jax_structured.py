@@ -1,8 +1,9 @@
 """Gradients through convolutions, pooling, loops, branches, custom rules
 and checkpoints beside JAX's (the xla marker): a conv net with pooling, a
 scan RNN, cond, fori_loop with static bounds, a custom_vjp log-sum-exp,
-checkpoint under each policy, and an Adam loop on the conv net whose loss
-curve follows JAX's."""
+checkpoint under each policy, an Adam loop on the conv net whose loss
+curve follows JAX's, and the decompositions (qr, svd, eigh, slogdet by qr)
+on real and complex inputs."""
 
 from __future__ import annotations
 
@@ -254,3 +255,50 @@ def test_checkpoint_policies_match_jax(jax_x32, spec):
     a = uir.jit(uir.grad(lambda p: deep_mlp(mine, _policy(mine, spec), p, x)))(params)
     b = jax_x32.jit(jax_x32.grad(lambda p: deep_mlp(theirs, _policy(theirs, spec), p, x)))(params)
     _close(_leaves(a), jax_x32.tree_util.tree_leaves(b))
+
+
+# --- decompositions and complex inputs ------------------------------------------------
+
+DECOMPOSITIONS = {
+    "qr_reduced": lambda ns, a: (
+        ns.np.sum(ns.np.abs(ns.np.linalg.qr(a)[0]) ** 3)
+        + ns.np.sum(ns.np.abs(ns.np.linalg.qr(a)[1]) ** 2)
+    ),
+    "qr_complete": lambda ns, a: ns.np.sum(ns.np.abs(ns.np.linalg.qr(a, mode="complete")[0]) ** 3),
+    "qr_wide": lambda ns, a: ns.np.sum(ns.np.abs(ns.np.linalg.qr(a.T)[1]) ** 3),
+    "svd": lambda ns, a: (
+        ns.np.sum(ns.np.linalg.svd(a, full_matrices=False)[1] ** 3)
+        + ns.np.sum(ns.np.abs(ns.np.linalg.svd(a, full_matrices=False)[0][:, 0]) ** 3)
+    ),
+    "singular_values": lambda ns, a: ns.np.sum(ns.np.sin(ns.np.linalg.svd(a, compute_uv=False))),
+    "eigh": lambda ns, a: (
+        ns.np.sum(ns.np.abs(ns.np.linalg.eigh(a.T @ a)[1]) ** 3)
+        + ns.np.sum(ns.np.linalg.eigvalsh(a.T @ a) ** 2)
+    ),
+    "slogdet_qr": lambda ns, a: ns.np.linalg.slogdet(a[:3, :3], method="qr")[1],
+}
+
+
+@pytest.mark.parametrize(
+    "name, complex_input",
+    # (slogdet's method='qr' is for real matrices, in JAX too)
+    [(n, c) for n in sorted(DECOMPOSITIONS) for c in (False, True) if not (c and "slogdet" in n)],
+)
+def test_decomposition_gradients_match_jax(jax_x32, name, complex_input):
+    mine, theirs = _namespaces(jax_x32)
+    rng = np.random.default_rng(12)
+    a = rng.standard_normal((5, 3)).astype(np.float32)
+    if complex_input:
+        a = (a + 1j * rng.standard_normal((5, 3))).astype(np.complex64)
+    f = DECOMPOSITIONS[name]
+    if complex_input and name == "eigh":
+
+        def f(ns, a):
+            h = ns.np.conj(a.T) @ a
+            return ns.np.sum(ns.np.abs(ns.np.linalg.eigh(h)[1]) ** 3) + ns.np.sum(
+                ns.np.linalg.eigvalsh(h) ** 2
+            )
+
+    ours = uir.jit(uir.grad(lambda v: f(mine, v)))(a)
+    want = jax_x32.jit(jax_x32.grad(lambda v: f(theirs, v)))(a)
+    np.testing.assert_allclose(np.asarray(ours), np.asarray(want), rtol=2e-3, atol=2e-4)

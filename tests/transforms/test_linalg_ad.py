@@ -1,8 +1,9 @@
 """Derivatives through LAPACK's potrf (cholesky), trsm (triangular_solve)
-getrf (lu: solve, inv, det, slogdet) and syevd (eigh) custom calls: finite differences
-in float64 in both modes, every flag of triangular_solve, second order,
-and a Gaussian log-likelihood built on them; routines without a rule
-raise, named."""
+getrf (lu: solve, inv, det, slogdet), syevd/heevd (eigh), gesdd/gesvd
+(svd) custom calls and the tagged qr call: finite differences in float64
+and complex128 in both modes, every flag of triangular_solve, second
+order, vmap, and a Gaussian log-likelihood built on them; routines
+without a rule raise, named."""
 
 from __future__ import annotations
 
@@ -103,6 +104,9 @@ LU_FUNCTIONS = {
     "inv": lambda a, w: jnp.sum(jnp.linalg.inv(a) * w),
     "det": lambda a, w: jnp.linalg.det(a),
     "slogdet": lambda a, w: jnp.linalg.slogdet(a)[1],
+    "slogdet_qr": lambda a, w: (
+        jnp.linalg.slogdet(a, method="qr")[1] * jnp.linalg.slogdet(a, method="qr")[0]
+    ),
     "lu": lambda a, w: jnp.sum(linalg.lu(a)[0] * w),
     "batched_solve": lambda a, w: jnp.sum(jnp.linalg.solve(jnp.stack([a, a.T]), w) ** 2),
 }
@@ -151,5 +155,179 @@ def test_eigh_in_both_modes(name):
 
 
 def test_a_routine_without_a_rule_raises_named():
-    with pytest.raises(uir.TraceError, match=r"custom call 'lapack_dgeqrf_ffi'"):
-        uir.grad(lambda a: jnp.sum(jnp.linalg.qr(a)[1]))(np.eye(3) * 2.0)
+    # orgqr alone forms q from Householder vectors: no derivative (as in
+    # JAX; jnp.linalg.qr has one, through its tagged call)
+    with pytest.raises(uir.TraceError, match=r"custom call 'lapack_dorgqr_ffi'"):
+        uir.grad(lambda a: jnp.sum(linalg.householder_product(a, a[:, 0])))(np.eye(3) * 2.0)
+    with pytest.raises(uir.TraceError, match=r"custom call 'lapack_dgeev_ffi'"):
+        uir.grad(lambda a: jnp.sum(jnp.real(jnp.linalg.eigvals(a))))(np.eye(3) * 2.0)
+
+
+def _sample(rng, shape, dtype):
+    x = rng.standard_normal(shape)
+    if np.dtype(dtype).kind == "c":
+        x = x + 1j * rng.standard_normal(shape)
+    return x.astype(dtype)
+
+
+def _check_both_modes(f, x, t, rtol=1e-6):
+    """jvp along t equals a central difference, and the gradient paired
+    with t (Re sum(g t), JAX's convention for complex inputs) equals it."""
+    eps = 1e-6
+    g = uir.jit(f)
+    fd = (float(g(x + eps * t)) - float(g(x - eps * t))) / (2 * eps)
+    _, dot = uir.jvp(f, (x,), (t,))
+    grad = np.asarray(uir.grad(f)(x))
+    paired = float(np.real(np.sum(grad * t)))
+    scale = max(1.0, abs(fd))
+    assert abs(float(dot) - fd) < rtol * scale, (float(dot), fd)
+    assert abs(paired - float(dot)) < 1e-9 * scale, (paired, float(dot))
+
+
+QR_CASES = [
+    ((5, 3), False, False),
+    ((5, 3), True, False),
+    ((3, 3), True, False),
+    ((3, 5), False, False),
+    ((3, 5), True, False),
+    ((2, 4, 3), False, False),
+    ((5, 3), False, True),
+    ((3, 5), False, True),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+@pytest.mark.parametrize("shape, full, pivoting", QR_CASES)
+def test_qr_in_both_modes(shape, full, pivoting, dtype):
+    rng = np.random.default_rng(5)
+    x, t = _sample(rng, shape, dtype), _sample(rng, shape, dtype)
+    wq = rng.standard_normal(linalg.qr(x, full_matrices=full)[0].shape)
+
+    def f(a):
+        q, r, *_ = linalg.qr(a, full_matrices=full, pivoting=pivoting)
+        return jnp.sum(jnp.abs(q) ** 3 * wq) + jnp.sum(jnp.abs(r) ** 2 * jnp.cos(jnp.real(r)))
+
+    _check_both_modes(f, x, t)
+
+
+def test_qr_derivatives_of_q_and_r_match_differences():
+    rng = np.random.default_rng(6)
+    x, t = rng.standard_normal((6, 4)), rng.standard_normal((6, 4))
+    for mode in ("reduced", "complete", "r"):
+        f = uir.jit(lambda a, mode=mode: jnp.linalg.qr(a, mode=mode))
+        _, dot = uir.jvp(lambda a, mode=mode: jnp.linalg.qr(a, mode=mode), (x,), (t,))
+        eps = 1e-6
+        for got, plus, minus in zip(
+            dot if mode != "r" else (dot,),
+            f(x + eps * t) if mode != "r" else (f(x + eps * t),),
+            f(x - eps * t) if mode != "r" else (f(x - eps * t),),
+            strict=True,
+        ):
+            fd = (np.asarray(plus) - np.asarray(minus)) / (2 * eps)
+            np.testing.assert_allclose(np.asarray(got), fd, atol=1e-7)
+
+
+def test_qr_keeps_its_tag_and_batches_natively():
+    x = np.random.default_rng(7).standard_normal((3, 5, 4))
+
+    def q_of(a):
+        return jnp.linalg.qr(a)[0]
+
+    text = uir.jit(uir.vmap(q_of)).lower(x).as_text()
+    assert 'uir_rule="linalg.qr(full_matrices=0, pivoting=0)"' in text
+    assert "while" not in text  # not a loop over the batch
+    np.testing.assert_allclose(
+        np.asarray(uir.vmap(q_of)(x)), np.stack([np.asarray(q_of(v)) for v in x]), atol=1e-12
+    )
+    per_example = uir.vmap(uir.grad(lambda a: jnp.sum(q_of(a) ** 3)))(x)
+    whole = uir.grad(lambda a: jnp.sum(uir.vmap(q_of)(a) ** 3))(x)
+    np.testing.assert_allclose(np.asarray(per_example), np.asarray(whole), atol=1e-12)
+    # the tag survives text: a parsed module's gradient goes through the rule
+    m = uir.hlo.parse_module(uir.jit(q_of).lower(x[0]).as_text())
+    ct = np.random.default_rng(8).standard_normal((5, 4))
+    _, got = uir.evaluate(uir.transforms.vjp_module(m), x[0], ct)
+    _, pull = uir.vjp(q_of, x[0])
+    np.testing.assert_allclose(np.asarray(got), np.asarray(pull(ct)[0]), atol=1e-12)
+
+
+SVD_CASES = [((5, 3), False), ((3, 3), True), ((3, 5), False), ((2, 4, 3), False)]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+@pytest.mark.parametrize("shape, full", SVD_CASES)
+def test_svd_in_both_modes(shape, full, dtype):
+    rng = np.random.default_rng(8)
+    x, t = _sample(rng, shape, dtype), _sample(rng, shape, dtype)
+    w = rng.standard_normal(shape)
+
+    def f(a):
+        u, s, vh = linalg.svd(a, full_matrices=full)
+        k = s.shape[-1]
+        # invariant under the vectors' phases: u f(s) vh and s
+        rebuilt = (u[..., :k] * jnp.sin(s)[..., None, :]) @ vh[..., :k, :]
+        return jnp.sum(jnp.abs(rebuilt) ** 2 * w) + jnp.sum(s**3)
+
+    _check_both_modes(f, x, t)
+    # singular values alone (LAPACK's mode N): their derivative computes the vectors
+    _check_both_modes(lambda a: jnp.sum(jnp.sin(jnp.linalg.svd(a, compute_uv=False))), x, t)
+
+
+def test_svd_full_matrices_of_a_non_square_matrix_has_no_derivative():
+    with pytest.raises(uir.TraceError, match="full matrices of a non-square"):
+        uir.grad(lambda a: jnp.sum(jnp.linalg.svd(a)[0]))(np.ones((4, 3)))
+
+
+@pytest.mark.parametrize("name", sorted(EIGH_FUNCTIONS))
+def test_complex_eigh_in_both_modes(name):
+    rng = np.random.default_rng(9)
+    a = _sample(rng, (4, 4), np.complex128)
+    a = a + a.conj().T
+    t = _sample(rng, (4, 4), np.complex128)
+    t = t + t.conj().T
+    w = rng.standard_normal((4, 4))
+    fn = EIGH_FUNCTIONS[name]
+    if name == "batched":
+
+        def fn(a, w):
+            return jnp.sum(jnp.abs(jnp.linalg.eigh(jnp.stack([a, a @ a]))[1]) ** 2 * w)
+
+    _check_both_modes(lambda v: jnp.real(fn(v, w)), a, t, rtol=1e-5)
+
+
+COMPLEX_LINALG = {
+    "cholesky": lambda a: jnp.sum(
+        jnp.abs(jnp.linalg.cholesky(a @ a.conj().T + 4 * jnp.eye(3))) ** 2
+    ),
+    "solve": lambda a: jnp.sum(
+        jnp.abs(jnp.linalg.solve(a + 3 * jnp.eye(3), jnp.arange(6.0).reshape(3, 2))) ** 2
+    ),
+    "det": lambda a: jnp.abs(jnp.linalg.det(a + 3 * jnp.eye(3))),
+    "triangular": lambda a: jnp.sum(
+        jnp.abs(
+            linalg.triangular_solve(
+                jnp.tril(a) + 3 * jnp.eye(3),
+                a,
+                left_side=True,
+                lower=True,
+                transpose_a=True,
+                conjugate_a=True,
+            )
+        )
+        ** 2
+    ),
+    "triangular_right": lambda a: jnp.sum(
+        jnp.real(
+            linalg.triangular_solve(
+                jnp.triu(a) + 3 * jnp.eye(3), a * a, left_side=False, lower=False, transpose_a=True
+            )
+        )
+        ** 2
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMPLEX_LINALG))
+def test_complex_cholesky_lu_and_triangular_solve_in_both_modes(name):
+    rng = np.random.default_rng(10)
+    a, t = _sample(rng, (3, 3), np.complex128), _sample(rng, (3, 3), np.complex128)
+    _check_both_modes(COMPLEX_LINALG[name], a, t)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from uir._src.core import dtypes, ops
+from uir._src.core import calls, dtypes, ops
 from uir._src.core.eager import eager
 from uir._src.core.ops import asarray, fail
 from uir._src.lax import control_flow
@@ -333,11 +333,61 @@ def _geqrf(a):
     )
 
 
+# The frontend attribute that tags a traced qr's call (calls.traced_call):
+# its derivative needs q and r together, which no single custom call of the
+# two holds, so the transformations find the rule by this tag.
+QR_TAG = "uir_rule"
+
+
+def qr_tag(full_matrices: bool, pivoting: bool, r_only: bool = False) -> str:
+    tail = ", r_only=1" if r_only else ""
+    return f"linalg.qr(full_matrices={int(full_matrices)}, pivoting={int(pivoting)}{tail})"
+
+
+@eager
+def qr_r(x):
+    """r of the reduced qr of x alone (geqrf, no q formed), in a call tagged
+    like qr's so that it differentiates."""
+    a = _matrix(x, "qr")
+
+    def body(v):
+        m, n = v.shape[-2:]
+        r, _ = _geqrf(v)
+        return _triu(r if m < n else r[..., :n, :n])
+
+    out, *_ = calls.traced_call(
+        body,
+        (a,),
+        kind="linalg",
+        name="qr",
+        frontend_attributes={QR_TAG: qr_tag(False, False, r_only=True)},
+    )
+    return out
+
+
 @eager
 def qr(x, *, pivoting: bool = False, full_matrices: bool = True, use_magma=None):
     """(q, r) with x = q r (x P = q r with pivoting, then (q, r, p)), by
-    Householder reflections: LAPACK's geqrf (geqp3) and orgqr."""
+    Householder reflections: LAPACK's geqrf (geqp3) and orgqr, traced into
+    a `call` tagged `uir_rule="linalg.qr(...)"` so that it differentiates as
+    one function."""
+    del use_magma
     a = _matrix(x, "qr")
+
+    def body(v):
+        return _qr(v, pivoting=pivoting, full_matrices=full_matrices)
+
+    out, *_ = calls.traced_call(
+        body,
+        (a,),
+        kind="linalg",
+        name="qr",
+        frontend_attributes={QR_TAG: qr_tag(full_matrices, pivoting)},
+    )
+    return tuple(out)
+
+
+def _qr(a, *, pivoting: bool, full_matrices: bool):
     *batch, m, n = a.shape
     p = None
     if pivoting:

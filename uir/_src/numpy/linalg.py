@@ -11,6 +11,7 @@ import numpy as np
 from uir._src.core import dtypes, ops
 from uir._src.core.eager import eager
 from uir._src.core.ops import asarray, fail
+from uir._src.lax.lax import stop_gradient
 from uir._src.lax.linalg import (
     _INT,
     _geqrf,
@@ -23,6 +24,7 @@ from uir._src.lax.linalg import (
     eigh,
     lu,
     qr,
+    qr_r,
     svd,
     triangular_solve,
 )
@@ -94,7 +96,10 @@ def slogdet(a, *, method: str | None = None):
         if dtypes.is_complex(a.dtype):
             fail("linalg.slogdet", "method='qr' is for real matrices (as in JAX)")
         n = a.shape[-1]
-        r, taus = _geqrf(a)
+        # r from qr's tagged call (which differentiates); the reflectors'
+        # count of sign flips from geqrf's taus, which carry no derivative
+        r = qr_r(a)
+        _, taus = _geqrf(stop_gradient(a))
         diag = creation.diagonal(r, axis1=-2, axis2=-1)
         flips = reductions.prod(ufuncs.where(taus[..., : n - 1] != 0, -1, 1), axis=-1).astype(
             a.dtype
@@ -158,11 +163,8 @@ def np_qr(a, mode: str = "reduced"):
     if mode not in ("reduced", "complete", "r"):
         fail("linalg.qr", f"mode must be 'reduced', 'complete' or 'r', got {mode!r}")
     if mode == "r":
-        # r alone: no q to form (JAX's lowering drops the unused orgqr).
-        a = _matrix(a, "qr")
-        m, n = a.shape[-2:]
-        r, _ = _geqrf(a)
-        return creation.triu(r if m < n else r[..., :n, :n])
+        # r alone: no q to form (as JAX's lowering, no orgqr)
+        return qr_r(a)
     return qr(a, full_matrices=mode == "complete")
 
 

@@ -24,7 +24,7 @@ import numpy as np
 
 from uir._src.core import errors, ops, tracing, tree_util
 from uir._src.core.tracing import Tracer
-from uir._src.transforms import custom, rules, structured, vjp_rules
+from uir._src.transforms import custom, lapack_rules, rules, structured, vjp_rules
 from uir._src.transforms import replay as replay_module
 from uir._src.transforms.replay import (
     Opaque,
@@ -442,7 +442,66 @@ def _callee(inst):
     return a["to_apply"] if "to_apply" in a else a["calls"]
 
 
-JVP = {"while": jvp_while, "conditional": jvp_conditional, "call": jvp_call, "fusion": jvp_call}
+def _map(inst, operands, computation, prefix):
+    return _emit(
+        inst,
+        "map",
+        operands,
+        prefix,
+        dimensions=list(inst.attributes["dimensions"]),
+        to_apply=computation,
+    )
+
+
+def jvp_map(inst, primals, tangents):
+    """A map's tangent is a map too, of its scalar computation's JVP over
+    the operands and their tangents."""
+    f = inst.attributes["to_apply"]
+    n = len(primals)
+    diff = [i for i, t in enumerate(tangents) if t is not None]
+    out = emit_like(inst, primals)
+
+    def tangent(*args):
+        ts = [None] * n
+        for k, i in enumerate(diff):
+            ts[i] = args[n + k]
+        y, t = jvp_computation(f, list(args[:n]), ts)
+        return instantiate(t, y)
+
+    dts = [p.dtype for p in primals] + [primals[i].dtype for i in diff]
+    g = ops.scalar_computation("map_jvp", dts, tangent, arity=len(dts))
+    return out, _map(inst, [*primals, *[tangents[i] for i in diff]], g, "jvp/")
+
+
+def vjp_map(inst, primals, out, ct, residual):
+    """Each operand's cotangent is a map of the scalar computation's VJP
+    over the operands and the output's cotangent."""
+    f = inst.attributes["to_apply"]
+    n = len(primals)
+    cts = [None] * n
+    for i in range(n):
+        if not differentiable(primals[i]):
+            continue
+
+        def pull(*args, i=i):
+            xs = list(args[:n])
+            _, backward = vjp_computation(f, xs)
+            got = backward(args[n])[i]
+            return instantiate(got, xs[i])
+
+        dts = [p.dtype for p in primals] + [ct.dtype]
+        h = ops.scalar_computation(f"map_vjp_{i}", dts, pull, arity=len(dts))
+        cts[i] = _map(inst, [*primals, ct], h, "vjp/")
+    return cts
+
+
+JVP = {
+    "while": jvp_while,
+    "conditional": jvp_conditional,
+    "call": jvp_call,
+    "fusion": jvp_call,
+    "map": jvp_map,
+}
 
 
 # --- Reverse mode -------------------------------------------------------------------
@@ -666,32 +725,67 @@ def vjp_call(inst, primals, out, ct, residual):
     if rule.kind == "custom_vjp":
         return rule.backward(residual, list(primals), list(ct))
     if rule.kind == "custom_jvp":
-        return _transpose_custom_jvp(rule, list(primals), ct)
+        return _transpose_custom_jvp(rule, list(primals), ct, out)
     return _recompute(inst, rule, list(primals), residual, ct)
 
 
-def _transpose_custom_jvp(rule, vals, ct):
+def _transpose_custom_jvp(rule, vals, ct, out):
     """The cotangents of a custom_jvp call: its rule's tangent output is
-    linear in the tangents, so reverse mode is that map's transpose."""
-    diff = [i for i in range(rule.n_args) if differentiable(vals[i])]
+    linear in the tangents, so reverse mode is that map's transpose. A
+    built-in rule reads the forward pass's outputs `out` instead of
+    computing them again."""
+
+    def tangents(full):
+        if getattr(rule, "builtin", False):
+            return rule.tangents(vals, out, full)
+        return rule.tangents_out(vals, full)[1]
+
+    return transpose_jvp(tangents, vals, rule.n_args, ct)
+
+
+def transpose_jvp(tangents, vals, n_args, ct):
+    """The cotangents of the first `n_args` of `vals` under the linear map
+    tangents(full tangent list) -> the outputs' tangents (None where an
+    output has none), given the outputs' cotangents `ct`."""
+    diff = [i for i in range(n_args) if differentiable(vals[i])]
     if not diff:
         return [None] * len(vals)
+    kept: list[int] = []
 
     def linear(*ts):
         full = [None] * len(vals)
         for i, t in zip(diff, ts, strict=True):
             full[i] = t
-        return tuple(rule.tangents_out(vals, full)[1])
+        outs = list(tangents(full))
+        kept[:] = [k for k, o in enumerate(outs) if o is not None]
+        return tuple(outs[k] for k in kept)
 
     zeros = [zeros_like(vals[i]) for i in diff]
     in_tree = tree_util.tree_flatten((tuple(zeros), {}))[1]
-    traced = replay_module.trace(linear, zeros, in_tree, "custom_jvp_transpose")
+    traced = replay_module.trace(linear, zeros, in_tree, "jvp_transpose")
     _, backward = vjp_computation(traced.computation, zeros, traced.env())
-    got = backward(tuple(ct))
+    flat_ct = ct if isinstance(ct, tuple) else (ct,)
+    got = backward(tuple(flat_ct[k] for k in kept))
     cts = [None] * len(vals)
     for i, g in zip(diff, got, strict=True):
         cts[i] = g
     return cts
+
+
+def vjp_custom_call(inst, primals, out, ct, residual):
+    """A LAPACK routine whose rule is written in forward mode alone
+    (lapack_rules.JVP without a VJP) reverses by transposing it."""
+    name = lapack_rules.routine(inst)
+    if name in lapack_rules.JVP and not structured.registered(inst):
+        direct = lapack_rules.VJP.get(name)
+        got = direct(inst, primals, out, ct) if direct is not None else None
+        if got is not None:
+            return got
+        jvp = lapack_rules.JVP[name]
+        return transpose_jvp(
+            lambda ts: jvp(inst, primals, ts, out), list(primals), len(primals), ct
+        )
+    return structured.VJP["custom-call"](inst, primals, out, ct)
 
 
 def _recompute(inst, rule, vals, saved, ct):
@@ -710,8 +804,14 @@ def _recompute(inst, rule, vals, saved, ct):
 # A fusion (in a module XLA or uir already optimized) differentiates as a
 # call of its fused computation.
 FORWARD = {"while": forward_while, "call": forward_call, "fusion": forward_call}
-VJP = {"while": vjp_while, "conditional": vjp_conditional, "call": vjp_call, "fusion": vjp_call}
+VJP = {
+    "while": vjp_while,
+    "conditional": vjp_conditional,
+    "call": vjp_call,
+    "fusion": vjp_call,
+    "custom-call": vjp_custom_call,
+    "map": vjp_map,
+}
 
-__all__ = ["FORWARD", "JVP", "VJP", "Tracer", "trip_count"]
 
 __all__ = ["FORWARD", "JVP", "VJP", "Backward", "jvp_computation", "trip_count", "vjp_computation"]

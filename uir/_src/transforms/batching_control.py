@@ -18,7 +18,7 @@ import numpy as np
 
 from uir._src.core import ops, tracing
 from uir._src.transforms import batching, custom
-from uir._src.transforms.batching import _full, _loop
+from uir._src.transforms.batching import _all_true, _full, _loop
 from uir._src.transforms.replay import (
     Opaque,
     current,
@@ -241,11 +241,35 @@ def _while(inst, vals, batched, size):
 def _inline(inst, vals, batched, size):
     """A call or a fusion: its computation batched in place."""
     a = inst.attributes
-    if inst.opcode == "call" and (inst.has_side_effect or custom.rule_of(inst) is not None):
+    rule = custom.rule_of(inst) if inst.opcode == "call" else None
+    if getattr(rule, "builtin", False):
+        # uir's own tagged call (qr) takes batch dimensions: call it again on
+        # the batched operands, keeping its tag.
+        full = [
+            _full(v, b, size, tuple(o.shape.dims))
+            for v, b, o in zip(vals, batched, inst.operands, strict=True)
+        ]
+        out = tuple(rule.call(full))
+        return out, _all_true(out)
+    batcher = CUSTOM_BATCHERS.get(getattr(rule, "kind", None))
+    if batcher is not None and not inst.has_side_effect:
+        full = [
+            _full(v, b, size, tuple(o.shape.dims))
+            for v, b, o in zip(vals, batched, inst.operands, strict=True)
+        ]
+        out = batcher(inst, rule, full, size)
+        if out is not None:
+            return out, _all_true(out)
+    if inst.opcode == "call" and (inst.has_side_effect or rule is not None):
         # (a custom rule's call keeps its rule: once per example)
         return _loop(inst, vals, batched, size)
     return batch_computation(a["to_apply"] if "to_apply" in a else a["calls"], vals, batched, size)
 
+
+# Batchers of custom rules' calls by kind, set where vmap itself is
+# defined (uir._src.transforms.vmap): (inst, rule, batched operands, size)
+# -> the batched call's value, or None for a loop over the examples.
+CUSTOM_BATCHERS: dict = {}
 
 CONTROL = {"conditional": _conditional, "while": _while, "call": _inline, "fusion": _inline}
 

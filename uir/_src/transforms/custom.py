@@ -26,8 +26,9 @@ import itertools
 
 import numpy as np
 
-from uir._src.core import ops, tracing, tree_util
+from uir._src.core import calls, ops, tracing, tree_util
 from uir._src.core.tracing import Tracer
+from uir._src.transforms import lapack_rules
 
 _RULES: dict[int, object] = {}
 _ids = itertools.count(1)
@@ -46,6 +47,8 @@ def rule_of(inst):
         return None
     fa = inst.attributes.get("frontend_attributes") or {}
     tag = fa.get(TAG)
+    if tag and tag.startswith("linalg."):
+        return lapack_rules.builtin_rule(tag)
     if not tag or ":" not in tag:
         return None
     try:
@@ -54,47 +57,17 @@ def rule_of(inst):
         return None
 
 
-def _captures(fn, avals, in_tree, name):
-    comp = tracing.current()
-    probe = tracing.Computation(tracing.Module("probe"), name, comp.scope, probing=True)
-    with tracing.tracing(probe):
-        params = [probe.parameter(a.shape, a.dtype, a.weak_type) for a in avals]
-        fn(*tree_util.tree_unflatten(in_tree, params))
-    return probe.captures
-
-
 def tagged_call(fn, args, kind: str, rule, name: str):
     """fn(*args) traced into a call tagged with `rule` (registered under a
     fresh id). Returns fn's output pytree of Tracers."""
-    leaves, in_tree = tree_util.tree_flatten(args)
-    flat = [ops.asarray(x) for x in leaves]
-    captures = _captures(fn, flat, in_tree, name)
-    comp = tracing.current()
-    sub = tracing.Computation(comp.module, name, f"{comp.scope}/{kind}[{name}]")
-    with tracing.tracing(sub):
-        params = [sub.parameter(a.shape, a.dtype, a.weak_type) for a in flat]
-        for c in captures:
-            sub.capture_map[id(c)] = sub.parameter(c.shape, c.dtype, c.weak_type)
-        out = fn(*tree_util.tree_unflatten(in_tree, params))
-        out_leaves, out_tree = tree_util.tree_flatten(out)
-        outs = [ops.asarray(o) for o in out_leaves]
-        callee = sub.build(sub.builder.op("tuple", *[o.inst for o in outs]))
     rid = next(_ids)
-    rule.setup(in_tree, len(flat), out_tree, [(o.shape, o.dtype, o.weak_type) for o in outs])
-    _RULES[rid] = rule
-    operands = [comp.resolve(x).inst for x in flat] + [comp.resolve(c).inst for c in captures]
-    inst = comp.builder.op(
-        "call",
-        *operands,
-        to_apply=callee,
-        frontend_attributes={TAG: f"{kind}:{rid}"},
-        metadata=comp.metadata(f"{kind}[{name}]"),
+    out, in_tree, n_flat, out_tree = calls.traced_call(
+        fn, args, kind=kind, name=name, frontend_attributes={TAG: f"{kind}:{rid}"}
     )
-    comp.order_effect(inst)
-    results = comp.wrap(inst)
-    for r, o in zip(results, outs, strict=True):
-        r.weak_type = o.weak_type
-    return tree_util.tree_unflatten(out_tree, list(results))
+    outs = tree_util.tree_leaves(out)
+    rule.setup(in_tree, n_flat, out_tree, [(o.shape, o.dtype, o.weak_type) for o in outs])
+    _RULES[rid] = rule
+    return out
 
 
 class _Rule:

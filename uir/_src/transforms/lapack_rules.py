@@ -19,7 +19,27 @@ own linear algebra so that they differentiate again.
   A_bar = V (diag(w_bar) + F * (V^T V_bar)) V^T. Eigenvectors of repeated
   eigenvalues have no derivative (F is 0 there, as a convention).
 
-Other LAPACK routines (geqrf, heevd, gesdd, ...) have no rule yet:
+- heevd (eigh, complex Hermitian): the same with K = V^H A' V and
+  w' = real(diag(K)); reverse mode transposes the forward rule.
+- gesdd/gesvd (svd): with A = U diag(s) V^H and dS = U^H A' V,
+  s' = real(diag(dS)), U' = U (F * (dS S + S dS^H) + D) and
+  V' = V (F * (S dS + dS^H S)), F[i, j] = 1 / (s[j]^2 - s[i]^2), D the
+  imaginary part of dS's diagonal over s; a tall A adds
+  (I - U U^H) A' V S^-1 to U', a wide one (I - V V^H) A'^H U S^-1 to V'.
+  An SVD without vectors computes them for its derivative; the full
+  matrices of a non-square A have no derivative (as in JAX). Reverse
+  mode transposes the forward rule.
+- qr: geqrf and orgqr/ungqr hold q and r in Householder form, whose
+  derivative no single custom call can give, so lax.linalg.qr traces them
+  into one `call` tagged `linalg.qr(...)` and QR below differentiates it:
+  with C = q^H A' r^-1 and W its skew-Hermitian part fixed by C's strictly
+  lower triangle (and the imaginary part of its diagonal), q' = A' r^-1 -
+  q (C - W) and r' = (C - W) r; a wide A differentiates its leading
+  square block so and the rest of r as q^H A; complete q of a tall A adds
+  the derivative of the columns the Householder reflectors fix (Roberts
+  and Roberts, arXiv:2409.13374, eqs. 32-33).
+
+Other LAPACK routines (geqrf on its own, geev, gees, ...) have no rule:
 differentiating through them raises, naming the routine."""
 
 from __future__ import annotations
@@ -30,6 +50,7 @@ import numpy as np
 
 from uir._src.core import dtypes, ops
 from uir._src.lax import linalg
+from uir._src.lax.elementwise import _conjugate
 from uir._src.transforms.rules import differentiable, instantiate
 
 
@@ -47,8 +68,11 @@ def _config(inst) -> dict:
 
 
 def _h(x):
-    y = ops.moveaxis(x, -1, -2)
-    return ops.unary("conjugate", y) if dtypes.is_complex(x.dtype) else y
+    return linalg._h(x)
+
+
+def _t(x):
+    return ops.moveaxis(x, -1, -2)
 
 
 def _mm(a, b):
@@ -82,6 +106,8 @@ def _jvp_potrf(inst, primals, tangents, out):
 
 
 def _vjp_potrf(inst, primals, out, ct):
+    if dtypes.is_complex(primals[0].dtype):
+        return None  # the forward rule, transposed
     factor = _lower(out[0])
     bar = _lower(ct[0])
     p = _phi(_mm(_h(factor), bar))
@@ -98,16 +124,17 @@ def _op(a, trans: str):
     if trans == "N":
         return a
     y = ops.moveaxis(a, -1, -2)
-    return ops.unary("conjugate", y) if trans == "C" and dtypes.is_complex(a.dtype) else y
+    return _conjugate(y) if trans == "C" and dtypes.is_complex(a.dtype) else y
 
 
-def _solve(a, b, cfg, adjoint: bool):
-    """op(a)^-1 b (left) or b op(a)^-1 (right); with `adjoint`, op(a)^H in
-    place of op(a)."""
+def _solve(a, b, cfg, transposed: bool):
+    """op(a)^-1 b (left) or b op(a)^-1 (right); with `transposed`, op(a)^T
+    in place of op(a) (the transpose of the map b -> op(a)^-1 b, complex
+    conjugation staying where it was)."""
     trans = cfg.get("trans_x", "N")
-    if adjoint:
-        # op(a)^H: N -> C, T -> conj(a), C -> a
-        transpose_a, conjugate_a = {"N": (True, True), "T": (False, True), "C": (False, False)}[
+    if transposed:
+        # op(a)^T: N -> T, T -> a, C -> conj(a)
+        transpose_a, conjugate_a = {"N": (True, False), "T": (False, False), "C": (False, True)}[
             trans
         ]
     else:
@@ -142,19 +169,19 @@ def _jvp_trsm(inst, primals, tangents, out):
         da = _op(_triangle_of(ta, cfg), cfg.get("trans_x", "N"))
         term = _mm(da, x) if cfg.get("side", "L") == "L" else _mm(x, da)
         rhs = ops.unary("negate", term) if rhs is None else ops.binary("subtract", rhs, term)
-    return _solve(a, rhs, cfg, adjoint=False)
+    return _solve(a, rhs, cfg, transposed=False)
 
 
 def _vjp_trsm(inst, primals, out, ct):
     a, b = primals
     cfg = _config(inst)
-    b_bar = _solve(a, ct, cfg, adjoint=True)
+    b_bar = _solve(a, ct, cfg, transposed=True)
     a_bar = None
     if differentiable(a):
         if cfg.get("side", "L") == "L":
-            big = ops.unary("negate", _mm(b_bar, _h(out)))
+            big = ops.unary("negate", _mm(b_bar, _t(out)))
         else:
-            big = ops.unary("negate", _mm(_h(out), b_bar))
+            big = ops.unary("negate", _mm(_t(out), b_bar))
         # big is the cotangent of op(a): back through op
         trans = cfg.get("trans_x", "N")
         if trans == "T":
@@ -213,6 +240,8 @@ def _jvp_getrf(inst, primals, tangents, out):
 
 def _vjp_getrf(inst, primals, out, ct):
     _square(inst, primals, "vjp")
+    if dtypes.is_complex(primals[0].dtype):
+        return None  # the forward rule, transposed
     low, up, p = _lu_parts(out)
     c = ct[0]
     m_bar = ops.binary("add", linalg._tril(_mm(_h(low), c), -1), linalg._triu(_mm(c, _h(up))))
@@ -272,33 +301,35 @@ def _diag_embed(w):
     return ops.binary("multiply", full, eye)
 
 
-def _real_only(inst, primals, mode):
-    if dtypes.is_complex(primals[0].dtype):
-        from uir._src.transforms.rules import unsupported
+def _diagonal(x):
+    """The diagonal of each matrix of x (square in the last two dims)."""
+    n = x.shape[-1]
+    eye = ops.asarray(np.eye(n).astype(x.dtype))
+    return ops.reduce(ops.binary("multiply", x, eye), "add", [x.ndim - 1], "diag")
 
-        unsupported(inst, f"{mode} of a complex eigendecomposition")
+
+def _real(x):
+    return ops.unary("real", x) if dtypes.is_complex(x.dtype) else x
+
+
+def _as(x, dtype):
+    return x if x.dtype == dtype else ops.convert(x, dtype)
 
 
 def _jvp_syevd(inst, primals, tangents, out):
     (t,) = tangents
     if t is None:
         return None
-    _real_only(inst, primals, "jvp")
     v, w = out[0], out[1]
     inner = _mm(_mm(_h(v), t), v)
-    n = w.shape[-1]
-    dw = ops.reduce(
-        ops.binary("multiply", inner, ops.asarray(np.eye(n).astype(inner.dtype))),
-        "add",
-        [inner.ndim - 1],
-        "diag",
-    )
-    dv = _mm(v, ops.binary("multiply", _gaps(w), inner))
+    dw = _real(_diagonal(inner))
+    dv = _mm(v, ops.binary("multiply", _as(_gaps(w), v.dtype), inner))
     return (dv, dw, None)
 
 
 def _vjp_syevd(inst, primals, out, ct):
-    _real_only(inst, primals, "vjp")
+    if dtypes.is_complex(primals[0].dtype):
+        return None  # heevd: the forward rule, transposed
     v, w = out[0], out[1]
     v_bar, w_bar = ct[0], ct[1]
     middle = ops.binary(
@@ -307,7 +338,234 @@ def _vjp_syevd(inst, primals, out, ct):
     return [_mm(_mm(v, middle), _h(v))]
 
 
-JVP = {"potrf": _jvp_potrf, "trsm": _jvp_trsm, "getrf": _jvp_getrf, "syevd": _jvp_syevd}
+# --- gesdd, gesvd --------------------------------------------------------------------
+
+
+def _scale_columns(x, s):
+    """x diag(s): s broadcast along the rows."""
+    b = ops._comp().emit(
+        "broadcast",
+        _as(s, x.dtype),
+        dimensions=[*range(s.ndim - 1), s.ndim],
+        shape=(x.shape, x.dtype),
+        op_name="svd_scale",
+    )
+    return ops.binary("multiply", x, b)
+
+
+def _scale_rows(x, s):
+    """diag(s) x."""
+    b = ops._comp().emit(
+        "broadcast",
+        _as(s, x.dtype),
+        dimensions=list(range(s.ndim)),
+        shape=(x.shape, x.dtype),
+        op_name="svd_scale",
+    )
+    return ops.binary("multiply", x, b)
+
+
+def _safe_inverse(s):
+    """1 / s, 0 where s is 0."""
+    zero = ops.asarray(np.zeros((), s.dtype))
+    one = ops.asarray(np.ones((), s.dtype))
+    is_zero = ops.compare(s, zero, "EQ", "eq")
+    return ops.select(is_zero, zero, ops.binary("divide", one, ops.select(is_zero, one, s)))
+
+
+def _jvp_svd(inst, primals, tangents, out):
+    t = tangents[0]
+    if t is None:
+        return None
+    a = primals[0]
+    m, n = a.shape[-2:]
+    mode = _config(inst).get("mode", "A")
+    if mode == "A" and m != n:
+        from uir._src.transforms.rules import unsupported
+
+        unsupported(inst, "jvp of the SVD's full matrices of a non-square matrix")
+    if mode == "N":
+        u, s, vh = linalg._svd(a, full_matrices=False)
+    else:
+        s, u, vh = out[1], out[2], out[3]
+    v = _h(vh)
+    ds_full = _mm(_mm(_h(u), t), v)
+    ds = _real(_diagonal(ds_full))
+    if mode == "N":
+        return (None, ds, None, None, None)
+    sq = ops.binary("multiply", s, s)
+    # F[i, j] = 1 / (s[j]^2 - s[i]^2), 0 where they coincide
+    f = _as(_gaps(sq), a.dtype)
+    right = _scale_columns(ds_full, s)  # dS S
+    left = _scale_rows(ds_full, s)  # S dS
+    du_inner = ops.binary("multiply", f, ops.binary("add", right, _h(right)))
+    inv = _safe_inverse(s)
+    if dtypes.is_complex(a.dtype):
+        # the phase the gauge leaves: i Im(dS_ii) / s_i on the diagonal
+        half = ops.binary("subtract", ds_full, _h(ds_full))
+        half = ops.binary("multiply", half, ops.asarray(np.array(0.5, a.dtype)))
+        du_inner = ops.binary("add", du_inner, _scale_rows(_diag_mask(half), inv))
+    du = _mm(u, du_inner)
+    dv = _mm(v, ops.binary("multiply", f, ops.binary("add", left, _h(left))))
+    if m > n:
+        tv = _mm(t, v)
+        du = ops.binary(
+            "add", du, _scale_columns(ops.binary("subtract", tv, _mm(u, _mm(_h(u), tv))), inv)
+        )
+    elif n > m:
+        tu = _mm(_h(t), u)
+        dv = ops.binary(
+            "add", dv, _scale_columns(ops.binary("subtract", tu, _mm(v, _mm(vh, tu))), inv)
+        )
+    return (None, ds, du, _h(dv), None)
+
+
+def _diag_mask(x):
+    n = x.shape[-1]
+    return ops.binary("multiply", x, ops.asarray(np.eye(n).astype(x.dtype)))
+
+
+JVP = {
+    "potrf": _jvp_potrf,
+    "trsm": _jvp_trsm,
+    "getrf": _jvp_getrf,
+    "syevd": _jvp_syevd,
+    "heevd": _jvp_syevd,
+    "gesdd": _jvp_svd,
+    "gesvd": _jvp_svd,
+}
+# Routines with a forward rule alone (heevd, gesdd, gesvd), or whose VJP
+# returns None, reverse by transposing it.
 VJP = {"potrf": _vjp_potrf, "trsm": _vjp_trsm, "getrf": _vjp_getrf, "syevd": _vjp_syevd}
 
-__all__ = ["JVP", "VJP", "instantiate", "routine"]
+
+# --- qr (a tagged call) ---------------------------------------------------------------
+
+
+def _thin_qr(q, r, dx):
+    """(q', r') of x = q r with x [..., m, n], m >= n, q [..., m, n]."""
+    n = r.shape[-1]
+    dx_rinv = linalg.triangular_solve(r, dx, left_side=False, lower=False)
+    c = _mm(_h(q), dx_rinv)
+    low = linalg._tril(c, -1)
+    w = ops.binary("subtract", low, _h(low))
+    if dtypes.is_complex(c.dtype):
+        imag = ops.binary("subtract", c, _as(_real(c), c.dtype))
+        w = ops.binary(
+            "add", w, ops.binary("multiply", imag, ops.asarray(np.eye(n).astype(c.dtype)))
+        )
+    c_w = ops.binary("subtract", c, w)
+    return ops.binary("subtract", dx_rinv, _mm(q, c_w)), _mm(c_w, r)
+
+
+def _slice_last(x, lo, hi, axis=-1):
+    axis = axis % x.ndim
+    index = [slice(None)] * x.ndim
+    index[axis] = slice(lo, hi)
+    return x[tuple(index)]
+
+
+def _solve_square(a, b):
+    """x with a x = b, by a's LU with partial pivoting."""
+    lu_, _, perm = linalg.lu(a)
+    n = a.shape[-1]
+    # (P b)[i] = b[perm[i]]: P[i, j] = (perm[i] == j)
+    rows = ops._comp().emit(
+        "broadcast",
+        perm,
+        dimensions=list(range(perm.ndim)),
+        shape=((*perm.shape, n), perm.dtype),
+        op_name="lu_permutation",
+    )
+    cols = ops.iota(perm.dtype, rows.shape, rows.ndim - 1)
+    p = ops.convert(ops.compare(rows, cols, "EQ", "eq"), a.dtype)
+    y = linalg.triangular_solve(lu_, _mm(p, b), left_side=True, lower=True, unit_diagonal=True)
+    return linalg.triangular_solve(lu_, y, left_side=True, lower=False)
+
+
+class QrRule:
+    """The derivative of a call tagged linalg.qr(full_matrices=, pivoting=)."""
+
+    kind = "custom_jvp"
+    builtin = True
+    n_args = 1
+
+    def __init__(self, full_matrices: bool, pivoting: bool, r_only: bool = False):
+        self.full_matrices, self.pivoting, self.r_only = full_matrices, pivoting, r_only
+
+    def call(self, vals):
+        """The call again, on `vals` (which may carry more batch dims)."""
+        if self.r_only:
+            return (linalg.qr_r(vals[0]),)
+        return linalg.qr(vals[0], full_matrices=self.full_matrices, pivoting=self.pivoting)
+
+    def tangents_out(self, vals, tangents):
+        out = self.call(vals)
+        return list(out), self.tangents(vals, out, tangents)
+
+    def tangents(self, vals, out, tangents):
+        x, dx = vals[0], tangents[0]
+        if dx is None:
+            dx = ops.binary("multiply", x, ops.asarray(np.zeros((), x.dtype)))
+        if self.r_only:
+            # r alone: its derivative needs q, formed here
+            q, r = linalg.qr(x, full_matrices=False)
+            return [self._tangents(x, dx, q, r, out)[1]]
+        return self._tangents(x, dx, out[0], out[1], out)
+
+    def _tangents(self, x, dx, q, r, out):
+        m, n = x.shape[-2:]
+        if self.pivoting:
+            perm = out[2]
+            # x[..., p] = x P with P[j, k] = (p[k] == j)
+            cols = ops._comp().emit(
+                "broadcast",
+                perm,
+                dimensions=[*range(perm.ndim - 1), perm.ndim],
+                shape=((*perm.shape[:-1], n, n), perm.dtype),
+                op_name="qr_pivots",
+            )
+            rows = ops.iota(perm.dtype, cols.shape, cols.ndim - 2)
+            pick = ops.convert(ops.compare(rows, cols, "EQ", "eq"), x.dtype)
+            dx, x = _mm(dx, pick), _mm(x, pick)
+        if m < n:
+            dq, dr1 = _thin_qr(q, _slice_last(r, 0, m), _slice_last(dx, 0, m))
+            dr2 = ops.binary(
+                "add", _mm(_h(dq), _slice_last(x, m, n)), _mm(_h(q), _slice_last(dx, m, n))
+            )
+            dr = ops.concatenate([dr1, dr2], axis=-1)
+        elif not self.full_matrices or m == n:
+            dq, dr = _thin_qr(q, r, dx)
+        else:
+            q_mn = _slice_last(q, 0, n)
+            q_mp = _slice_last(q, n, m)
+            dq_mn, dr_nn = _thin_qr(q_mn, _slice_last(r, 0, n, axis=-2), dx)
+            q_nn, q_pn = _slice_last(q_mn, 0, n, -2), _slice_last(q_mn, n, m, -2)
+            dq_nn, dq_pn = _slice_last(dq_mn, 0, n, -2), _slice_last(dq_mn, n, m, -2)
+            eye = ops.asarray(np.eye(n).astype(q.dtype))
+            # z = q_pn (q_nn - I)^-1, from (q_nn - I)^H z^H = q_pn^H
+            z_h = _solve_square(_h(ops.binary("subtract", q_nn, eye)), _h(q_pn))
+            z = _h(z_h)
+            dq_mp = ops.binary(
+                "subtract",
+                _mm(dq_mn, z_h),
+                _mm(
+                    ops.binary("add", q_mn, _mm(q_mp, z)),
+                    _h(ops.binary("subtract", dq_pn, _mm(z, dq_nn))),
+                ),
+            )
+            dq = ops.concatenate([dq_mn, dq_mp], axis=-1)
+            zeros = ops.broadcast_to(ops.asarray(np.zeros((), r.dtype)), (*r.shape[:-2], m - n, n))
+            dr = ops.concatenate([dr_nn, zeros], axis=-2)
+        return [dq, dr, None] if self.pivoting else [dq, dr]
+
+
+def builtin_rule(tag: str):
+    """The rule of a call tagged by uir's own linear algebra, or None."""
+    m = re.fullmatch(r"linalg\.qr\(full_matrices=(\d), pivoting=(\d)(, r_only=1)?\)", tag)
+    if m is None:
+        return None
+    return QrRule(bool(int(m.group(1))), bool(int(m.group(2))), m.group(3) is not None)
+
+
+__all__ = ["JVP", "VJP", "QrRule", "builtin_rule", "instantiate", "routine"]

@@ -208,6 +208,29 @@ def _scatter_add(inst, base, idx, upd):
     return emit_like(inst, [base, idx, upd], prefix="ad/", to_apply=_add_computation(base.dtype))
 
 
+def _products(inst, x, idx, u):
+    """For a multiply scatter: the product of the updates landing on each
+    operand element (P, 1 where none lands) and, for each update, the
+    product of the others landing with it (its partial derivative over the
+    operand element), exact when updates are zero: the nonzero updates'
+    product and the count of zero ones per element decide both."""
+    zero, one = scalar(u, 0), scalar(u, 1)
+    is_zero = compare(u, zero, "EQ")
+    nonzero = emit_like(inst, [add(zeros_like(x), scalar(x, 1)), idx, select(is_zero, one, u)])
+    zeros = _scatter_add(inst, zeros_like(x), idx, convert(is_zero, x.dtype))
+    product = select(compare(zeros, scalar(zeros, 0), "EQ"), nonzero, scalar(nonzero, 0))
+    at_u = _gather_updates(inst, nonzero, idx, u)
+    zeros_at_u = _gather_updates(inst, zeros, idx, u)
+    alone = compare(zeros_at_u, scalar(zeros_at_u, 1), "EQ")
+    none = compare(zeros_at_u, scalar(zeros_at_u, 0), "EQ")
+    others = select(
+        is_zero,
+        select(alone, at_u, zero),
+        select(none, div(at_u, select(is_zero, one, u)), zero),
+    )
+    return product, others
+
+
 def _vjp_scatter(inst, primals, ct):
     if len(primals) != 3:
         return unsupported(inst, "vjp")
@@ -224,6 +247,10 @@ def _vjp_scatter(inst, primals, ct):
         share = div(ct, count)
         ct_x = mul(share, from_x)
         ct_u = mul(_gather_updates(inst, share, idx, u), from_u)
+    elif kind == "multiply":
+        product, others = _products(inst, x, idx, u)
+        ct_x = mul(ct, product)
+        ct_u = mul(_gather_updates(inst, mul(ct, x), idx, u), others)
     else:
         return unsupported(inst, "vjp")
     return [ct_x if differentiable(x) else None, None, ct_u if differentiable(u) else None]
@@ -231,7 +258,7 @@ def _vjp_scatter(inst, primals, ct):
 
 def _jvp_scatter(inst, primals, tangents, out):
     kind = _scatter_kind(inst)
-    if len(primals) != 3 or kind not in ("add", "set", "maximum", "minimum"):
+    if len(primals) != 3 or kind not in ("add", "set", "maximum", "minimum", "multiply"):
         return unsupported(inst, "jvp")
     tx, _, tu = tangents
     if tx is None and tu is None:
@@ -240,6 +267,10 @@ def _jvp_scatter(inst, primals, tangents, out):
     tx, tu = instantiate(tx, x), instantiate(tu, u)
     if kind in ("add", "set"):
         return emit_like(inst, [tx, idx, tu], prefix="jvp/")
+    if kind == "multiply":
+        product, others = _products(inst, x, idx, u)
+        spread = _scatter_add(inst, zeros_like(x), idx, mul(tu, others))
+        return add(mul(tx, product), mul(x, spread))
     from_x, from_u, count = _winners(inst, x, idx, u, out)
     total = add(mul(tx, from_x), _scatter_add(inst, zeros_like(x), idx, mul(tu, from_u)))
     return div(total, count)
@@ -466,6 +497,68 @@ def _vjp_reduce_window(inst, primals, out, ct):
     return unsupported(inst, "vjp")
 
 
+# --- select-and-scatter ---------------------------------------------------------------
+# With an add scatter, the result is init plus each source element added
+# where its window's selection lands: linear in source and init, constant
+# in the operand (which only decides where).
+
+
+def _selected_pick(inst, dtype, ct_dtype):
+    """A variadic reduce-window computation over (valid, operand, ct)
+    keeping the element the select-and-scatter's select would keep; padding
+    (valid false) never wins."""
+    chooser = inst.attributes["select"]
+    pred = np.dtype(bool)
+
+    def pick(va, a, at, vb, b, bt):
+        (keeps_a,) = replay(chooser, [a, b])
+        keep = ops.binary("or", ops.unary("not", vb), ops.binary("and", va, keeps_a))
+        return ops.binary("or", va, vb), select(keep, a, b), select(keep, at, bt)
+
+    dts = [pred, dtype, ct_dtype] * 2
+    return ops.scalar_computation("pick_selected", dts, pick, arity=6, outputs=3)
+
+
+def _jvp_select_and_scatter(inst, primals, tangents, out):
+    if computation_kind(inst.attributes["scatter"]) != "add":
+        return unsupported(inst, "jvp")
+    x, _, init = primals
+    _, t_src, t_init = tangents
+    total = None
+    if t_src is not None:
+        total = emit_like(inst, [x, t_src, ops.asarray(np.zeros((), init.dtype))], prefix="jvp/")
+    if t_init is not None:
+        spread = ops.broadcast_to(t_init, out.shape)
+        total = spread if total is None else add(total, spread)
+    return total
+
+
+def _vjp_select_and_scatter(inst, primals, out, ct):
+    if computation_kind(inst.attributes["scatter"]) != "add":
+        return unsupported(inst, "vjp")
+    x, src, init = primals
+    ct_src = ct_init = None
+    if differentiable(src):
+        valid = ops.broadcast_to(ops.asarray(np.array(True)), x.shape)
+        picked = _emit(
+            "reduce-window",
+            valid,
+            x,
+            ct,
+            ops.asarray(np.array(False)),
+            ops.asarray(np.zeros((), x.dtype)),
+            ops.asarray(np.zeros((), ct.dtype)),
+            window=_window_text(*_window(inst)[:3]),
+            to_apply=_selected_pick(inst, x.dtype, ct.dtype),
+            shape=[(src.shape, np.dtype(bool)), (src.shape, x.dtype), (src.shape, ct.dtype)],
+            op_name="vjp/" + op_name_of(inst),
+        )
+        ct_src = picked[2]
+    if differentiable(init):
+        ct_init = ops.reduce(ct, "add", list(range(ct.ndim)), "vjp/select_and_scatter")
+    return [None, ct_src, ct_init]
+
+
 # --- convolution --------------------------------------------------------------------
 
 
@@ -597,6 +690,11 @@ def register_custom_call_derivative(target: str, *, jvp=None, vjp=None) -> None:
     CUSTOM_CALL_RULES[target] = (jvp, vjp)
 
 
+def registered(inst) -> bool:
+    """Whether the user registered rules for this custom call's target."""
+    return inst.attributes.get("custom_call_target", "") in CUSTOM_CALL_RULES
+
+
 def _registered(inst, mode):
     rules_ = CUSTOM_CALL_RULES.get(inst.attributes.get("custom_call_target", ""))
     return None if rules_ is None else rules_[0 if mode == "jvp" else 1]
@@ -636,6 +734,7 @@ def _vjp_custom_call(inst, primals, out, ct):
 
 JVP = {
     "scatter": _jvp_scatter,
+    "select-and-scatter": _jvp_select_and_scatter,
     "sort": _jvp_sort,
     "reduce-window": _jvp_reduce_window,
     "custom-call": _jvp_custom_call,
@@ -646,6 +745,7 @@ VJP = {
     "scatter": lambda inst, p, out, ct: _vjp_scatter(inst, p, ct),
     "sort": _vjp_sort,
     "reduce-window": _vjp_reduce_window,
+    "select-and-scatter": _vjp_select_and_scatter,
     "convolution": lambda inst, p, out, ct: _vjp_convolution(inst, p, ct),
     "custom-call": _vjp_custom_call,
 }
