@@ -72,7 +72,23 @@ UNARY = {
         (x * 0.5).at[..., jnp.array([0, 1, 0])].max(x[..., jnp.array([1, 0, 1])] * 0.9 + 0.1)
     ),
     "scatter_min": lambda x: x.at[..., 1].min(jnp.cos(x[..., 0])),
+    # duplicates, an update that is 0 and one that is dropped (out of range)
+    "scatter_multiply": lambda x: (
+        (x[..., :3] + 2.0)
+        .at[..., jnp.array([0, 2, 2, 2, 5])]
+        .multiply(x[..., jnp.array([1, 0, 1, 0, 0])] * jnp.array([1.0, 1.0, 0.0, 2.0, 1.0]))
+    ),
     "sort": lambda x: jnp.sort(x, axis=-1) * jnp.arange(1, x.shape[-1] + 1),
+    # a max pool's gradient is a select-and-scatter; differentiated again
+    "select_and_scatter": lambda x: uir.grad(
+        lambda v: jnp.sum(
+            jnp.sin(
+                lax.reduce_window(
+                    v, -np.inf, lax.max, (1,) * (v.ndim - 1) + (2,), (1,) * v.ndim, "SAME"
+                )
+            )
+        )
+    )(x),
     "argsort_keys": lambda x: lax.sort((x, jnp.cos(x)), dimension=0, num_keys=1)[1],
     "cumsum": lambda x: jnp.cumsum(x, axis=-1) * jnp.arange(x.shape[-1]),
     "cumprod": lambda x: jnp.cumprod(x + 2.0, axis=0),
@@ -289,3 +305,29 @@ def test_holomorphic_grad_of_complex_functions(f, d, dtype):
     np.testing.assert_allclose(
         g, d(z.astype(np.complex128)), rtol=2e-5 if dtype == np.complex64 else 1e-12
     )
+
+
+# Real-valued functions of complex inputs, not holomorphic: JAX's gradient
+# g pairs with a direction t as Re(sum(g * t)) (the transposes of complex,
+# real, imag and conj follow from that pairing).
+NON_HOLOMORPHIC = {
+    "abs": lambda z: jnp.sum(jnp.abs(z) ** 3),
+    "conj": lambda z: jnp.sum(jnp.real(jnp.conj(z) * jnp.sin(z))),
+    "imag_of_conj": lambda z: jnp.sum(jnp.imag(jnp.conj(z)) * jnp.arange(3.0)),
+    "complex": lambda z: jnp.sum(jnp.abs(lax.complex(jnp.imag(z), jnp.real(z) ** 2)) ** 2),
+    "angle": lambda z: jnp.sum(jnp.angle(z * z) * jnp.arange(1.0, 4.0)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NON_HOLOMORPHIC))
+def test_gradients_of_real_functions_of_complex_inputs(name):
+    rng = np.random.default_rng(11)
+    z = np.array([0.3 + 0.2j, -0.5 + 1.0j, 1.2 - 0.7j])
+    t = rng.standard_normal(3) + 1j * rng.standard_normal(3)
+    f = NON_HOLOMORPHIC[name]
+    eps = 1e-6
+    fd = (float(uir.jit(f)(z + eps * t)) - float(uir.jit(f)(z - eps * t))) / (2 * eps)
+    _, dot = uir.jvp(f, (z,), (t,))
+    g = np.asarray(uir.grad(f)(z))
+    assert abs(float(dot) - fd) < 1e-7 * max(1.0, abs(fd))
+    assert abs(float(np.real(np.sum(g * t))) - fd) < 1e-7 * max(1.0, abs(fd))

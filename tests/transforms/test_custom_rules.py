@@ -265,3 +265,32 @@ def test_custom_calls_with_a_registered_derivative():
         from uir._src.transforms.structured import CUSTOM_CALL_RULES
 
         CUSTOM_CALL_RULES.pop("test_square", None)
+
+
+def test_custom_rules_batch_under_vmap_without_a_loop():
+    from uir.transforms import loop_ops
+
+    rng = np.random.default_rng(13)
+    xs = rng.standard_normal((4, 5))
+    xs[2, 1] = 1000.0  # the user's backward is what keeps this row finite
+    before = len(loop_ops)
+    # vmap of grad, and grad of vmap: the custom_vjp's fwd and bwd run batched
+    per_row = np.asarray(uir.vmap(uir.grad(logsumexp))(xs))
+    through = np.asarray(uir.grad(lambda v: jnp.sum(uir.vmap(logsumexp)(v) * jnp.arange(4.0)))(xs))
+    values = np.asarray(uir.vmap(logsumexp)(xs))
+    # custom_jvp in both modes, and a checkpoint, batched
+    jvp_rows = np.asarray(uir.vmap(lambda v: uir.jvp(log1pexp, (v,), (jnp.ones_like(v),))[1])(xs))
+    ckpt = np.asarray(
+        uir.grad(lambda v: jnp.sum(uir.vmap(uir.checkpoint(lambda r: jnp.sin(r) ** 2))(v)))(xs)
+    )
+    assert loop_ops[before:] == []
+    want = np.stack([np.asarray(uir.grad(logsumexp)(r)) for r in xs])
+    assert np.isfinite(per_row).all()
+    np.testing.assert_allclose(per_row, want, rtol=1e-12)
+    np.testing.assert_allclose(through, want * np.arange(4.0)[:, None], rtol=1e-12)
+    np.testing.assert_allclose(values, [float(logsumexp(r)) for r in xs], rtol=1e-12)
+    np.testing.assert_allclose(jvp_rows, 1 / (1 + np.exp(-xs)), rtol=1e-12)
+    np.testing.assert_allclose(ckpt, np.sin(2 * xs), rtol=1e-12)
+    # the batched call keeps its tag
+    text = uir.jit(uir.vmap(logsumexp)).lower(xs).as_text()
+    assert 'uir_rule="custom_vjp:' in text

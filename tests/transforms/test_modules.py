@@ -115,6 +115,46 @@ def _clonable():
     )
 
 
+MAP = """
+HloModule mapped
+
+%f (a: f64[], b: f64[]) -> f64[] {
+  %a = f64[] parameter(0)
+  %b = f64[] parameter(1)
+  %s = f64[] sine(%a)
+  %m = f64[] multiply(%s, %b)
+  ROOT %r = f64[] multiply(%m, %m)
+}
+
+ENTRY %e (x: f64[2,3], y: f64[2,3]) -> f64[2,3] {
+  %x = f64[2,3] parameter(0)
+  %y = f64[2,3] parameter(1)
+  ROOT %mp = f64[2,3] map(%x, %y), dimensions={0,1}, to_apply=%f
+}
+"""
+
+
+def test_a_map_differentiates_and_batches_as_maps():
+    m = uir.hlo.parse_module(MAP)
+    rng = np.random.default_rng(3)
+    x, y, ct, tx, ty = (rng.standard_normal((2, 3)) for _ in range(5))
+    v, j = vjp_module(m), jvp_module(m)
+    for mod in (v, j):
+        mod.verify()
+        assert " map(" in mod.to_text()
+    dx, dy = 2 * np.sin(x) * y * y * np.cos(x), 2 * np.sin(x) ** 2 * y
+    _, gx, gy = (np.asarray(a) for a in uir.evaluate(v, x, y, ct))
+    np.testing.assert_allclose(gx, ct * dx, rtol=1e-12)
+    np.testing.assert_allclose(gy, ct * dy, rtol=1e-12)
+    _, t = (np.asarray(a) for a in uir.evaluate(j, x, y, tx, ty))
+    np.testing.assert_allclose(t, dx * tx + dy * ty, rtol=1e-12)
+    compiled = uir.compile(v, backend="cpu")
+    np.testing.assert_allclose(np.asarray(compiled(x, y, ct)[1]), gx, rtol=1e-12)
+    b = vmap_module(m, in_axes=(0, None), axis_size=4)
+    xs = rng.standard_normal((4, 2, 3))
+    np.testing.assert_allclose(np.asarray(uir.evaluate(b, xs, y)), (np.sin(xs) * y) ** 2)
+
+
 @pytest.mark.slow
 @corpus.needs_corpus
 @pytest.mark.parametrize("name", _clonable())

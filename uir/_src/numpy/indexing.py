@@ -173,6 +173,14 @@ _SCATTER_OPS = {
 }
 
 
+def _static_in_bounds(shape, index) -> bool:
+    try:
+        np.empty(shape, dtype=np.bool_)[index]
+    except IndexError:
+        return False
+    return True
+
+
 def scatter_update(x: Tracer, index, values, mode: str, scatter_mode=None, apply=None) -> Tracer:
     """x.at[index].<mode>(values), lowered to scatter. Static indices
     (ints, slices, None, Ellipsis, masks, integer arrays) select their
@@ -201,6 +209,15 @@ def scatter_update(x: Tracer, index, values, mode: str, scatter_mode=None, apply
     reducer = ops.scalar_computation(f"scatter_{mode}", x.dtype, combiner)
     if not isinstance(index, tuple):
         index = (index,)
+    if not any(isinstance(i, Tracer) for i in index) and not _static_in_bounds(x.shape, index):
+        # out-of-range constant indices follow the scatter's mode (dropped
+        # by default, as in JAX), as traced ones do
+        index = tuple(
+            ops.asarray(np.asarray(i))
+            if isinstance(i, (int, np.integer, np.ndarray, list)) and not isinstance(i, bool)
+            else i
+            for i in index
+        )
     traced = [i for i in index if isinstance(i, Tracer)]
     full = None if not traced else _expand_ellipsis(index, x.ndim)
     one_axis = (

@@ -80,7 +80,9 @@ def batch_rule(inst, vals, batched, size: int):
     if inst.is_elementwise or op in ("select", "clamp"):
         dims, dtype = _array_shape(inst)
         full = [_full(v, b, size, dims) for v, b in zip(vals, batched, strict=True)]
-        return emit_like(inst, full, prefix="vmap/", shape=_shape((size, *dims), dtype)), True
+        extra = {"dimensions": list(range(len(dims) + 1))} if op == "map" else {}
+        out = emit_like(inst, full, prefix="vmap/", shape=_shape((size, *dims), dtype), **extra)
+        return out, True
     dims, dtype = (None, None) if inst.shape.is_tuple else _array_shape(inst)
     out_shape = None if dims is None else _shape((size, *dims), dtype)
     a = inst.attributes

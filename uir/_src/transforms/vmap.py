@@ -8,7 +8,7 @@ import functools
 import numpy as np
 
 from uir._src.core import ops, tracing, tree_util
-from uir._src.transforms import api, batching, batching_control, replay
+from uir._src.transforms import api, batching, batching_control, custom, replay
 
 
 class _Aval:
@@ -240,3 +240,88 @@ def jacfwd(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False):
 def hessian(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False):
     """jacfwd(jacrev(fun)), as jax.hessian."""
     return jacfwd(jacrev(fun, argnums, has_aux, holomorphic), argnums, has_aux, holomorphic)
+
+
+# --- custom_vjp under vmap ------------------------------------------------------------
+
+
+class _BatchedVjpRule(custom._Rule):
+    """A custom_vjp rule mapped over a batch: its fwd and bwd run under
+    vmap (as JAX batches them), the residuals carrying the batch first."""
+
+    kind = "custom_vjp"
+
+    def __init__(self, rule, n_args):
+        self.rule, self.flat_args = rule, n_args
+
+    def forward(self, vals):
+        def fwd(*example):
+            out, res = self.rule.forward(list(example))
+            return tuple(out), res
+
+        return vmap(fwd)(*vals[: self.flat_args])
+
+    def backward(self, residual, vals, ct):
+        n = self.flat_args
+
+        def bwd(res, cts, *example):
+            got = self.rule.backward(res, list(example), list(cts))
+            return tuple(
+                custom._zeros(x) if g is None else g for g, x in zip(got, example, strict=True)
+            )
+
+        got = vmap(bwd)(residual, tuple(ct), *vals[:n])
+        return [
+            g if custom._differentiable(v) else None for g, v in zip(got, vals[:n], strict=True)
+        ]
+
+
+class _BatchedJvpRule(custom._Rule):
+    """A custom_jvp rule mapped over a batch: the rule runs under vmap."""
+
+    kind = "custom_jvp"
+
+    def __init__(self, rule, n_args):
+        self.rule, self.flat_args = rule, n_args
+
+    def tangents_out(self, vals, tangents):
+        n = self.flat_args
+        ts = [
+            custom._zeros(v) if t is None else t
+            for t, v in zip(tangents[:n], vals[:n], strict=True)
+        ]
+
+        def rule(primals, tangents):
+            out, t_out = self.rule.tangents_out(list(primals), list(tangents))
+            return tuple(out), tuple(t_out)
+
+        out, t_out = vmap(rule)(tuple(vals[:n]), tuple(ts))
+        return list(out), list(t_out)
+
+
+def _batch_custom_call(inst, rule, vals, size):
+    """A custom rule's call on batched operands: a call of the batched
+    function, tagged with the rule under vmap (custom_vjp: fwd and bwd
+    mapped; custom_jvp: the rule mapped; checkpoint: the same policy)."""
+    if len(vals) != rule.n_args:
+        return None  # the function reads outer values: a loop over the examples
+    callee = inst.attributes["to_apply"]
+
+    def fn(*args):
+        (root,) = replay.replay(callee, list(args))
+        return tuple(root)
+
+    def batched(*args):
+        return vmap(fn)(*args)
+
+    if rule.kind == "custom_vjp":
+        new_rule = _BatchedVjpRule(rule, len(vals))
+    elif rule.kind == "custom_jvp":
+        new_rule = _BatchedJvpRule(rule, len(vals))
+    else:
+        new_rule = type(rule)(rule.policy, rule.prevent_cse)
+    return tuple(custom.tagged_call(batched, tuple(vals), rule.kind, new_rule, callee.name))
+
+
+for _kind in ("custom_vjp", "custom_jvp", "checkpoint"):
+    batching_control.CUSTOM_BATCHERS[_kind] = _batch_custom_call
