@@ -195,6 +195,20 @@ def _vjp_trsm(inst, primals, out, ct):
 # --- getrf ----------------------------------------------------------------------------
 
 
+def _permutation_matrix(perm, dtype):
+    """P with P[i, j] = (perm[i] == j): (P b)[i] = b[perm[i]]."""
+    n = perm.shape[-1]
+    rows = ops._comp().emit(
+        "broadcast",
+        perm,
+        dimensions=list(range(perm.ndim)),
+        shape=((*perm.shape, n), perm.dtype),
+        op_name="permutation",
+    )
+    cols = ops.iota(perm.dtype, rows.shape, rows.ndim - 1)
+    return ops.convert(ops.compare(rows, cols, "EQ", "eq"), dtype)
+
+
 def _lu_parts(out):
     """(L unit lower, U upper, P as a 0/1 matrix with P A = L U) from
     getrf's results (square matrices)."""
@@ -205,15 +219,7 @@ def _lu_parts(out):
     up = linalg._triu(raw)
     one = ops.asarray(np.array(1, ipiv.dtype))
     perm = linalg.lu_pivots_to_permutation(ops.binary("subtract", ipiv, one), n)
-    cols = ops.iota(perm.dtype, (*perm.shape, n), perm.ndim)
-    rows = ops._comp().emit(
-        "broadcast",
-        perm,
-        dimensions=list(range(perm.ndim)),
-        shape=((*perm.shape, n), perm.dtype),
-        op_name="permutation",
-    )
-    p = ops.convert(ops.compare(rows, cols, "EQ", "eq"), raw.dtype)
+    p = _permutation_matrix(perm, raw.dtype)
     return low, up, p
 
 
@@ -468,17 +474,7 @@ def _slice_last(x, lo, hi, axis=-1):
 def _solve_square(a, b):
     """x with a x = b, by a's LU with partial pivoting."""
     lu_, _, perm = linalg.lu(a)
-    n = a.shape[-1]
-    # (P b)[i] = b[perm[i]]: P[i, j] = (perm[i] == j)
-    rows = ops._comp().emit(
-        "broadcast",
-        perm,
-        dimensions=list(range(perm.ndim)),
-        shape=((*perm.shape, n), perm.dtype),
-        op_name="lu_permutation",
-    )
-    cols = ops.iota(perm.dtype, rows.shape, rows.ndim - 1)
-    p = ops.convert(ops.compare(rows, cols, "EQ", "eq"), a.dtype)
+    p = _permutation_matrix(perm, a.dtype)
     y = linalg.triangular_solve(lu_, _mm(p, b), left_side=True, lower=True, unit_diagonal=True)
     return linalg.triangular_solve(lu_, y, left_side=True, lower=False)
 
@@ -516,17 +512,8 @@ class QrRule:
     def _tangents(self, x, dx, q, r, out):
         m, n = x.shape[-2:]
         if self.pivoting:
-            perm = out[2]
-            # x[..., p] = x P with P[j, k] = (p[k] == j)
-            cols = ops._comp().emit(
-                "broadcast",
-                perm,
-                dimensions=[*range(perm.ndim - 1), perm.ndim],
-                shape=((*perm.shape[:-1], n, n), perm.dtype),
-                op_name="qr_pivots",
-            )
-            rows = ops.iota(perm.dtype, cols.shape, cols.ndim - 2)
-            pick = ops.convert(ops.compare(rows, cols, "EQ", "eq"), x.dtype)
+            # x[..., p] = x P^T, P the permutation matrix of p
+            pick = _t(_permutation_matrix(out[2], x.dtype))
             dx, x = _mm(dx, pick), _mm(x, pick)
         if m < n:
             dq, dr1 = _thin_qr(q, _slice_last(r, 0, m), _slice_last(dx, 0, m))
