@@ -8,6 +8,7 @@ from __future__ import annotations
 import corpus
 import numpy as np
 import pytest
+from ad_util import fd_grad
 
 import uir
 from uir.transforms import as_function, grad_module, jvp_module, vjp_module, vmap_module
@@ -132,6 +133,64 @@ ENTRY %e (x: f64[2,3], y: f64[2,3]) -> f64[2,3] {
   ROOT %mp = f64[2,3] map(%x, %y), dimensions={0,1}, to_apply=%f
 }
 """
+
+
+OWN_REDUCERS = """
+HloModule own_reducers
+
+%r (a: f64[], b: f64[]) -> f64[] {
+  %a = f64[] parameter(0)
+  %b = f64[] parameter(1)
+  %ab = f64[] multiply(%a, %b)
+  %s = f64[] add(%a, %b)
+  ROOT %o = f64[] add(%ab, %s)
+}
+
+%v (a: f64[], b: f64[], c: f64[], d: f64[]) -> (f64[], f64[]) {
+  %a = f64[] parameter(0)
+  %b = f64[] parameter(1)
+  %c = f64[] parameter(2)
+  %d = f64[] parameter(3)
+  %x = f64[] add(%a, %c)
+  %y = f64[] maximum(%b, %d)
+  ROOT %t = (f64[], f64[]) tuple(%x, %y)
+}
+
+ENTRY %e (x: f64[3,5], y: f64[3,5]) -> f64[] {
+  %x = f64[3,5] parameter(0)
+  %y = f64[3,5] parameter(1)
+  %z = f64[] constant(0)
+  %ninf = f64[] constant(-inf)
+  %rx = f64[3] reduce(%x, %z), dimensions={1}, to_apply=%r
+  %vv = (f64[5], f64[5]) reduce(%x, %y, %z, %ninf), dimensions={0}, to_apply=%v
+  %v0 = f64[5] get-tuple-element(%vv), index=0
+  %v1 = f64[5] get-tuple-element(%vv), index=1
+  %m = f64[5] multiply(%v0, %v1)
+  %all = f64[] reduce(%m, %z), dimensions={0}, to_apply=%r
+  %s3 = f64[] reduce(%rx, %z), dimensions={0}, to_apply=%r
+  ROOT %o = f64[] add(%all, %s3)
+}
+"""
+
+
+def test_reduces_with_reducers_of_their_own_differentiate():
+    # (a + 1)(b + 1) - 1 (associative, identity 0) and a variadic (sum, max)
+    m = uir.hlo.parse_module(OWN_REDUCERS)
+    rng = np.random.default_rng(4)
+    x, y = rng.uniform(-0.5, 0.5, (3, 5)), rng.uniform(-0.5, 0.5, (3, 5))
+    g = grad_module(m, wrt=[0, 1])
+    g.verify()
+    gx, gy = (np.asarray(a) for a in uir.evaluate(g, x, y))
+
+    def f(a, b):
+        return float(uir.evaluate(m, a, b))
+
+    np.testing.assert_allclose(gx, fd_grad(lambda v: f(v, y), x), atol=1e-8)
+    np.testing.assert_allclose(gy, fd_grad(lambda v: f(x, v), y), atol=1e-8)
+    tx, ty = rng.standard_normal((3, 5)), rng.standard_normal((3, 5))
+    out, t = uir.evaluate(jvp_module(m), x, y, tx, ty)
+    np.testing.assert_allclose(float(out), f(x, y), rtol=1e-12)
+    np.testing.assert_allclose(float(t), np.sum(gx * tx) + np.sum(gy * ty), rtol=1e-10)
 
 
 def test_a_map_differentiates_and_batches_as_maps():

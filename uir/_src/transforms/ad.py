@@ -495,12 +495,107 @@ def vjp_map(inst, primals, out, ct, residual):
     return cts
 
 
+# --- reduce with a reducer of its own --------------------------------------------------
+# A reduce whose computation is not one add, max, min or multiply (nor an
+# argmax's pair) differentiates as a tree of maps of that computation over
+# halves of the reduced axis: log2(n) maps, each with the map's rules. XLA
+# leaves the order of a reduction unspecified; the tree is one such order.
+
+
+def _general_reduce(inst, primals) -> bool:
+    if len(primals) == 2:
+        return rules.reducer_kind(inst) is None
+    return not rules.is_arg_reduce(inst, primals)
+
+
+def _reduce_by_maps(inst, *vals):
+    comp = inst.attributes["to_apply"]
+    k = len(vals) // 2
+    xs, inits = list(vals[:k]), list(vals[k:])
+    axes = sorted(inst.attributes["dimensions"])
+    kept = [d for d in range(xs[0].ndim) if d not in axes]
+    kept_shape = tuple(xs[0].shape[d] for d in kept)
+    n = int(np.prod([xs[0].shape[d] for d in axes], dtype=np.int64))
+    dts = [x.dtype for x in xs]
+
+    def part(i):
+        def fn(*scalars):
+            (root,) = replay(comp, list(scalars))
+            return root[i] if isinstance(root, tuple) else root
+
+        return ops.scalar_computation(f"reduce_part_{i}", dts * 2, fn, arity=2 * k)
+
+    parts = [part(i) for i in range(k)]
+
+    def combine(a, b):
+        shape = tuple(a[0].shape)
+        return [
+            from_inst(
+                current().builder.op(
+                    "map",
+                    *[to_inst(v) for v in (*a, *b)],
+                    dimensions=list(range(len(shape))),
+                    to_apply=parts[i],
+                    metadata=metadata_like(inst, "reduce_tree/"),
+                )
+            )
+            for i in range(k)
+        ]
+
+    flat = [ops.reshape(ops.transpose(x, kept + axes), (*kept_shape, n)) for x in xs]
+    size = 1
+    while size < n:
+        size *= 2
+    if size != n:
+        flat = [
+            ops.concatenate([x, ops.broadcast_to(v, (*kept_shape, size - n))], axis=len(kept_shape))
+            for x, v in zip(flat, inits, strict=True)
+        ]
+    last = len(kept_shape)
+    while size > 1:
+        size //= 2
+        lo = [x[(slice(None),) * last + (slice(0, size),)] for x in flat]
+        hi = [x[(slice(None),) * last + (slice(size, 2 * size),)] for x in flat]
+        flat = combine(lo, hi)
+    if n == 0:
+        flat = [ops.broadcast_to(v, (*kept_shape, 1)) for v in inits]
+    tree = [ops.reshape(x, kept_shape) for x in flat]
+    # the inits once, as the sequential reduce takes them
+    out = combine([ops.broadcast_to(v, kept_shape) for v in inits], tree)
+    return tuple(out)
+
+
+def _traced_reduce(inst, primals):
+    args = list(primals)
+    in_tree = tree_util.tree_flatten((tuple(args), {}))[1]
+    return replay_module.trace(lambda *v: _reduce_by_maps(inst, *v), args, in_tree, "reduce_tree")
+
+
+def jvp_reduce(inst, primals, tangents):
+    if not _general_reduce(inst, primals):
+        return _jvp_one(inst, primals, tangents)
+    traced = _traced_reduce(inst, primals)
+    out, t = jvp_computation(traced.computation, list(primals), list(tangents), traced.env())
+    if len(primals) == 2:
+        return out[0], None if t is None else t[0]
+    return tuple(out), t
+
+
+def vjp_reduce(inst, primals, out, ct, residual):
+    if not _general_reduce(inst, primals):
+        return vjp_rules.vjp_rule(inst, primals, out, ct)
+    traced = _traced_reduce(inst, primals)
+    _, backward = vjp_computation(traced.computation, list(primals), traced.env())
+    return backward(tuple(ct) if isinstance(ct, tuple) else (ct,))
+
+
 JVP = {
     "while": jvp_while,
     "conditional": jvp_conditional,
     "call": jvp_call,
     "fusion": jvp_call,
     "map": jvp_map,
+    "reduce": jvp_reduce,
 }
 
 
@@ -811,6 +906,7 @@ VJP = {
     "fusion": vjp_call,
     "custom-call": vjp_custom_call,
     "map": vjp_map,
+    "reduce": vjp_reduce,
 }
 
 

@@ -408,19 +408,25 @@ def _kept_dims(ndim, axes):
     return [d for d in range(ndim) if d not in axes]
 
 
+def is_arg_reduce(inst, primals) -> bool:
+    """Whether a variadic reduce is one arg_reduce_mask handles."""
+    if len(primals) != 4 or len(inst.attributes["dimensions"]) != 1:
+        return False
+    src = inst.operands[1]
+    axis = inst.attributes["dimensions"][0]
+    if src.opcode != "iota" or src.attributes.get("iota_dimension") != axis:
+        return False
+    return differentiable(primals[0]) and not differentiable(primals[1])
+
+
 def arg_reduce_mask(inst, primals, out):
     """For a reduce of (x, iota along the one reduced axis) that picks an
     element and its index (argmax, argmin): 1 where x's element was picked,
     0 elsewhere, in x's type. None for any other variadic reduce."""
-    if len(primals) != 4 or len(inst.attributes["dimensions"]) != 1:
+    if not is_arg_reduce(inst, primals):
         return None
     x, idx = primals[0], primals[1]
-    src = inst.operands[1]
     axis = inst.attributes["dimensions"][0]
-    if src.opcode != "iota" or src.attributes.get("iota_dimension") != axis:
-        return None
-    if not differentiable(x) or differentiable(idx):
-        return None
     kept = _kept_dims(x.ndim, [axis])
     picked = broadcast_in_dim(out[1], x.shape, kept)
     return convert(compare(idx, picked, "EQ"), x.dtype)
