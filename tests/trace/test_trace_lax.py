@@ -153,6 +153,9 @@ def test_reduce_with_a_custom_computation_and_variadic_operands():
     )(x, idx)
     np.testing.assert_array_equal(i, x.argmax(1))
     np.testing.assert_array_equal(v, x.max(1))
+    # outside jit too, as JAX's runs eagerly
+    eager = lax.reduce(x, np.float32(0), lambda a, b: a + b * b, (1,))
+    np.testing.assert_allclose(np.asarray(eager), (x * x).sum(1), rtol=1e-5)
 
 
 def test_custom_call_reaches_a_registered_host_target():

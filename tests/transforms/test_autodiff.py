@@ -79,6 +79,13 @@ UNARY = {
         .multiply(x[..., jnp.array([1, 0, 1, 0, 0])] * jnp.array([1.0, 1.0, 0.0, 2.0, 1.0]))
     ),
     "sort": lambda x: jnp.sort(x, axis=-1) * jnp.arange(1, x.shape[-1] + 1),
+    "top_k": lambda x: lax.top_k(x, 2)[0] * jnp.arange(1.0, 3.0),
+    "fft": lambda x: jnp.abs(jnp.fft.fft(x * (1.0 + 0.5j))) ** 2,
+    "rfft_irfft": lambda x: jnp.fft.irfft(jnp.fft.rfft(x) * (0.5 + 1j), n=x.shape[-1]) ** 2,
+    "rfftn": lambda x: jnp.abs(jnp.fft.rfftn(x)) ** 3,
+    "ifft": lambda x: jnp.imag(jnp.fft.ifft(jnp.sin(x) + 1j * x**2)),
+    # a reduce with a reducer of its own: (a + 1)(b + 1) - 1
+    "own_reducer": lambda x: lax.reduce(x, 0.0, lambda a, b: a * b + a + b, (x.ndim - 1,)),
     # a max pool's gradient is a select-and-scatter; differentiated again
     "select_and_scatter": lambda x: uir.grad(
         lambda v: jnp.sum(
@@ -222,8 +229,11 @@ def test_errors_name_the_problem():
     with pytest.raises(TypeError, match=r"int32|int64"):
         uir.grad(lambda x: jnp.sum(x * 2))(np.ones(3, np.int32))
     # an op without a rule: named, with the transformation and the user's line
-    with pytest.raises(uir.TraceError, match=r"vjp: no rule for HLO op 'reduce'.*test_autodiff"):
-        uir.grad(lambda x: lax.reduce(x, 0.0, lambda a, b: a * b + b, (0,)))(np.ones(3))
+    with pytest.raises(
+        uir.TraceError,
+        match=r"vjp of custom call 'lapack_dgeev_ffi': no rule for HLO op 'custom-call'.*test_autodiff",
+    ):
+        uir.grad(lambda x: jnp.sum(jnp.real(jnp.linalg.eigvals(x))))(np.eye(3) * 2.0)
     with pytest.raises(ValueError, match="structure"):
         _, pull = uir.vjp(lambda x: (x, x), np.ones(2))
         pull(np.ones(2))

@@ -77,6 +77,19 @@ EXAMPLES = {
     "grad_through_scan": uir.grad(
         lambda x: jnp.sum(lax.scan(lambda c, r: (jnp.tanh(c + r), c), jnp.zeros(4), x)[0])
     ),
+    "rfft": lambda x: jnp.abs(jnp.fft.rfft(x)),
+    "fft2": lambda x: jnp.fft.fft2(x * (1 + 1j)),
+    "top_k": lambda x: lax.top_k(x, 2),
+    "own_reducer": lambda x: lax.reduce(x, 0.0, lambda a, b: a * b + a + b, (1,)),
+    "qr": lambda x: jnp.linalg.qr(x),
+    "dynamic_slice_batched_starts": lambda x: lax.dynamic_slice(
+        x, (jnp.argmax(x[0]) % 2, jnp.argmax(x[1]) - 1), (1, 3)
+    ),
+    "dynamic_update_slice_batched_starts": lambda x: lax.dynamic_update_slice(
+        jnp.zeros((2, 4)), x[:1, :2] * 10, (1, jnp.argmax(x[1]) * 2 - 3)
+    ),
+    "lapack_solve": lambda x: jnp.linalg.solve(x @ x.T + 2 * jnp.eye(2), x),
+    "grad_of_qr": uir.grad(lambda x: jnp.sum(jnp.linalg.qr(x)[0] ** 3)),
 }
 
 # Examples whose batching must not fall back to a per-example loop.
@@ -96,6 +109,15 @@ KEPT_BATCHED = {
     "switch",
     "cond_unbatched_predicate",
     "grad_through_scan",
+    "rfft",
+    "fft2",
+    "top_k",
+    "own_reducer",
+    "qr",
+    "grad_of_qr",
+    "dynamic_slice_batched_starts",
+    "dynamic_update_slice_batched_starts",
+    "lapack_solve",
 }
 
 
@@ -148,10 +170,16 @@ def test_ops_without_a_rule_run_per_example():
     xs = np.random.default_rng(0).standard_normal((3, 2, 4)).astype(np.float32)
 
     def f(x):
-        return jnp.linalg.cholesky(x @ x.T + jnp.eye(2))
+        # a pad whose padding value differs per example has no rule
+        return lax.pad(x, x[0, 0], [(1, 0, 0), (0, 1, 1)])
 
     got = uir.vmap(f)(xs)
-    assert "custom-call" in loop_ops[before:]  # LAPACK's potrf, once per example
+    assert loop_ops[before:] == ["pad"]
+    np.testing.assert_allclose(np.asarray(got), np.stack([np.asarray(f(x)) for x in xs]))
+    # LAPACK's calls take the batch as one more leading dimension
+    before = len(loop_ops)
+    got = uir.vmap(lambda x: jnp.linalg.cholesky(x @ x.T + jnp.eye(2)))(xs)
+    assert loop_ops[before:] == []
     np.testing.assert_allclose(
         np.asarray(got), np.stack([np.linalg.cholesky(x @ x.T + np.eye(2)) for x in xs]), rtol=1e-5
     )

@@ -68,6 +68,7 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
     return out
 
 
+@eager
 def reduce(operands, init_values, computation, dimensions):
     """XLA's reduce: computation(acc, x) folds operands over `dimensions`."""
     single = not isinstance(operands, (tuple, list))

@@ -7,6 +7,8 @@ listed by `loop_ops` so a user can see where a rule would pay)."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from uir._src.core import dtypes, ops
@@ -57,6 +59,9 @@ def _array_shape(inst):
     return tuple(s.dims), dtypes.numpy_dtype(s.element_type)
 
 
+_LAPACK = re.compile(r"lapack_[sdcz]\w+_ffi")
+
+
 def batch_rule(inst, vals, batched, size: int):
     """(value, batched) of `inst` on operand values that carry the batch
     first where `batched` says so."""
@@ -75,6 +80,40 @@ def batch_rule(inst, vals, batched, size: int):
         example = tuple(inst.operands[0].shape.dims) if op == "copy-start" else None
         full = [_full(vals[0], batched[0], size, example)] if op == "copy-start" else vals
         return emit_like(inst, full, prefix="vmap/", shape=shape), True
+    fa = inst.attributes.get("frontend_attributes") or {}
+    if (
+        op == "custom-call"
+        and "num_batch_dims" in fa
+        and _LAPACK.fullmatch(inst.attributes.get("custom_call_target", ""))
+    ):
+        # JAX's LAPACK calls take leading batch dimensions on every operand
+        # and result: one more, the vmapped one
+        full = [
+            _full(v, b, size, tuple(o.shape.dims))
+            for v, b, o in zip(vals, batched, inst.operands, strict=True)
+        ]
+        fa = {**fa, "num_batch_dims": str(int(fa["num_batch_dims"]) + 1)}
+        shapes = inst.shape.tuple_shapes if inst.shape.is_tuple else [inst.shape]
+        new = [_shape((size, *s.dims), dtypes.numpy_dtype(s.element_type)) for s in shapes]
+        shape = new if inst.shape.is_tuple else new[0]
+        out = emit_like(inst, full, prefix="vmap/", shape=shape, frontend_attributes=fa)
+        return out, (tuple(True for _ in new) if inst.shape.is_tuple else True)
+    if op in ("fft", "topk"):
+        # both act on trailing dimensions: the batch leads
+        full = [_full(vals[0], batched[0], size, tuple(inst.operands[0].shape.dims))]
+        shape = inst.shape
+        if op == "topk":
+            shape = [
+                _shape((size, *s.dims), dtypes.numpy_dtype(s.element_type))
+                for s in shape.tuple_shapes
+            ]
+            return emit_like(inst, full, prefix="vmap/", shape=shape), (True, True)
+        return emit_like(
+            inst,
+            full,
+            prefix="vmap/",
+            shape=_shape((size, *shape.dims), dtypes.numpy_dtype(shape.element_type)),
+        ), True
     if inst.shape.is_tuple and op not in ("reduce", "sort"):
         return _loop(inst, vals, batched, size)
     if inst.is_elementwise or op in ("select", "clamp"):
@@ -145,6 +184,10 @@ def batch_rule(inst, vals, batched, size: int):
         u = _full(vals[1], batched[1], size, vals[1].shape[1:] if batched[1] else vals[1].shape)
         zero = ops.asarray(np.zeros((), vals[2].dtype))
         return emit_like(inst, [x, u, zero, *vals[2:]], prefix="vmap/", shape=out_shape), True
+    if op == "dynamic-slice":
+        return _dynamic_slice(inst, vals, batched, size), True
+    if op == "dynamic-update-slice":
+        return _dynamic_update_slice(inst, vals, batched, size), True
     if op == "sort":
         return _sort(inst, vals, batched, size)
     if op == "gather":
@@ -158,6 +201,73 @@ def batch_rule(inst, vals, batched, size: int):
     if op == "iota" or op == "constant":
         return emit_like(inst, vals), False
     return _loop(inst, vals, batched, size)
+
+
+def _batched_starts(starts, batched, size, limits):
+    """Per-example start indices [size, k] (s32), clamped to [0, limit] as
+    a dynamic slice clamps them."""
+    cols = []
+    for v, b, hi in zip(starts, batched, limits, strict=True):
+        v = ops.convert(v, np.dtype(np.int32))
+        v = ops.binary("maximum", v, ops.asarray(np.int32(0)))
+        v = ops.binary("minimum", v, ops.asarray(np.int32(hi)))
+        cols.append(ops.reshape(_full(v, b, size, ()), (size, 1)))
+    return ops.concatenate(cols, axis=1)
+
+
+def _dynamic_slice(inst, vals, batched, size):
+    """A dynamic slice whose starts differ per example: a gather with the
+    batch as a batching dimension (as JAX batches it)."""
+    example = tuple(inst.operands[0].shape.dims)
+    x = _full(vals[0], batched[0], size, example)
+    sizes = list(inst.attributes["dynamic_slice_sizes"])
+    k = len(example)
+    limits = [d - w for d, w in zip(example, sizes, strict=True)]
+    idx = _batched_starts(vals[1:], batched[1:], size, limits)
+    dims = list(range(1, k + 1))
+    return ops._comp().emit(
+        "gather",
+        x,
+        idx,
+        offset_dims=dims,
+        collapsed_slice_dims=[],
+        start_index_map=dims,
+        operand_batching_dims=[0],
+        start_indices_batching_dims=[0],
+        index_vector_dim=1,
+        slice_sizes=[1, *sizes],
+        shape=((size, *sizes), x.dtype),
+        op_name="vmap/dynamic_slice",
+    )
+
+
+def _dynamic_update_slice(inst, vals, batched, size):
+    """A dynamic update slice whose starts differ per example: a scatter
+    that sets, with the batch as a batching dimension."""
+    example = tuple(inst.operands[0].shape.dims)
+    u_example = tuple(inst.operands[1].shape.dims)
+    x = _full(vals[0], batched[0], size, example)
+    u = _full(vals[1], batched[1], size, u_example)
+    k = len(example)
+    limits = [d - w for d, w in zip(example, u_example, strict=True)]
+    idx = _batched_starts(vals[2:], batched[2:], size, limits)
+    dims = list(range(1, k + 1))
+    setter = ops.scalar_computation("vmap_set", x.dtype, lambda a, b: b)
+    return ops._comp().emit(
+        "scatter",
+        x,
+        idx,
+        u,
+        update_window_dims=dims,
+        inserted_window_dims=[],
+        scatter_dims_to_operand_dims=dims,
+        input_batching_dims=[0],
+        scatter_indices_batching_dims=[0],
+        index_vector_dim=1,
+        to_apply=setter,
+        shape=(x.shape, x.dtype),
+        op_name="vmap/dynamic_update_slice",
+    )
 
 
 def _any(b) -> bool:

@@ -22,6 +22,7 @@ import numpy as np
 
 from uir._src.core import dtypes, ops
 from uir._src.lax.convolution import convolution_with_labels
+from uir._src.lax.elementwise import _conjugate
 from uir._src.lax.windowed import _window_text
 from uir._src.transforms import lapack_rules
 from uir._src.transforms.replay import emit_like, op_name_of, replay
@@ -497,6 +498,105 @@ def _vjp_reduce_window(inst, primals, out, ct):
     return unsupported(inst, "vjp")
 
 
+# --- top-k and fft -------------------------------------------------------------------
+
+
+def _topk_dims(x):
+    """Gather/scatter dimension numbers picking x[..., idx[..., j]] (the
+    leading dims as batching dims)."""
+    nb = x.ndim - 1
+    return {
+        "batch": list(range(nb)),
+        "axis": [nb],
+    }
+
+
+def _jvp_topk(inst, primals, tangents, out):
+    t = tangents[0]
+    if t is None:
+        return None
+    x, idx = primals[0], out[1]
+    d = _topk_dims(x)
+    taken = _emit(
+        "gather",
+        instantiate(t, x),
+        idx,
+        offset_dims=[],
+        collapsed_slice_dims=d["axis"],
+        start_index_map=d["axis"],
+        operand_batching_dims=d["batch"],
+        start_indices_batching_dims=d["batch"],
+        index_vector_dim=idx.ndim,
+        slice_sizes=[1] * x.ndim,
+        shape=(idx.shape, x.dtype),
+        op_name="jvp/top_k",
+    )
+    return (taken, None)
+
+
+def _vjp_topk(inst, primals, out, ct):
+    x, idx = primals[0], out[1]
+    d = _topk_dims(x)
+    ct_x = _emit(
+        "scatter",
+        zeros_like(x),
+        idx,
+        ct[0],
+        update_window_dims=[],
+        inserted_window_dims=d["axis"],
+        scatter_dims_to_operand_dims=d["axis"],
+        input_batching_dims=d["batch"],
+        scatter_indices_batching_dims=d["batch"],
+        index_vector_dim=idx.ndim,
+        to_apply=_add_computation(x.dtype),
+        shape=(x.shape, x.dtype),
+        op_name="vjp/top_k",
+    )
+    return [ct_x]
+
+
+def _fft(x, kind, lengths, shape, dtype):
+    return _emit(
+        "fft", x, fft_type=kind, fft_length=list(lengths), shape=(shape, dtype), op_name="vjp/fft"
+    )
+
+
+def _vjp_fft(inst, primals, out, ct):
+    """FFT and IFFT are symmetric matrices: their own transposes. RFFT's
+    transpose pads the half spectrum to full length, transforms it and
+    keeps the real part; IRFFT's is conj(RFFT(ct)) * c / N, c counting each
+    bin of the half spectrum once (its ends) or twice (its mirrored
+    middle)."""
+    (x,) = primals
+    kind = str(inst.attributes["fft_type"]).upper()
+    lengths = [int(n) for n in inst.attributes["fft_length"]]
+    if kind in ("FFT", "IFFT"):
+        return [_fft(ct, kind, lengths, ct.shape, ct.dtype)]
+    if kind == "RFFT":
+        n = lengths[-1]
+        zero = ops.asarray(np.zeros((), ct.dtype))
+        pad = [(0, 0, 0)] * (ct.ndim - 1) + [(0, n - ct.shape[-1], 0)]
+        full = _emit(
+            "pad",
+            ct,
+            zero,
+            padding=pad,
+            shape=((*ct.shape[:-1], n), ct.dtype),
+            op_name="vjp/fft",
+        )
+        spectrum = _fft(full, "FFT", lengths, full.shape, full.dtype)
+        return [ops.unary("real", spectrum)]
+    # IRFFT
+    n = lengths[-1]
+    half = _fft(ct, "RFFT", lengths, x.shape, x.dtype)
+    c = np.full(x.shape[-1], 2.0)
+    c[0] = 1.0
+    if n % 2 == 0:
+        c[-1] = 1.0
+    scale = ops.asarray((c / float(np.prod(lengths))).astype(x.dtype))
+    return [mul(_conjugate(half), scale)]
+
+
 # --- select-and-scatter ---------------------------------------------------------------
 # With an add scatter, the result is init plus each source element added
 # where its window's selection lands: linear in source and init, constant
@@ -734,6 +834,8 @@ def _vjp_custom_call(inst, primals, out, ct):
 
 JVP = {
     "scatter": _jvp_scatter,
+    "topk": _jvp_topk,
+    "fft": lambda inst, p, t, out: emit_like(inst, [instantiate(t[0], p[0])], prefix="jvp/"),
     "select-and-scatter": _jvp_select_and_scatter,
     "sort": _jvp_sort,
     "reduce-window": _jvp_reduce_window,
@@ -746,6 +848,8 @@ VJP = {
     "sort": _vjp_sort,
     "reduce-window": _vjp_reduce_window,
     "select-and-scatter": _vjp_select_and_scatter,
+    "topk": _vjp_topk,
+    "fft": _vjp_fft,
     "convolution": lambda inst, p, out, ct: _vjp_convolution(inst, p, ct),
     "custom-call": _vjp_custom_call,
 }
