@@ -331,3 +331,12 @@ def test_complex_cholesky_lu_and_triangular_solve_in_both_modes(name):
     rng = np.random.default_rng(10)
     a, t = _sample(rng, (3, 3), np.complex128), _sample(rng, (3, 3), np.complex128)
     _check_both_modes(COMPLEX_LINALG[name], a, t)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (4, 4), (2, 5, 3)])
+def test_lu_of_any_shape_in_both_modes(shape, dtype):
+    rng = np.random.default_rng(14)
+    x, t = _sample(rng, shape, dtype), _sample(rng, shape, dtype)
+    w = rng.standard_normal(shape)
+    _check_both_modes(lambda a: jnp.sum(jnp.abs(linalg.lu(a)[0]) ** 3 * w), x, t)

@@ -7,12 +7,15 @@ own linear algebra so that they differentiate again.
   potrf leaves the input's upper triangle in its result, which
   cholesky's tril discards: the rules treat the result as L.
 - trsm (triangular_solve): x = op(a)^-1 b (or b op(a)^-1) gives
-  x' = op(a)^-1 (b' - op(a') x), and b_bar = op(a)^-H x_bar,
-  a_bar = -op*(b_bar x^H) restricted to a's triangle (no diagonal when
-  the diagonal is a unit one).
-- getrf (lu, square matrices): with P A = L U and M = L^-1 P A' U^-1,
-  LU' = L tril(M, -1) + triu(M) U; its transpose
-  A_bar = P^T L^-H (tril(L^H C, -1) + triu(C U^H)) U^-H.
+  x' = op(a)^-1 (b' - op(a') x), and b_bar = op(a)^-T x_bar,
+  a_bar = -op*(b_bar x^T) restricted to a's triangle (no diagonal when
+  the diagonal is a unit one): plain transposes, complex conjugation
+  staying where the map has it.
+- getrf (lu): with P A = L U and M = L^-1 P A' U^-1, LU' = L tril(M, -1)
+  + triu(M) U (L and U completed to square by the identity for an m x n
+  A); for a real square A its transpose is
+  A_bar = P^T L^-T (tril(L^T C, -1) + triu(C U^T)) U^-T, and otherwise
+  reverse mode transposes the forward rule.
 
 - syevd (eigh, real symmetric): with V^T A' V = K and F[i, j] =
   1 / (w[j] - w[i]), w' = diag(K) and V' = V (F * K); its transpose
@@ -210,33 +213,36 @@ def _permutation_matrix(perm, dtype):
 
 
 def _lu_parts(out):
-    """(L unit lower, U upper, P as a 0/1 matrix with P A = L U) from
-    getrf's results (square matrices)."""
+    """(L, U, P) with P A = L U from getrf's results for an m x n A: L the
+    m x m unit lower factor (its columns past min(m, n) those of the
+    identity), U the n x n upper one (its rows past min(m, n) those of the
+    identity), P the m x m permutation as a 0/1 matrix."""
     raw, ipiv = out[0], out[1]
-    n = raw.shape[-1]
-    eye = ops.asarray(np.eye(n).astype(raw.dtype))
-    low = ops.binary("add", linalg._tril(raw, -1), eye)
-    up = linalg._triu(raw)
+    *batch, m, n = raw.shape
+    k = min(m, n)
+    dtype = raw.dtype
+
+    def zeros(rows, cols):
+        return ops.broadcast_to(ops.asarray(np.zeros((), dtype)), (*batch, rows, cols))
+
+    low = linalg._tril(raw[..., :, :k], -1)
+    if m > k:
+        low = ops.concatenate([low, zeros(m, m - k)], axis=-1)
+    low = ops.binary("add", low, ops.asarray(np.eye(m).astype(dtype)))
+    up = linalg._triu(raw[..., :k, :])
+    if n > k:
+        up = ops.concatenate([up, zeros(n - k, n)], axis=-2)
+        rest = np.diag((np.arange(n) >= k).astype(dtype))
+        up = ops.binary("add", up, ops.asarray(rest))
     one = ops.asarray(np.array(1, ipiv.dtype))
-    perm = linalg.lu_pivots_to_permutation(ops.binary("subtract", ipiv, one), n)
-    p = _permutation_matrix(perm, raw.dtype)
-    return low, up, p
-
-
-def _square(inst, primals, mode):
-    x = primals[0]
-    if x.shape[-1] != x.shape[-2]:
-        from uir._src.transforms.rules import unsupported
-
-        return unsupported(inst, f"{mode} of LU of a non-square matrix")
-    return None
+    perm = linalg.lu_pivots_to_permutation(ops.binary("subtract", ipiv, one), m)
+    return low, up, _permutation_matrix(perm, dtype)
 
 
 def _jvp_getrf(inst, primals, tangents, out):
     (t,) = tangents
     if t is None:
         return None
-    _square(inst, primals, "jvp")
     low, up, p = _lu_parts(out)
     m = linalg.triangular_solve(low, _mm(p, t), left_side=True, lower=True, unit_diagonal=True)
     m = linalg.triangular_solve(up, m, left_side=False, lower=False)
@@ -245,8 +251,8 @@ def _jvp_getrf(inst, primals, tangents, out):
 
 
 def _vjp_getrf(inst, primals, out, ct):
-    _square(inst, primals, "vjp")
-    if dtypes.is_complex(primals[0].dtype):
+    x = primals[0]
+    if dtypes.is_complex(x.dtype) or x.shape[-1] != x.shape[-2]:
         return None  # the forward rule, transposed
     low, up, p = _lu_parts(out)
     c = ct[0]
