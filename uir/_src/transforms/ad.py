@@ -82,10 +82,21 @@ class Backward:
     """The reverse pass of one forward replay: call it with the outputs'
     cotangents (a tuple like the root's value) for the parameters'."""
 
-    def __init__(self, computation, env, residuals):
+    def __init__(self, computation, env, residuals, given=()):
         self.computation = computation
         self.env = env
         self.residuals = residuals
+        # Only what depends on the parameters takes a cotangent: values
+        # given from outside (captures) and what is computed from them
+        # alone are constants here.
+        given = set(given)
+        self.active: set = set()
+        for inst in computation.instructions:
+            if inst.opcode == "parameter":
+                if inst not in given:
+                    self.active.add(inst)
+            elif any(o in self.active for o in inst.operands):
+                self.active.add(inst)
 
     def __call__(self, ct_out):
         """The parameters' cotangents; the ops it emits are named under
@@ -119,7 +130,7 @@ class Backward:
                 for o, c in zip(operands, ct, strict=True):
                     _accumulate(cts, o, c)
                 continue
-            if _all_none(ct):
+            if _all_none(ct) or inst not in self.active:
                 continue
             vals = [env[o] for o in operands]
             ct = rules.instantiate(ct, env[inst])
@@ -128,7 +139,7 @@ class Backward:
             else:
                 op_cts = vjp_rules.vjp_rule(inst, vals, env[inst], ct)
             for o, c in zip(operands, op_cts, strict=True):
-                if c is not None:
+                if c is not None and o in self.active:
                     _accumulate(cts, o, c)
         return [cts.get(p) for p in comp.parameters]
 
@@ -156,6 +167,7 @@ def vjp_computation(computation, primals, env=None):
     Control flow keeps what its backward needs (stacked loop carries, a
     call's own Backward) as residuals."""
     env = dict(env or {})
+    given = set(env)
     residuals: dict = {}
 
     def forward(inst, vals):
@@ -165,7 +177,7 @@ def vjp_computation(computation, primals, env=None):
         return rule(inst, vals, residuals)
 
     (out,) = replay(computation, list(primals), rule=forward, env=env)
-    return out, Backward(computation, env, residuals)
+    return out, Backward(computation, env, residuals, given)
 
 
 # --- Values as trees --------------------------------------------------------------

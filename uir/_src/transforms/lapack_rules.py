@@ -42,8 +42,11 @@ own linear algebra so that they differentiate again.
   the derivative of the columns the Householder reflectors fix (Roberts
   and Roberts, arXiv:2409.13374, eqs. 32-33).
 
-Other LAPACK routines (geqrf on its own, geev, gees, ...) have no rule:
-differentiating through them raises, naming the routine."""
+- geev (eig): eigenvalues only, w' = diag(V^-1 A' V); a call that also
+  computes eigenvectors raises, as JAX does without enable_eigvec_derivs.
+
+Other LAPACK routines (geqrf or orgqr on their own, gees, ...) have no
+rule: differentiating through them raises, naming the routine."""
 
 from __future__ import annotations
 
@@ -437,7 +440,38 @@ def _diag_mask(x):
     return ops.binary("multiply", x, ops.asarray(np.eye(n).astype(x.dtype)))
 
 
+# --- geev -----------------------------------------------------------------------------
+
+
+def _jvp_geev(inst, primals, tangents, out):
+    """Eigenvalues of a general matrix: w' = diag(V^-1 A' V), V the right
+    eigenvectors (computed for it). Eigenvectors of a non-symmetric matrix
+    have no derivative here, as in JAX without enable_eigvec_derivs."""
+    t = tangents[0]
+    if t is None:
+        return None
+    cfg = _config(inst)
+    if "V" in (cfg.get("compute_left", "N"), cfg.get("compute_right", "N")):
+        from uir._src.transforms.rules import unsupported
+
+        unsupported(
+            inst,
+            "jvp of the eigenvectors of a non-symmetric matrix (only eigenvalues, "
+            "jnp.linalg.eigvals, differentiate)",
+        )
+    a = primals[0]
+    _, vr = linalg.eig(a, compute_left_eigenvectors=False, compute_right_eigenvectors=True)
+    ta = _as(t, vr.dtype)
+    dw = ops.reduce(
+        ops.binary("multiply", _solve_square(vr, ta), _t(vr)), "add", [vr.ndim - 1], "eig"
+    )
+    if dtypes.is_complex(a.dtype):
+        return (dw, None, None, None)
+    return (ops.unary("real", dw), ops.unary("imag", dw), None, None, None)
+
+
 JVP = {
+    "geev": _jvp_geev,
     "potrf": _jvp_potrf,
     "trsm": _jvp_trsm,
     "getrf": _jvp_getrf,
