@@ -316,11 +316,15 @@ def _diag_embed(w):
     return ops.binary("multiply", full, eye)
 
 
-def _diagonal(x):
-    """The diagonal of each matrix of x (square in the last two dims)."""
+def _diag_mask(x):
+    """x with its off-diagonal entries zeroed (square in the last two dims)."""
     n = x.shape[-1]
-    eye = ops.asarray(np.eye(n).astype(x.dtype))
-    return ops.reduce(ops.binary("multiply", x, eye), "add", [x.ndim - 1], "diag")
+    return ops.binary("multiply", x, ops.asarray(np.eye(n).astype(x.dtype)))
+
+
+def _diagonal(x):
+    """The diagonal of each matrix of x."""
+    return ops.reduce(_diag_mask(x), "add", [x.ndim - 1], "diag")
 
 
 def _real(x):
@@ -433,11 +437,6 @@ def _jvp_svd(inst, primals, tangents, out):
             "add", dv, _scale_columns(ops.binary("subtract", tu, _mm(v, _mm(vh, tu))), inv)
         )
     return (None, ds, du, _h(dv), None)
-
-
-def _diag_mask(x):
-    n = x.shape[-1]
-    return ops.binary("multiply", x, ops.asarray(np.eye(n).astype(x.dtype)))
 
 
 # --- geev -----------------------------------------------------------------------------
