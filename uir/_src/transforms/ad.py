@@ -879,6 +879,18 @@ def transpose_jvp(tangents, vals, n_args, ct):
     return cts
 
 
+def _transposed(forward):
+    """The reverse rule of an op whose forward rule (inst, primals,
+    tangents, out) is linear in the tangents: that map's transpose."""
+
+    def vjp(inst, primals, out, ct, residual):
+        return transpose_jvp(
+            lambda ts: forward(inst, primals, ts, out), list(primals), len(primals), ct
+        )
+
+    return vjp
+
+
 def vjp_custom_call(inst, primals, out, ct, residual):
     """A LAPACK routine whose rule is written in forward mode alone
     (lapack_rules.JVP without a VJP) reverses by transposing it."""
@@ -888,10 +900,7 @@ def vjp_custom_call(inst, primals, out, ct, residual):
         got = direct(inst, primals, out, ct) if direct is not None else None
         if got is not None:
             return got
-        jvp = lapack_rules.JVP[name]
-        return transpose_jvp(
-            lambda ts: jvp(inst, primals, ts, out), list(primals), len(primals), ct
-        )
+        return _transposed(lapack_rules.JVP[name])(inst, primals, out, ct, residual)
     return structured.VJP["custom-call"](inst, primals, out, ct)
 
 
@@ -919,6 +928,7 @@ VJP = {
     "custom-call": vjp_custom_call,
     "map": vjp_map,
     "reduce": vjp_reduce,
+    "topk": _transposed(structured.JVP["topk"]),
 }
 
 

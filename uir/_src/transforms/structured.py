@@ -501,58 +501,30 @@ def _vjp_reduce_window(inst, primals, out, ct):
 # --- top-k and fft -------------------------------------------------------------------
 
 
-def _topk_dims(x):
-    """Gather/scatter dimension numbers picking x[..., idx[..., j]] (the
-    leading dims as batching dims)."""
-    nb = x.ndim - 1
-    return {
-        "batch": list(range(nb)),
-        "axis": [nb],
-    }
-
-
 def _jvp_topk(inst, primals, tangents, out):
+    """The tangent at the picked elements: a gather of t at the indices
+    along the last axis, the leading axes batching dimensions. Reverse mode
+    transposes it (ad.VJP), which makes it the gather's scatter-add."""
     t = tangents[0]
     if t is None:
         return None
     x, idx = primals[0], out[1]
-    d = _topk_dims(x)
+    nb = x.ndim - 1
     taken = _emit(
         "gather",
         instantiate(t, x),
         idx,
         offset_dims=[],
-        collapsed_slice_dims=d["axis"],
-        start_index_map=d["axis"],
-        operand_batching_dims=d["batch"],
-        start_indices_batching_dims=d["batch"],
+        collapsed_slice_dims=[nb],
+        start_index_map=[nb],
+        operand_batching_dims=list(range(nb)),
+        start_indices_batching_dims=list(range(nb)),
         index_vector_dim=idx.ndim,
         slice_sizes=[1] * x.ndim,
         shape=(idx.shape, x.dtype),
         op_name="jvp/top_k",
     )
     return (taken, None)
-
-
-def _vjp_topk(inst, primals, out, ct):
-    x, idx = primals[0], out[1]
-    d = _topk_dims(x)
-    ct_x = _emit(
-        "scatter",
-        zeros_like(x),
-        idx,
-        ct[0],
-        update_window_dims=[],
-        inserted_window_dims=d["axis"],
-        scatter_dims_to_operand_dims=d["axis"],
-        input_batching_dims=d["batch"],
-        scatter_indices_batching_dims=d["batch"],
-        index_vector_dim=idx.ndim,
-        to_apply=_add_computation(x.dtype),
-        shape=(x.shape, x.dtype),
-        op_name="vjp/top_k",
-    )
-    return [ct_x]
 
 
 def _fft(x, kind, lengths, shape, dtype):
@@ -848,7 +820,6 @@ VJP = {
     "sort": _vjp_sort,
     "reduce-window": _vjp_reduce_window,
     "select-and-scatter": _vjp_select_and_scatter,
-    "topk": _vjp_topk,
     "fft": _vjp_fft,
     "convolution": lambda inst, p, out, ct: _vjp_convolution(inst, p, ct),
     "custom-call": _vjp_custom_call,
