@@ -278,42 +278,35 @@ def _vjp_getrf(inst, primals, out, ct):
 # --- syevd ----------------------------------------------------------------------------
 
 
+def _spread(w, shape, along_rows: bool):
+    """w [..., k] broadcast onto `shape` [..., m, k] (element [.., i, j]
+    = w[j], along_rows) or [..., k, m] (= w[i])."""
+    dims = [*range(w.ndim - 1), len(shape) - 1] if along_rows else list(range(w.ndim))
+    return ops._comp().emit(
+        "broadcast", w, dimensions=dims, shape=(tuple(shape), w.dtype), op_name="spread"
+    )
+
+
+def _safe_inverse(s):
+    """1 / s, 0 where s is 0."""
+    zero = ops.asarray(np.zeros((), s.dtype))
+    one = ops.asarray(np.ones((), s.dtype))
+    is_zero = ops.compare(s, zero, "EQ", "eq")
+    return ops.select(is_zero, zero, ops.binary("divide", one, ops.select(is_zero, one, s)))
+
+
 def _gaps(w):
     """F with F[i, j] = 1 / (w[j] - w[i]) off the diagonal, 0 on it (and
     where two eigenvalues coincide)."""
-    n = w.shape[-1]
-    wj = ops._comp().emit(
-        "broadcast",
-        w,
-        dimensions=[*range(w.ndim - 1), w.ndim],
-        shape=((*w.shape, n), w.dtype),
-        op_name="eigh_gaps",
+    square = (*w.shape, w.shape[-1])
+    return _safe_inverse(
+        ops.binary("subtract", _spread(w, square, True), _spread(w, square, False))
     )
-    wi = ops._comp().emit(
-        "broadcast",
-        w,
-        dimensions=list(range(w.ndim)),
-        shape=((*w.shape, n), w.dtype),
-        op_name="eigh_gaps",
-    )
-    diff = ops.binary("subtract", wj, wi)
-    zero = ops.asarray(np.zeros((), w.dtype))
-    same = ops.compare(diff, zero, "EQ", "eq")
-    safe = ops.select(same, ops.asarray(np.ones((), w.dtype)), diff)
-    return ops.select(same, zero, ops.binary("divide", ops.asarray(np.ones((), w.dtype)), safe))
 
 
 def _diag_embed(w):
-    n = w.shape[-1]
-    eye = ops.asarray(np.eye(n).astype(w.dtype))
-    full = ops._comp().emit(
-        "broadcast",
-        w,
-        dimensions=[*range(w.ndim - 1), w.ndim],
-        shape=((*w.shape, n), w.dtype),
-        op_name="diag",
-    )
-    return ops.binary("multiply", full, eye)
+    """diag(w) for each w [..., n]."""
+    return _diag_mask(_spread(w, (*w.shape, w.shape[-1]), True))
 
 
 def _diag_mask(x):
@@ -361,35 +354,13 @@ def _vjp_syevd(inst, primals, out, ct):
 
 
 def _scale_columns(x, s):
-    """x diag(s): s broadcast along the rows."""
-    b = ops._comp().emit(
-        "broadcast",
-        _as(s, x.dtype),
-        dimensions=[*range(s.ndim - 1), s.ndim],
-        shape=(x.shape, x.dtype),
-        op_name="svd_scale",
-    )
-    return ops.binary("multiply", x, b)
+    """x diag(s)."""
+    return ops.binary("multiply", x, _spread(_as(s, x.dtype), x.shape, True))
 
 
 def _scale_rows(x, s):
     """diag(s) x."""
-    b = ops._comp().emit(
-        "broadcast",
-        _as(s, x.dtype),
-        dimensions=list(range(s.ndim)),
-        shape=(x.shape, x.dtype),
-        op_name="svd_scale",
-    )
-    return ops.binary("multiply", x, b)
-
-
-def _safe_inverse(s):
-    """1 / s, 0 where s is 0."""
-    zero = ops.asarray(np.zeros((), s.dtype))
-    one = ops.asarray(np.ones((), s.dtype))
-    is_zero = ops.compare(s, zero, "EQ", "eq")
-    return ops.select(is_zero, zero, ops.binary("divide", one, ops.select(is_zero, one, s)))
+    return ops.binary("multiply", x, _spread(_as(s, x.dtype), x.shape, False))
 
 
 def _jvp_svd(inst, primals, tangents, out):
