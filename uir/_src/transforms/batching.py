@@ -62,6 +62,35 @@ def _array_shape(inst):
 _LAPACK = re.compile(r"lapack_[sdcz]\w+_ffi")
 
 
+def _is_lapack(inst) -> bool:
+    fa = inst.attributes.get("frontend_attributes") or {}
+    return (
+        inst.opcode == "custom-call"
+        and "num_batch_dims" in fa
+        and _LAPACK.fullmatch(inst.attributes.get("custom_call_target", "")) is not None
+    )
+
+
+def _leading_batch(inst, vals, batched, size):
+    """An op acting on its operands' trailing dimensions (fft, top_k, JAX's
+    LAPACK calls): every operand and result takes the batch as one more
+    leading dimension (a LAPACK call counting it in num_batch_dims)."""
+    full = [
+        _full(v, b, size, tuple(o.shape.dims))
+        for v, b, o in zip(vals, batched, inst.operands, strict=True)
+    ]
+    shapes = inst.shape.tuple_shapes if inst.shape.is_tuple else [inst.shape]
+    new = [_shape((size, *s.dims), dtypes.numpy_dtype(s.element_type)) for s in shapes]
+    extra = {}
+    if inst.opcode == "custom-call":
+        fa = inst.attributes["frontend_attributes"]
+        extra["frontend_attributes"] = {**fa, "num_batch_dims": str(int(fa["num_batch_dims"]) + 1)}
+    if not inst.shape.is_tuple:
+        return emit_like(inst, full, prefix="vmap/", shape=new[0], **extra), True
+    out = emit_like(inst, full, prefix="vmap/", shape=new, **extra)
+    return out, tuple(True for _ in new)
+
+
 def batch_rule(inst, vals, batched, size: int):
     """(value, batched) of `inst` on operand values that carry the batch
     first where `batched` says so."""
@@ -80,40 +109,8 @@ def batch_rule(inst, vals, batched, size: int):
         example = tuple(inst.operands[0].shape.dims) if op == "copy-start" else None
         full = [_full(vals[0], batched[0], size, example)] if op == "copy-start" else vals
         return emit_like(inst, full, prefix="vmap/", shape=shape), True
-    fa = inst.attributes.get("frontend_attributes") or {}
-    if (
-        op == "custom-call"
-        and "num_batch_dims" in fa
-        and _LAPACK.fullmatch(inst.attributes.get("custom_call_target", ""))
-    ):
-        # JAX's LAPACK calls take leading batch dimensions on every operand
-        # and result: one more, the vmapped one
-        full = [
-            _full(v, b, size, tuple(o.shape.dims))
-            for v, b, o in zip(vals, batched, inst.operands, strict=True)
-        ]
-        fa = {**fa, "num_batch_dims": str(int(fa["num_batch_dims"]) + 1)}
-        shapes = inst.shape.tuple_shapes if inst.shape.is_tuple else [inst.shape]
-        new = [_shape((size, *s.dims), dtypes.numpy_dtype(s.element_type)) for s in shapes]
-        shape = new if inst.shape.is_tuple else new[0]
-        out = emit_like(inst, full, prefix="vmap/", shape=shape, frontend_attributes=fa)
-        return out, (tuple(True for _ in new) if inst.shape.is_tuple else True)
-    if op in ("fft", "topk"):
-        # both act on trailing dimensions: the batch leads
-        full = [_full(vals[0], batched[0], size, tuple(inst.operands[0].shape.dims))]
-        shape = inst.shape
-        if op == "topk":
-            shape = [
-                _shape((size, *s.dims), dtypes.numpy_dtype(s.element_type))
-                for s in shape.tuple_shapes
-            ]
-            return emit_like(inst, full, prefix="vmap/", shape=shape), (True, True)
-        return emit_like(
-            inst,
-            full,
-            prefix="vmap/",
-            shape=_shape((size, *shape.dims), dtypes.numpy_dtype(shape.element_type)),
-        ), True
+    if op in ("fft", "topk") or _is_lapack(inst):
+        return _leading_batch(inst, vals, batched, size)
     if inst.shape.is_tuple and op not in ("reduce", "sort"):
         return _loop(inst, vals, batched, size)
     if inst.is_elementwise or op in ("select", "clamp"):

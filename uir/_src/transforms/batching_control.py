@@ -242,22 +242,19 @@ def _inline(inst, vals, batched, size):
     """A call or a fusion: its computation batched in place."""
     a = inst.attributes
     rule = custom.rule_of(inst) if inst.opcode == "call" else None
-    if getattr(rule, "builtin", False):
-        # uir's own tagged call (qr) takes batch dimensions: call it again on
-        # the batched operands, keeping its tag.
+    if rule is not None and not inst.has_side_effect:
+        # uir's own tagged call (qr) takes batch dimensions: it is made again
+        # on the batched operands; a custom rule's call is batched with its
+        # rule under vmap, where vmap provides it (CUSTOM_BATCHERS)
         full = [
             _full(v, b, size, tuple(o.shape.dims))
             for v, b, o in zip(vals, batched, inst.operands, strict=True)
         ]
-        out = tuple(rule.call(full))
-        return out, _all_true(out)
-    batcher = CUSTOM_BATCHERS.get(getattr(rule, "kind", None))
-    if batcher is not None and not inst.has_side_effect:
-        full = [
-            _full(v, b, size, tuple(o.shape.dims))
-            for v, b, o in zip(vals, batched, inst.operands, strict=True)
-        ]
-        out = batcher(inst, rule, full, size)
+        if getattr(rule, "builtin", False):
+            out = tuple(rule.call(full))
+        else:
+            batcher = CUSTOM_BATCHERS.get(rule.kind)
+            out = None if batcher is None else batcher(inst, rule, full, size)
         if out is not None:
             return out, _all_true(out)
     if inst.opcode == "call" and (inst.has_side_effect or rule is not None):
