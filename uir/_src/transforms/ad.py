@@ -540,24 +540,16 @@ def _reduce_by_maps(inst, *vals):
     parts = [part(i) for i in range(k)]
 
     def combine(a, b):
-        shape = tuple(a[0].shape)
+        dims = list(range(a[0].ndim))
         return [
-            from_inst(
-                current().builder.op(
-                    "map",
-                    *[to_inst(v) for v in (*a, *b)],
-                    dimensions=list(range(len(shape))),
-                    to_apply=parts[i],
-                    metadata=metadata_like(inst, "reduce_tree/"),
-                )
-            )
-            for i in range(k)
+            _emit(inst, "map", [*a, *b], "reduce_tree/", dimensions=dims, to_apply=part)
+            for part in parts
         ]
 
     flat = [ops.reshape(ops.transpose(x, kept + axes), (*kept_shape, n)) for x in xs]
-    size = 1
-    while size < n:
-        size *= 2
+    # padded with the inits to a power of two (at least 1: an empty axis
+    # leaves the inits alone)
+    size = 1 << max(n - 1, 0).bit_length()
     if size != n:
         flat = [
             ops.concatenate([x, ops.broadcast_to(v, (*kept_shape, size - n))], axis=len(kept_shape))
@@ -569,8 +561,6 @@ def _reduce_by_maps(inst, *vals):
         lo = [x[(slice(None),) * last + (slice(0, size),)] for x in flat]
         hi = [x[(slice(None),) * last + (slice(size, 2 * size),)] for x in flat]
         flat = combine(lo, hi)
-    if n == 0:
-        flat = [ops.broadcast_to(v, (*kept_shape, 1)) for v in inits]
     tree = [ops.reshape(x, kept_shape) for x in flat]
     # the inits once, as the sequential reduce takes them
     out = combine([ops.broadcast_to(v, kept_shape) for v in inits], tree)
