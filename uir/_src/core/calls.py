@@ -8,6 +8,11 @@ from __future__ import annotations
 
 from uir._src.core import ops, tracing, tree_util
 
+# The frontend attribute naming a call's rule: "<kind>:<id>" for a rule
+# registered in this process (custom_vjp, custom_jvp, checkpoint), or a
+# built-in rule's name and parameters ("linalg.qr(...)").
+TAG = "uir_rule"
+
 
 def _captures(fn, avals, in_tree, name):
     """The outer Tracers fn reads besides its arguments (found by tracing
@@ -20,8 +25,8 @@ def _captures(fn, avals, in_tree, name):
     return probe.captures
 
 
-def traced_call(fn, args, *, kind: str, name: str, frontend_attributes: dict):
-    """fn(*args) traced into a `call` tagged with `frontend_attributes`.
+def traced_call(fn, args, *, kind: str, name: str, tag: str):
+    """fn(*args) traced into a `call` whose frontend attribute TAG is `tag`.
     Returns (fn's output pytree of Tracers, args' tree, the number of flat
     arguments, fn's output tree). The callee takes the flat arguments, then
     any outer values fn reads."""
@@ -43,7 +48,7 @@ def traced_call(fn, args, *, kind: str, name: str, frontend_attributes: dict):
         "call",
         *operands,
         to_apply=callee,
-        frontend_attributes=dict(frontend_attributes),
+        frontend_attributes={TAG: tag},
         metadata=comp.metadata(f"{kind}[{name}]"),
     )
     comp.order_effect(inst)
@@ -53,4 +58,4 @@ def traced_call(fn, args, *, kind: str, name: str, frontend_attributes: dict):
     return tree_util.tree_unflatten(out_tree, list(results)), in_tree, len(flat), out_tree
 
 
-__all__ = ["traced_call"]
+__all__ = ["TAG", "traced_call"]

@@ -16,6 +16,8 @@ uir.numpy.linalg's functions build on these (uir._src.numpy.linalg).
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from uir._src.core import calls, dtypes, ops
@@ -333,15 +335,20 @@ def _geqrf(a):
     )
 
 
-# The frontend attribute that tags a traced qr's call (calls.traced_call):
-# its derivative needs q and r together, which no single custom call of the
-# two holds, so the transformations find the rule by this tag.
-QR_TAG = "uir_rule"
-
-
+# A traced qr is one call (calls.traced_call) tagged with this: its
+# derivative needs q and r together, which neither custom call holds, so the
+# transformations find the rule by the tag.
 def qr_tag(full_matrices: bool, pivoting: bool, r_only: bool = False) -> str:
     tail = ", r_only=1" if r_only else ""
     return f"linalg.qr(full_matrices={int(full_matrices)}, pivoting={int(pivoting)}{tail})"
+
+
+def parse_qr_tag(tag: str):
+    """(full_matrices, pivoting, r_only) of a qr_tag, or None."""
+    m = re.fullmatch(r"linalg\.qr\(full_matrices=(\d), pivoting=(\d)(, r_only=1)?\)", tag)
+    if m is None:
+        return None
+    return bool(int(m.group(1))), bool(int(m.group(2))), m.group(3) is not None
 
 
 @eager
@@ -360,7 +367,7 @@ def qr_r(x):
         (a,),
         kind="linalg",
         name="qr",
-        frontend_attributes={QR_TAG: qr_tag(False, False, r_only=True)},
+        tag=qr_tag(False, False, r_only=True),
     )
     return out
 
@@ -382,7 +389,7 @@ def qr(x, *, pivoting: bool = False, full_matrices: bool = True, use_magma=None)
         (a,),
         kind="linalg",
         name="qr",
-        frontend_attributes={QR_TAG: qr_tag(full_matrices, pivoting)},
+        tag=qr_tag(full_matrices, pivoting),
     )
     return tuple(out)
 

@@ -174,8 +174,10 @@ _SCATTER_OPS = {
 
 
 def _static_in_bounds(shape, index) -> bool:
+    """Whether NumPy takes `index` into an array of `shape` (tried on a
+    zero-strided view: nothing of that size is allocated)."""
     try:
-        np.empty(shape, dtype=np.bool_)[index]
+        np.broadcast_to(np.False_, shape)[index]
     except IndexError:
         return False
     return True

@@ -32,7 +32,7 @@ from uir._src.transforms import lapack_rules
 
 _RULES: dict[int, object] = {}
 _ids = itertools.count(1)
-TAG = "uir_rule"
+TAG = calls.TAG
 
 
 def _jit(fn):
@@ -62,7 +62,7 @@ def tagged_call(fn, args, kind: str, rule, name: str):
     fresh id). Returns fn's output pytree of Tracers."""
     rid = next(_ids)
     out, in_tree, n_flat, out_tree = calls.traced_call(
-        fn, args, kind=kind, name=name, frontend_attributes={TAG: f"{kind}:{rid}"}
+        fn, args, kind=kind, name=name, tag=f"{kind}:{rid}"
     )
     outs = tree_util.tree_leaves(out)
     rule.setup(in_tree, n_flat, out_tree, [(o.shape, o.dtype, o.weak_type) for o in outs])

@@ -559,10 +559,8 @@ class QrRule:
 
 def builtin_rule(tag: str):
     """The rule of a call tagged by uir's own linear algebra, or None."""
-    m = re.fullmatch(r"linalg\.qr\(full_matrices=(\d), pivoting=(\d)(, r_only=1)?\)", tag)
-    if m is None:
-        return None
-    return QrRule(bool(int(m.group(1))), bool(int(m.group(2))), m.group(3) is not None)
+    parsed = linalg.parse_qr_tag(tag)
+    return None if parsed is None else QrRule(*parsed)
 
 
 __all__ = ["JVP", "VJP", "QrRule", "builtin_rule", "instantiate", "routine"]
