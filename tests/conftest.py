@@ -54,3 +54,31 @@ def jax_x32():
     jax.config.update("jax_enable_x64", False)
     yield jax
     jax.config.update("jax_enable_x64", before)
+
+
+# UIR_TEST_GPU_WALK=FILE: every module a test compiles for the CPU is also
+# lowered for the GPU model and written as PTX; a line per module goes to
+# FILE ("ok NAME KERNELS" or "refused NAME: REASON"). How the tracing
+# tests' functions are walked for the GPU target:
+#   UIR_TEST_GPU_WALK=/tmp/gpu.txt pytest tests/trace -q -p no:randomly
+if os.environ.get("UIR_TEST_GPU_WALK"):
+    from uir._src.core import executable as _executable
+
+    _original_compile = _executable.Executable._compile
+
+    def _compile_and_walk(self, module, optimized):
+        _original_compile(self, module, optimized)
+        if self.backend != "cpu" or self._kernel_graph is None:
+            return
+        import uir.igraph as ig
+
+        try:
+            program = ig.compile_gpu(ig.lower(self.module, "gpu"))
+            lines = [f"refused {self.module.name}: {r}" for r in program.refused]
+            lines = lines or [f"ok {self.module.name} {len(program.kernels)}"]
+        except Exception as e:  # noqa: BLE001  (recorded, not raised: a walk)
+            lines = [f"error {self.module.name}: {type(e).__name__}: {e}"]
+        with open(os.environ["UIR_TEST_GPU_WALK"], "a", encoding="utf-8") as f:
+            f.write("".join(line.replace("\n", " ") + "\n" for line in lines))
+
+    _executable.Executable._compile = _compile_and_walk

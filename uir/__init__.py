@@ -39,6 +39,7 @@ from uir._src.core.backend import Executable, compile, deserialize
 from uir._src.core.errors import (
     ArgumentError,
     CustomCallError,
+    DeviceError,
     Error,
     FallbackError,
     FallbackWarning,
@@ -53,6 +54,7 @@ from uir._src.core.errors import (
     VerifyError,
 )
 from uir._src.core.evaluate import evaluate
+from uir._src.core.gpu import Device, devices
 from uir._src.numpy import array_methods  # noqa: F401  (Tracer's operators)
 from uir._src.tools import display as _display  # noqa: F401  (rich displays)
 from uir._src.tools.info import info
@@ -69,6 +71,8 @@ __version__: str = _core.__version__
 __all__ = [
     "ArgumentError",
     "CustomCallError",
+    "Device",
+    "DeviceError",
     "Error",
     "Executable",
     "FallbackError",
@@ -98,6 +102,7 @@ __all__ = [
     "debug",
     "deserialize",
     "device_put",
+    "devices",
     "eval_shape",
     "evaluate",
     "get_include",

@@ -5,6 +5,7 @@ from uir._src.core.igraph import (
     IGraph,
     KernelGraph,
     KernelNode,
+    compile_gpu,
     hardware,
     interpret,
     lower,
@@ -12,6 +13,7 @@ from uir._src.core.igraph import (
     parse,
     plan,
     plan_steps,
+    simulate_gpu,
     verify,
 )
 
@@ -20,6 +22,7 @@ __all__ = [
     "IGraph",
     "KernelGraph",
     "KernelNode",
+    "compile_gpu",
     "hardware",
     "interpret",
     "lower",
@@ -27,5 +30,6 @@ __all__ = [
     "parse",
     "plan",
     "plan_steps",
+    "simulate_gpu",
     "verify",
 ]

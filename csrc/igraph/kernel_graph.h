@@ -194,6 +194,11 @@ class KernelGraph {
   // included) on the evaluator: the reference the target's thunks are
   // checked against. Returns the entry root's value.
   hlo::Literal Interpret(const std::vector<hlo::Literal>& args) const;
+  // Interpret with every iGraph run through `code` (which must have code
+  // for each; a GPU simulator, say).
+  hlo::Literal InterpretWith(const std::vector<hlo::Literal>& args, const KernelCode& code) const {
+    return RunWith(args, &code);
+  }
 
   // Where the array leaves of entry parameter `i`, and of the entry's
   // result, live.

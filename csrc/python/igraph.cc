@@ -11,6 +11,7 @@
 #include "codegen/aot.h"
 #include "codegen/compile_flags.h"
 #include "codegen/cpu_executable.h"
+#include "codegen/gpu_compiler.h"
 #include "codegen/kernel_compiler.h"
 #include "codegen/library_plans.h"
 #include "igraph/interpreter.h"
@@ -53,6 +54,22 @@ struct PyNode {
   std::shared_ptr<PyKernelGraph> owner;
   const KernelNode* node;
 };
+
+// {dram iPointer id: writable C-contiguous array} as the interpreter's
+// buffers; `keep` holds the arrays' buffer views.
+igraph::DramBuffers DramOf(const py::dict& buffers, std::vector<py::buffer_info>& keep) {
+  igraph::DramBuffers dram;
+  for (const auto& [key, value] : buffers) {
+    py::array a = py::reinterpret_borrow<py::array>(value);
+    if (!a.writeable() || !(a.flags() & py::array::c_style)) {
+      throw py::value_error("iGraph buffers must be writable C-contiguous arrays");
+    }
+    keep.push_back(a.request(true));
+    dram[key.cast<int64_t>()] =
+        std::span<uint8_t>(static_cast<uint8_t*>(keep.back().ptr), static_cast<size_t>(a.nbytes()));
+  }
+  return dram;
+}
 
 HardwareModel HardwareFrom(const py::handle& h) {
   if (py::isinstance<py::str>(h)) {
@@ -396,22 +413,57 @@ void BindIGraph(py::module_& m) {
   im.def(
       "interpret_igraph",
       [](const IGraph& g, const py::dict& buffers) {
-        igraph::DramBuffers dram;
         std::vector<py::buffer_info> keep;
-        for (const auto& [key, value] : buffers) {
-          py::array a = py::reinterpret_borrow<py::array>(value);
-          if (!a.writeable() || !(a.flags() & py::array::c_style)) {
-            throw py::value_error("iGraph buffers must be writable C-contiguous arrays");
-          }
-          keep.push_back(a.request(true));
-          dram[key.cast<int64_t>()] = std::span<uint8_t>(static_cast<uint8_t*>(keep.back().ptr),
-                                                         static_cast<size_t>(a.nbytes()));
-        }
+        const igraph::DramBuffers dram = DramOf(buffers, keep);
         py::gil_scoped_release release;
         igraph::Interpret(g, dram);
       },
       py::arg("igraph"), py::arg("buffers"),
       "Runs an iGraph in place on {dram iPointer id: contiguous array}.");
+  im.def(
+      "simulate_gpu_igraph",
+      [](const IGraph& g, const py::dict& buffers) {
+        std::vector<py::buffer_info> keep;
+        const igraph::DramBuffers dram = DramOf(buffers, keep);
+        py::gil_scoped_release release;
+        codegen::GpuSimulator().Run(g, dram);
+      },
+      py::arg("igraph"), py::arg("buffers"),
+      "Runs a GPU-model iGraph's kernel in place on {dram iPointer id: contiguous array}, "
+      "compiled for this CPU with every GPU thread simulated.");
+  im.def(
+      "compile_gpu_igraph",
+      [](const IGraph& g, const std::string& sm, int opt_level) {
+        codegen::GpuOptions options;
+        options.sm = sm;
+        options.opt_level = opt_level;
+        py::gil_scoped_release release;
+        return codegen::CompileGpu(g, options);
+      },
+      py::arg("igraph"), py::arg("sm") = "sm_90", py::arg("opt_level") = 3,
+      "The PTX of one GPU-model iGraph.");
+
+  py::class_<codegen::GpuProgram>(im, "GpuProgram")
+      .def_readonly("sm", &codegen::GpuProgram::sm)
+      .def_readonly("ptx", &codegen::GpuProgram::ptx)
+      .def_readonly("llvm_ir", &codegen::GpuProgram::llvm_ir)
+      .def_readonly("refused", &codegen::GpuProgram::refused)
+      .def_property_readonly("kernels", [](const codegen::GpuProgram& p) {
+        py::list out;
+        for (const codegen::GpuLaunch& k : p.kernels) {
+          py::dict d;
+          d["name"] = k.name;
+          d["igraph"] = k.graph;
+          d["grid"] = k.grid;
+          d["block"] = k.block;
+          d["shared_bytes"] = k.shared_bytes;
+          d["lane_bytes"] = k.lane_bytes;
+          d["params"] = k.params;
+          d["placement"] = k.placement;
+          out.append(d);
+        }
+        return out;
+      });
 
   py::class_<PyNode>(im, "KernelNode")
       .def_property_readonly(
@@ -494,6 +546,30 @@ void BindIGraph(py::module_& m) {
           "vector_bits, streaming_bytes, concurrent_bytes, compile_threads, target_math, "
           "prefetch). time_loop_bodies=True: every kernel times its loop bodies "
           "(loop_body_times).")
+      .def(
+          "compile_gpu",
+          [](const PyKernelGraph& k, const std::string& sm, int opt_level) {
+            codegen::GpuOptions options;
+            options.sm = sm;
+            options.opt_level = opt_level;
+            py::gil_scoped_release release;
+            return codegen::CompileGpu(*k.graph, options);
+          },
+          py::arg("sm") = "sm_90", py::arg("opt_level") = 3,
+          "PTX for every iGraph (LLVM's NVPTX back end); iGraphs with no GPU form are in "
+          "`refused` with their reason.")
+      .def("simulate_gpu",
+           [](const PyKernelGraph& k, const py::list& args) {
+             std::vector<hlo::Literal> literals;
+             for (const py::handle& a : args) literals.push_back(ToArgument(a));
+             hlo::Literal out;
+             {
+               py::gil_scoped_release release;
+               codegen::GpuSimulator simulator;
+               out = k.graph->InterpretWith(literals, simulator);
+             }
+             return LiteralToPython(out);
+           })
       .def("interpret", [](const PyKernelGraph& k, const py::list& args) {
         std::vector<hlo::Literal> literals;
         for (const py::handle& a : args) literals.push_back(ToArgument(a));

@@ -10,6 +10,7 @@
 #include "python/bindings.h"
 #include "python/hlo_types.h"
 #include "runtime/buffer_pool.h"
+#include "runtime/cuda_driver.h"
 #include "runtime/gemm.h"
 #include "support/custom_call.h"
 #include "support/error.h"
@@ -131,6 +132,29 @@ void BindRuntime(py::module_& m) {
   sm.def("blas_core", &runtime::BlasCore,
          "The BLAS library's kernel family for this CPU (uir names it from the CPU's "
          "features through OPENBLAS_CORETYPE unless that is set).");
+  sm.def(
+      "cuda_driver",
+      [] {
+        const runtime::CudaDriverInfo& info = runtime::CudaDriver();
+        py::dict d;
+        d["available"] = info.available;
+        d["why"] = info.why;
+        d["driver_version"] = info.driver_version;
+        py::list devices;
+        for (const runtime::GpuDevice& g : info.devices) {
+          py::dict dev;
+          dev["index"] = g.index;
+          dev["name"] = g.name;
+          dev["compute_capability"] = py::make_tuple(g.major, g.minor);
+          dev["memory_bytes"] = g.memory_bytes;
+          dev["multiprocessors"] = g.multiprocessors;
+          devices.append(dev);
+        }
+        d["devices"] = devices;
+        return d;
+      },
+      "What this process finds of the CUDA driver (libcuda.so.1, loaded at run time): "
+      "available, why not, driver_version and devices.");
   sm.def("num_threads", &NumThreads,
          "Worker threads kernels run on: UIR_NUM_THREADS, else the CPUs available.");
   sm.def(

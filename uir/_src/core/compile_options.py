@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import os
 
-BACKENDS = ("cpu", "eval")
+BACKENDS = ("cpu", "eval", "gpu")
 
 
 def default_backend() -> str:
-    """UIR_FLAGS=--backend=eval|cpu, else "cpu"."""
+    """UIR_FLAGS=--backend=eval|cpu|gpu, else "cpu"."""
     from uir._src.core.passes import flags
 
     name = flags().get("backend", "cpu")

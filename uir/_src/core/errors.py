@@ -83,6 +83,11 @@ class FallbackError(Error, RuntimeError):
     would run on the reference evaluator instead of compiled code."""
 
 
+class DeviceError(Error, RuntimeError):
+    """A device a program needs that this process does not have: a GPU
+    executable run where the CUDA driver finds no GPU."""
+
+
 class FallbackWarning(UserWarning):
     """Warned once per executable when nodes run on the reference evaluator
     (UIR_FLAGS=--fallback=warn, or by default when one of them is large)."""
@@ -91,6 +96,7 @@ class FallbackWarning(UserWarning):
 __all__ = [
     "ArgumentError",
     "CustomCallError",
+    "DeviceError",
     "Error",
     "InternalError",
     "MemoryLimitError",

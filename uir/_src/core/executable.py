@@ -4,7 +4,9 @@
 compiles every iGraph to machine code for this CPU (LLVM, one module per
 executable); nodes without code run on the evaluator or the iGraph
 interpreter and are listed in ``fallbacks``. "eval" runs the optimized module
-on the reference evaluator. The executable compiles and runs; the other jobs
+on the reference evaluator. "gpu" lowers it for the GPU model and writes
+PTX (uir._src.core.gpu), on any machine; running it needs a GPU. The
+executable compiles and runs; the other jobs
 live apart: what UIR_FLAGS asks (compile_options), the on-disk cache
 (disk_cache), the serialized form (serialization), the code dumps (dumps),
 profiles (profile) and the in-process cache (backend).
@@ -65,6 +67,7 @@ class Executable:
         backend = self.backend
         self._kernel_graph = None
         self._exe = None
+        self._gpu = None
         self._reasons: list[str] = []
         self._dynamic = None
         # What runs where there is no compiled code.
@@ -89,6 +92,15 @@ class Executable:
         self.module = module if optimized else default_pipeline().run(module)
         self.compile_seconds["hlo_passes"] = time.perf_counter() - start
         self._evaluated = evaluated or self.module
+        if backend == "gpu":
+            from uir._src.core.gpu import GpuCode
+
+            start = time.perf_counter()
+            self._kernel_graph = lower(self.module, "gpu")
+            self.compile_seconds["lowering"] = time.perf_counter() - start
+            start = time.perf_counter()
+            self._gpu = GpuCode(self._kernel_graph)
+            self.compile_seconds["ptx"] = time.perf_counter() - start
         if backend == "cpu" and not self._reasons:
             start = time.perf_counter()
             self._kernel_graph = lower(self.module)
@@ -122,6 +134,7 @@ class Executable:
             )
         exe = cls.__new__(cls)
         exe.backend = "cpu"
+        exe._gpu = None
         exe._cache_hit = False
         serialization.load(exe, bytes(blob))
         return exe
@@ -172,7 +185,36 @@ class Executable:
         """What does not run as compiled code, one line each with its reason:
         every node a thunk runs on the reference evaluator (kind "fallback"
         in thunk_text and the profile) and the iGraphs the emitter refused."""
+        if self._gpu is not None:
+            return self._reasons + self._gpu.fallbacks
         return self._reasons + (list(self._exe.fallbacks) if self._exe is not None else [])
+
+    def as_text(self, dialect: str = "hlo") -> str:
+        """The optimized module ("hlo"), its Kernel Graph ("igraph"), the
+        optimized LLVM IR of every kernel ("llvm") or, compiled with
+        backend="gpu", their PTX ("ptx")."""
+        if dialect == "hlo":
+            return self.module.to_text()
+        if dialect == "igraph":
+            return self.kernel_graph.to_text()
+        if dialect == "llvm":
+            return self._gpu.llvm_ir if self._gpu is not None else self.llvm_ir
+        if dialect == "ptx":
+            if self._gpu is None:
+                raise ValueError(
+                    f"PTX is written by uir.compile(m, backend='gpu'); this executable's "
+                    f"backend is {self.backend!r}"
+                )
+            return self._gpu.ptx
+        raise ValueError(f"as_text: dialect must be hlo, igraph, llvm or ptx, got {dialect!r}")
+
+    @property
+    def gpu_kernels(self) -> list[dict]:
+        """backend="gpu": each kernel's launch (name, igraph, grid, block,
+        shared_bytes, lane_bytes, params, placement of its iPointers)."""
+        if self._gpu is None:
+            raise ValueError("only the gpu backend has GPU kernels")
+        return self._gpu.kernels
 
     def _text_exe(self):
         """The executable compiled again, keeping its LLVM IR and assembly."""
@@ -237,6 +279,8 @@ class Executable:
         return self._with_timers
 
     def _run(self, arrays, donated):
+        if self._gpu is not None:
+            return self._gpu.run(arrays)
         if self._exe is None:
             return evaluate(self._evaluated, *arrays)
         if self._dynamic is not None:

@@ -101,3 +101,36 @@ def interpret_module(kg: KernelGraph, module, *arrays):
     if len(arrays) != len(params):
         raise TypeError(f"{module.name} takes {len(params)} arguments, got {len(arrays)}")
     return kg.interpret([_check_argument(p, a) for p, a in zip(params, arrays, strict=True)])
+
+
+def compile_gpu(graph, sm: str = "sm_90", opt_level: int = 3):
+    """PTX (LLVM's NVPTX back end) for a KernelGraph lowered for the GPU model
+    (``lower(m, "gpu")``), or for one such IGraph: a GpuProgram with ``ptx``,
+    ``llvm_ir``, ``kernels`` (each one's launch and where its iPointers live)
+    and ``refused`` (iGraphs with no GPU form, with the reason; for one IGraph
+    the reason is raised as uir.UnimplementedError instead). `sm` is the
+    architecture the PTX targets (sm_70 .. sm_90a)."""
+    if isinstance(graph, IGraph):
+        return _core.igraph.compile_gpu_igraph(graph, sm, opt_level)
+    if not isinstance(graph, KernelGraph):
+        raise TypeError(f"compile_gpu takes a KernelGraph or an IGraph, got {type(graph).__name__}")
+    return graph.compile_gpu(sm, opt_level)
+
+
+def simulate_gpu(graph, *arrays):
+    """interpret() with every GPU-model iGraph run as its GPU kernel would
+    run: the kernel compiled for this CPU, one host thread per GPU thread,
+    shuffles and barriers between them. The check of the GPU kernels'
+    logic on a machine without a GPU (slow: small inputs). Takes a
+    KernelGraph and one array per entry parameter, or an IGraph and a dict
+    {dram iPointer id: contiguous writable array} (run in place)."""
+    if isinstance(graph, IGraph):
+        if len(arrays) != 1 or not isinstance(arrays[0], dict):
+            raise TypeError("simulate_gpu(igraph, buffers) takes a dict {dram id: array}")
+        _core.igraph.simulate_gpu_igraph(graph, arrays[0])
+        return arrays[0]
+    if not isinstance(graph, KernelGraph):
+        raise TypeError(
+            f"simulate_gpu takes a KernelGraph or an IGraph, got {type(graph).__name__}"
+        )
+    return graph.simulate_gpu([a if isinstance(a, tuple) else np.asarray(a) for a in arrays])

@@ -1,0 +1,35 @@
+// The CUDA driver, loaded at run time: dlopen("libcuda.so.1"), so uir builds
+// and imports on machines with no GPU and no CUDA toolkit. Only what the
+// runtime asks of the driver is declared here; nothing of CUDA's headers.
+#ifndef UIR_RUNTIME_CUDA_DRIVER_H_
+#define UIR_RUNTIME_CUDA_DRIVER_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace uir::runtime {
+
+struct GpuDevice {
+  int index = 0;
+  std::string name;
+  int major = 0, minor = 0;  // compute capability
+  int64_t memory_bytes = 0;
+  int multiprocessors = 0;
+};
+
+// What this process finds of the driver: whether it loaded and initialised
+// (and if not, why), and its devices.
+struct CudaDriverInfo {
+  bool available = false;
+  std::string why;  // when not available: the library or the call that failed
+  int driver_version = 0;
+  std::vector<GpuDevice> devices;
+};
+
+// Probed once per process (later calls return the first answer).
+const CudaDriverInfo& CudaDriver();
+
+}  // namespace uir::runtime
+
+#endif  // UIR_RUNTIME_CUDA_DRIVER_H_

@@ -1,0 +1,107 @@
+"""The GPU target from Python: the devices this process can run on, and a
+module's PTX (backend="gpu").
+
+PTX comes from LLVM's NVPTX back end, so it is made on any machine; the CUDA
+driver (libcuda.so.1) is loaded at run time only, so uir imports where there
+is no GPU. Every kernel of the Kernel Graph lowered for the GPU model becomes
+one PTX kernel (a thread block per group of the model, a warp per unit); the
+library nodes (dot, convolution, sort, ...) have no GPU thunk yet and are
+listed in ``fallbacks``."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+
+from uir import _core
+from uir._src.core.errors import DeviceError, UnimplementedError
+
+# The PTX target: UIR_GPU_ARCH, else the H100/H200's.
+DEFAULT_SM = "sm_90"
+
+
+@dataclasses.dataclass(frozen=True)
+class Device:
+    """One device: platform "cpu" or "gpu", its index, its kind (the CPU's
+    model and vector ISA, or the GPU's name) and, for a GPU, its compute
+    capability and memory."""
+
+    platform: str
+    id: int
+    kind: str
+    compute_capability: tuple[int, int] | None = None
+    memory_bytes: int | None = None
+
+    def __repr__(self) -> str:
+        cc = self.compute_capability
+        extra = f", sm_{cc[0]}{cc[1]}" if cc else ""
+        return f"Device({self.platform}:{self.id}, {self.kind!r}{extra})"
+
+
+def cuda_driver() -> dict:
+    """What the CUDA driver says, probed once: available, why (when not),
+    driver_version and devices."""
+    return _core.runtime.cuda_driver()
+
+
+def devices(platform: str | None = None) -> list[Device]:
+    """The devices this process can run on: the CPU, then every GPU the CUDA
+    driver reports (none where libcuda.so.1 is missing). `platform` ("cpu"
+    or "gpu") keeps only those."""
+    if platform not in (None, "cpu", "gpu"):
+        raise ValueError(f"platform must be 'cpu' or 'gpu', got {platform!r}")
+    out = [Device("cpu", 0, _core.codegen.host_info()["cpu"])]
+    for d in cuda_driver()["devices"]:
+        out.append(
+            Device(
+                "gpu",
+                d["index"],
+                d["name"],
+                tuple(d["compute_capability"]),
+                d["memory_bytes"],
+            )
+        )
+    return [d for d in out if platform is None or d.platform == platform]
+
+
+def gpu_arch() -> str:
+    return os.environ.get("UIR_GPU_ARCH", DEFAULT_SM)
+
+
+class GpuCode:
+    """A Kernel Graph's PTX: ``ptx``, ``llvm_ir``, ``kernels`` (each one's
+    launch: grid, block, shared memory, where its iPointers live) and
+    ``fallbacks`` (what has no GPU code, with the reason)."""
+
+    def __init__(self, kernel_graph, sm: str | None = None):
+        self.kernel_graph = kernel_graph
+        self.program = kernel_graph.compile_gpu(sm or gpu_arch())
+        self.fallbacks = list(self.program.refused) + [
+            f"{n.name}: a {n.kind} node has no GPU thunk yet"
+            for n in kernel_graph.nodes
+            if n.kind not in ("kernel",)
+        ]
+
+    @property
+    def ptx(self) -> str:
+        return self.program.ptx
+
+    @property
+    def llvm_ir(self) -> str:
+        return self.program.llvm_ir
+
+    @property
+    def kernels(self) -> list[dict]:
+        return self.program.kernels
+
+    def run(self, arrays):
+        info = cuda_driver()
+        if not info["available"]:
+            raise DeviceError(
+                f"this GPU executable needs a GPU, and this process has none ({info['why']}); "
+                "uir.devices() lists what it can run on"
+            )
+        raise UnimplementedError(
+            "running GPU executables needs the GPU thunks, which uir does not have yet; "
+            "the PTX is in as_text('ptx')"
+        )
