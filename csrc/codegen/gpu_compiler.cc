@@ -276,6 +276,19 @@ bool GpuSimulator::Run(const igraph::IGraph& graph, const igraph::DramBuffers& d
     addresses.push_back(it->second.data());
   }
   const GpuLaunch& launch = code->launch;
+  if (!launch.synchronizes) {
+    // Threads that never wait for each other: one after another.
+    std::vector<uint8_t> shared(static_cast<size_t>(std::max<int64_t>(launch.shared_bytes, 16)));
+    GpuSimThread me;
+    for (int64_t block = 0; block < launch.grid; ++block) {
+      for (int64_t t = 0; t < launch.block; ++t) {
+        me.tid = t;
+        me.ctaid = block;
+        code->kernel(addresses.data(), shared.data(), &me);
+      }
+    }
+    return true;
+  }
   BlockState state(launch.block, launch.block / 32);
   std::vector<uint8_t> shared(static_cast<size_t>(std::max<int64_t>(launch.shared_bytes, 16)));
   state.kernel = [&](GpuSimThread* me) { code->kernel(addresses.data(), shared.data(), me); };

@@ -32,6 +32,9 @@ struct GpuLaunch {
   int64_t shared_bytes = 0;
   int64_t lane_bytes = 0;
   int64_t params = 0;
+  // Whether the kernel has barriers or shuffles (else its threads are
+  // independent of each other).
+  bool synchronizes = false;
   // Per iPointer: "global" (dram), "shared" (sram), "warp" (reg in shared
   // memory), "lane" (reg in the lanes' registers).
   std::vector<std::string> placement;

@@ -76,7 +76,9 @@ const char* PlaceName(Place p) {
 class GpuKernelEmitter {
  public:
   GpuKernelEmitter(const IGraph& g, llvm::Module& m, GpuFlavor flavor)
-      : g_(g), m_(m), ctx_(m.getContext()), b_(ctx_), ptx_(flavor == GpuFlavor::kPtx) {}
+      : g_(g), m_(m), ctx_(m.getContext()), b_(ctx_), ptx_(flavor == GpuFlavor::kPtx) {
+    s_.set_gpu(true);
+  }
 
   GpuLaunch Emit(const std::string& name) {
     if (g_.hardware().target != "gpu") {
@@ -101,6 +103,7 @@ class GpuKernelEmitter {
       throw;
     }
     if (ptx_) Annotate(launch);
+    launch.synchronizes = synchronizes_;
     return launch;
   }
 
@@ -442,6 +445,7 @@ class GpuKernelEmitter {
   }
 
   void BlockBarrier() {
+    synchronizes_ = true;
     if (ptx_) {
       b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
     } else {
@@ -449,6 +453,7 @@ class GpuKernelEmitter {
     }
   }
   void WarpBarrier() {
+    synchronizes_ = true;
     if (ptx_) {
       b_.CreateIntrinsic(llvm::Intrinsic::nvvm_bar_warp_sync, {}, {b_.getInt32(0xffffffffu)});
     } else {
@@ -471,6 +476,7 @@ class GpuKernelEmitter {
   }
   // One 32-bit shuffle: mode 0 from lane ^ arg, mode 1 from lane arg.
   llvm::Value* Shuffle32(llvm::Value* v, int mode, llvm::Value* arg) {
+    synchronizes_ = true;
     arg = b_.CreateTrunc(arg, b_.getInt32Ty());
     if (ptx_) {
       const llvm::Intrinsic::ID id = mode == 0 ? llvm::Intrinsic::nvvm_shfl_sync_bfly_i32
@@ -791,6 +797,7 @@ class GpuKernelEmitter {
   llvm::IRBuilder<> b_;
   ScalarEmitter s_{b_, m_};
   const bool ptx_;
+  bool synchronizes_ = false;
   llvm::Function* fn_ = nullptr;
   llvm::Value* sim_ = nullptr;
   llvm::Value* shared_ = nullptr;

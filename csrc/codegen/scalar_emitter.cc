@@ -3,6 +3,7 @@
 
 #include <cstring>
 
+#include "codegen/gpu_math.h"
 #include "codegen/math.h"
 #include "codegen/narrow_storage.h"
 #include "llvm/IR/Intrinsics.h"
@@ -164,6 +165,7 @@ llvm::Value* ScalarEmitter::Libm(const std::string& name, std::vector<llvm::Valu
 
 llvm::Value* ScalarEmitter::Unary(HloOpcode op, PrimitiveType t, llvm::Value* x) {
   using I = llvm::Intrinsic::IndependentIntrinsics;
+  if (gpu_ && IsFloat(t) && HasGpuMath(op)) return EmitGpuMath(b_, op, x);
   if (IsFloat(t)) {
     switch (op) {
       case HloOpcode::kAbs:
@@ -262,6 +264,7 @@ llvm::Value* ScalarEmitter::Unary(HloOpcode op, PrimitiveType t, llvm::Value* x)
 
 llvm::Value* ScalarEmitter::Binary(HloOpcode op, PrimitiveType t, llvm::Value* a, llvm::Value* c) {
   using I = llvm::Intrinsic::IndependentIntrinsics;
+  if (gpu_ && IsFloat(t) && HasGpuMath(op)) return EmitGpuMath(b_, op, a, c);
   if (IsFloat(t)) {
     switch (op) {
       case HloOpcode::kAdd:

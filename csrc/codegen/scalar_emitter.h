@@ -29,6 +29,10 @@ class ScalarEmitter {
   // Emits at `b`'s insertion point; C library calls are declared in `m`.
   ScalarEmitter(llvm::IRBuilder<>& b, llvm::Module& m) : b_(b), m_(m) {}
 
+  // For a GPU: the C library's functions (sin, atan2, pow, ...) from
+  // gpu_math.h instead, which a GPU can run.
+  void set_gpu(bool gpu) { gpu_ = gpu; }
+
   // The type `t` is stored as in memory (sub-byte integers and byte floats:
   // one per byte, in its low bits).
   llvm::Type* StorageType(PrimitiveType t);
@@ -63,6 +67,7 @@ class ScalarEmitter {
 
   llvm::IRBuilder<>& b_;
   llvm::Module& m_;
+  bool gpu_ = false;
 };
 
 }  // namespace uir::codegen

@@ -150,22 +150,114 @@ def test_simulated_gpu_reductions_over_shapes(rows, cols, axis, op):
     _check_simulated(fn, x)
 
 
+def _ulps(got: np.ndarray, want: np.ndarray) -> np.ndarray:
+    """|got - want| in f32 ulps (want rounded to f32 first); NaN against NaN
+    is 0, NaN against a number 2^40."""
+    got = got.astype(np.float32)
+    with np.errstate(over="ignore", invalid="ignore"):
+        want = want.astype(np.float32)
+
+    def ordered(v):
+        i = v.view(np.int32).astype(np.int64)
+        return np.where(i < 0, -(i & 0x7FFFFFFF), i)
+
+    d = np.abs(ordered(got) - ordered(want))
+    d[np.isnan(got) & np.isnan(want)] = 0
+    d[np.isnan(got) != np.isnan(want)] = 1 << 40
+    return d
+
+
+SPECIALS = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-30, -1e-30, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0]
+
+
+def _values(lo, hi, log=False, n=3000, seed=0):
+    rng = np.random.default_rng(seed)
+    if log:
+        v = np.exp(rng.uniform(np.log(lo), np.log(hi), n)) * rng.choice([-1, 1], n)
+    else:
+        v = rng.uniform(lo, hi, n)
+    return np.concatenate([v, SPECIALS]).astype(np.float32)
+
+
+@pytest.mark.parametrize(
+    ("name", "fn", "ref", "x", "max_ulps"),
+    [
+        ("sin", jnp.sin, np.sin, _values(1e-6, 3e38, log=True), 1),
+        ("cos", jnp.cos, np.cos, _values(1e-6, 3e38, log=True), 1),
+        ("tan", jnp.tan, np.tan, _values(1e-6, 1e30, log=True), 1),
+        (
+            "sin-near-pi",
+            jnp.sin,
+            np.sin,
+            (np.float32(np.pi) * np.arange(-3000, 3000, 7)).astype(np.float32),
+            1,
+        ),
+        ("cbrt", jnp.cbrt, np.cbrt, _values(1e-38, 3e38, log=True), 1),
+        ("erf", uir.lax.erf, None, _values(-7, 7), 2),
+        ("sinh", jnp.sinh, np.sinh, _values(-95, 95), 1),
+        ("cosh", jnp.cosh, np.cosh, _values(-95, 95), 1),
+        ("asinh", jnp.arcsinh, np.arcsinh, _values(1e-8, 3e38, log=True), 1),
+        ("acosh", jnp.arccosh, np.arccosh, np.abs(_values(1, 3e38, log=True)), 1),
+        ("atanh", jnp.arctanh, np.arctanh, _values(-1.01, 1.01), 1),
+        ("asin", jnp.arcsin, np.arcsin, _values(-1.1, 1.1), 1),
+        ("acos", jnp.arccos, np.arccos, _values(-1.1, 1.1), 1),
+    ],
+)
+def test_gpu_math_ulps(name, fn, ref, x, max_ulps):
+    """The C library's functions in the GPU's own forms (a GPU has no C
+    library), run simulated, within `max_ulps` of float64's answer rounded."""
+    if ref is None:
+        ref = pytest.importorskip("scipy.special").erf
+    module = uir.jit(fn).lower(x).module
+    kg = ig.lower(module, "gpu")
+    got = np.asarray(ig.simulate_gpu(kg, x))
+    with np.errstate(all="ignore"):
+        want = ref(x.astype(np.float64))
+    d = _ulps(got, want)
+    worst = int(np.argmax(d))
+    assert d.max() <= max_ulps, f"{name}({x[worst]!r}) = {got[worst]!r}, want {want[worst]!r}"
+
+
+def test_gpu_atan2_and_pow_special_cases():
+    grid = np.array(SPECIALS + [3.0, -3.0, 0.3, -7.5, 1e10, -1e10], np.float32)
+    y, x = (a.ravel() for a in np.meshgrid(grid, grid))
+    for fn, ref in [(jnp.arctan2, np.arctan2), (jnp.power, np.power)]:
+        kg = ig.lower(uir.jit(fn).lower(y, x).module, "gpu")
+        got = np.asarray(ig.simulate_gpu(kg, y, x))
+        with np.errstate(all="ignore"):
+            want = ref(y.astype(np.float64), x.astype(np.float64))
+        d = _ulps(got, want)
+        worst = int(np.argmax(d))
+        assert d.max() <= 1, f"{fn.__name__}({y[worst]}, {x[worst]}) = {got[worst]}, {want[worst]}"
+
+
+def test_gpu_math_on_f64_is_refused_by_name():
+    before = uir.config.read("enable_x64")
+    uir.config.update("enable_x64", True)
+    try:
+        m = uir.jit(jnp.sin).lower(np.ones(8)).module
+    finally:
+        uir.config.update("enable_x64", bool(before))
+    program = ig.compile_gpu(ig.lower(m, "gpu"))
+    assert any("sine on f64 has no GPU form" in r for r in program.refused), program.refused
+
+
 def test_refused_function_names_itself():
     graph = ig.parse(
         """igraph s {
   hardware gpu (numGroup=132, numUnit=4) reg=65536 sram=232448 vector=128
   parallel (numParallel=1, numLoop=1) [pid=1] []
-  x = iPointer(0, dram, fp32, 32)
-  t = iPointer(1, reg, fp32, 32)
+  x = iPointer(0, dram, fp64, 32)
+  t = iPointer(1, reg, fp64, 32)
   ts = iSlice(t, 0, (1, 32), (32, 1))
   xs = iSlice(x, 0, (1, 32), (32, 1))
 body:
-  move.dram.reg.fp32 ts, xs
-  unary.cos.fp32 ts, ts
-  move.reg.dram.fp32 xs, ts
+  move.dram.reg.fp64 ts, xs
+  unary.cos.fp64 ts, ts
+  move.reg.dram.fp64 xs, ts
 }"""
     )
-    with pytest.raises(uir.UnimplementedError, match="cosf has no GPU form"):
+    with pytest.raises(uir.UnimplementedError, match="cosine on f64 has no GPU form"):
         ig.compile_gpu(graph)
 
 
