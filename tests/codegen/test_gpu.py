@@ -219,7 +219,7 @@ def test_gpu_math_ulps(name, fn, ref, x, max_ulps):
 
 
 def test_gpu_atan2_and_pow_special_cases():
-    grid = np.array(SPECIALS + [3.0, -3.0, 0.3, -7.5, 1e10, -1e10], np.float32)
+    grid = np.array([*SPECIALS, 3.0, -3.0, 0.3, -7.5, 1e10, -1e10], np.float32)
     y, x = (a.ravel() for a in np.meshgrid(grid, grid))
     for fn, ref in [(jnp.arctan2, np.arctan2), (jnp.power, np.power)]:
         kg = ig.lower(uir.jit(fn).lower(y, x).module, "gpu")
