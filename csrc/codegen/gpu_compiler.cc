@@ -87,9 +87,11 @@ GpuProgram Compile(const std::vector<const igraph::IGraph*>& graphs, const GpuOp
     try {
       program.kernels.push_back(
           EmitGpuKernel(*graphs[k], KernelName(k, graphs[k]->name()), module, GpuFlavor::kPtx));
+      program.kernel_of.push_back(static_cast<int64_t>(program.kernels.size()) - 1);
     } catch (const UnimplementedError& e) {
       if (refuse_throws) throw;
       program.refused.push_back(graphs[k]->name() + ": " + e.what());
+      program.kernel_of.push_back(-1);
     }
   }
   VerifyOrThrow(module);

@@ -55,6 +55,9 @@ struct GpuProgram {
   std::string llvm_ir;
   std::vector<GpuLaunch> kernels;
   std::vector<std::string> refused;
+  // Per iGraph compiled (KernelGraph::AllIGraphs' order): its kernel's
+  // index, or -1 when refused.
+  std::vector<int64_t> kernel_of;
 };
 
 // Throws InternalError when LLVM refuses the module it made (a codegen bug)

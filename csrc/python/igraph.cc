@@ -12,6 +12,7 @@
 #include "codegen/compile_flags.h"
 #include "codegen/cpu_executable.h"
 #include "codegen/gpu_compiler.h"
+#include "codegen/gpu_executable.h"
 #include "codegen/kernel_compiler.h"
 #include "codegen/library_plans.h"
 #include "igraph/interpreter.h"
@@ -40,6 +41,12 @@ struct PyKernelGraph {
   ModulePtr module;
   std::shared_ptr<buffers::BufferAssignment> ba;
   std::shared_ptr<KernelGraph> graph;
+};
+
+// A GPU executable keeps its Kernel Graph (and so its module) alive.
+struct PyGpuExecutable {
+  std::shared_ptr<PyKernelGraph> owner;
+  std::unique_ptr<codegen::GpuExecutable> exe;
 };
 
 // A compiled Kernel Graph keeps the graph (and so its module) alive.
@@ -443,6 +450,26 @@ void BindIGraph(py::module_& m) {
       py::arg("igraph"), py::arg("sm") = "sm_90", py::arg("opt_level") = 3,
       "The PTX of one GPU-model iGraph.");
 
+  py::class_<PyGpuExecutable, std::shared_ptr<PyGpuExecutable>>(im, "GpuExecutable")
+      .def_property_readonly("program", [](const PyGpuExecutable& e) { return e.exe->program(); })
+      .def_property_readonly("fallbacks",
+                             [](const PyGpuExecutable& e) { return e.exe->fallbacks(); })
+      .def(
+          "run",
+          [](const PyGpuExecutable& e, const py::list& args, bool simulate) {
+            std::vector<hlo::Literal> literals;
+            for (const py::handle& a : args) literals.push_back(ToArgument(a));
+            hlo::Literal out;
+            {
+              py::gil_scoped_release release;
+              out = simulate ? e.exe->Simulate(literals) : e.exe->Run(literals);
+            }
+            return LiteralToPython(out);
+          },
+          py::arg("args"), py::arg("simulate") = false,
+          "Runs on GPU 0 through the CUDA driver, or (simulate=True) on this CPU with the "
+          "GPU simulated.");
+
   py::class_<codegen::GpuProgram>(im, "GpuProgram")
       .def_readonly("sm", &codegen::GpuProgram::sm)
       .def_readonly("ptx", &codegen::GpuProgram::ptx)
@@ -558,6 +585,20 @@ void BindIGraph(py::module_& m) {
           py::arg("sm") = "sm_90", py::arg("opt_level") = 3,
           "PTX for every iGraph (LLVM's NVPTX back end); iGraphs with no GPU form are in "
           "`refused` with their reason.")
+      .def(
+          "gpu_executable",
+          [](const std::shared_ptr<PyKernelGraph>& k, const std::string& sm, int opt_level) {
+            codegen::GpuOptions options;
+            options.sm = sm;
+            options.opt_level = opt_level;
+            auto out = std::make_shared<PyGpuExecutable>();
+            out->owner = k;
+            py::gil_scoped_release release;
+            out->exe = std::make_unique<codegen::GpuExecutable>(*k->graph, options);
+            return out;
+          },
+          py::arg("sm") = "sm_90", py::arg("opt_level") = 3,
+          "The GPU executable: PTX and the plan of launches, copies, loops and host steps.")
       .def("simulate_gpu",
            [](const PyKernelGraph& k, const py::list& args) {
              std::vector<hlo::Literal> literals;

@@ -141,7 +141,7 @@ void BindRuntime(py::module_& m) {
         d["why"] = info.why;
         d["driver_version"] = info.driver_version;
         py::list devices;
-        for (const runtime::GpuDevice& g : info.devices) {
+        for (const runtime::CudaDeviceInfo& g : info.devices) {
           py::dict dev;
           dev["index"] = g.index;
           dev["name"] = g.name;

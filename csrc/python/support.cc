@@ -31,6 +31,8 @@ const char* PythonClassName(ErrorKind kind) {
       return "SerializationError";
     case ErrorKind::kOutOfMemory:
       return "OutOfMemoryError";
+    case ErrorKind::kDevice:
+      return "DeviceError";
   }
   return "InternalError";
 }
@@ -89,7 +91,8 @@ void BindSupport(py::module_& m) {
         for (ErrorKind k :
              {ErrorKind::kParse, ErrorKind::kVerify, ErrorKind::kTrace, ErrorKind::kShape,
               ErrorKind::kCustomCall, ErrorKind::kInternal, ErrorKind::kUnimplemented,
-              ErrorKind::kMemoryLimit, ErrorKind::kSerialization, ErrorKind::kOutOfMemory}) {
+              ErrorKind::kMemoryLimit, ErrorKind::kSerialization, ErrorKind::kOutOfMemory,
+              ErrorKind::kDevice}) {
           if (ErrorKindName(k) == kind) ThrowErrorForTesting(k, message);
         }
         throw py::value_error("unknown error kind '" + kind + "'");

@@ -3,6 +3,10 @@
 
 #include <dlfcn.h>
 
+#include <mutex>
+
+#include "support/error.h"
+
 namespace uir::runtime {
 namespace {
 
@@ -51,7 +55,7 @@ CudaDriverInfo Probe() {
   for (int k = 0; k < n; ++k) {
     CuDevice d = 0;
     if (get(&d, k) != 0) continue;
-    GpuDevice dev;
+    CudaDeviceInfo dev;
     dev.index = k;
     char buffer[256] = {};
     if (name(buffer, sizeof(buffer) - 1, d) == 0) dev.name = buffer;
@@ -72,6 +76,181 @@ CudaDriverInfo Probe() {
 const CudaDriverInfo& CudaDriver() {
   static const CudaDriverInfo info = Probe();
   return info;
+}
+
+namespace {
+
+// The driver API calls a device needs, looked up once.
+struct Api {
+  using Ptr = unsigned long long;  // CUdeviceptr
+  void* lib = nullptr;
+  CuResult (*init)(unsigned) = nullptr;
+  CuResult (*device_get)(CuDevice*, int) = nullptr;
+  CuResult (*primary_retain)(void**, CuDevice) = nullptr;
+  CuResult (*set_current)(void*) = nullptr;
+  CuResult (*load)(void**, const void*, unsigned, int*, void**) = nullptr;
+  CuResult (*unload)(void*) = nullptr;
+  CuResult (*function)(void**, void*, const char*) = nullptr;
+  CuResult (*set_attribute)(void*, int, int) = nullptr;
+  CuResult (*launch)(void*, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                     void*, void**, void**) = nullptr;
+  CuResult (*alloc)(Ptr*, size_t) = nullptr;
+  CuResult (*free)(Ptr) = nullptr;
+  CuResult (*to_device)(Ptr, const void*, size_t) = nullptr;
+  CuResult (*to_host)(void*, Ptr, size_t) = nullptr;
+  CuResult (*copy)(Ptr, Ptr, size_t) = nullptr;
+  CuResult (*synchronize)() = nullptr;
+  CuResult (*error_string)(CuResult, const char**) = nullptr;
+};
+
+const Api& TheApi() {
+  static const Api api = [] {
+    Api a;
+    a.lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (a.lib == nullptr) return a;
+    auto get = [&](auto& f, const char* name) {
+      f = reinterpret_cast<std::remove_reference_t<decltype(f)>>(dlsym(a.lib, name));
+    };
+    get(a.init, "cuInit");
+    get(a.device_get, "cuDeviceGet");
+    get(a.primary_retain, "cuDevicePrimaryCtxRetain");
+    get(a.set_current, "cuCtxSetCurrent");
+    get(a.load, "cuModuleLoadDataEx");
+    get(a.unload, "cuModuleUnload");
+    get(a.function, "cuModuleGetFunction");
+    get(a.set_attribute, "cuFuncSetAttribute");
+    get(a.launch, "cuLaunchKernel");
+    get(a.alloc, "cuMemAlloc_v2");
+    get(a.free, "cuMemFree_v2");
+    get(a.to_device, "cuMemcpyHtoD_v2");
+    get(a.to_host, "cuMemcpyDtoH_v2");
+    get(a.copy, "cuMemcpyDtoD_v2");
+    get(a.synchronize, "cuCtxSynchronize");
+    get(a.error_string, "cuGetErrorString");
+    return a;
+  }();
+  return api;
+}
+
+void Check(const Api& api, CuResult r, const char* what) {
+  if (r == 0) return;
+  const char* text = nullptr;
+  if (api.error_string != nullptr) api.error_string(r, &text);
+  throw DeviceError(std::string("CUDA driver: ") + what +
+                    " failed: " + (text != nullptr ? text : "CUresult " + std::to_string(r)));
+}
+
+// Attributes and JIT options as the driver API numbers them.
+constexpr int kMaxDynamicSharedBytes = 8;
+constexpr int kJitErrorLogBuffer = 5;
+constexpr int kJitErrorLogBufferSize = 6;
+constexpr int64_t kDefaultSharedLimit = 48 << 10;
+
+class CudaDevice : public GpuDevice {
+ public:
+  CudaDevice(int ordinal, const std::string& ptx, const std::vector<GpuKernelInfo>& kernels)
+      : api_(TheApi()), kernels_(kernels) {
+    const CudaDriverInfo& info = CudaDriver();
+    if (!info.available) throw DeviceError("no GPU: " + info.why);
+    if (ordinal < 0 || ordinal >= static_cast<int>(info.devices.size())) {
+      throw DeviceError("no GPU " + std::to_string(ordinal) + "; the driver reports " +
+                        std::to_string(info.devices.size()));
+    }
+    if (api_.primary_retain == nullptr || api_.load == nullptr || api_.launch == nullptr ||
+        api_.alloc == nullptr || api_.copy == nullptr || api_.synchronize == nullptr ||
+        api_.set_attribute == nullptr || api_.function == nullptr || api_.set_current == nullptr ||
+        api_.to_device == nullptr || api_.to_host == nullptr || api_.free == nullptr) {
+      throw DeviceError("libcuda.so.1 lacks the driver API's module, memory or launch functions");
+    }
+    CuDevice device = 0;
+    Check(api_, api_.device_get(&device, ordinal), "cuDeviceGet");
+    Check(api_, api_.primary_retain(&context_, device), "cuDevicePrimaryCtxRetain");
+    Current();
+    std::string log(8192, '\0');
+    int options[] = {kJitErrorLogBuffer, kJitErrorLogBufferSize};
+    void* values[] = {log.data(), reinterpret_cast<void*>(log.size())};
+    const CuResult r = api_.load(&module_, ptx.c_str(), 2, options, values);
+    if (r != 0) {
+      log.resize(log.find('\0'));
+      Check(api_, r, ("loading the PTX (cuModuleLoadDataEx): " + log).c_str());
+    }
+    for (const GpuKernelInfo& k : kernels_) {
+      void* f = nullptr;
+      Check(api_, api_.function(&f, module_, k.name.c_str()), "cuModuleGetFunction");
+      if (k.shared_bytes > kDefaultSharedLimit) {
+        Check(api_, api_.set_attribute(f, kMaxDynamicSharedBytes, static_cast<int>(k.shared_bytes)),
+              "cuFuncSetAttribute (dynamic shared memory)");
+      }
+      functions_.push_back(f);
+    }
+  }
+  ~CudaDevice() override {
+    if (module_ != nullptr && api_.unload != nullptr) api_.unload(module_);
+  }
+
+  void* Alloc(int64_t bytes) override {
+    Current();
+    Api::Ptr p = 0;
+    Check(api_, api_.alloc(&p, static_cast<size_t>(bytes)), "cuMemAlloc");
+    return reinterpret_cast<void*>(p);
+  }
+  void Free(void* p) override {
+    Current();
+    api_.free(reinterpret_cast<Api::Ptr>(p));
+  }
+  void ToDevice(void* dst, const void* src, int64_t bytes) override {
+    if (bytes == 0) return;
+    Current();
+    Check(api_, api_.to_device(reinterpret_cast<Api::Ptr>(dst), src, static_cast<size_t>(bytes)),
+          "cuMemcpyHtoD");
+  }
+  void ToHost(void* dst, const void* src, int64_t bytes) override {
+    if (bytes == 0) return;
+    Current();
+    Check(api_, api_.to_host(dst, reinterpret_cast<Api::Ptr>(src), static_cast<size_t>(bytes)),
+          "cuMemcpyDtoH");
+  }
+  void Copy(void* dst, const void* src, int64_t bytes) override {
+    if (bytes == 0) return;
+    Current();
+    Check(api_,
+          api_.copy(reinterpret_cast<Api::Ptr>(dst), reinterpret_cast<Api::Ptr>(src),
+                    static_cast<size_t>(bytes)),
+          "cuMemcpyDtoD");
+  }
+  void Launch(int64_t kernel, const std::vector<void*>& args) override {
+    const GpuKernelInfo& k = kernels_.at(static_cast<size_t>(kernel));
+    std::vector<Api::Ptr> values;
+    for (void* a : args) values.push_back(reinterpret_cast<Api::Ptr>(a));
+    std::vector<void*> params;
+    for (Api::Ptr& v : values) params.push_back(&v);
+    Current();
+    Check(api_,
+          api_.launch(functions_.at(static_cast<size_t>(kernel)), static_cast<unsigned>(k.grid), 1,
+                      1, static_cast<unsigned>(k.block), 1, 1,
+                      static_cast<unsigned>(k.shared_bytes), nullptr, params.data(), nullptr),
+          ("cuLaunchKernel of " + k.name).c_str());
+  }
+  void Synchronize() override {
+    Current();
+    Check(api_, api_.synchronize(), "cuCtxSynchronize");
+  }
+
+ private:
+  void Current() { Check(api_, api_.set_current(context_), "cuCtxSetCurrent"); }
+
+  const Api& api_;
+  std::vector<GpuKernelInfo> kernels_;
+  void* context_ = nullptr;
+  void* module_ = nullptr;
+  std::vector<void*> functions_;
+};
+
+}  // namespace
+
+std::unique_ptr<GpuDevice> NewCudaDevice(int ordinal, const std::string& ptx,
+                                         const std::vector<GpuKernelInfo>& kernels) {
+  return std::make_unique<CudaDevice>(ordinal, ptx, kernels);
 }
 
 }  // namespace uir::runtime

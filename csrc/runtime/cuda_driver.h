@@ -5,12 +5,15 @@
 #define UIR_RUNTIME_CUDA_DRIVER_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "runtime/gpu_plan.h"
+
 namespace uir::runtime {
 
-struct GpuDevice {
+struct CudaDeviceInfo {
   int index = 0;
   std::string name;
   int major = 0, minor = 0;  // compute capability
@@ -24,11 +27,18 @@ struct CudaDriverInfo {
   bool available = false;
   std::string why;  // when not available: the library or the call that failed
   int driver_version = 0;
-  std::vector<GpuDevice> devices;
+  std::vector<CudaDeviceInfo> devices;
 };
 
 // Probed once per process (later calls return the first answer).
 const CudaDriverInfo& CudaDriver();
+
+// The CUDA device `ordinal` with `ptx` loaded (the driver compiles it for
+// the card) and `kernels` looked up in it, on its primary context. Throws
+// DeviceError when there is no such device, Error(kInternal) with the
+// driver's message when the driver refuses a call.
+std::unique_ptr<GpuDevice> NewCudaDevice(int ordinal, const std::string& ptx,
+                                         const std::vector<GpuKernelInfo>& kernels);
 
 }  // namespace uir::runtime
 

@@ -46,6 +46,8 @@ std::string_view ErrorKindName(ErrorKind kind) {
       return "serialization";
     case ErrorKind::kOutOfMemory:
       return "out_of_memory";
+    case ErrorKind::kDevice:
+      return "device";
   }
   return "unknown";
 }
@@ -100,6 +102,8 @@ void ThrowErrorForTesting(ErrorKind kind, const std::string& message) {
       throw SerializationError(message);
     case ErrorKind::kOutOfMemory:
       throw OutOfMemoryError(message);
+    case ErrorKind::kDevice:
+      throw DeviceError(message);
     case ErrorKind::kInternal:
       UIR_CHECK(false) << message;
   }

@@ -22,6 +22,7 @@ enum class ErrorKind {
   kMemoryLimit,    // a program that cannot be fit into the memory it was given
   kSerialization,  // a serialized executable that cannot be loaded here
   kOutOfMemory,    // memory a program needs that cannot be allocated
+  kDevice,         // a device (GPU) a program needs that this process lacks, or that failed
 };
 
 // Returns the stable lower-case name of `kind` ("parse", "verify", ...).
@@ -124,6 +125,13 @@ class SerializationError : public UserError {
  public:
   explicit SerializationError(const std::string& message)
       : UserError(ErrorKind::kSerialization, message) {}
+};
+
+// A device a program needs that this process does not have (no GPU, no
+// CUDA driver), or a driver call that failed, with the driver's message.
+class DeviceError : public UserError {
+ public:
+  explicit DeviceError(const std::string& message) : UserError(ErrorKind::kDevice, message) {}
 };
 
 // A bug in uir: a broken internal invariant. Raised by UIR_CHECK.

@@ -16,6 +16,7 @@ CASES = [
     ("internal", uir.InternalError, RuntimeError),
     ("unimplemented", uir.UnimplementedError, NotImplementedError),
     ("memory_limit", uir.MemoryLimitError, ValueError),
+    ("device", uir.DeviceError, RuntimeError),
 ]
 
 

@@ -29,6 +29,13 @@ from uir._src.core.errors import ArgumentError, ShapeError
 from uir._src.core.evaluate import _check_argument, evaluate
 
 
+def _checked_arguments(module, arrays) -> list:
+    params = module.entry.parameters
+    if len(arrays) != len(params):
+        raise ArgumentError(f"{module.name} takes {len(params)} arguments, got {len(arrays)}")
+    return [_check_argument(p, a) for p, a in zip(params, arrays, strict=True)]
+
+
 class Executable:
     """A module compiled for a backend. Call it with one array (or tuple of
     arrays) per entry parameter."""
@@ -208,6 +215,16 @@ class Executable:
             return self._gpu.ptx
         raise ValueError(f"as_text: dialect must be hlo, igraph, llvm or ptx, got {dialect!r}")
 
+    def simulate(self, *arrays):
+        """backend="gpu": runs the executable as a GPU would, on this CPU:
+        the same plan of launches, copies, loops and host steps, each kernel
+        compiled for the CPU and run with one thread of control per GPU
+        thread (shuffles and barriers between them). Slow; for checking
+        the GPU code on a machine without a GPU."""
+        if self._gpu is None:
+            raise ValueError("only the gpu backend simulates a GPU")
+        return self._gpu.run(_checked_arguments(self.module, arrays), simulate=True)
+
     @property
     def gpu_kernels(self) -> list[dict]:
         """backend="gpu": each kernel's launch (name, igraph, grid, block,
@@ -280,7 +297,7 @@ class Executable:
 
     def _run(self, arrays, donated):
         if self._gpu is not None:
-            return self._gpu.run(arrays)
+            return self._gpu.run(_checked_arguments(self.module, arrays))
         if self._exe is None:
             return evaluate(self._evaluated, *arrays)
         if self._dynamic is not None:

@@ -5,8 +5,10 @@ PTX comes from LLVM's NVPTX back end, so it is made on any machine; the CUDA
 driver (libcuda.so.1) is loaded at run time only, so uir imports where there
 is no GPU. Every kernel of the Kernel Graph lowered for the GPU model becomes
 one PTX kernel (a thread block per group of the model, a warp per unit); the
-library nodes (dot, convolution, sort, ...) have no GPU thunk yet and are
-listed in ``fallbacks``."""
+library nodes (dot, convolution, sort, ...) have no GPU code yet: they
+run as host steps and are listed in ``fallbacks``. Without a GPU the same
+executable runs simulated (``Executable.simulate``), which is how its
+kernels and plan are tested."""
 
 from __future__ import annotations
 
@@ -14,7 +16,6 @@ import dataclasses
 import os
 
 from uir import _core
-from uir._src.core.errors import DeviceError, UnimplementedError
 
 # The PTX target: UIR_GPU_ARCH, else the H100/H200's.
 DEFAULT_SM = "sm_90"
@@ -69,18 +70,18 @@ def gpu_arch() -> str:
 
 
 class GpuCode:
-    """A Kernel Graph's PTX: ``ptx``, ``llvm_ir``, ``kernels`` (each one's
-    launch: grid, block, shared memory, where its iPointers live) and
-    ``fallbacks`` (what has no GPU code, with the reason)."""
+    """A Kernel Graph's GPU executable: ``ptx``, ``llvm_ir``, ``kernels``
+    (each one's launch: grid, block, shared memory, where its iPointers
+    live), ``fallbacks`` (iGraphs with no GPU form and nodes run as host
+    steps, with the reason), and runs: on GPU 0 through the CUDA driver, or
+    simulated on this CPU (the same plan and kernels, one host thread of
+    control per GPU thread)."""
 
     def __init__(self, kernel_graph, sm: str | None = None):
         self.kernel_graph = kernel_graph
-        self.program = kernel_graph.compile_gpu(sm or gpu_arch())
-        self.fallbacks = list(self.program.refused) + [
-            f"{n.name}: a {n.kind} node has no GPU thunk yet"
-            for n in kernel_graph.nodes
-            if n.kind not in ("kernel",)
-        ]
+        self.executable = kernel_graph.gpu_executable(sm or gpu_arch())
+        self.program = self.executable.program
+        self.fallbacks = list(self.executable.fallbacks)
 
     @property
     def ptx(self) -> str:
@@ -94,14 +95,5 @@ class GpuCode:
     def kernels(self) -> list[dict]:
         return self.program.kernels
 
-    def run(self, arrays):
-        info = cuda_driver()
-        if not info["available"]:
-            raise DeviceError(
-                f"this GPU executable needs a GPU, and this process has none ({info['why']}); "
-                "uir.devices() lists what it can run on"
-            )
-        raise UnimplementedError(
-            "running GPU executables needs the GPU thunks, which uir does not have yet; "
-            "the PTX is in as_text('ptx')"
-        )
+    def run(self, arrays, simulate: bool = False):
+        return self.executable.run(list(arrays), simulate)

@@ -1,0 +1,60 @@
+// The GPU backend's executable: a Kernel Graph lowered for the GPU model,
+// its kernels as PTX, and the plan the runtime runs (runtime/gpu_plan.h):
+// a launch per iGraph, device copies, while loops and conditionals with
+// their predicate read back, and host steps for nodes with no GPU code
+// (listed in fallbacks). Runs on the CUDA driver's device, or on the
+// simulator's (the same plan and kernels, on this CPU). LLVM-free.
+#ifndef UIR_CODEGEN_GPU_EXECUTABLE_H_
+#define UIR_CODEGEN_GPU_EXECUTABLE_H_
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "codegen/gpu_compiler.h"
+#include "hlo/literal.h"
+#include "igraph/kernel_graph.h"
+#include "runtime/gpu_plan.h"
+
+namespace uir::codegen {
+
+class GpuExecutable {
+ public:
+  // `graph` (lowered for the GPU model) must outlive the executable.
+  GpuExecutable(const igraph::KernelGraph& graph, const GpuOptions& options = {});
+  ~GpuExecutable();
+
+  const GpuProgram& program() const { return program_; }
+  const runtime::GpuPlan& plan() const { return plan_; }
+  // What has no GPU code, one line each with its reason: refused iGraphs
+  // and nodes run as host steps.
+  const std::vector<std::string>& fallbacks() const { return fallbacks_; }
+  // Why the plan cannot run at all (empty when it can).
+  const std::string& unrunnable() const { return unrunnable_; }
+
+  // Runs on the entry's arguments (one literal per parameter) and returns
+  // the result: on GPU 0 through the CUDA driver (DeviceError without
+  // one), or simulated on this CPU.
+  hlo::Literal Run(const std::vector<hlo::Literal>& args) const;
+  hlo::Literal Simulate(const std::vector<hlo::Literal>& args) const;
+
+ private:
+  hlo::Literal RunOn(runtime::GpuDevice& device, const std::vector<hlo::Literal>& args) const;
+
+  const igraph::KernelGraph& graph_;
+  GpuProgram program_;
+  runtime::GpuPlan plan_;
+  std::vector<std::string> fallbacks_;
+  std::string unrunnable_;
+  // Per plan kernel, the iGraph it runs (for the simulator).
+  std::vector<const igraph::IGraph*> kernel_graphs_;
+  std::vector<igraph::DramTensor> parameter_leaves_, result_leaves_;
+  mutable std::mutex mu_;
+  mutable std::unique_ptr<runtime::GpuDevice> cuda_;
+  mutable std::unique_ptr<GpuSimulator> simulator_;
+};
+
+}  // namespace uir::codegen
+
+#endif  // UIR_CODEGEN_GPU_EXECUTABLE_H_

@@ -1,0 +1,92 @@
+// A GPU executable as the runtime runs it: PTX, its kernels' launches, the
+// device allocations (buffer assignment's, the kernels' scratch, the
+// constants), and steps over them: kernel launches, device copies, while
+// loops and conditionals whose predicate is read back, and host steps for
+// what has no GPU code. Knows no HLO and no LLVM; runs on any GpuDevice
+// (the CUDA driver's, or the simulator's).
+#ifndef UIR_RUNTIME_GPU_PLAN_H_
+#define UIR_RUNTIME_GPU_PLAN_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace uir::runtime {
+
+// A kernel of the PTX module and how it is launched (1-D grids and blocks).
+struct GpuKernelInfo {
+  std::string name;
+  int64_t grid = 1, block = 32, shared_bytes = 0;
+};
+
+// The device the plan runs on. Addresses are the device's; memory may be
+// the host's (HostVisible), as the simulator's is.
+class GpuDevice {
+ public:
+  virtual ~GpuDevice() = default;
+  virtual void* Alloc(int64_t bytes) = 0;
+  virtual void Free(void* p) = 0;
+  virtual void ToDevice(void* dst, const void* src, int64_t bytes) = 0;
+  virtual void ToHost(void* dst, const void* src, int64_t bytes) = 0;
+  virtual void Copy(void* dst, const void* src, int64_t bytes) = 0;
+  // Kernel `kernel` of the loaded module with one device address per
+  // parameter, in order.
+  virtual void Launch(int64_t kernel, const std::vector<void*>& args) = 0;
+  virtual void Synchronize() = 0;
+  virtual bool HostVisible() const { return false; }
+};
+
+struct GpuRef {
+  int64_t allocation = 0, offset = 0;
+};
+
+struct GpuStep {
+  enum class Kind : uint8_t { kLaunch, kCopy, kWhile, kConditional, kCall, kHost };
+  Kind kind = Kind::kLaunch;
+  std::string name;  // the Kernel Graph node's
+  // kLaunch: the kernel and its parameters.
+  int64_t kernel = 0;
+  std::vector<GpuRef> args;
+  // kCopy: `bytes` from `from` to `to`.
+  GpuRef from, to;
+  int64_t bytes = 0;
+  // kWhile: body[0] is the condition's steps, body[1] the body's; the
+  // predicate (one byte) at `from`. kConditional: one sequence per branch,
+  // the selector (pred or s32, `bytes` wide) at `from`. kCall: body[0].
+  std::vector<std::vector<GpuStep>> body;
+  // kHost: run on the host over every allocation's bytes (the device's
+  // copied there and back unless it is host-visible).
+  std::function<void(uint8_t* const* allocations)> host;
+};
+
+struct GpuPlan {
+  std::string ptx;
+  std::vector<GpuKernelInfo> kernels;
+  std::vector<int64_t> allocation_bytes;
+  // Bytes written into allocations before every run: constants.
+  struct Preset {
+    int64_t allocation = 0, offset = 0;
+    std::vector<uint8_t> bytes;
+  };
+  std::vector<Preset> presets;
+  // Row-major array leaves of the parameters and of the result, in order.
+  struct Leaf {
+    GpuRef at;
+    int64_t bytes = 0;
+  };
+  std::vector<Leaf> parameters, results;
+  std::vector<GpuStep> steps;
+};
+
+// One run: device memory for every allocation (taken from and given back
+// to `device`), the presets and arguments copied in, the steps, the
+// results copied out. `args` and `results` are host buffers of the leaves'
+// bytes.
+void RunGpuPlan(const GpuPlan& plan, GpuDevice& device, const std::vector<const uint8_t*>& args,
+                const std::vector<uint8_t*>& results);
+
+}  // namespace uir::runtime
+
+#endif  // UIR_RUNTIME_GPU_PLAN_H_
