@@ -4,6 +4,7 @@
 #include <cstring>
 #include <map>
 
+#include "codegen/library_plans.h"
 #include "eval/typed.h"
 #include "hlo/module.h"
 #include "runtime/cuda_driver.h"
@@ -69,9 +70,10 @@ class PlanBuilder {
         continue;
       }
       if (Launchable(n)) {
-        Launches(n, out);
+        Launches(n, out, std::nullopt);
         continue;
       }
+      if (LibraryGemm(n, out)) continue;
       fallbacks_.push_back(n.name + ": a " + std::string(igraph::NodeKindName(n.kind)) +
                            " node with no GPU code runs on the host" +
                            (n.reason.empty() ? "" : " (" + n.reason + ")"));
@@ -103,12 +105,42 @@ class PlanBuilder {
     return static_cast<int64_t>(plan_.allocation_bytes.size()) - 1;
   }
 
+  // A dot node (lone, or with an elementwise epilogue the GEMM's output
+  // then runs through) as the library GEMM: f32 and f64 only.
+  bool LibraryGemm(const KernelNode& n, std::vector<GpuStep>& out) {
+    if (n.chain != nullptr || n.windows != nullptr) return false;
+    const std::optional<NodeGemm> gemm = GemmOf(n);
+    if (!gemm || (gemm->storage != PrimitiveType::kF32 && gemm->storage != PrimitiveType::kF64)) {
+      return false;
+    }
+    for (const igraph::IGraph& part : n.igraphs) {
+      if (kernel_.count(&part) == 0) return false;
+    }
+    GpuStep s;
+    s.kind = GpuStep::Kind::kGemm;
+    s.name = n.name;
+    s.gemm = gemm->plan;
+    s.from = Ref(gemm->lhs);
+    s.b = Ref(gemm->rhs);
+    s.to = Ref(gemm->out);
+    out.push_back(std::move(s));
+    if (!n.igraphs.empty()) Launches(n, out, Ref(n.outputs.at(0)));
+    return true;
+  }
+
   // One launch per part; the node's dram ids are its inputs, scratch,
-  // constants and outputs, in that order.
-  void Launches(const KernelNode& n, std::vector<GpuStep>& out) {
+  // constants and outputs, in that order. A library node's first scratch
+  // id is its output (`library_out`), which the library op wrote.
+  void Launches(const KernelNode& n, std::vector<GpuStep>& out, std::optional<GpuRef> library_out) {
     std::vector<GpuRef> ids;
     for (const DramTensor& t : n.inputs) ids.push_back(Ref(t));
-    for (int64_t bytes : n.scratch_bytes) ids.push_back({NewAllocation(bytes), 0});
+    for (size_t k = 0; k < n.scratch_bytes.size(); ++k) {
+      if (k == 0 && library_out) {
+        ids.push_back(*library_out);
+        continue;
+      }
+      ids.push_back({NewAllocation(n.scratch_bytes[k]), 0});
+    }
     for (const hlo::Literal& c : n.constants) {
       const int64_t a = NewAllocation(static_cast<int64_t>(c.bytes().size()));
       plan_.presets.push_back({a, 0, std::vector<uint8_t>(c.bytes().begin(), c.bytes().end())});
@@ -196,6 +228,9 @@ class SimulatedDevice : public runtime::GpuDevice {
                                       static_cast<size_t>(p.size * StorageBytes(p.dtype)));
     }
     simulator_.Run(g, dram);
+  }
+  void Gemm(const runtime::GemmPlan& plan, const void* a, const void* b, void* c) override {
+    runtime::RunGemm(plan, a, b, c);
   }
   void Synchronize() override {}
   bool HostVisible() const override { return true; }

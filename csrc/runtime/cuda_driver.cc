@@ -140,6 +140,35 @@ void Check(const Api& api, CuResult r, const char* what) {
                     " failed: " + (text != nullptr ? text : "CUresult " + std::to_string(r)));
 }
 
+// cuBLAS, loaded on a device's first GEMM: the strided batched products
+// (row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T).
+struct Blas {
+  void* lib = nullptr;
+  int (*create)(void**) = nullptr;
+  int (*sgemm)(void*, int, int, int, int, int, const float*, const float*, int, long long,
+               const float*, int, long long, const float*, float*, int, long long, int) = nullptr;
+  int (*dgemm)(void*, int, int, int, int, int, const double*, const double*, int, long long,
+               const double*, int, long long, const double*, double*, int, long long,
+               int) = nullptr;
+};
+
+const Blas& TheBlas() {
+  static const Blas blas = [] {
+    Blas b;
+    for (const char* name :
+         {"libcublas.so", "libcublas.so.13", "libcublas.so.12", "libcublas.so.11"}) {
+      b.lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+      if (b.lib != nullptr) break;
+    }
+    if (b.lib == nullptr) return b;
+    b.create = reinterpret_cast<decltype(b.create)>(dlsym(b.lib, "cublasCreate_v2"));
+    b.sgemm = reinterpret_cast<decltype(b.sgemm)>(dlsym(b.lib, "cublasSgemmStridedBatched"));
+    b.dgemm = reinterpret_cast<decltype(b.dgemm)>(dlsym(b.lib, "cublasDgemmStridedBatched"));
+    return b;
+  }();
+  return blas;
+}
+
 // Attributes and JIT options as the driver API numbers them.
 constexpr int kMaxDynamicSharedBytes = 8;
 constexpr int kJitErrorLogBuffer = 5;
@@ -231,6 +260,38 @@ class CudaDevice : public GpuDevice {
                       static_cast<unsigned>(k.shared_bytes), nullptr, params.data(), nullptr),
           ("cuLaunchKernel of " + k.name).c_str());
   }
+  void Gemm(const GemmPlan& p, const void* a, const void* b, void* c) override {
+    const Blas& blas = TheBlas();
+    if (blas.create == nullptr || blas.sgemm == nullptr || blas.dgemm == nullptr) {
+      throw DeviceError("a GEMM on the GPU needs cuBLAS (libcublas.so), which was not found");
+    }
+    Current();
+    if (handle_ == nullptr && blas.create(&handle_) != 0) {
+      throw DeviceError("cublasCreate failed");
+    }
+    constexpr int kN = 0, kT = 1;  // CUBLAS_OP_N, CUBLAS_OP_T
+    // Stored row lengths: A is [m x k] ([k x m] transposed), B [k x n].
+    const int64_t lda = p.lda != 0 ? p.lda : (p.trans_a ? p.m : p.k);
+    const int64_t ldb = p.ldb != 0 ? p.ldb : (p.trans_b ? p.k : p.n);
+    const int64_t ldc = p.ldc != 0 ? p.ldc : p.n;
+    const int op_b = p.trans_b ? kT : kN, op_a = p.trans_a ? kT : kN;
+    const auto i = [](int64_t v) { return static_cast<int>(v); };
+    int status = 0;
+    if (p.f64) {
+      const double one = 1, zero = 0;
+      status = blas.dgemm(handle_, op_b, op_a, i(p.n), i(p.m), i(p.k), &one,
+                          static_cast<const double*>(b), i(ldb), p.b_batch_stride,
+                          static_cast<const double*>(a), i(lda), p.a_batch_stride, &zero,
+                          static_cast<double*>(c), i(ldc), p.c_batch_stride, i(p.batch));
+    } else {
+      const float one = 1, zero = 0;
+      status = blas.sgemm(handle_, op_b, op_a, i(p.n), i(p.m), i(p.k), &one,
+                          static_cast<const float*>(b), i(ldb), p.b_batch_stride,
+                          static_cast<const float*>(a), i(lda), p.a_batch_stride, &zero,
+                          static_cast<float*>(c), i(ldc), p.c_batch_stride, i(p.batch));
+    }
+    if (status != 0) throw DeviceError("cuBLAS GEMM failed with status " + std::to_string(status));
+  }
   void Synchronize() override {
     Current();
     Check(api_, api_.synchronize(), "cuCtxSynchronize");
@@ -243,6 +304,7 @@ class CudaDevice : public GpuDevice {
   std::vector<GpuKernelInfo> kernels_;
   void* context_ = nullptr;
   void* module_ = nullptr;
+  void* handle_ = nullptr;  // cuBLAS's
   std::vector<void*> functions_;
 };
 

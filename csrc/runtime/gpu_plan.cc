@@ -66,6 +66,9 @@ class Run {
       case GpuStep::Kind::kCopy:
         device_.Copy(At(s.to), At(s.from), s.bytes);
         return;
+      case GpuStep::Kind::kGemm:
+        device_.Gemm(s.gemm, At(s.from), At(s.b), At(s.to));
+        return;
       case GpuStep::Kind::kWhile:
         for (;;) {
           Steps(s.body[0]);

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "runtime/gemm.h"
+
 namespace uir::runtime {
 
 // A kernel of the PTX module and how it is launched (1-D grids and blocks).
@@ -34,6 +36,8 @@ class GpuDevice {
   // Kernel `kernel` of the loaded module with one device address per
   // parameter, in order.
   virtual void Launch(int64_t kernel, const std::vector<void*>& args) = 0;
+  // The library GEMM (f32 or f64) on device memory: cuBLAS on a GPU.
+  virtual void Gemm(const GemmPlan& plan, const void* a, const void* b, void* c) = 0;
   virtual void Synchronize() = 0;
   virtual bool HostVisible() const { return false; }
 };
@@ -43,7 +47,7 @@ struct GpuRef {
 };
 
 struct GpuStep {
-  enum class Kind : uint8_t { kLaunch, kCopy, kWhile, kConditional, kCall, kHost };
+  enum class Kind : uint8_t { kLaunch, kCopy, kGemm, kWhile, kConditional, kCall, kHost };
   Kind kind = Kind::kLaunch;
   std::string name;  // the Kernel Graph node's
   // kLaunch: the kernel and its parameters.
@@ -52,6 +56,9 @@ struct GpuStep {
   // kCopy: `bytes` from `from` to `to`.
   GpuRef from, to;
   int64_t bytes = 0;
+  // kGemm: c = op(a) op(b) as `gemm` says, a at `from`, b at `b`, c at `to`.
+  GemmPlan gemm;
+  GpuRef b;
   // kWhile: body[0] is the condition's steps, body[1] the body's; the
   // predicate (one byte) at `from`. kConditional: one sequence per branch,
   // the selector (pred or s32, `bytes` wide) at `from`. kCall: body[0].

@@ -277,14 +277,15 @@ def test_unknown_architecture():
 
 def test_compile_for_gpu_writes_ptx_and_runs_only_on_a_gpu():
     x = _f32(4, 64)
-    m = uir.jit(lambda v: _softmax(v) @ v.T).lower(x).module
+    m = uir.jit(lambda v: jnp.sort(_softmax(v) @ v.T, axis=-1)).lower(x).module
     exe = uir.compile(m, backend="gpu")
     ptx = exe.as_text("ptx")
     assert ptx.count(".visible .entry") == len(exe.gpu_kernels) >= 1
     assert ".target sm_90" in ptx
-    # The dot is a library node: no GPU code for it yet; it runs on the
-    # host, and says so.
-    assert any("dot" in f and "runs on the host" in f for f in exe.fallbacks), exe.fallbacks
+    # The dot is a GEMM (cuBLAS on a GPU); the sort has no GPU code yet: it
+    # runs on the host, and says so.
+    assert not any("dot" in f for f in exe.fallbacks), exe.fallbacks
+    assert any("sort" in f and "runs on the host" in f for f in exe.fallbacks), exe.fallbacks
     assert "define" in exe.as_text("llvm")
     with pytest.raises(ValueError, match="backend='gpu'"):
         uir.compile(m, backend="cpu").as_text("ptx")
