@@ -21,7 +21,7 @@ DEPS_STAMP := $(VENV)/.uir-deps
 BUILD_STAMP := $(VENV)/.uir-build
 ASAN_STAMP := $(ASAN_VENV)/.uir-build
 
-.PHONY: all demo test test-xla bench bench-quick bench-deps asan fuzz fuzz-eval fuzz-compile fuzz-build lint format system-deps build clean distclean help
+.PHONY: all demo test test-xla runtime-only gpu-artifacts bench bench-quick bench-deps asan fuzz fuzz-eval fuzz-compile fuzz-build lint format system-deps build clean distclean help
 
 all: test
 
@@ -35,14 +35,29 @@ help:
 	@echo "make fuzz    run the HLO parser fuzzer for FUZZ_SECONDS (default 600)"
 	@echo "make fuzz-eval  run the parse/verify/print/evaluate fuzzer for FUZZ_SECONDS"
 	@echo "make fuzz-compile  compile mutated corpus modules and compare with the evaluator for FUZZ_SECONDS"
+	@echo "make gpu-artifacts  serialize the GPU check's executables into build/gpu (for tools/gpu_check.sh)"
 	@echo "make lint    ruff, clang-format and clang-tidy checks"
 	@echo "make format  apply ruff format and clang-format"
 
 demo: $(BUILD_STAMP)
 	$(VENV)/bin/uir demo
 
-test: $(BUILD_STAMP) fuzz-build
+test: $(BUILD_STAMP) fuzz-build runtime-only
 	$(VENV)/bin/python -m pytest $(PYTEST_ARGS)
+
+# The runtime-only build (runtime_only/): what runs serialized GPU
+# executables, with CMake and a C++ compiler only (no LLVM, no pybind11).
+RUNTIME_ONLY_DIR := build/runtime-only
+runtime-only: $(DEPS_STAMP)
+	@[ -f $(RUNTIME_ONLY_DIR)/Makefile ] || $(VENV)/bin/cmake -S runtime_only -B $(RUNTIME_ONLY_DIR) \
+	    -DCMAKE_BUILD_TYPE=Release >/dev/null
+	@$(VENV)/bin/cmake --build $(RUNTIME_ONLY_DIR) --parallel 2 >$(RUNTIME_ONLY_DIR)/build.log 2>&1 \
+	    || { cat $(RUNTIME_ONLY_DIR)/build.log; exit 1; }
+
+# The GPU check's executables, compiled here and serialized into build/gpu
+# for tools/gpu_check.sh on a machine with a GPU.
+gpu-artifacts: $(BUILD_STAMP)
+	$(VENV)/bin/python tools/gpu_artifacts.py build/gpu
 
 # XLA:CPU as a second oracle: the tests marked `xla`, with jax[cpu] from PyPI.
 test-xla: $(BUILD_STAMP)
@@ -147,8 +162,8 @@ CXX_FILES = $$(find csrc -name '*.h' -o -name '*.cc')
 # clang-tidy reads the compile commands of the persistent build.
 lint: $(BUILD_STAMP)
 	tools/install_system_deps.sh clang-format-19 clang-tidy-19
-	$(VENV)/bin/ruff check uir tests benchmarks tools
-	$(VENV)/bin/ruff format --check uir tests benchmarks tools
+	$(VENV)/bin/ruff check uir tests benchmarks tools runtime_only
+	$(VENV)/bin/ruff format --check uir tests benchmarks tools runtime_only
 	clang-format-19 --dry-run --Werror $(CXX_FILES)
 	run-clang-tidy-19 -quiet -p "$$(dirname "$$(ls build/cp*/compile_commands.json | head -1)")" \
 	    '$(CURDIR)/csrc/.*[.]cc$$'

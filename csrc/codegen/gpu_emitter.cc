@@ -317,6 +317,7 @@ class GpuKernelEmitter {
     llvm::Value* warp = b_.CreateLShr(tid, I64(5));
     llvm::Value* pid = b_.CreateAdd(b_.CreateMul(ctaid, I64(g_.hardware().num_unit)), warp);
     active_ = b_.CreateICmpULT(pid, I64(g_.num_parallel()));
+    pid_ = pid;
     // Base addresses.
     int dram = 0;
     for (size_t p = 0; p < place_.size(); ++p) {
@@ -554,7 +555,8 @@ class GpuKernelEmitter {
     }
     if ((op.kind == OpKind::kReduce || op.kind == OpKind::kBroadcast) &&
         op.scope == igraph::Scope::kGroup && op.group_size > 1) {
-      Unsupported("a group-scope " + std::string(OpKindName(op.kind)) + " on the GPU yet");
+      EmitGroupOp(op);
+      return;
     }
     bool warp = false, block = false;
     for (int s : SlicesOf(op)) {
@@ -648,7 +650,81 @@ class GpuKernelEmitter {
 
   // (r, c) -> (r, 1): per row, each lane folds columns lane, lane + 32, ...;
   // five butterfly shuffles give every lane the row's value.
-  void EmitReduceRow(const IOp& op) {
+  // Where a reduction's element `index` (its row, or its column) goes:
+  // the output slice, unless `to` says otherwise (a group's partials).
+  using Dest = std::function<llvm::Value*(llvm::Value* index)>;
+
+  // Group scope (groups of group_size consecutive units, one block's):
+  // reduce: each unit's partial into its slot of the sram buffer, a block
+  // barrier, the leader (pid % group_size == 0) combines the group's slots
+  // into its output; broadcast: the leader's value into slot 0, a block
+  // barrier, every unit reads it. A block barrier ends each (the buffer is
+  // used again).
+  void EmitGroupOp(const IOp& op) {
+    const int out = op.outputs[0], in = op.inputs[0];
+    const ISlice& buffer = S(op.buffer);
+    const PrimitiveType t = TypeOf(in);
+    llvm::Value* k = b_.CreateURem(pid_, I64(op.group_size));
+    llvm::Value* leader = b_.CreateAnd(active_, b_.CreateICmpEQ(k, I64(0)));
+    llvm::Value* members = b_.CreateSub(I64(g_.num_parallel()), b_.CreateSub(pid_, k));
+    auto slot_at = [&](llvm::Value* unit, int64_t slot, llvm::Value* index) {
+      llvm::Value* at = b_.CreateAdd(AffineValue(buffer.offset),
+                                     b_.CreateAdd(b_.CreateMul(unit, I64(slot)), index));
+      return b_.CreateInBoundsGEP(StorageOf(op.buffer), bases_[static_cast<size_t>(buffer.pointer)],
+                                  at);
+    };
+    auto elements = [&](int s,
+                        const std::function<void(llvm::Value*, llvm::Value*, llvm::Value*)>& body) {
+      const int64_t n = S(s).elements(), c = S(s).shape[1];
+      For((n + kWarp - 1) / kWarp, [&](llvm::Value* m) {
+        llvm::Value* e = b_.CreateAdd(b_.CreateMul(m, I64(kWarp)), lane_);
+        If(n % kWarp == 0 ? b_.getTrue() : b_.CreateICmpULT(e, I64(n)),
+           [&] { body(e, b_.CreateUDiv(e, I64(c)), b_.CreateURem(e, I64(c))); });
+      });
+    };
+    if (op.kind == OpKind::kReduce) {
+      const int64_t slot = S(out).elements();
+      const Dest partial = [&](llvm::Value* index) { return slot_at(k, slot, index); };
+      If(active_, [&] {
+        if (op.axis == Axis::kRow) {
+          EmitReduceRow(op, partial);
+        } else {
+          EmitReduceCol(op, partial);
+        }
+      });
+      BlockBarrier();
+      If(leader, [&] {
+        elements(out, [&](llvm::Value* e, llvm::Value* i, llvm::Value* j) {
+          llvm::Value* acc = s_.Load(t, slot_at(I64(0), slot, e));
+          acc = Fold(op.group_size - 1, acc, [&](llvm::Value* u, llvm::Value* a) {
+            llvm::Value* unit = b_.CreateAdd(u, I64(1));
+            llvm::Value* next = Combine(op, t, a, s_.Load(t, slot_at(unit, slot, e)));
+            return b_.CreateSelect(b_.CreateICmpULT(unit, members), next, a);
+          });
+          s_.Store(t, acc, At(out, i, j));
+        });
+        WarpBarrier();
+      });
+    } else {
+      const int64_t slot = S(in).elements();
+      If(leader, [&] {
+        elements(in, [&](llvm::Value* e, llvm::Value* i, llvm::Value* j) {
+          b_.CreateStore(b_.CreateLoad(StorageOf(in), At(in, i, j)), slot_at(I64(0), slot, e));
+        });
+      });
+      BlockBarrier();
+      If(active_, [&] {
+        elements(out, [&](llvm::Value*, llvm::Value* i, llvm::Value* j) {
+          llvm::Value* index = op.axis == Axis::kRow ? i : j;
+          b_.CreateStore(b_.CreateLoad(StorageOf(in), slot_at(I64(0), slot, index)), At(out, i, j));
+        });
+        WarpBarrier();
+      });
+    }
+    BlockBarrier();
+  }
+
+  void EmitReduceRow(const IOp& op, const Dest& to = nullptr) {
     CheckNoOverlap(op);
     const int out = op.outputs[0], in = op.inputs[0];
     const PrimitiveType t = TypeOf(in);
@@ -670,19 +746,20 @@ class GpuKernelEmitter {
       for (int64_t mask = kWarp / 2; mask >= 1; mask /= 2) {
         acc = Combine(op, t, acc, Shuffle(acc, 0, I64(mask)));
       }
-      if (IsLane(out)) {
+      if (IsLane(out) && !to) {
         llvm::Value* a =
             b_.CreateAdd(AffineValue(S(out).offset), b_.CreateMul(i, I64(S(out).stride[0])));
         If(b_.CreateICmpEQ(lane_, b_.CreateAnd(a, I64(kWarp - 1))),
            [&] { s_.Store(t, acc, SlotOfAddress(out, a)); });
       } else {
-        If(b_.CreateICmpEQ(lane_, I64(0)), [&] { s_.Store(t, acc, At(out, i, I64(0))); });
+        If(b_.CreateICmpEQ(lane_, I64(0)),
+           [&] { s_.Store(t, acc, to ? to(i) : At(out, i, I64(0))); });
       }
     });
   }
 
   // (r, c) -> (1, c): lane l folds columns l, l + 32, ... down the rows.
-  void EmitReduceCol(const IOp& op) {
+  void EmitReduceCol(const IOp& op, const Dest& to = nullptr) {
     CheckNoOverlap(op);
     const int out = op.outputs[0], in = op.inputs[0];
     const PrimitiveType t = TypeOf(in);
@@ -700,7 +777,7 @@ class GpuKernelEmitter {
         llvm::Value* acc = Fold(r - 1, load(I64(0)), [&](llvm::Value* k, llvm::Value* a) {
           return Combine(op, t, a, load(b_.CreateAdd(k, I64(1))));
         });
-        s_.Store(t, acc, IsLane(out) ? Slot(out, q) : At(out, I64(0), j));
+        s_.Store(t, acc, to ? to(j) : IsLane(out) ? Slot(out, q) : At(out, I64(0), j));
       });
     });
   }
@@ -804,6 +881,7 @@ class GpuKernelEmitter {
   llvm::Value* tid_ = nullptr;
   llvm::Value* lane_ = nullptr;
   llvm::Value* active_ = nullptr;
+  llvm::Value* pid_ = nullptr;
   std::vector<Place> place_;
   std::vector<int64_t> offset_;  // shared-memory byte offset per iPointer
   std::set<int> reread_dram_;

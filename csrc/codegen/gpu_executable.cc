@@ -4,6 +4,7 @@
 #include <cstring>
 #include <map>
 
+#include "codegen/dot_chain_thunk.h"
 #include "codegen/library_plans.h"
 #include "eval/typed.h"
 #include "hlo/module.h"
@@ -74,6 +75,7 @@ class PlanBuilder {
         continue;
       }
       if (LibraryGemm(n, out)) continue;
+      if (DotChain(n, out)) continue;
       fallbacks_.push_back(n.name + ": a " + std::string(igraph::NodeKindName(n.kind)) +
                            " node with no GPU code runs on the host" +
                            (n.reason.empty() ? "" : " (" + n.reason + ")"));
@@ -128,6 +130,81 @@ class PlanBuilder {
     return true;
   }
 
+  // A dot chain block by block of rows, as its CPU thunk runs it: per block
+  // the first GEMM into a scratch block, the epilogue's kernels into a
+  // second block, the second GEMM into the output's rows.
+  bool DotChain(const KernelNode& n, std::vector<GpuStep>& out) {
+    if (n.chain == nullptr) return false;
+    for (const igraph::IGraph& part : n.igraphs) {
+      if (kernel_.count(&part) == 0) return false;
+    }
+    const std::optional<ChainGemms> gemms = PlanChainGemms(n);
+    if (!gemms) return false;
+    const igraph::DotChainPlan& c = *n.chain;
+    const int64_t first = NewAllocation(c.BlockBytes());
+    const int64_t second = NewAllocation(c.BlockBytes());
+    std::vector<GpuRef> ids = {{first, 0}};
+    for (int64_t s : c.scalars) ids.push_back(Ref(n.inputs.at(static_cast<size_t>(s))));
+    for (int64_t bytes : n.scratch_bytes) ids.push_back({NewAllocation(bytes), 0});
+    for (const hlo::Literal& k : n.constants) {
+      const int64_t a = NewAllocation(static_cast<int64_t>(k.bytes().size()));
+      plan_.presets.push_back({a, 0, std::vector<uint8_t>(k.bytes().begin(), k.bytes().end())});
+      ids.push_back({a, 0});
+    }
+    ids.push_back({second, 0});
+    auto shifted = [](GpuRef r, int64_t bytes) {
+      r.offset += bytes;
+      return r;
+    };
+    const GpuRef a = Ref(n.inputs.at(static_cast<size_t>(c.a)));
+    const GpuRef b = Ref(n.inputs.at(static_cast<size_t>(c.b)));
+    const GpuRef cc = Ref(n.inputs.at(static_cast<size_t>(c.c)));
+    const GpuRef o = Ref(n.outputs.at(0));
+    const int64_t e = c.element_bytes;
+    const int64_t per_batch = (c.rows + c.block_rows - 1) / c.block_rows;
+    for (int64_t task = 0; task < c.batch * per_batch; ++task) {
+      const int64_t batch = task / per_batch;
+      const int64_t r0 = task % per_batch * c.block_rows;
+      const int64_t rows = std::min(c.block_rows, c.rows - r0);
+      GpuStep g1;
+      g1.kind = GpuStep::Kind::kGemm;
+      g1.name = n.name;
+      g1.gemm = gemms->first;
+      g1.gemm.m = rows;
+      g1.from = shifted(a, (batch * gemms->a_batch + r0 * gemms->a_row) * e);
+      g1.b = shifted(b, batch * gemms->b_batch * e);
+      g1.to = {first, 0};
+      out.push_back(std::move(g1));
+      const size_t from = rows == c.block_rows ? 0 : c.full_parts;
+      const size_t to = rows == c.block_rows ? c.full_parts : n.igraphs.size();
+      for (size_t k = from; k < to; ++k) out.push_back(Launch(n, n.igraphs[k], ids));
+      GpuStep g2;
+      g2.kind = GpuStep::Kind::kGemm;
+      g2.name = n.name;
+      g2.gemm = gemms->second;
+      g2.gemm.m = rows;
+      g2.from = {second, 0};
+      g2.b = shifted(cc, batch * gemms->c_batch * e);
+      g2.to = shifted(o, (batch * gemms->out_batch + r0 * gemms->out_row) * e);
+      out.push_back(std::move(g2));
+    }
+    return true;
+  }
+
+  GpuStep Launch(const KernelNode& n, const igraph::IGraph& part, const std::vector<GpuRef>& ids) {
+    GpuStep s;
+    s.kind = GpuStep::Kind::kLaunch;
+    s.name = n.name;
+    s.kernel = kernel_.at(&part);
+    for (const igraph::IPointer& p : part.pointers()) {
+      if (p.level != igraph::Level::kDram) continue;
+      UIR_CHECK(p.id >= 0 && p.id < static_cast<int64_t>(ids.size()))
+          << "iGraph " << part.name() << " of " << n.name << ": dram id " << p.id;
+      s.args.push_back(ids[static_cast<size_t>(p.id)]);
+    }
+    return s;
+  }
+
   // One launch per part; the node's dram ids are its inputs, scratch,
   // constants and outputs, in that order. A library node's first scratch
   // id is its output (`library_out`), which the library op wrote.
@@ -147,19 +224,7 @@ class PlanBuilder {
       ids.push_back({a, 0});
     }
     for (const DramTensor& t : n.outputs) ids.push_back(Ref(t));
-    for (const igraph::IGraph& part : n.igraphs) {
-      GpuStep s;
-      s.kind = GpuStep::Kind::kLaunch;
-      s.name = n.name;
-      s.kernel = kernel_.at(&part);
-      for (const igraph::IPointer& p : part.pointers()) {
-        if (p.level != igraph::Level::kDram) continue;
-        UIR_CHECK(p.id >= 0 && p.id < static_cast<int64_t>(ids.size()))
-            << "iGraph " << part.name() << " of " << n.name << ": dram id " << p.id;
-        s.args.push_back(ids[static_cast<size_t>(p.id)]);
-      }
-      out.push_back(std::move(s));
-    }
+    for (const igraph::IGraph& part : n.igraphs) out.push_back(Launch(n, part, ids));
   }
 
   bool ControlFlow(const KernelGraph& g, const KernelNode& n, std::vector<GpuStep>& out) {
@@ -242,10 +307,11 @@ class SimulatedDevice : public runtime::GpuDevice {
 
 }  // namespace
 
-GpuExecutable::GpuExecutable(const KernelGraph& graph, const GpuOptions& options) : graph_(graph) {
+GpuExecutable::GpuExecutable(const KernelGraph& graph, const GpuOptions& options) : graph_(&graph) {
   program_ = CompileGpu(graph, options);
   fallbacks_ = program_.refused;
   plan_.ptx = program_.ptx;
+  plan_.sm = program_.sm;
   for (const GpuLaunch& k : program_.kernels) {
     plan_.kernels.push_back({k.name, k.grid, k.block, k.shared_bytes});
   }
@@ -266,53 +332,96 @@ GpuExecutable::GpuExecutable(const KernelGraph& graph, const GpuOptions& options
   }
   PlanBuilder builder(graph, program_, plan_, fallbacks_, kernel_graphs_);
   plan_.steps = builder.Emit(graph);
+  for (const igraph::IGraph* g : kernel_graphs_) plan_.kernel_igraphs.push_back(igraph::ToText(*g));
   const hlo::HloComputation& entry = *graph.module().entry();
+  auto leaf = [](const DramTensor& t) {
+    return runtime::GpuPlan::Leaf{Ref(t), t.bytes, t.shape.element_type(), t.shape.dimensions(),
+                                  igraph::IsRowMajorTensor(t)};
+  };
   for (const hlo::HloInstruction* p : entry.parameters()) {
     for (const DramTensor& t : igraph::ValueLeaves(ba, p)) {
       parameter_leaves_.push_back(t);
-      plan_.parameters.push_back({Ref(t), t.bytes});
+      plan_.parameters.push_back(leaf(t));
     }
   }
   for (const DramTensor& t : igraph::ValueLeaves(ba, entry.root())) {
     result_leaves_.push_back(t);
-    plan_.results.push_back({Ref(t), t.bytes});
+    plan_.results.push_back(leaf(t));
   }
+  plan_.tuple_result = entry.root()->shape().IsTuple();
+}
+
+GpuExecutable::GpuExecutable(std::string_view serialized)
+    : plan_(runtime::DeserializeGpuPlan(serialized)) {
+  program_.sm = plan_.sm;
+  program_.ptx = plan_.ptx;
+  for (const runtime::GpuKernelInfo& k : plan_.kernels) {
+    GpuLaunch launch;
+    launch.name = k.name;
+    launch.grid = k.grid;
+    launch.block = k.block;
+    launch.shared_bytes = k.shared_bytes;
+    program_.kernels.push_back(launch);
+  }
+  for (const std::string& text : plan_.kernel_igraphs) {
+    try {
+      owned_graphs_.push_back(std::make_unique<igraph::IGraph>(igraph::Parse(text)));
+    } catch (const Error& e) {
+      throw SerializationError(std::string("a kernel's iGraph does not parse: ") + e.what());
+    }
+    kernel_graphs_.push_back(owned_graphs_.back().get());
+  }
+  auto tensor = [](const runtime::GpuPlan::Leaf& l) {
+    DramTensor t;
+    t.allocation = l.at.allocation;
+    t.offset = l.at.offset;
+    t.bytes = l.bytes;
+    t.shape = hlo::Shape(l.type, l.dims);
+    return t;
+  };
+  for (const runtime::GpuPlan::Leaf& l : plan_.parameters) parameter_leaves_.push_back(tensor(l));
+  for (const runtime::GpuPlan::Leaf& l : plan_.results) result_leaves_.push_back(tensor(l));
 }
 
 GpuExecutable::~GpuExecutable() = default;
 
 hlo::Literal GpuExecutable::RunOn(runtime::GpuDevice& device,
                                   const std::vector<hlo::Literal>& args) const {
-  const hlo::HloComputation& entry = *graph_.module().entry();
-  if (args.size() != static_cast<size_t>(entry.num_parameters())) {
-    throw ShapeError(entry.name() + " takes " + std::to_string(entry.num_parameters()) +
-                     " arguments, got " + std::to_string(args.size()));
+  // The arguments' array leaves, in order, each checked against the
+  // parameter leaf it fills and written in that leaf's layout.
+  std::vector<const hlo::Literal*> leaves;
+  std::function<void(const hlo::Literal&)> flatten = [&](const hlo::Literal& v) {
+    if (v.shape().IsTuple()) {
+      for (const hlo::Literal& e : v.tuple_elements()) flatten(e);
+    } else if (v.shape().IsArray()) {
+      leaves.push_back(&v);
+    }
+  };
+  for (const hlo::Literal& a : args) flatten(a);
+  if (graph_ != nullptr) {
+    const hlo::HloComputation& entry = *graph_->module().entry();
+    if (args.size() != static_cast<size_t>(entry.num_parameters())) {
+      throw ShapeError(entry.name() + " takes " + std::to_string(entry.num_parameters()) +
+                       " arguments, got " + std::to_string(args.size()));
+    }
   }
-  // Arguments into the arena's layouts, leaf by leaf.
+  if (leaves.size() != parameter_leaves_.size()) {
+    throw ShapeError("the GPU executable takes " + std::to_string(parameter_leaves_.size()) +
+                     " arrays, got " + std::to_string(leaves.size()));
+  }
   std::vector<std::vector<uint8_t>> in;
   std::vector<const uint8_t*> in_ptrs;
-  size_t leaf = 0;
-  std::function<void(const hlo::Literal&)> stage = [&](const hlo::Literal& v) {
-    if (v.shape().IsTuple()) {
-      for (const hlo::Literal& e : v.tuple_elements()) stage(e);
-      return;
+  for (size_t k = 0; k < leaves.size(); ++k) {
+    const DramTensor& t = parameter_leaves_[k];
+    const hlo::Shape& s = leaves[k]->shape();
+    if (s.element_type() != t.shape.element_type() || s.dimensions() != t.shape.dimensions()) {
+      throw ShapeError("argument array " + std::to_string(k) + " is " + s.ToString() +
+                       "; the executable takes " +
+                       hlo::Shape(t.shape.element_type(), t.shape.dimensions()).ToString());
     }
-    if (!v.shape().IsArray()) return;
-    const DramTensor& t = parameter_leaves_.at(leaf++);
     in.emplace_back(static_cast<size_t>(std::max<int64_t>(t.bytes, 1)), 0);
-    igraph::WriteTensor(in.back().data(), t, v.bytes().data());
+    igraph::WriteTensor(in.back().data(), t, leaves[k]->bytes().data());
     in_ptrs.push_back(in.back().data());
-  };
-  for (const hlo::HloInstruction* p : entry.parameters()) {
-    const hlo::Literal& arg = args[static_cast<size_t>(p->parameter_number())];
-    if (!eval::SameArrays(arg.shape(), p->shape())) {
-      throw ShapeError("argument " + std::to_string(p->parameter_number()) + " has shape " +
-                       arg.shape().ToString() + "; parameter %" + p->name() + " is " +
-                       p->shape().ToString());
-    }
-  }
-  for (const hlo::HloInstruction* p : entry.parameters()) {
-    stage(args[static_cast<size_t>(p->parameter_number())]);
   }
   std::vector<std::vector<uint8_t>> out;
   std::vector<uint8_t*> out_ptrs;
@@ -322,14 +431,15 @@ hlo::Literal GpuExecutable::RunOn(runtime::GpuDevice& device,
   }
   runtime::RunGpuPlan(plan_, device, in_ptrs, out_ptrs);
   size_t next = 0;
+  auto read = [&]() {
+    const DramTensor& t = result_leaves_.at(next);
+    hlo::Literal v(hlo::Shape(t.shape.element_type(), t.shape.dimensions()));
+    igraph::ReadTensor(out.at(next).data(), t, v.mutable_bytes().data());
+    ++next;
+    return v;
+  };
   std::function<hlo::Literal(const hlo::Shape&)> assemble = [&](const hlo::Shape& s) {
-    if (s.IsArray()) {
-      const DramTensor& t = result_leaves_.at(next);
-      hlo::Literal v(hlo::Shape(t.shape.element_type(), t.shape.dimensions()));
-      igraph::ReadTensor(out.at(next).data(), t, v.mutable_bytes().data());
-      ++next;
-      return v;
-    }
+    if (s.IsArray()) return read();
     std::vector<hlo::Literal> parts;
     if (s.IsTuple()) {
       for (const hlo::Shape& e : s.tuple_shapes()) parts.push_back(assemble(e));
@@ -337,7 +447,12 @@ hlo::Literal GpuExecutable::RunOn(runtime::GpuDevice& device,
     }
     return hlo::Literal(s);
   };
-  return assemble(entry.root()->shape());
+  if (graph_ != nullptr) return assemble(graph_->module().entry()->root()->shape());
+  // Loaded: the result's leaves, as a flat tuple when it was a tuple.
+  if (!plan_.tuple_result && result_leaves_.size() == 1) return read();
+  std::vector<hlo::Literal> parts;
+  while (next < result_leaves_.size()) parts.push_back(read());
+  return eval::TupleOf(std::move(parts));
 }
 
 hlo::Literal GpuExecutable::Run(const std::vector<hlo::Literal>& args) const {

@@ -23,7 +23,14 @@ class GpuExecutable {
  public:
   // `graph` (lowered for the GPU model) must outlive the executable.
   GpuExecutable(const igraph::KernelGraph& graph, const GpuOptions& options = {});
+  // An executable Serialize wrote (its kernels' iGraphs with it, for the
+  // simulator); throws SerializationError for damaged bytes.
+  explicit GpuExecutable(std::string_view serialized);
   ~GpuExecutable();
+
+  // The plan as bytes (runtime/gpu_plan.h); SerializationError when a node
+  // runs on the host or a parameter or result is not row-major.
+  std::string Serialize() const { return runtime::SerializeGpuPlan(plan_); }
 
   const GpuProgram& program() const { return program_; }
   const runtime::GpuPlan& plan() const { return plan_; }
@@ -42,13 +49,14 @@ class GpuExecutable {
  private:
   hlo::Literal RunOn(runtime::GpuDevice& device, const std::vector<hlo::Literal>& args) const;
 
-  const igraph::KernelGraph& graph_;
+  const igraph::KernelGraph* graph_ = nullptr;  // null when deserialized
   GpuProgram program_;
   runtime::GpuPlan plan_;
   std::vector<std::string> fallbacks_;
   std::string unrunnable_;
   // Per plan kernel, the iGraph it runs (for the simulator).
   std::vector<const igraph::IGraph*> kernel_graphs_;
+  std::vector<std::unique_ptr<igraph::IGraph>> owned_graphs_;  // deserialized
   std::vector<igraph::DramTensor> parameter_leaves_, result_leaves_;
   mutable std::mutex mu_;
   mutable std::unique_ptr<runtime::GpuDevice> cuda_;

@@ -468,7 +468,33 @@ void BindIGraph(py::module_& m) {
           },
           py::arg("args"), py::arg("simulate") = false,
           "Runs on GPU 0 through the CUDA driver, or (simulate=True) on this CPU with the "
-          "GPU simulated.");
+          "GPU simulated.")
+      .def("serialize",
+           [](const PyGpuExecutable& e) {
+             std::string bytes;
+             {
+               py::gil_scoped_release release;
+               bytes = e.exe->Serialize();
+             }
+             return py::bytes(bytes);
+           })
+      .def_property_readonly("parameters", [](const PyGpuExecutable& e) {
+        py::list out;
+        for (const auto& l : e.exe->plan().parameters) {
+          out.append(py::make_tuple(std::string(PrimitiveTypeName(l.type)), l.dims));
+        }
+        return out;
+      });
+  im.def(
+      "load_gpu_executable",
+      [](const py::bytes& blob) {
+        auto out = std::make_shared<PyGpuExecutable>();
+        const std::string bytes = blob;
+        py::gil_scoped_release release;
+        out->exe = std::make_unique<codegen::GpuExecutable>(std::string_view(bytes));
+        return out;
+      },
+      py::arg("blob"), "A GPU executable from the bytes GpuExecutable.serialize() gave.");
 
   py::class_<codegen::GpuProgram>(im, "GpuProgram")
       .def_readonly("sm", &codegen::GpuProgram::sm)

@@ -11,9 +11,11 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "runtime/gemm.h"
+#include "support/primitive_type.h"
 
 namespace uir::runtime {
 
@@ -78,14 +80,30 @@ struct GpuPlan {
     std::vector<uint8_t> bytes;
   };
   std::vector<Preset> presets;
-  // Row-major array leaves of the parameters and of the result, in order.
+  // The array leaves of the parameters and of the result, in order: where
+  // they live, their element type and dims, and whether their layout is
+  // row-major (a serialized plan's must be: its reader has no layouts).
   struct Leaf {
     GpuRef at;
     int64_t bytes = 0;
+    PrimitiveType type = PrimitiveType::kF32;
+    std::vector<int64_t> dims;
+    bool row_major = true;
   };
   std::vector<Leaf> parameters, results;
+  bool tuple_result = false;  // the result is a tuple of the leaves
   std::vector<GpuStep> steps;
+  std::string sm;  // the architecture the PTX targets
+  // The iGraph text of each kernel (for a simulator); may be empty.
+  std::vector<std::string> kernel_igraphs;
 };
+
+// The plan as bytes (no host step may be in it: SerializationError names
+// the first), and back (SerializationError for damaged or foreign bytes).
+std::string SerializeGpuPlan(const GpuPlan& plan);
+GpuPlan DeserializeGpuPlan(std::string_view bytes);
+// Whether `bytes` start as a serialized GPU plan does.
+bool IsGpuPlan(std::string_view bytes);
 
 // One run: device memory for every allocation (taken from and given back
 // to `device`), the presets and arguments copied in, the steps, the
@@ -93,6 +111,11 @@ struct GpuPlan {
 // bytes.
 void RunGpuPlan(const GpuPlan& plan, GpuDevice& device, const std::vector<const uint8_t*>& args,
                 const std::vector<uint8_t*>& results);
+// The steps alone, timed: memory, presets and arguments set up once, the
+// steps run `warmup` times, then `iterations` times between two device
+// synchronizations; seconds per run of the steps.
+double TimeGpuPlan(const GpuPlan& plan, GpuDevice& device, const std::vector<const uint8_t*>& args,
+                   int warmup, int iterations);
 
 }  // namespace uir::runtime
 

@@ -96,6 +96,11 @@ def _f32(*shape):
         ("softmax-32", _softmax, (_f32(8, 32),)),
         ("softmax-100", _softmax, (_f32(5, 100),)),
         ("softmax-1024", _softmax, (_f32(3, 1024),)),
+        # Rows past one warp's tile: group-scope reductions and broadcasts
+        # through shared memory and block barriers.
+        ("softmax-4096", _softmax, (_f32(3, 4096),)),
+        ("layer-norm-8192", _layer_norm, (_f32(2, 8192), _f32(8192), _f32(8192))),
+        ("row-max-5000", lambda x: jnp.max(x, axis=1), (_f32(5, 5000),)),
         ("layer-norm", _layer_norm, (_f32(6, 96), _f32(96), _f32(96))),
         ("row-sum", lambda x: jnp.sum(x, axis=1), (_f32(9, 70),)),
         ("col-sum", lambda x: jnp.sum(x, axis=0), (_f32(40, 33),)),
@@ -327,6 +332,12 @@ def _scan(xs):
         ("scan", _scan, (_f32(12, 33),)),
         ("mlp", lambda x, w1, w2: jnp.tanh(x @ w1) @ w2, (_f32(8, 16), _f32(16, 32), _f32(32, 4))),
         ("attention", lambda q, k: _softmax(q @ k.T / 4.0) @ k, (_f32(6, 16), _f32(10, 16))),
+        # A dot chain: per block of rows, a GEMM, the softmax's kernels, a GEMM.
+        (
+            "attention-chain",
+            lambda q, k, v: _softmax(q @ k.T / 8.0) @ v,
+            (_f32(300, 64), _f32(256, 64), _f32(256, 64)),
+        ),
         ("layer-norm", _layer_norm, (_f32(6, 96), _f32(96), _f32(96))),
     ],
 )

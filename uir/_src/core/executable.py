@@ -30,6 +30,8 @@ from uir._src.core.evaluate import _check_argument, evaluate
 
 
 def _checked_arguments(module, arrays) -> list:
+    if module is None:  # a loaded GPU executable checks its arrays itself
+        return [np.asarray(a) for a in arrays]
     params = module.entry.parameters
     if len(arrays) != len(params):
         raise ArgumentError(f"{module.name} takes {len(params)} arguments, got {len(arrays)}")
@@ -122,12 +124,18 @@ class Executable:
             dumps.write_code_dumps(self)
 
     def serialize(self) -> bytes:
-        """The executable as bytes: its machine code (object files), the
-        optimized module, its buffer assignment, the thunk sequence, the
-        signature and the CPU features the code needs. uir.deserialize(blob)
-        loads it in another process (same uir version, a CPU with those
-        features) without running the HLO passes or LLVM's optimizer and
-        code generator. Compiled code only (backend="cpu")."""
+        """The executable as bytes. backend="cpu": its machine code (object
+        files), the optimized module, its buffer assignment, the thunk
+        sequence, the signature and the CPU features the code needs;
+        uir.deserialize(blob) loads it in another process (same uir
+        version, a CPU with those features) without running the HLO passes
+        or LLVM's optimizer and code generator. backend="gpu": the PTX, the
+        plan of launches, copies, GEMMs and control flow, the device
+        allocations and constants, and the row-major signature, which the
+        runtime-only module (runtime_only/) loads and runs on a machine
+        with a GPU and no compiler; every node must run on the GPU."""
+        if self._gpu is not None:
+            return self._gpu.serialize()
         return serialization.serialize(self)
 
     @classmethod
@@ -140,6 +148,19 @@ class Executable:
                 f"deserialize takes the bytes serialize gave, got {type(blob).__name__}"
             )
         exe = cls.__new__(cls)
+        exe._cache_hit = False
+        from uir._src.core.gpu import GPU_MAGIC, GpuCode
+
+        if bytes(blob[: len(GPU_MAGIC)]) == GPU_MAGIC:
+            exe.backend = "gpu"
+            exe._gpu = GpuCode.load(bytes(blob))
+            exe.module = None
+            exe._kernel_graph = None
+            exe._exe = None
+            exe._reasons = []
+            exe._dynamic = None
+            exe.compile_seconds = {}
+            return exe
         exe.backend = "cpu"
         exe._gpu = None
         exe._cache_hit = False

@@ -77,11 +77,19 @@ class GpuCode:
     simulated on this CPU (the same plan and kernels, one host thread of
     control per GPU thread)."""
 
-    def __init__(self, kernel_graph, sm: str | None = None):
+    def __init__(self, kernel_graph, sm: str | None = None, *, executable=None):
         self.kernel_graph = kernel_graph
-        self.executable = kernel_graph.gpu_executable(sm or gpu_arch())
+        self.executable = executable or kernel_graph.gpu_executable(sm or gpu_arch())
         self.program = self.executable.program
         self.fallbacks = list(self.executable.fallbacks)
+
+    @classmethod
+    def load(cls, blob: bytes) -> GpuCode:
+        """The GPU executable serialize() wrote (no HLO, no LLVM needed)."""
+        return cls(None, executable=_core.igraph.load_gpu_executable(blob))
+
+    def serialize(self) -> bytes:
+        return self.executable.serialize()
 
     @property
     def ptx(self) -> str:
@@ -97,3 +105,6 @@ class GpuCode:
 
     def run(self, arrays, simulate: bool = False):
         return self.executable.run(list(arrays), simulate)
+
+
+GPU_MAGIC = b"UIRGPU01"
