@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "runtime/cuda_driver.h"
+#include "runtime/gpu_custom_call.h"
 #include "runtime/gpu_plan.h"
 #include "support/error.h"
 
@@ -135,6 +136,63 @@ __attribute__((visibility("default"))) double uir_rt_time(void* handle, int ordi
     seconds = uir::runtime::TimeGpuPlan(h->plan, *device, in, warmup, iterations);
   });
   return seconds;
+}
+
+// Runs once with every step timed by CUDA events around it and writes the
+// steps as a Chrome trace (JSON) into `out`; 0, or 1 with `error` filled
+// (also when `out` is too small).
+__attribute__((visibility("default"))) int uir_rt_profile(void* handle, int ordinal,
+                                                          const void* const* args,
+                                                          void* const* results, char* out,
+                                                          size_t out_len, char* error,
+                                                          size_t error_len) {
+  auto* h = static_cast<Handle*>(handle);
+  return Guard(error, error_len, [&] {
+    auto& device = h->devices[ordinal];
+    if (device == nullptr)
+      device = uir::runtime::NewCudaDevice(ordinal, h->plan.ptx, h->plan.kernels);
+    std::vector<const uint8_t*> in;
+    for (size_t k = 0; k < h->plan.parameters.size(); ++k) {
+      in.push_back(static_cast<const uint8_t*>(args[k]));
+    }
+    std::vector<uint8_t*> res;
+    for (size_t k = 0; k < h->plan.results.size(); ++k) {
+      res.push_back(static_cast<uint8_t*>(results[k]));
+    }
+    std::vector<uir::runtime::GpuStepTime> times;
+    uir::runtime::RunGpuPlan(h->plan, *device, in, res, &times);
+    static const char* const kKinds[] = {"kernel",      "copy", "gemm",        "while",
+                                         "conditional", "call", "custom-call", "host"};
+    std::string json = "{\"traceEvents\": [";
+    for (size_t k = 0; k < times.size(); ++k) {
+      const auto& t = times[k];
+      std::string name;
+      for (char c : t.step->name) name += (c == '"' || c == '\\') ? '_' : c;
+      if (t.step->kind == uir::runtime::GpuStep::Kind::kLaunch) {
+        name += " (" + h->plan.kernels.at(static_cast<size_t>(t.step->kernel)).name + ")";
+      }
+      json += (k == 0 ? "" : ", ");
+      json += "{\"name\": \"" + name + "\", \"cat\": \"" + kKinds[static_cast<int>(t.step->kind)] +
+              "\", \"ph\": \"X\", \"ts\": " + std::to_string(t.start * 1e6) +
+              ", \"dur\": " + std::to_string((t.end - t.start) * 1e6) +
+              ", \"pid\": 0, \"tid\": " + std::to_string(t.depth) + "}";
+    }
+    json += "], \"displayTimeUnit\": \"ms\"}";
+    if (json.size() + 1 > out_len)
+      throw uir::UserError(uir::ErrorKind::kShape,
+                           "the trace needs " + std::to_string(json.size() + 1) + " bytes");
+    std::memcpy(out, json.c_str(), json.size() + 1);
+  });
+}
+
+// Registers C function `fn` as CUDA custom-call target `name` in XLA's GPU
+// convention: api 1 original, 2 status, 0 as each instruction says.
+__attribute__((visibility("default"))) void uir_rt_register_custom_call(const char* name, void* fn,
+                                                                        int api) {
+  uir::runtime::RegisterGpuCustomCall(name, fn,
+                                      api == 1   ? uir::runtime::GpuCallApi::kOriginal
+                                      : api == 0 ? uir::runtime::GpuCallApi::kFromInstruction
+                                                 : uir::runtime::GpuCallApi::kStatus);
 }
 
 // The devices the CUDA driver reports, one line each ("index name sm_XY

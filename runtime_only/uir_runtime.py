@@ -73,6 +73,17 @@ def _library() -> ctypes.CDLL:
         ctypes.c_size_t,
     ]
     lib.uir_rt_devices.argtypes = [c, ctypes.c_size_t]
+    lib.uir_rt_register_custom_call.argtypes = [c, p, ctypes.c_int]
+    lib.uir_rt_profile.argtypes = [
+        p,
+        ctypes.c_int,
+        ctypes.POINTER(p),
+        ctypes.POINTER(p),
+        c,
+        ctypes.c_size_t,
+        c,
+        ctypes.c_size_t,
+    ]
     lib.uir_rt_time.restype = ctypes.c_double
     lib.uir_rt_time.argtypes = [
         p,
@@ -175,9 +186,82 @@ class Executable:
             raise Error(error.value.decode())
         return seconds
 
+    def profile(self, *arrays) -> dict:
+        """One run with every step timed by CUDA events around it: a Chrome
+        trace (its "traceEvents", microseconds; tid is the nesting depth)."""
+        import json
+
+        ins = [np.ascontiguousarray(a) for a in arrays]
+        if len(ins) != len(self.parameters):
+            raise Error(f"the executable takes {len(self.parameters)} arrays, got {len(ins)}")
+        outs = [np.empty(dims, dtype) for dtype, dims in self.results]
+        p = ctypes.c_void_p
+        in_ptrs = (p * max(len(ins), 1))(*[a.ctypes.data for a in ins])
+        out_ptrs = (p * max(len(outs), 1))(*[o.ctypes.data for o in outs])
+        size = 1 << 24
+        trace = ctypes.create_string_buffer(size)
+        error = ctypes.create_string_buffer(_ERROR_BYTES)
+        if _lib().uir_rt_profile(
+            self._handle, self.device, in_ptrs, out_ptrs, trace, size, error, _ERROR_BYTES
+        ):
+            raise Error(error.value.decode())
+        return json.loads(trace.value.decode())
+
     def __del__(self):
         if getattr(self, "_handle", None) and _LIB is not None:
             _LIB.uir_rt_free(self._handle)
+
+
+_ALIVE: list = []  # C functions and libraries registered stay referenced
+
+
+class _Registration(ctypes.Structure):
+    pass
+
+
+_Registration._fields_ = [
+    ("name", ctypes.c_char_p),
+    ("function", ctypes.c_void_p),
+    ("api", ctypes.c_int),
+    ("platform", ctypes.c_char_p),
+    ("next", ctypes.POINTER(_Registration)),
+]
+
+
+def register(name: str, function, api: str | None = None) -> None:
+    """Registers a C function (ctypes function or address) as the CUDA
+    custom-call target `name`, in XLA's GPU convention: api "original"
+    (stream, buffers, opaque, opaque_len), "status" (and an
+    XlaCustomCallStatus*), or None (as each instruction's api_version says)."""
+    codes = {None: 0, "original": 1, "status": 2, "status_unified": 2}
+    if api not in codes:
+        raise Error(f"api must be original, status or None, not {api!r}")
+    address = (
+        function if isinstance(function, int) else ctypes.cast(function, ctypes.c_void_p).value
+    )
+    if not address:
+        raise Error(f"custom-call target {name!r} is a null function pointer")
+    _lib().uir_rt_register_custom_call(name.encode(), address, codes[api])
+    _ALIVE.append(function)
+
+
+def load_library(path) -> list[str]:
+    """Loads a shared library built with uir/custom_call.h's registration
+    macros and registers its targets for platform "CUDA" (or "gpu")."""
+    library = ctypes.CDLL(str(path))
+    read = library.uir_custom_call_registrations
+    read.restype = ctypes.POINTER(_Registration)
+    read.argtypes = []
+    names = []
+    node = read()
+    while node:
+        r = node.contents
+        if (r.platform or b"") in (b"CUDA", b"gpu"):
+            _lib().uir_rt_register_custom_call(r.name, r.function, r.api if r.api in (0, 1) else 2)
+            names.append(r.name.decode())
+        node = r.next
+    _ALIVE.append(library)
+    return names
 
 
 def load(source, device: int = 0) -> Executable:

@@ -7,6 +7,7 @@ and calls it. Exit status 1 when a result differs from NumPy's."""
 
 from __future__ import annotations
 
+import json
 import pathlib
 import statistics
 import sys
@@ -93,6 +94,11 @@ def main(folder: str = "build/gpu") -> int:
             failed += not ok
             row += f" {'ok' if ok else 'DIFFERS'} {err:.1e}"
             t_uir = exe.time(*args)
+            if name == "mlp":  # the MLP block's steps as a Chrome trace, from CUDA events
+                trace = pathlib.Path(folder) / "mlp.trace.json"
+                trace.write_text(json.dumps(exe.profile(*args)))
+                steps = exe.profile(*args)["traceEvents"]
+                print("mlp steps (ms):", [(e["name"], round(e["dur"] / 1e3, 3)) for e in steps])
             t_jax = _time_jax(jax, jnp, program, args) if jax is not None else float("nan")
             t_torch = (
                 _time_torch(torch, program, args)

@@ -32,15 +32,26 @@ _API_NAMES = {0: "instruction", 1: "original", 2: "status", 3: "status_unified"}
 
 # C function objects stay referenced while registered: a ctypes callback
 # that is garbage-collected would leave a dangling pointer behind.
-_alive: dict[str, object] = {}
+_alive: dict[object, object] = {}
 
 
-def register(name: str, target, api: str | None = "status") -> None:
+def register(name: str, target, api: str | None = "status", platform: str = "Host") -> None:
     """Registers `target` under `name`, replacing any target of that name.
     `target` is a Python callable, or a C function as a ctypes function
     object or an int address; `api` says how a C function is called (see
     get_include()), or None: as each instruction's api_version says (XLA's
-    rule; API_VERSION_ORIGINAL when it says nothing)."""
+    rule; API_VERSION_ORIGINAL when it says nothing). platform="CUDA"
+    registers a C function in XLA's GPU convention for backend="gpu":
+    void f(CUstream stream, void** buffers, const char* opaque, size_t
+    opaque_len[, XlaCustomCallStatus* status]) with api "original" or
+    "status", its buffers the device addresses of the operands' array
+    leaves, then the result's (on the simulated GPU, host addresses and a
+    null stream)."""
+    if platform not in ("Host", "CUDA"):
+        raise ValueError(f"platform must be 'Host' or 'CUDA', not {platform!r}")
+    if platform == "CUDA":
+        _register_gpu(name, target, api)
+        return
     if not isinstance(name, str) or not name:
         raise TypeError("a custom-call target name is a non-empty str")
     if api is not None and api not in APIS:
@@ -74,6 +85,27 @@ def unregister(name: str) -> bool:
     return _core.runtime.unregister_custom_call(name)
 
 
+def _register_gpu(name: str, target, api) -> None:
+    if not isinstance(name, str) or not name:
+        raise TypeError("a custom-call target name is a non-empty str")
+    api = api or "instruction"
+    if api not in ("original", "status", "status_unified", "instruction"):
+        raise ValueError(f"a CUDA target's api is 'original' or 'status' (or None), not {api!r}")
+    if isinstance(target, ctypes._CFuncPtr):
+        address = ctypes.cast(target, ctypes.c_void_p).value
+    elif isinstance(target, int) and not isinstance(target, bool):
+        address = target
+    else:
+        raise TypeError(
+            "a CUDA custom-call target is a C function (a ctypes function or an int address), "
+            f"not {type(target).__name__}"
+        )
+    if not address:
+        raise ValueError(f"custom-call target {name!r} is a null function pointer")
+    _core.runtime.register_gpu_custom_call(name, address, api)
+    _alive[("CUDA", name)] = target
+
+
 def registered() -> list[str]:
     """Names of the registered targets, built-in ones included."""
     return list(_core.runtime.custom_call_targets())
@@ -101,7 +133,8 @@ _Registration._fields_ = [
 def load_library(path) -> list[str]:
     """Loads the shared library at `path` and registers the targets its
     UIR_REGISTER_CUSTOM_CALL_TARGET and XLA_*REGISTER_CUSTOM_CALL_TARGET*
-    macros declare (those for platform "Host"); returns their names. The
+    macros declare (platform "Host"; "CUDA" or "gpu" ones for backend="gpu",
+    in XLA's GPU convention); returns their names. The
     library stays loaded."""
     path = str(pathlib.Path(path))
     try:
@@ -122,19 +155,21 @@ def load_library(path) -> list[str]:
     node = registrations()
     while node:
         r = node.contents
-        if (r.platform or b"") == b"Host":
+        platform = (r.platform or b"").decode("utf-8", errors="replace")
+        if platform in ("Host", "CUDA", "gpu"):
             if not r.name or not r.function:
                 raise ValueError(f"{path}: a registration without a name or a function")
             name = r.name.decode("utf-8", errors="replace")
             if r.api not in _API_NAMES:
                 raise ValueError(f"{path}: target {name!r} has an unknown api {r.api}")
-            found.append((name, r.function, None if r.api == 0 else _API_NAMES[r.api]))
+            api = None if r.api == 0 else _API_NAMES[r.api]
+            found.append((name, r.function, api, "Host" if platform == "Host" else "CUDA"))
         node = r.next
     found.reverse()  # the list is most recent first
-    for name, function, api in found:
-        register(name, function, api=api)
-        _alive[name] = library
-    return [name for name, _, _ in found]
+    for name, function, api, on in found:
+        register(name, function, api=api, platform=on)
+        _alive[(on, name)] = library
+    return [name for name, _, _, _ in found]
 
 
 def include_dir() -> pathlib.Path:

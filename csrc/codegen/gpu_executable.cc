@@ -1,5 +1,6 @@
 #include "codegen/gpu_executable.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -9,6 +10,7 @@
 #include "eval/typed.h"
 #include "hlo/module.h"
 #include "runtime/cuda_driver.h"
+#include "runtime/gpu_custom_call.h"
 #include "support/error.h"
 
 namespace uir::codegen {
@@ -75,6 +77,7 @@ class PlanBuilder {
         continue;
       }
       if (LibraryGemm(n, out)) continue;
+      if (CustomCall(n, out)) continue;
       if (DotChain(n, out)) continue;
       fallbacks_.push_back(n.name + ": a " + std::string(igraph::NodeKindName(n.kind)) +
                            " node with no GPU code runs on the host" +
@@ -127,6 +130,28 @@ class PlanBuilder {
     s.to = Ref(gemm->out);
     out.push_back(std::move(s));
     if (!n.igraphs.empty()) Launches(n, out, Ref(n.outputs.at(0)));
+    return true;
+  }
+
+  // A custom call whose target is registered for the CUDA platform, on
+  // its operands' and result's array leaves (row-major, as the frame
+  // needs); else the host runs it (the CPU's target).
+  bool CustomCall(const KernelNode& n, std::vector<GpuStep>& out) {
+    if (n.kind != igraph::NodeKind::kCustomCall) return false;
+    const std::optional<CallFrame> frame = igraph::CustomCallFrameOf(n);
+    if (!frame || !runtime::HasGpuCustomCall(frame->target)) return false;
+    GpuStep s;
+    s.kind = GpuStep::Kind::kCustomCall;
+    s.name = n.name;
+    s.target = frame->target;
+    s.opaque = frame->opaque;
+    s.call_api = frame->api == CustomCallApi::kStatusReturning ||
+                         frame->api == CustomCallApi::kStatusReturningUnified
+                     ? 1
+                     : 0;
+    for (const DramTensor& t : n.inputs) s.args.push_back(Ref(t));
+    for (const DramTensor& t : n.outputs) s.args.push_back(Ref(t));
+    out.push_back(std::move(s));
     return true;
   }
 
@@ -299,7 +324,18 @@ class SimulatedDevice : public runtime::GpuDevice {
   }
   void Synchronize() override {}
   bool HostVisible() const override { return true; }
+  void* Mark() override { return new std::chrono::steady_clock::time_point(Clock::now()); }
+  double Seconds(void* from, void* to) override {
+    const std::chrono::duration<double> d =
+        *static_cast<Clock::time_point*>(to) - *static_cast<Clock::time_point*>(from);
+    return d.count();
+  }
+  void Release(void* mark) override { delete static_cast<Clock::time_point*>(mark); }
 
+ private:
+  using Clock = std::chrono::steady_clock;
+
+ public:
  private:
   const GpuSimulator& simulator_;
   const std::vector<const igraph::IGraph*>& graphs_;
@@ -385,8 +421,8 @@ GpuExecutable::GpuExecutable(std::string_view serialized)
 
 GpuExecutable::~GpuExecutable() = default;
 
-hlo::Literal GpuExecutable::RunOn(runtime::GpuDevice& device,
-                                  const std::vector<hlo::Literal>& args) const {
+hlo::Literal GpuExecutable::RunOn(runtime::GpuDevice& device, const std::vector<hlo::Literal>& args,
+                                  std::vector<runtime::GpuStepTime>* times) const {
   // The arguments' array leaves, in order, each checked against the
   // parameter leaf it fills and written in that leaf's layout.
   std::vector<const hlo::Literal*> leaves;
@@ -429,7 +465,7 @@ hlo::Literal GpuExecutable::RunOn(runtime::GpuDevice& device,
     out.emplace_back(static_cast<size_t>(std::max<int64_t>(t.bytes, 1)), 0);
     out_ptrs.push_back(out.back().data());
   }
-  runtime::RunGpuPlan(plan_, device, in_ptrs, out_ptrs);
+  runtime::RunGpuPlan(plan_, device, in_ptrs, out_ptrs, times);
   size_t next = 0;
   auto read = [&]() {
     const DramTensor& t = result_leaves_.at(next);
@@ -455,17 +491,42 @@ hlo::Literal GpuExecutable::RunOn(runtime::GpuDevice& device,
   return eval::TupleOf(std::move(parts));
 }
 
-hlo::Literal GpuExecutable::Run(const std::vector<hlo::Literal>& args) const {
+hlo::Literal GpuExecutable::Run(const std::vector<hlo::Literal>& args,
+                                std::vector<runtime::GpuStepTime>* times) const {
   std::lock_guard<std::mutex> lock(mu_);
   if (cuda_ == nullptr) cuda_ = runtime::NewCudaDevice(0, plan_.ptx, plan_.kernels);
-  return RunOn(*cuda_, args);
+  return RunOn(*cuda_, args, times);
 }
 
-hlo::Literal GpuExecutable::Simulate(const std::vector<hlo::Literal>& args) const {
+hlo::Literal GpuExecutable::Simulate(const std::vector<hlo::Literal>& args,
+                                     std::vector<runtime::GpuStepTime>* times) const {
   std::lock_guard<std::mutex> lock(mu_);
   if (simulator_ == nullptr) simulator_ = std::make_unique<GpuSimulator>();
   SimulatedDevice device(*simulator_, kernel_graphs_);
-  return RunOn(device, args);
+  return RunOn(device, args, times);
+}
+
+int64_t GpuExecutable::BytesOf(const runtime::GpuStep& s) const {
+  switch (s.kind) {
+    case GpuStep::Kind::kLaunch: {
+      const auto k = static_cast<size_t>(s.kernel);
+      if (k >= kernel_graphs_.size() || kernel_graphs_[k] == nullptr) return 0;
+      return kernel_graphs_[k]->DramBytesRead() + kernel_graphs_[k]->DramBytesWritten();
+    }
+    case GpuStep::Kind::kCopy:
+      return 2 * s.bytes;
+    case GpuStep::Kind::kGemm: {
+      const runtime::GemmPlan& g = s.gemm;
+      return g.batch * (g.m * g.k + g.k * g.n + g.m * g.n) * (g.f64 ? 8 : 4);
+    }
+    default:
+      return 0;
+  }
+}
+
+int64_t GpuExecutable::FlopsOf(const runtime::GpuStep& s) const {
+  if (s.kind != GpuStep::Kind::kGemm) return 0;
+  return 2 * s.gemm.batch * s.gemm.m * s.gemm.n * s.gemm.k;
 }
 
 }  // namespace uir::codegen

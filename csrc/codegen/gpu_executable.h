@@ -43,11 +43,19 @@ class GpuExecutable {
   // Runs on the entry's arguments (one literal per parameter) and returns
   // the result: on GPU 0 through the CUDA driver (DeviceError without
   // one), or simulated on this CPU.
-  hlo::Literal Run(const std::vector<hlo::Literal>& args) const;
-  hlo::Literal Simulate(const std::vector<hlo::Literal>& args) const;
+  // With `times`, every step is timed (runtime::RunGpuPlan).
+  hlo::Literal Run(const std::vector<hlo::Literal>& args,
+                   std::vector<runtime::GpuStepTime>* times = nullptr) const;
+  hlo::Literal Simulate(const std::vector<hlo::Literal>& args,
+                        std::vector<runtime::GpuStepTime>* times = nullptr) const;
+  // Bytes a step moves (a kernel's dram traffic, a copy's, a GEMM's
+  // operands and result) and the flops of a GEMM, for profiles.
+  int64_t BytesOf(const runtime::GpuStep& step) const;
+  int64_t FlopsOf(const runtime::GpuStep& step) const;
 
  private:
-  hlo::Literal RunOn(runtime::GpuDevice& device, const std::vector<hlo::Literal>& args) const;
+  hlo::Literal RunOn(runtime::GpuDevice& device, const std::vector<hlo::Literal>& args,
+                     std::vector<runtime::GpuStepTime>* times) const;
 
   const igraph::KernelGraph* graph_ = nullptr;  // null when deserialized
   GpuProgram program_;

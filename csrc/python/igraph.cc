@@ -469,6 +469,41 @@ void BindIGraph(py::module_& m) {
           py::arg("args"), py::arg("simulate") = false,
           "Runs on GPU 0 through the CUDA driver, or (simulate=True) on this CPU with the "
           "GPU simulated.")
+      .def(
+          "profile",
+          [](const PyGpuExecutable& e, const py::list& args, bool simulate) {
+            std::vector<hlo::Literal> literals;
+            for (const py::handle& a : args) literals.push_back(ToArgument(a));
+            hlo::Literal out;
+            std::vector<runtime::GpuStepTime> times;
+            {
+              py::gil_scoped_release release;
+              out = simulate ? e.exe->Simulate(literals, &times) : e.exe->Run(literals, &times);
+            }
+            static const char* const kKinds[] = {"kernel",      "copy", "gemm",        "while",
+                                                 "conditional", "call", "custom-call", "host"};
+            py::list events;
+            double total = 0;
+            for (const runtime::GpuStepTime& t : times) {
+              py::dict d;
+              d["name"] = t.step->name;
+              d["kind"] = kKinds[static_cast<int>(t.step->kind)];
+              d["id"] = reinterpret_cast<uintptr_t>(t.step);
+              d["start_ns"] = static_cast<int64_t>(t.start * 1e9);
+              d["end_ns"] = static_cast<int64_t>(t.end * 1e9);
+              d["thread"] = 0;
+              d["depth"] = t.depth;
+              d["chunk"] = false;
+              d["bytes"] = e.exe->BytesOf(*t.step);
+              d["flops"] = e.exe->FlopsOf(*t.step);
+              events.append(d);
+              total = std::max(total, t.end);
+            }
+            return py::make_tuple(LiteralToPython(out), events, static_cast<int64_t>(total * 1e9));
+          },
+          py::arg("args"), py::arg("simulate") = false,
+          "Runs once with every step timed by marks around it (CUDA events on a GPU): "
+          "(result, events, total ns).")
       .def("serialize",
            [](const PyGpuExecutable& e) {
              std::string bytes;

@@ -12,6 +12,7 @@
 #include "runtime/buffer_pool.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/gemm.h"
+#include "runtime/gpu_custom_call.h"
 #include "support/custom_call.h"
 #include "support/error.h"
 #include "support/thread_pool.h"
@@ -132,6 +133,26 @@ void BindRuntime(py::module_& m) {
   sm.def("blas_core", &runtime::BlasCore,
          "The BLAS library's kernel family for this CPU (uir names it from the CPU's "
          "features through OPENBLAS_CORETYPE unless that is set).");
+  sm.def(
+      "register_gpu_custom_call",
+      [](const std::string& name, uintptr_t address, const std::string& api) {
+        if (api != "original" && api != "status" && api != "status_unified" &&
+            api != "instruction") {
+          throw py::value_error(
+              "a CUDA custom-call target's api is original, status or "
+              "instruction, not '" +
+              api + "'");
+        }
+        runtime::RegisterGpuCustomCall(name, reinterpret_cast<void*>(address),
+                                       api == "original" ? runtime::GpuCallApi::kOriginal
+                                       : api == "instruction"
+                                           ? runtime::GpuCallApi::kFromInstruction
+                                           : runtime::GpuCallApi::kStatus);
+      },
+      py::arg("name"), py::arg("address"), py::arg("api"),
+      "Registers the C function at `address` as custom-call target `name` for the CUDA "
+      "platform (XLA's GPU ABI: stream, buffers, opaque, opaque_len[, status]).");
+  sm.def("gpu_custom_call_targets", &runtime::GpuCustomCallTargets);
   sm.def(
       "cuda_driver",
       [] {

@@ -101,6 +101,10 @@ struct Api {
   CuResult (*copy)(Ptr, Ptr, size_t) = nullptr;
   CuResult (*synchronize)() = nullptr;
   CuResult (*error_string)(CuResult, const char**) = nullptr;
+  CuResult (*event_create)(void**, unsigned) = nullptr;
+  CuResult (*event_record)(void*, void*) = nullptr;
+  CuResult (*event_elapsed)(float*, void*, void*) = nullptr;
+  CuResult (*event_destroy)(void*) = nullptr;
 };
 
 const Api& TheApi() {
@@ -127,6 +131,10 @@ const Api& TheApi() {
     get(a.copy, "cuMemcpyDtoD_v2");
     get(a.synchronize, "cuCtxSynchronize");
     get(a.error_string, "cuGetErrorString");
+    get(a.event_create, "cuEventCreate");
+    get(a.event_record, "cuEventRecord");
+    get(a.event_elapsed, "cuEventElapsedTime");
+    get(a.event_destroy, "cuEventDestroy_v2");
     return a;
   }();
   return api;
@@ -295,6 +303,24 @@ class CudaDevice : public GpuDevice {
   void Synchronize() override {
     Current();
     Check(api_, api_.synchronize(), "cuCtxSynchronize");
+  }
+  void* Mark() override {
+    if (api_.event_create == nullptr || api_.event_record == nullptr) {
+      throw DeviceError("libcuda.so.1 lacks the event functions profiles need");
+    }
+    Current();
+    void* e = nullptr;
+    Check(api_, api_.event_create(&e, 0), "cuEventCreate");
+    Check(api_, api_.event_record(e, nullptr), "cuEventRecord");
+    return e;
+  }
+  double Seconds(void* from, void* to) override {
+    float ms = 0;
+    Check(api_, api_.event_elapsed(&ms, from, to), "cuEventElapsedTime");
+    return ms / 1e3;
+  }
+  void Release(void* mark) override {
+    if (api_.event_destroy != nullptr) api_.event_destroy(mark);
   }
 
  private:

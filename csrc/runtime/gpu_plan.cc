@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "runtime/gpu_custom_call.h"
 #include "support/error.h"
 
 namespace uir::runtime {
@@ -32,10 +33,22 @@ class Run {
     return took.count() / std::max(iterations, 1);
   }
 
-  void Go(const std::vector<const uint8_t*>& args, const std::vector<uint8_t*>& results) {
+  void Go(const std::vector<const uint8_t*>& args, const std::vector<uint8_t*>& results,
+          std::vector<GpuStepTime>* times) {
     In(args, results.size());
+    if (times != nullptr) origin_ = device_.Mark();
     Steps(plan_.steps);
     device_.Synchronize();
+    if (times != nullptr) {
+      for (const Timed& t : timed_) {
+        times->push_back(
+            {t.step, t.depth, device_.Seconds(origin_, t.from), device_.Seconds(origin_, t.to)});
+        device_.Release(t.from);
+        device_.Release(t.to);
+      }
+      device_.Release(origin_);
+      timed_.clear();
+    }
     for (size_t k = 0; k < results.size(); ++k) {
       device_.ToHost(results[k], At(plan_.results[k].at), plan_.results[k].bytes);
     }
@@ -68,7 +81,18 @@ class Run {
   }
 
   void Steps(const std::vector<GpuStep>& steps) {
-    for (const GpuStep& s : steps) Step(s);
+    for (const GpuStep& s : steps) {
+      if (origin_ == nullptr) {
+        Step(s);
+        continue;
+      }
+      Timed t{&s, depth_, device_.Mark(), nullptr};
+      ++depth_;
+      Step(s);
+      --depth_;
+      t.to = device_.Mark();
+      timed_.push_back(t);
+    }
   }
 
   void Step(const GpuStep& s) {
@@ -104,6 +128,14 @@ class Run {
       case GpuStep::Kind::kCall:
         Steps(s.body[0]);
         return;
+      case GpuStep::Kind::kCustomCall: {
+        std::vector<void*> buffers;
+        for (const GpuRef& r : s.args) buffers.push_back(At(r));
+        CallGpuCustomCall(s.target, FindGpuCustomCall(s.target),
+                          s.call_api == 1 ? GpuCallApi::kStatus : GpuCallApi::kOriginal,
+                          device_.Stream(), buffers, s.opaque);
+        return;
+      }
       case GpuStep::Kind::kHost:
         Host(s);
         return;
@@ -130,16 +162,25 @@ class Run {
     }
   }
 
+  struct Timed {
+    const GpuStep* step;
+    int depth;
+    void* from;
+    void* to;
+  };
   const GpuPlan& plan_;
   GpuDevice& device_;
   std::vector<uint8_t*> memory_;
+  void* origin_ = nullptr;  // profiling: the first mark
+  int depth_ = 0;
+  std::vector<Timed> timed_;
 };
 
 }  // namespace
 
 void RunGpuPlan(const GpuPlan& plan, GpuDevice& device, const std::vector<const uint8_t*>& args,
-                const std::vector<uint8_t*>& results) {
-  Run(plan, device).Go(args, results);
+                const std::vector<uint8_t*>& results, std::vector<GpuStepTime>* times) {
+  Run(plan, device).Go(args, results, times);
 }
 
 double TimeGpuPlan(const GpuPlan& plan, GpuDevice& device, const std::vector<const uint8_t*>& args,
@@ -227,6 +268,9 @@ void WriteSteps(Writer& w, const std::vector<GpuStep>& steps) {
     w.Ref(s.to);
     w.Ref(s.b);
     w.I64(s.bytes);
+    w.Str(s.target);
+    w.Str(s.opaque);
+    w.I64(s.call_api);
     const GemmPlan& g = s.gemm;
     for (int64_t v : {static_cast<int64_t>(g.f64), g.batch, g.m, g.n, g.k,
                       static_cast<int64_t>(g.trans_a), static_cast<int64_t>(g.trans_b),
@@ -252,7 +296,9 @@ std::vector<GpuStep> ReadSteps(Reader& r, const GpuPlan& plan, int depth) {
   };
   for (GpuStep& s : steps) {
     const uint64_t kind = r.U64();
-    if (kind > static_cast<uint64_t>(GpuStep::Kind::kCall)) Reader::Damaged("an unknown step");
+    if (kind > static_cast<uint64_t>(GpuStep::Kind::kCustomCall)) {
+      Reader::Damaged("an unknown step");
+    }
     s.kind = static_cast<GpuStep::Kind>(kind);
     s.name = r.Str();
     s.kernel = r.I64();
@@ -266,6 +312,9 @@ std::vector<GpuStep> ReadSteps(Reader& r, const GpuPlan& plan, int depth) {
     s.to = ref();
     s.b = ref();
     s.bytes = r.I64();
+    s.target = r.Str();
+    s.opaque = r.Str();
+    s.call_api = r.I64();
     GemmPlan& g = s.gemm;
     g.f64 = r.I64() != 0;
     g.batch = r.I64();

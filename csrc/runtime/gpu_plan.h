@@ -38,10 +38,18 @@ class GpuDevice {
   // Kernel `kernel` of the loaded module with one device address per
   // parameter, in order.
   virtual void Launch(int64_t kernel, const std::vector<void*>& args) = 0;
+  // The stream custom calls are given (null: the default one).
+  virtual void* Stream() { return nullptr; }
   // The library GEMM (f32 or f64) on device memory: cuBLAS on a GPU.
   virtual void Gemm(const GemmPlan& plan, const void* a, const void* b, void* c) = 0;
   virtual void Synchronize() = 0;
   virtual bool HostVisible() const { return false; }
+  // Injected timers: a mark recorded after the work enqueued so far (a
+  // CUDA event on a GPU), the seconds between two once the device is
+  // synchronized, and the mark freed.
+  virtual void* Mark() = 0;
+  virtual double Seconds(void* from, void* to) = 0;
+  virtual void Release(void* mark) = 0;
 };
 
 struct GpuRef {
@@ -49,9 +57,24 @@ struct GpuRef {
 };
 
 struct GpuStep {
-  enum class Kind : uint8_t { kLaunch, kCopy, kGemm, kWhile, kConditional, kCall, kHost };
+  enum class Kind : uint8_t {
+    kLaunch,
+    kCopy,
+    kGemm,
+    kWhile,
+    kConditional,
+    kCall,
+    kCustomCall,
+    kHost
+  };
   Kind kind = Kind::kLaunch;
   std::string name;  // the Kernel Graph node's
+  // kCustomCall: the CUDA target `target` (gpu_custom_call.h) over `args`
+  // (operand leaves, then result leaves) with `opaque`.
+  // `call_api`: the instruction's convention (0 original, 1 status), for a
+  // target registered without one.
+  std::string target, opaque;
+  int64_t call_api = 0;
   // kLaunch: the kernel and its parameters.
   int64_t kernel = 0;
   std::vector<GpuRef> args;
@@ -109,8 +132,15 @@ bool IsGpuPlan(std::string_view bytes);
 // to `device`), the presets and arguments copied in, the steps, the
 // results copied out. `args` and `results` are host buffers of the leaves'
 // bytes.
+// With `times`, every step run (nested ones included, each time it runs)
+// is timed by marks around it: seconds from the first mark.
+struct GpuStepTime {
+  const GpuStep* step = nullptr;
+  int depth = 0;
+  double start = 0, end = 0;
+};
 void RunGpuPlan(const GpuPlan& plan, GpuDevice& device, const std::vector<const uint8_t*>& args,
-                const std::vector<uint8_t*>& results);
+                const std::vector<uint8_t*>& results, std::vector<GpuStepTime>* times = nullptr);
 // The steps alone, timed: memory, presets and arguments set up once, the
 // steps run `warmup` times, then `iterations` times between two device
 // synchronizations; seconds per run of the steps.

@@ -410,3 +410,108 @@ def test_core_corpus_gpu_kernels(name):
     _close(ig.simulate_gpu(kg, *args), want, 0.0)
     # The executable's plan on the simulated GPU: the same answer.
     _close(kg.gpu_executable().run(list(args), simulate=True), want, 0.0)
+
+
+GPU_TARGETS = r"""
+#include <stddef.h>
+#include <string.h>
+#include "uir/custom_call.h"
+
+typedef void* CUstream;
+
+/* out = a * scale + b, scale from the opaque string; XLA's GPU ABI. On a
+   GPU this would launch a kernel on `stream`; on the simulated GPU the
+   buffers are host memory and the stream is null. */
+static void axpy(CUstream stream, void** buffers, const char* opaque, size_t len,
+                 XlaCustomCallStatus* status) {
+  const float* a = (const float*)buffers[0];
+  const float* b = (const float*)buffers[1];
+  float* out = (float*)buffers[2];
+  if (stream != 0 || len == 0) {
+    XlaCustomCallStatusSetFailure(status, "axpy: no scale", 14);
+    return;
+  }
+  float scale = (float)(opaque[0] - '0');
+  for (int i = 0; i < 64; ++i) out[i] = a[i] * scale + b[i];
+}
+XLA_REGISTER_CUSTOM_CALL_TARGET_WITH_SYM("gpu_axpy", axpy, "CUDA");
+
+static void refuse(CUstream stream, void** buffers, const char* opaque, size_t len,
+                   XlaCustomCallStatus* status) {
+  XlaCustomCallStatusSetFailure(status, "refused on purpose", 18);
+}
+XLA_REGISTER_CUSTOM_CALL_TARGET_WITH_SYM("gpu_refuse", refuse, "CUDA");
+"""
+
+
+def _custom_call_module(target: str, opaque: str) -> str:
+    return f"""
+HloModule m
+ENTRY e {{
+  a = f32[64] parameter(0)
+  b = f32[64] parameter(1)
+  s = f32[64] add(a, b)
+  c = f32[64] custom-call(a, s), custom_call_target="{target}", backend_config="{opaque}",
+      api_version=API_VERSION_STATUS_RETURNING
+  ROOT r = f32[64] multiply(c, c)
+}}"""
+
+
+def test_gpu_custom_calls_in_xlas_gpu_convention(tmp_path):
+    import shutil
+    import subprocess
+
+    src = tmp_path / "targets.c"
+    src.write_text(GPU_TARGETS)
+    lib = tmp_path / "targets.so"
+    cc = shutil.which("cc") or shutil.which("gcc")
+    subprocess.run(
+        [
+            cc,
+            "-shared",
+            "-fPIC",
+            "-O1",
+            "-Wall",
+            "-Werror",
+            f"-I{uir.get_include()}",
+            str(src),
+            "-o",
+            str(lib),
+        ],
+        check=True,
+    )
+    assert sorted(uir.custom_call.load_library(lib)) == ["gpu_axpy", "gpu_refuse"]
+    a, b = _f32(64), _f32(64)
+    m = uir.hlo.parse_module(_custom_call_module("gpu_axpy", "3"))
+    exe = uir.compile(m, backend="gpu")
+    assert exe.fallbacks == []  # the custom call runs as a GPU step, not on the host
+    np.testing.assert_allclose(exe.simulate(a, b), (a * 3 + (a + b)) ** 2, rtol=1e-6)
+    # It serializes (its target is looked up by name where it runs).
+    np.testing.assert_allclose(uir.deserialize(exe.serialize()).simulate(a, b), exe.simulate(a, b))
+    refused = uir.compile(uir.hlo.parse_module(_custom_call_module("gpu_refuse", "1")), "gpu")
+    with pytest.raises(uir.CustomCallError, match="refused on purpose"):
+        refused.simulate(a, b)
+
+
+def test_gpu_profile_times_every_step():
+    """Injected timers around every step (the host's clock on the simulated
+    GPU, CUDA events on a GPU): the MLP block's GEMMs and kernel, and a
+    loop's steps nested inside it, as a Profile and a Chrome trace."""
+    x, w1, w2 = _f32(16, 32), _f32(32, 64), _f32(64, 8)
+    exe = uir.compile(uir.jit(lambda a, b, c: jnp.tanh(a @ b) @ c).lower(x, w1, w2).module, "gpu")
+    p = exe.profile(x, w1, w2, simulate=True)
+    np.testing.assert_allclose(p.result, uir.evaluate(exe.module, x, w1, w2), rtol=1e-5, atol=1e-5)
+    kinds = [e["kind"] for e in p.events]
+    assert kinds.count("gemm") == 2 and "kernel" in kinds, kinds
+    gemms = [e for e in p.events if e["kind"] == "gemm"]
+    assert all(e["flops"] > 0 and e["bytes"] > 0 for e in gemms)
+    trace = p.chrome_trace()["traceEvents"]
+    assert sum(1 for e in trace if e.get("cat") == "gemm") == 2
+    loop = uir.compile(uir.jit(_loop).lower(_f32(300)).module, "gpu")
+    events = loop.profile(_f32(300), simulate=True).events
+    outer = [e for e in events if e["kind"] == "while"]
+    inner = [e for e in events if e["depth"] > 0]
+    assert len(outer) == 1 and inner
+    assert all(
+        outer[0]["start_ns"] <= e["start_ns"] <= e["end_ns"] <= outer[0]["end_ns"] for e in inner
+    )

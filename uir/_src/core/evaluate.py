@@ -127,3 +127,15 @@ def random_arguments(module, seed: int = 0) -> list:
     """Random inputs suited to each entry parameter (see random_value)."""
     rng = np.random.default_rng(seed)
     return [random_value(p.shape, rng) for p in module.entry.parameters]
+
+
+def checked_arguments(module, arrays) -> list:
+    """`arrays` checked against `module`'s entry parameters (the count, each
+    one's dtype and dims); a module of None (a loaded GPU executable, which
+    checks its arrays itself) takes them as arrays."""
+    if module is None:
+        return [np.asarray(a) for a in arrays]
+    params = module.entry.parameters
+    if len(arrays) != len(params):
+        raise ArgumentError(f"{module.name} takes {len(params)} arguments, got {len(arrays)}")
+    return [_check_argument(p, a) for p, a in zip(params, arrays, strict=True)]

@@ -26,16 +26,7 @@ from uir._src.core.compile_options import (
     default_backend,
 )
 from uir._src.core.errors import ArgumentError, ShapeError
-from uir._src.core.evaluate import _check_argument, evaluate
-
-
-def _checked_arguments(module, arrays) -> list:
-    if module is None:  # a loaded GPU executable checks its arrays itself
-        return [np.asarray(a) for a in arrays]
-    params = module.entry.parameters
-    if len(arrays) != len(params):
-        raise ArgumentError(f"{module.name} takes {len(params)} arguments, got {len(arrays)}")
-    return [_check_argument(p, a) for p, a in zip(params, arrays, strict=True)]
+from uir._src.core.evaluate import _check_argument, checked_arguments, evaluate
 
 
 class Executable:
@@ -244,7 +235,7 @@ class Executable:
         the GPU code on a machine without a GPU."""
         if self._gpu is None:
             raise ValueError("only the gpu backend simulates a GPU")
-        return self._gpu.run(_checked_arguments(self.module, arrays), simulate=True)
+        return self._gpu.run(checked_arguments(self.module, arrays), simulate=True)
 
     @property
     def gpu_kernels(self) -> list[dict]:
@@ -292,6 +283,7 @@ class Executable:
         roofline: tuple[float, float] | None = None,
         warmup: int = 1,
         loop_bodies: bool = False,
+        simulate: bool = False,
     ):
         """Runs on `arrays` `warmup` times untimed (first runs set up the
         executable's memory), then once with every op timed, and returns a
@@ -303,10 +295,13 @@ class Executable:
         timers around each iGraph's loop body (two cycle-counter reads and
         two atomic adds per parallel id), and each kernel's row is followed
         by a "loop body" row per iGraph: its time summed over the threads
-        that ran it, and the bodies (parallel ids) run. Compiled code only."""
+        that ran it, and the bodies (parallel ids) run. Compiled code only.
+        backend="gpu": each step of the plan (launch, copy, GEMM, custom
+        call, loop, host step) timed by CUDA events around it, on GPU 0,
+        or by the host's clock with `simulate` (on the simulated GPU)."""
         from uir._src.core.profile import profile_executable
 
-        return profile_executable(self, arrays, roofline, warmup, loop_bodies)
+        return profile_executable(self, arrays, roofline, warmup, loop_bodies, simulate)
 
     def _timed_exe(self):
         """The executable compiled again with loop-body timers (kept)."""
@@ -318,7 +313,7 @@ class Executable:
 
     def _run(self, arrays, donated):
         if self._gpu is not None:
-            return self._gpu.run(_checked_arguments(self.module, arrays))
+            return self._gpu.run(checked_arguments(self.module, arrays))
         if self._exe is None:
             return evaluate(self._evaluated, *arrays)
         if self._dynamic is not None:

@@ -220,12 +220,25 @@ class Profile:
             json.dump(self.chrome_trace(), f)
 
 
-def profile_executable(exe, arrays, roofline=None, warmup: int = 1, loop_bodies: bool = False):
+def profile_executable(
+    exe, arrays, roofline=None, warmup: int = 1, loop_bodies: bool = False, simulate: bool = False
+):
     """Executable.profile: `warmup` untimed runs, then one with every thunk
     timed (or, with `loop_bodies`, the executable compiled again with
-    loop-body timers)."""
+    loop-body timers). A GPU executable's steps are timed by marks around
+    each (CUDA events on the GPU; the host's clock when `simulate`)."""
     from uir._src.core.errors import ArgumentError
     from uir._src.core.evaluate import _check_argument
+
+    if exe._gpu is not None:
+        from uir._src.core.evaluate import checked_arguments
+
+        checked = checked_arguments(exe.module, arrays)
+        for _ in range(warmup):
+            exe._gpu.run(checked, simulate=simulate)
+        result, events, call_ns = exe._gpu.executable.profile(checked, simulate)
+        name = exe.module.name if exe.module is not None else "gpu executable"
+        return Profile(name, result, events, call_ns, roofline or machine_roofline())
 
     if exe._exe is None:
         raise ValueError(
