@@ -7,6 +7,7 @@ and calls it. Exit status 1 when a result differs from NumPy's."""
 
 from __future__ import annotations
 
+import ctypes
 import json
 import pathlib
 import statistics
@@ -75,6 +76,10 @@ def main(folder: str = "build/gpu") -> int:
         import jax.numpy as jnp
     except ImportError:
         jax = None
+    custom = pathlib.Path(folder) / "custom_call.so"
+    if custom.exists():  # nvcc's build of tools/gpu_custom_call.cu
+        library = ctypes.CDLL(str(custom))
+        uir_runtime.register("uir_check_scale", library.uir_check_scale, api="original")
     bandwidth = _copy_bandwidth(torch) if torch is not None else float("nan")
     print(f"device copy bandwidth: {bandwidth:.0f} GB/s")
     header = f"{'program':12s} {'result':>12s} {'uir ms':>9s} {'jax ms':>9s} {'torch ms':>9s}"
@@ -99,7 +104,11 @@ def main(folder: str = "build/gpu") -> int:
                 trace.write_text(json.dumps(exe.profile(*args)))
                 steps = exe.profile(*args)["traceEvents"]
                 print("mlp steps (ms):", [(e["name"], round(e["dur"] / 1e3, 3)) for e in steps])
-            t_jax = _time_jax(jax, jnp, program, args) if jax is not None else float("nan")
+            t_jax = (
+                _time_jax(jax, jnp, program, args)
+                if jax is not None and program.traced is not None
+                else float("nan")
+            )
             t_torch = (
                 _time_torch(torch, program, args)
                 if torch is not None and program.torch is not None

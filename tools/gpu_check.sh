@@ -15,5 +15,9 @@ fi
 cmake -S runtime_only -B build/runtime-only -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build/runtime-only -j "$(nproc)" >/dev/null
 export UIR_RUNTIME_LIB="$PWD/build/runtime-only/libuir_runtime.so"
+# The custom call's target, in XLA's GPU convention, where nvcc is.
+if command -v nvcc >/dev/null 2>&1; then
+  nvcc -O2 -shared -Xcompiler -fPIC tools/gpu_custom_call.cu -o "$artifacts/custom_call.so" -lcudart
+fi
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>/dev/null || true
 timeout 420 python3 tools/gpu_check.py "$artifacts"

@@ -25,6 +25,7 @@ class Program:
     reference: Callable  # NumPy function of the inputs (float64 inside)
     torch: Callable | None = None  # torch module -> function of torch tensors
     bytes_moved: Callable | None = None  # inputs -> bytes a memory-bound kernel moves
+    hlo: str | None = None  # HLO text compiled instead of `traced` (uir only)
 
 
 def _softmax(np_, x):
@@ -106,6 +107,26 @@ PROGRAMS: dict[str, Program] = {
         lambda np_, lax: lambda q, k, v: _attention(np_, q, k, v),
         lambda q, k, v: _attention(np, q.astype(np.float64), k, v),
         lambda t: lambda q, k, v: t.softmax(q @ k.T / 8.0, dim=-1) @ v,
+    ),
+    "custom_call": Program(
+        lambda rng: (_f32(rng, 1 << 20),),
+        None,
+        lambda x: (x.astype(np.float64) * 3 + 1) * 2,
+        None,
+        lambda x: 0,
+        hlo="""
+HloModule custom_call
+ENTRY e {
+  x = f32[1048576] parameter(0)
+  c = f32[1048576] custom-call(x), custom_call_target="uir_check_scale",
+      api_version=API_VERSION_ORIGINAL
+  one = f32[] constant(1)
+  ones = f32[1048576] broadcast(one), dimensions={}
+  s = f32[1048576] add(c, ones)
+  two = f32[] constant(2)
+  twos = f32[1048576] broadcast(two), dimensions={}
+  ROOT r = f32[1048576] multiply(s, twos)
+}""",
     ),
     "while_loop": Program(
         lambda rng: (_f32(rng, 1 << 20),),
