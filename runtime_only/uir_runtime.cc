@@ -41,6 +41,23 @@ int Guard(char* error, size_t len, F&& f) {
   return 1;
 }
 
+// The CUDA device `ordinal` with the plan's PTX loaded, made on first use.
+uir::runtime::GpuDevice& DeviceOf(Handle* h, int ordinal) {
+  auto& device = h->devices[ordinal];
+  if (device == nullptr) {
+    device = uir::runtime::NewCudaDevice(ordinal, h->plan.ptx, h->plan.kernels);
+  }
+  return *device;
+}
+
+std::vector<const uint8_t*> Inputs(const Handle* h, const void* const* args) {
+  std::vector<const uint8_t*> in;
+  for (size_t k = 0; k < h->plan.parameters.size(); ++k) {
+    in.push_back(static_cast<const uint8_t*>(args[k]));
+  }
+  return in;
+}
+
 const std::vector<uir::runtime::GpuPlan::Leaf>& Leaves(const Handle* h, int results) {
   return results != 0 ? h->plan.results : h->plan.parameters;
 }
@@ -101,18 +118,13 @@ __attribute__((visibility("default"))) int uir_rt_run(void* handle, int ordinal,
                                                       char* error, size_t error_len) {
   auto* h = static_cast<Handle*>(handle);
   return Guard(error, error_len, [&] {
-    auto& device = h->devices[ordinal];
-    if (device == nullptr)
-      device = uir::runtime::NewCudaDevice(ordinal, h->plan.ptx, h->plan.kernels);
-    std::vector<const uint8_t*> in;
-    for (size_t k = 0; k < h->plan.parameters.size(); ++k) {
-      in.push_back(static_cast<const uint8_t*>(args[k]));
-    }
+    uir::runtime::GpuDevice& device = DeviceOf(h, ordinal);
+    const std::vector<const uint8_t*> in = Inputs(h, args);
     std::vector<uint8_t*> out;
     for (size_t k = 0; k < h->plan.results.size(); ++k) {
       out.push_back(static_cast<uint8_t*>(results[k]));
     }
-    uir::runtime::RunGpuPlan(h->plan, *device, in, out);
+    uir::runtime::RunGpuPlan(h->plan, device, in, out);
   });
 }
 
@@ -126,14 +138,9 @@ __attribute__((visibility("default"))) double uir_rt_time(void* handle, int ordi
   auto* h = static_cast<Handle*>(handle);
   double seconds = -1;
   Guard(error, error_len, [&] {
-    auto& device = h->devices[ordinal];
-    if (device == nullptr)
-      device = uir::runtime::NewCudaDevice(ordinal, h->plan.ptx, h->plan.kernels);
-    std::vector<const uint8_t*> in;
-    for (size_t k = 0; k < h->plan.parameters.size(); ++k) {
-      in.push_back(static_cast<const uint8_t*>(args[k]));
-    }
-    seconds = uir::runtime::TimeGpuPlan(h->plan, *device, in, warmup, iterations);
+    uir::runtime::GpuDevice& device = DeviceOf(h, ordinal);
+    const std::vector<const uint8_t*> in = Inputs(h, args);
+    seconds = uir::runtime::TimeGpuPlan(h->plan, device, in, warmup, iterations);
   });
   return seconds;
 }
@@ -148,19 +155,14 @@ __attribute__((visibility("default"))) int uir_rt_profile(void* handle, int ordi
                                                           size_t error_len) {
   auto* h = static_cast<Handle*>(handle);
   return Guard(error, error_len, [&] {
-    auto& device = h->devices[ordinal];
-    if (device == nullptr)
-      device = uir::runtime::NewCudaDevice(ordinal, h->plan.ptx, h->plan.kernels);
-    std::vector<const uint8_t*> in;
-    for (size_t k = 0; k < h->plan.parameters.size(); ++k) {
-      in.push_back(static_cast<const uint8_t*>(args[k]));
-    }
+    uir::runtime::GpuDevice& device = DeviceOf(h, ordinal);
+    const std::vector<const uint8_t*> in = Inputs(h, args);
     std::vector<uint8_t*> res;
     for (size_t k = 0; k < h->plan.results.size(); ++k) {
       res.push_back(static_cast<uint8_t*>(results[k]));
     }
     std::vector<uir::runtime::GpuStepTime> times;
-    uir::runtime::RunGpuPlan(h->plan, *device, in, res, &times);
+    uir::runtime::RunGpuPlan(h->plan, device, in, res, &times);
     static const char* const kKinds[] = {"kernel",      "copy", "gemm",        "while",
                                          "conditional", "call", "custom-call", "host"};
     std::string json = "{\"traceEvents\": [";

@@ -773,36 +773,8 @@ class KernelEmitter {
 
   llvm::Value* Compute(const IOp& op, const std::vector<llvm::Value*>& x, llvm::Value* i,
                        llvm::Value* j) {
-    switch (op.kind) {
-      case OpKind::kUnary:
-        if (igraph::FnIs(op.fn, igraph::kScalarFn)) {
-          return s_.Binary(igraph::FnOpcode(op.fn), op.dtype, x[0],
-                           s_.Constant(op.params.at(0), op.dtype));
-        }
-        return s_.Unary(igraph::FnOpcode(op.fn), op.dtype, x[0]);
-      case OpKind::kBinary:
-        return s_.Binary(igraph::FnOpcode(op.fn), op.dtype, x[0], x[1]);
-      case OpKind::kTernary:
-        if (op.fn == igraph::Fn::kSelect) return b_.CreateSelect(x[0], x[1], x[2]);
-        // clamp(lo, x, hi) = min(max(x, lo), hi)
-        return s_.Binary(HloOpcode::kMinimum, op.dtype,
-                         s_.Binary(HloOpcode::kMaximum, op.dtype, x[1], x[0]), x[2]);
-      case OpKind::kCompare:
-        return s_.Compare(igraph::FnName(op.fn), op.dtype, x[0], x[1]);
-      case OpKind::kConvert:
-        if (op.fn == igraph::Fn::kBitcast) return s_.BitcastConvert(op.dtype, op.to_dtype, x[0]);
-        return s_.Convert(op.dtype, op.to_dtype, x[0]);
-      case OpKind::kFill:
-        return s_.Constant(op.params.at(0), op.dtype);
-      case OpKind::kIota: {
-        llvm::Value* v = AffineValue(op.iota_base);
-        v = b_.CreateAdd(v, b_.CreateMul(i, b_.getInt64(op.iota_step[0])));
-        v = b_.CreateAdd(v, b_.CreateMul(j, b_.getInt64(op.iota_step[1])));
-        return s_.Convert(PrimitiveType::kS64, op.dtype, v);
-      }
-      default:
-        Unsupported(std::string(OpKindName(op.kind)));
-    }
+    return EmitIOpFunction(s_, b_, op, x,
+                           op.kind == OpKind::kIota ? AffineValue(op.iota_base) : nullptr, i, j);
   }
 
   const IGraph& g_;
@@ -843,6 +815,41 @@ class KernelEmitter {
 };
 
 }  // namespace
+
+llvm::Value* EmitIOpFunction(ScalarEmitter& s, llvm::IRBuilder<>& b, const IOp& op,
+                             const std::vector<llvm::Value*>& x, llvm::Value* iota_base,
+                             llvm::Value* i, llvm::Value* j) {
+  switch (op.kind) {
+    case OpKind::kUnary:
+      if (igraph::FnIs(op.fn, igraph::kScalarFn)) {
+        return s.Binary(igraph::FnOpcode(op.fn), op.dtype, x[0],
+                        s.Constant(op.params.at(0), op.dtype));
+      }
+      return s.Unary(igraph::FnOpcode(op.fn), op.dtype, x[0]);
+    case OpKind::kBinary:
+      return s.Binary(igraph::FnOpcode(op.fn), op.dtype, x[0], x[1]);
+    case OpKind::kTernary:
+      if (op.fn == igraph::Fn::kSelect) return b.CreateSelect(x[0], x[1], x[2]);
+      // clamp(lo, x, hi) = min(max(x, lo), hi)
+      return s.Binary(HloOpcode::kMinimum, op.dtype,
+                      s.Binary(HloOpcode::kMaximum, op.dtype, x[1], x[0]), x[2]);
+    case OpKind::kCompare:
+      return s.Compare(igraph::FnName(op.fn), op.dtype, x[0], x[1]);
+    case OpKind::kConvert:
+      if (op.fn == igraph::Fn::kBitcast) return s.BitcastConvert(op.dtype, op.to_dtype, x[0]);
+      return s.Convert(op.dtype, op.to_dtype, x[0]);
+    case OpKind::kFill:
+      return s.Constant(op.params.at(0), op.dtype);
+    case OpKind::kIota: {
+      llvm::Value* v = iota_base;
+      v = b.CreateAdd(v, b.CreateMul(i, b.getInt64(op.iota_step[0])));
+      v = b.CreateAdd(v, b.CreateMul(j, b.getInt64(op.iota_step[1])));
+      return s.Convert(PrimitiveType::kS64, op.dtype, v);
+    }
+    default:
+      Unsupported(std::string(OpKindName(op.kind)));
+  }
+}
 
 void EmitKernel(const IGraph& graph, const std::string& name, llvm::Module& module,
                 const DramAliasing* aliasing, const std::vector<bool>* aligned,

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "codegen/kernel_compiler.h"
+#include "codegen/scalar_emitter.h"
 #include "igraph/igraph.h"
 #include "llvm/IR/Module.h"
 
@@ -35,6 +36,14 @@ struct LoopDriver;
 void EmitKernel(const igraph::IGraph& graph, const std::string& name, llvm::Module& module,
                 const DramAliasing* aliasing = nullptr, const std::vector<bool>* aligned = nullptr,
                 const std::string& timer = "");
+
+// What an elementwise iOp (unary, binary, ternary, compare, convert,
+// fill, iota) computes from one element's inputs `x`; an iota at (i, j),
+// its base's value at the current index values `iota_base`. Shared by the
+// CPU and GPU emitters.
+llvm::Value* EmitIOpFunction(ScalarEmitter& s, llvm::IRBuilder<>& b, const igraph::IOp& op,
+                             const std::vector<llvm::Value*>& x, llvm::Value* iota_base,
+                             llvm::Value* i, llvm::Value* j);
 
 // Adds the function `name` running `loop` (kernel_compiler.h's LoopDriver)
 // to `module`, calling the kernels `kernels` names (by graph index; every

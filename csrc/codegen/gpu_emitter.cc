@@ -29,6 +29,7 @@
 #include <set>
 #include <vector>
 
+#include "codegen/emitter.h"
 #include "codegen/scalar_emitter.h"
 #include "hlo/reduction_kind.h"
 #include "llvm/IR/IRBuilder.h"
@@ -837,35 +838,8 @@ class GpuKernelEmitter {
 
   llvm::Value* Compute(const IOp& op, const std::vector<llvm::Value*>& x, llvm::Value* i,
                        llvm::Value* j) {
-    switch (op.kind) {
-      case OpKind::kUnary:
-        if (igraph::FnIs(op.fn, igraph::kScalarFn)) {
-          return s_.Binary(igraph::FnOpcode(op.fn), op.dtype, x[0],
-                           s_.Constant(op.params.at(0), op.dtype));
-        }
-        return s_.Unary(igraph::FnOpcode(op.fn), op.dtype, x[0]);
-      case OpKind::kBinary:
-        return s_.Binary(igraph::FnOpcode(op.fn), op.dtype, x[0], x[1]);
-      case OpKind::kTernary:
-        if (op.fn == igraph::Fn::kSelect) return b_.CreateSelect(x[0], x[1], x[2]);
-        return s_.Binary(HloOpcode::kMinimum, op.dtype,
-                         s_.Binary(HloOpcode::kMaximum, op.dtype, x[1], x[0]), x[2]);
-      case OpKind::kCompare:
-        return s_.Compare(igraph::FnName(op.fn), op.dtype, x[0], x[1]);
-      case OpKind::kConvert:
-        if (op.fn == igraph::Fn::kBitcast) return s_.BitcastConvert(op.dtype, op.to_dtype, x[0]);
-        return s_.Convert(op.dtype, op.to_dtype, x[0]);
-      case OpKind::kFill:
-        return s_.Constant(op.params.at(0), op.dtype);
-      case OpKind::kIota: {
-        llvm::Value* v = AffineValue(op.iota_base);
-        v = b_.CreateAdd(v, b_.CreateMul(i, I64(op.iota_step[0])));
-        v = b_.CreateAdd(v, b_.CreateMul(j, I64(op.iota_step[1])));
-        return s_.Convert(PrimitiveType::kS64, op.dtype, v);
-      }
-      default:
-        Unsupported(std::string(OpKindName(op.kind)) + " on the GPU");
-    }
+    llvm::Value* base = op.kind == OpKind::kIota ? AffineValue(op.iota_base) : nullptr;
+    return EmitIOpFunction(s_, b_, op, x, base, i, j);
   }
 
   const IGraph& g_;

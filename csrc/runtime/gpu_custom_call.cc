@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 
+#include "support/custom_call.h"
 #include "support/error.h"
 
 namespace uir::runtime {
@@ -18,21 +19,6 @@ struct Registry {
 Registry& TheRegistry() {
   static Registry* registry = new Registry;
   return *registry;
-}
-
-// XlaCustomCallStatus as uir/custom_call.h lays it out: the failure hook
-// first, then ours.
-struct Status {
-  void (*set_failure)(Status*, const char*, size_t);
-  bool failed;
-  char message[1024];
-};
-
-void SetFailure(Status* status, const char* message, size_t length) {
-  status->failed = true;
-  const size_t n = std::min(length, sizeof(status->message) - 1);
-  if (message != nullptr && n > 0) std::memcpy(status->message, message, n);
-  status->message[n] = '\0';
 }
 
 }  // namespace
@@ -77,8 +63,8 @@ void CallGpuCustomCall(const std::string& name, const GpuCallTarget& target, Gpu
         stream, pointers.data(), opaque.c_str(), opaque.size());
     return;
   }
-  Status status{&SetFailure, false, {}};
-  reinterpret_cast<void (*)(void*, void**, const char*, size_t, Status*)>(target.function)(
+  CallStatus status;
+  reinterpret_cast<void (*)(void*, void**, const char*, size_t, CallStatus*)>(target.function)(
       stream, pointers.data(), opaque.c_str(), opaque.size(), &status);
   if (status.failed) throw CustomCallError(name, status.message);
 }

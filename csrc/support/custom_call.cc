@@ -52,22 +52,6 @@ bool CallBuffer::SameShape(const CallBuffer& other) const {
 
 namespace {
 
-// The status a C target reports through. The first member is the C ABI
-// (UirCustomCallStatus); the rest is ours, and plain data so the layout is
-// standard.
-struct Status {
-  void (*set_failure)(Status*, const char*, size_t);
-  bool failed;
-  char message[1024];
-};
-
-void SetFailure(Status* status, const char* message, size_t length) {
-  status->failed = true;
-  const size_t n = std::min(length, sizeof(status->message) - 1);
-  if (message != nullptr && n > 0) std::memcpy(status->message, message, n);
-  status->message[n] = '\0';
-}
-
 struct Registry {
   std::mutex mu;
   std::map<std::string, std::shared_ptr<const CustomCallTarget>, std::less<>> targets;
@@ -129,18 +113,18 @@ void CallC(const CustomCallTarget& t, const CallFrame& f) {
   in.reserve(f.operands.size());
   for (const CallBuffer& o : f.operands) in.push_back(PointerOf(o, keep));
   void* out = PointerOf(f.result, keep);
-  Status status{SetFailure, false, {0}};
+  CallStatus status;
   switch (api) {
     case CustomCallApi::kOriginal:
       reinterpret_cast<void (*)(void*, const void**)>(t.c_function)(out, in.data());
       break;
     case CustomCallApi::kStatusReturning:
-      reinterpret_cast<void (*)(void*, const void**, Status*)>(t.c_function)(out, in.data(),
-                                                                             &status);
+      reinterpret_cast<void (*)(void*, const void**, CallStatus*)>(t.c_function)(out, in.data(),
+                                                                                 &status);
       break;
     case CustomCallApi::kStatusReturningUnified:
-      reinterpret_cast<void (*)(void*, const void**, const char*, size_t, Status*)>(t.c_function)(
-          out, in.data(), f.opaque.data(), f.opaque.size(), &status);
+      reinterpret_cast<void (*)(void*, const void**, const char*, size_t, CallStatus*)>(
+          t.c_function)(out, in.data(), f.opaque.data(), f.opaque.size(), &status);
       break;
     case CustomCallApi::kTypedFfi:
     case CustomCallApi::kFromInstruction:

@@ -37,6 +37,22 @@ enum class CustomCallApi {
   kFromInstruction,
 };
 
+// The status a C target reports a failure through: uir/custom_call.h's
+// UirCustomCallStatus (its failure hook) first, then ours, plain data so
+// the layout is standard. Host and GPU targets alike.
+struct CallStatus {
+  void (*set_failure)(CallStatus*, const char*, size_t) = &CallStatus::SetFailure;
+  bool failed = false;
+  char message[1024] = {};
+
+  static void SetFailure(CallStatus* status, const char* message, size_t length) {
+    status->failed = true;
+    const size_t n = length < sizeof(status->message) - 1 ? length : sizeof(status->message) - 1;
+    for (size_t k = 0; message != nullptr && k < n; ++k) status->message[k] = message[k];
+    status->message[n] = '\0';
+  }
+};
+
 // The name of `api` as XLA's api_version spells it ("API_VERSION_ORIGINAL").
 std::string_view CustomCallApiName(CustomCallApi api);
 

@@ -458,28 +458,9 @@ ENTRY e {{
 
 
 def test_gpu_custom_calls_in_xlas_gpu_convention(tmp_path):
-    import shutil
-    import subprocess
+    from runtime.test_custom_call import _build
 
-    src = tmp_path / "targets.c"
-    src.write_text(GPU_TARGETS)
-    lib = tmp_path / "targets.so"
-    cc = shutil.which("cc") or shutil.which("gcc")
-    subprocess.run(
-        [
-            cc,
-            "-shared",
-            "-fPIC",
-            "-O1",
-            "-Wall",
-            "-Werror",
-            f"-I{uir.get_include()}",
-            str(src),
-            "-o",
-            str(lib),
-        ],
-        check=True,
-    )
+    lib = _build(tmp_path, "targets.c", GPU_TARGETS, "cc")
     assert sorted(uir.custom_call.load_library(lib)) == ["gpu_axpy", "gpu_refuse"]
     a, b = _f32(64), _f32(64)
     m = uir.hlo.parse_module(_custom_call_module("gpu_axpy", "3"))

@@ -405,14 +405,17 @@ def xla_library(tmp_path_factory):
     names = uir.custom_call.load_library(lib)
     yield names
     for n in names:
-        uir.custom_call.unregister(n)
+        if n in uir.custom_call.registered():
+            uir.custom_call.unregister(n)
 
 
 def test_a_target_written_for_xla_builds_against_uirs_header_and_registers(xla_library):
-    # Registered by XLA's macros as the library loads; only platform Host.
-    assert xla_library == ["do_custom_call", "my_sqrt", "scaled"]
-    assert set(xla_library) <= set(uir.custom_call.registered())
+    # Registered by XLA's macros as the library loads: platform Host for
+    # the CPU, CUDA for backend="gpu" (its own registry).
+    assert sorted(xla_library) == ["do_custom_call", "my_sqrt", "on_the_gpu", "scaled"]
+    assert {"do_custom_call", "my_sqrt", "scaled"} <= set(uir.custom_call.registered())
     assert "on_the_gpu" not in uir.custom_call.registered()
+    assert "on_the_gpu" in uir._core.runtime.gpu_custom_call_targets()
     assert uir.get_include() == str(uir.custom_call.include_dir())
 
 
