@@ -421,22 +421,6 @@ class KernelEmitter {
     return IsNarrowFloat(t) ? s_.FromStorage(t, s_.ToStorage(t, v)) : v;
   }
 
-  // The start value of a reduction by `function` on `t`.
-  llvm::Value* ReduceIdentity(igraph::Fn fn, PrimitiveType t) {
-    llvm::Type* ct = s_.ComputeType(t);
-    // Floats compute wider than narrow storage: their identity in f64.
-    const std::optional<hlo::ReductionKind> kind = hlo::ReductionKindOf(igraph::FnOpcode(fn));
-    const std::optional<hlo::Literal> id =
-        kind ? hlo::ReductionIdentity(*kind, IsFloat(t) ? PrimitiveType::kF64 : t) : std::nullopt;
-    if (!id)
-      Unsupported("reduce." + std::string(igraph::FnName(fn)) + " on " +
-                  std::string(PrimitiveTypeName(t)));
-    if (t == PrimitiveType::kPred) return b_.getInt1(id->GetInt64(0) != 0);
-    if (IsFloat(t)) return llvm::ConstantFP::get(ct, id->GetDouble(0));
-    return IsSigned(t) ? llvm::ConstantInt::getSigned(ct, id->GetInt64(0))
-                       : llvm::ConstantInt::get(ct, id->GetUint64(0));
-  }
-
   // iOps [first, end) of one column loop, for row i: values pass between
   // them in registers; reductions accumulate in loop-carried values.
   void EmitColumnLoop(const std::vector<IOp>& ops, size_t first, size_t end, llvm::Value* i,
@@ -465,7 +449,7 @@ class KernelEmitter {
       for (size_t k : reduces) {
         const PrimitiveType t = TypeOf(ops[k].inputs[0]);
         acc[k] = b_.CreatePHI(s_.ComputeType(t), 2, "acc");
-        acc[k]->addIncoming(ReduceIdentity(ops[k].fn, t), pre);
+        acc[k]->addIncoming(ReductionStart(s_, b_, ops[k].fn, t), pre);
       }
     }
     llvm::Value* jv = j != nullptr ? static_cast<llvm::Value*>(j) : b_.getInt64(0);
@@ -480,7 +464,7 @@ class KernelEmitter {
         const PrimitiveType it = TypeOf(op.inputs[0]);
         llvm::Value* x = LoadInput(ops, k, 0, i, jv, value);
         llvm::Value* start =
-            width > 1 ? static_cast<llvm::Value*>(acc[k]) : ReduceIdentity(op.fn, it);
+            width > 1 ? static_cast<llvm::Value*>(acc[k]) : ReductionStart(s_, b_, op.fn, it);
         next_acc[k] = Rounded(it, s_.Reassociable(igraph::FnOpcode(op.fn), it, start, x));
         continue;
       }
@@ -815,6 +799,23 @@ class KernelEmitter {
 };
 
 }  // namespace
+
+llvm::Value* ReductionStart(ScalarEmitter& s, llvm::IRBuilder<>& b, igraph::Fn fn,
+                            PrimitiveType t) {
+  llvm::Type* ct = s.ComputeType(t);
+  // Floats compute wider than narrow storage: their identity in f64.
+  const std::optional<hlo::ReductionKind> kind = hlo::ReductionKindOf(igraph::FnOpcode(fn));
+  const std::optional<hlo::Literal> id =
+      kind ? hlo::ReductionIdentity(*kind, IsFloat(t) ? PrimitiveType::kF64 : t) : std::nullopt;
+  if (!id) {
+    Unsupported("reduce." + std::string(igraph::FnName(fn)) + " on " +
+                std::string(PrimitiveTypeName(t)));
+  }
+  if (t == PrimitiveType::kPred) return b.getInt1(id->GetInt64(0) != 0);
+  if (IsFloat(t)) return llvm::ConstantFP::get(ct, id->GetDouble(0));
+  return IsSigned(t) ? llvm::ConstantInt::getSigned(ct, id->GetInt64(0))
+                     : llvm::ConstantInt::get(ct, id->GetUint64(0));
+}
 
 llvm::Value* EmitIOpFunction(ScalarEmitter& s, llvm::IRBuilder<>& b, const IOp& op,
                              const std::vector<llvm::Value*>& x, llvm::Value* iota_base,

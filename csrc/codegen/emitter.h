@@ -45,6 +45,10 @@ llvm::Value* EmitIOpFunction(ScalarEmitter& s, llvm::IRBuilder<>& b, const igrap
                              const std::vector<llvm::Value*>& x, llvm::Value* iota_base,
                              llvm::Value* i, llvm::Value* j);
 
+// The start value of a reduction by `fn` on `t` (its identity, in t's
+// compute type).
+llvm::Value* ReductionStart(ScalarEmitter& s, llvm::IRBuilder<>& b, igraph::Fn fn, PrimitiveType t);
+
 // Adds the function `name` running `loop` (kernel_compiler.h's LoopDriver)
 // to `module`, calling the kernels `kernels` names (by graph index; every
 // one the loop calls must be defined in `module`).

@@ -31,7 +31,6 @@
 
 #include "codegen/emitter.h"
 #include "codegen/scalar_emitter.h"
-#include "hlo/reduction_kind.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
@@ -634,20 +633,6 @@ class GpuKernelEmitter {
   llvm::Value* Combine(const IOp& op, PrimitiveType t, llvm::Value* a, llvm::Value* x) {
     return Rounded(t, s_.Reassociable(igraph::FnOpcode(op.fn), t, a, x));
   }
-  llvm::Value* ReduceIdentity(igraph::Fn fn, PrimitiveType t) {
-    llvm::Type* ct = s_.ComputeType(t);
-    const std::optional<hlo::ReductionKind> kind = hlo::ReductionKindOf(igraph::FnOpcode(fn));
-    const std::optional<hlo::Literal> id =
-        kind ? hlo::ReductionIdentity(*kind, IsFloat(t) ? PrimitiveType::kF64 : t) : std::nullopt;
-    if (!id) {
-      Unsupported("reduce." + std::string(igraph::FnName(fn)) + " on " +
-                  std::string(PrimitiveTypeName(t)));
-    }
-    if (t == PrimitiveType::kPred) return b_.getInt1(id->GetInt64(0) != 0);
-    if (IsFloat(t)) return llvm::ConstantFP::get(ct, id->GetDouble(0));
-    return IsSigned(t) ? llvm::ConstantInt::getSigned(ct, id->GetInt64(0))
-                       : llvm::ConstantInt::get(ct, id->GetUint64(0));
-  }
 
   // (r, c) -> (r, 1): per row, each lane folds columns lane, lane + 32, ...;
   // five butterfly shuffles give every lane the row's value.
@@ -732,18 +717,19 @@ class GpuKernelEmitter {
     const int64_t r = S(in).shape[0], c = S(in).shape[1];
     const int64_t trips = (c + kWarp - 1) / kWarp;
     For(r, [&](llvm::Value* i) {
-      llvm::Value* acc = Fold(trips, ReduceIdentity(op.fn, t), [&](llvm::Value* q, llvm::Value* a) {
-        llvm::Value* j = b_.CreateAdd(b_.CreateMul(q, I64(kWarp)), lane_);
-        if (IsLane(in)) {  // whole rows: no lane past the end
-          llvm::Value* k = b_.CreateAdd(b_.CreateMul(i, I64(c / kWarp)), q);
-          return Combine(op, t, a, s_.Load(t, Slot(in, k)));
-        }
-        if (c % kWarp == 0) return Combine(op, t, a, s_.Load(t, At(in, i, j)));
-        // Past the row's end: read its last element, keep the fold.
-        llvm::Value* inside = b_.CreateICmpULT(j, I64(c));
-        llvm::Value* jc = b_.CreateSelect(inside, j, I64(c - 1));
-        return b_.CreateSelect(inside, Combine(op, t, a, s_.Load(t, At(in, i, jc))), a);
-      });
+      llvm::Value* acc =
+          Fold(trips, ReductionStart(s_, b_, op.fn, t), [&](llvm::Value* q, llvm::Value* a) {
+            llvm::Value* j = b_.CreateAdd(b_.CreateMul(q, I64(kWarp)), lane_);
+            if (IsLane(in)) {  // whole rows: no lane past the end
+              llvm::Value* k = b_.CreateAdd(b_.CreateMul(i, I64(c / kWarp)), q);
+              return Combine(op, t, a, s_.Load(t, Slot(in, k)));
+            }
+            if (c % kWarp == 0) return Combine(op, t, a, s_.Load(t, At(in, i, j)));
+            // Past the row's end: read its last element, keep the fold.
+            llvm::Value* inside = b_.CreateICmpULT(j, I64(c));
+            llvm::Value* jc = b_.CreateSelect(inside, j, I64(c - 1));
+            return b_.CreateSelect(inside, Combine(op, t, a, s_.Load(t, At(in, i, jc))), a);
+          });
       for (int64_t mask = kWarp / 2; mask >= 1; mask /= 2) {
         acc = Combine(op, t, acc, Shuffle(acc, 0, I64(mask)));
       }

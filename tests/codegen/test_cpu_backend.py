@@ -722,7 +722,7 @@ def test_jit_runs_on_the_cpu_backend_by_default_and_on_the_evaluator_when_asked(
     on_eval = uir.jit(f, backend="eval")
     np.testing.assert_allclose(on_eval(x, x), np.tanh(x * x + 1), rtol=1e-6, atol=1e-6)
     with pytest.raises(ValueError, match="backend"):
-        uir.compile(compiled.lowered.module, backend="gpu")
+        uir.compile(compiled.lowered.module, backend="tpu")
 
 
 def test_wrong_arguments_raise_instead_of_crashing():
