@@ -38,6 +38,7 @@ class Executable:
         if backend not in BACKENDS:
             raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
         self.backend = backend
+        self._gpu = None
         self.compile_seconds: dict[str, float] = {}
         self._cache_hit = False
         # Dumps are written by compiles: with --dump_to, no loading from disk.

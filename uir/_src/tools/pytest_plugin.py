@@ -2,7 +2,8 @@
 entry point; it does nothing a test does not ask for):
 
 - `uir_backend`: a test that takes this fixture runs once per backend uir
-  has ("cpu", "eval"), with the name as the fixture's value.
+  runs here ("cpu", "eval", and "gpu" where the CUDA driver finds a GPU),
+  with the name as the fixture's value.
 - `uir_report`: a callable `uir_report(f, *args)` (or a module) naming what
   the test compiles; when the test fails, the whole compile's HTML report
   (uir.report) is written under the test's temporary directory and its
@@ -32,7 +33,15 @@ def pytest_addoption(parser):
 
 def pytest_generate_tests(metafunc):
     if "uir_backend" in metafunc.fixturenames:
-        metafunc.parametrize("uir_backend", list(BACKENDS))
+        metafunc.parametrize("uir_backend", runnable_backends())
+
+
+def runnable_backends() -> list[str]:
+    """The backends that run here: "gpu" only where the CUDA driver finds
+    a GPU."""
+    from uir._src.core.gpu import cuda_driver
+
+    return [b for b in BACKENDS if b != "gpu" or cuda_driver()["available"]]
 
 
 @pytest.fixture(autouse=True)
