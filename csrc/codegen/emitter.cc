@@ -159,13 +159,8 @@ class KernelEmitter {
     return next_acc;
   }
 
-  llvm::Value* AffineValue(const Affine& a) {
-    llvm::Value* v = b_.getInt64(a.constant);
-    for (const auto& [var, c] : a.terms) {
-      v = b_.CreateAdd(v, b_.CreateMul(vars_.at(static_cast<size_t>(var)), b_.getInt64(c)));
-    }
-    return v;
-  }
+  llvm::Value* AffineValue(const Affine& a) { return AffineAt(b_, a, vars_); }
+
   // Element (0, 0) of slice `s` at the current index values.
   llvm::Value* SliceBase(int s) {
     const ISlice& slice = g_.slices()[s];
@@ -367,19 +362,7 @@ class KernelEmitter {
   }
 
   // The index variables of one kind from their mixed-radix number `id`.
-  void SetDigits(llvm::Value* id, bool parallel) {
-    llvm::Value* rest = id;
-    for (int v = static_cast<int>(g_.vars().size()) - 1; v >= 0; --v) {
-      const igraph::IndexVar& var = g_.vars()[v];
-      if (var.parallel != parallel) continue;
-      if (var.extent == 1) {
-        vars_[v] = b_.getInt64(0);
-        continue;
-      }
-      vars_[v] = b_.CreateURem(rest, b_.getInt64(var.extent));
-      rest = b_.CreateUDiv(rest, b_.getInt64(var.extent));
-    }
-  }
+  void SetDigits(llvm::Value* id, bool parallel) { SetIndexDigits(b_, g_, id, parallel, vars_); }
 
   // --- Row by row (the plan's rows and coalesced forms) ----------------------
   static int LoopOf(const IOp& op) { return op.plan.loop; }
@@ -799,6 +782,30 @@ class KernelEmitter {
 };
 
 }  // namespace
+
+llvm::Value* AffineAt(llvm::IRBuilder<>& b, const Affine& a,
+                      const std::vector<llvm::Value*>& vars) {
+  llvm::Value* v = b.getInt64(a.constant);
+  for (const auto& [var, c] : a.terms) {
+    v = b.CreateAdd(v, b.CreateMul(vars.at(static_cast<size_t>(var)), b.getInt64(c)));
+  }
+  return v;
+}
+
+void SetIndexDigits(llvm::IRBuilder<>& b, const IGraph& g, llvm::Value* id, bool parallel,
+                    std::vector<llvm::Value*>& vars) {
+  llvm::Value* rest = id;
+  for (int v = static_cast<int>(g.vars().size()) - 1; v >= 0; --v) {
+    const igraph::IndexVar& var = g.vars()[static_cast<size_t>(v)];
+    if (var.parallel != parallel) continue;
+    if (var.extent == 1) {
+      vars[static_cast<size_t>(v)] = b.getInt64(0);
+      continue;
+    }
+    vars[static_cast<size_t>(v)] = b.CreateURem(rest, b.getInt64(var.extent));
+    rest = b.CreateUDiv(rest, b.getInt64(var.extent));
+  }
+}
 
 llvm::Value* ReductionStart(ScalarEmitter& s, llvm::IRBuilder<>& b, igraph::Fn fn,
                             PrimitiveType t) {

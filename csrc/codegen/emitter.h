@@ -45,6 +45,14 @@ llvm::Value* EmitIOpFunction(ScalarEmitter& s, llvm::IRBuilder<>& b, const igrap
                              const std::vector<llvm::Value*>& x, llvm::Value* iota_base,
                              llvm::Value* i, llvm::Value* j);
 
+// The value of affine `a` at the index variables' values `vars` (one per
+// variable of the iGraph), and `vars`' parallel (or loop) variables set to
+// the digits of the mixed-radix number `id`. Shared by both emitters.
+llvm::Value* AffineAt(llvm::IRBuilder<>& b, const igraph::Affine& a,
+                      const std::vector<llvm::Value*>& vars);
+void SetIndexDigits(llvm::IRBuilder<>& b, const igraph::IGraph& g, llvm::Value* id, bool parallel,
+                    std::vector<llvm::Value*>& vars);
+
 // The start value of a reduction by `fn` on `t` (its identity, in t's
 // compute type).
 llvm::Value* ReductionStart(ScalarEmitter& s, llvm::IRBuilder<>& b, igraph::Fn fn, PrimitiveType t);

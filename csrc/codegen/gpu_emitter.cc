@@ -363,19 +363,7 @@ class GpuKernelEmitter {
     b_.CreateRetVoid();
   }
 
-  void SetDigits(llvm::Value* id, bool parallel) {
-    llvm::Value* rest = id;
-    for (int v = static_cast<int>(g_.vars().size()) - 1; v >= 0; --v) {
-      const igraph::IndexVar& var = g_.vars()[static_cast<size_t>(v)];
-      if (var.parallel != parallel) continue;
-      if (var.extent == 1) {
-        vars_[static_cast<size_t>(v)] = I64(0);
-        continue;
-      }
-      vars_[static_cast<size_t>(v)] = b_.CreateURem(rest, I64(var.extent));
-      rest = b_.CreateUDiv(rest, I64(var.extent));
-    }
-  }
+  void SetDigits(llvm::Value* id, bool parallel) { SetIndexDigits(b_, g_, id, parallel, vars_); }
 
   // --- Control ---------------------------------------------------------------
   void RuntimeLoop(int64_t n, const std::function<void(llvm::Value*)>& body) {
@@ -505,13 +493,8 @@ class GpuKernelEmitter {
   }
 
   // --- Addresses -------------------------------------------------------------
-  llvm::Value* AffineValue(const Affine& a) {
-    llvm::Value* v = I64(a.constant);
-    for (const auto& [var, c] : a.terms) {
-      v = b_.CreateAdd(v, b_.CreateMul(vars_.at(static_cast<size_t>(var)), I64(c)));
-    }
-    return v;
-  }
+  llvm::Value* AffineValue(const Affine& a) { return AffineAt(b_, a, vars_); }
+
   PrimitiveType TypeOf(int s) const { return g_.PointerOf(s).dtype; }
   llvm::Type* StorageOf(int s) { return s_.StorageType(TypeOf(s)); }
   // Element (i, j) of a slice not held in lanes.
