@@ -345,6 +345,34 @@ def _stage_lapack() -> bool:
     return ok and traced_calls == calls
 
 
+def _stage_gpu() -> bool:
+    """The GPU target on this machine: PTX for a traced softmax, the same
+    kernels run on the simulated GPU against the evaluator, and the devices."""
+    import numpy as np
+
+    import uir
+    import uir.numpy as jnp
+
+    _section("The GPU target: PTX through LLVM's NVPTX back end, checked on the simulated GPU")
+
+    def softmax(x):
+        e = jnp.exp(x - x.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+
+    x = np.random.default_rng(0).standard_normal((8, 4096)).astype(np.float32)
+    exe = uir.compile(uir.jit(softmax).lower(x).module, backend="gpu")
+    ptx = exe.as_text("ptx")
+    for k in exe.gpu_kernels:
+        print(
+            f"kernel {k['name']}: grid {k['grid']}, block {k['block']}, "
+            f"{k['shared_bytes']} bytes of shared memory; {len(ptx.splitlines())} lines of PTX"
+        )
+    err = float(np.abs(exe.simulate(x) - uir.evaluate(exe.module, x)).max())
+    print(f"  simulated on this CPU: {'matches' if err < 1e-6 else 'DIFFERS FROM'} the evaluator")
+    print(f"  uir.devices(): {uir.devices()}")
+    return err < 1e-6 and exe.fallbacks == []
+
+
 def _leaves(value) -> list:
     if isinstance(value, (list, tuple)):
         return [leaf for v in value for leaf in _leaves(v)]
@@ -392,6 +420,7 @@ def run(size: int = 1 << 22) -> int:
         _stage_buffers,
         _stage_igraph,
         _stage_lapack,
+        _stage_gpu,
         _stage_report,
     ]
     ok = all([stage() for stage in stages])
