@@ -13,8 +13,10 @@
 #include <x86intrin.h>
 #endif
 
+#include "hlo/collective_groups.h"
 #include "runtime/async_thunk.h"
 #include "runtime/buffer_pool.h"
+#include "runtime/collectives.h"
 #include "support/error.h"
 #include "support/thread_pool.h"
 
@@ -287,7 +289,10 @@ CpuExecutable::CpuExecutable(const igraph::KernelGraph& graph, const CpuExecutab
   emit.options.concurrent_bytes = options.flags.concurrent_bytes;
   emit.fallbacks = &fallbacks_;
   emit.fallback_bytes = &fallback_bytes_;
+  emit.collectives = &collectives_;
   fallback_bytes_.assign(fallbacks_.size(), 0);  // the refused iGraphs'
+  participants_ = hlo::RequiredParticipants(graph.module());
+  fingerprint_ = graph.module().Fingerprint();
   thunks_ = std::make_unique<runtime::ThunkExecutor>(EmitThunks(graph, emit));
 }
 
@@ -666,9 +671,31 @@ void CpuExecutable::GiveBack(std::unique_ptr<Memory> memory) const {
 }
 
 void CpuExecutable::Execute(const std::vector<const uint8_t*>& args,
-                            const std::vector<uint8_t*>& results,
-                            runtime::Profiler* profiler) const {
+                            const std::vector<uint8_t*>& results, runtime::Profiler* profiler,
+                            runtime::Communicator* communicator) const {
   UIR_CHECK(args.size() == arg_leaves_.size() && results.size() == result_leaves_.size());
+  // A single participant meets nobody: its collectives run on a clique of one.
+  std::optional<runtime::InProcessClique> alone;
+  if (communicator == nullptr && participants_ == 1 && !collectives_.empty()) {
+    communicator = &alone.emplace(1).Member(0);
+  }
+  if (!collectives_.empty()) {
+    if (communicator == nullptr || communicator->size() != participants_) {
+      throw DistributedError(
+          graph_.module().name() + " runs as " + std::to_string(participants_) +
+          " participants (replica_count x num_partitions, or the ids its collectives name); " +
+          (communicator == nullptr
+               ? std::string("run it with replicas=") + std::to_string(participants_) + ", or in " +
+                     std::to_string(participants_) + " processes under uir.distributed"
+               : "this run has " + std::to_string(communicator->size())));
+    }
+    try {
+      communicator->Prepare(fingerprint_, collectives_);
+    } catch (const std::exception& e) {
+      communicator->Fail(e.what());
+      throw;
+    }
+  }
   std::unique_ptr<Memory> memory = TakeMemory();
   struct Return {
     const CpuExecutable* self;
@@ -707,8 +734,15 @@ void CpuExecutable::Execute(const std::vector<const uint8_t*>& args,
     igraph::WriteTensor(bases[t.allocation] + t.offset, t, args[i]);
   }
   graph_.WriteConstants(bases.data());
+  // Declared before the try: work still in flight when a thunk fails is
+  // waited for only after the other participants were told.
   runtime::AsyncRuns async;
-  thunks_->Execute({bases.data(), profiler, 0, &async});
+  try {
+    thunks_->Execute({bases.data(), profiler, 0, &async, communicator});
+  } catch (const std::exception& e) {
+    if (communicator != nullptr && !collectives_.empty()) communicator->Fail(e.what());
+    throw;
+  }
   for (size_t i = 0; i < result_leaves_.size(); ++i) {
     const igraph::DramTensor& t = result_leaves_[i];
     if (in_place(t, results[i])) continue;

@@ -17,6 +17,11 @@
 #include "igraph/kernel_graph.h"
 #include "runtime/thunk_executor.h"
 
+namespace uir::runtime {
+class Communicator;
+struct CollectivePlan;
+}  // namespace uir::runtime
+
 namespace uir::codegen {
 
 struct CpuExecutableOptions {
@@ -52,8 +57,18 @@ class CpuExecutable : public igraph::KernelCode {
   // updated in place; given separate buffers, the argument is only read.
   // Safe to call from several threads at once.
   // With `profiler`, every thunk's time is recorded there (profiler.h).
+  // An executable with collectives of several participants runs as
+  // `communicator`'s participant (collectives.h): every participant calls
+  // Execute with its own; without one it throws DistributedError. One of a
+  // single participant needs none. When this run fails, the communicator
+  // is told (Communicator::Fail), so that the others do not wait for it.
   void Execute(const std::vector<const uint8_t*>& args, const std::vector<uint8_t*>& results,
-               runtime::Profiler* profiler = nullptr) const;
+               runtime::Profiler* profiler = nullptr,
+               runtime::Communicator* communicator = nullptr) const;
+  // How many participants its collectives meet (hlo::RequiredParticipants
+  // of its module), and its collectives' plans in the order of their ids.
+  int participants() const { return participants_; }
+  const std::vector<const runtime::CollectivePlan*>& collectives() const { return collectives_; }
   // The array leaves of the parameters and of the result, in order.
   const std::vector<hlo::Shape>& ParameterShapes() const { return parameter_shapes_; }
   const std::vector<hlo::Shape>& ResultShapes() const { return result_shapes_; }
@@ -164,6 +179,9 @@ class CpuExecutable : public igraph::KernelCode {
   std::deque<std::vector<uint8_t>> constant_memory_;           // addresses stay put
   std::vector<std::string> fallbacks_;
   std::vector<int64_t> fallback_bytes_;
+  int participants_ = 1;
+  uint64_t fingerprint_ = 0;  // the module's: what participants check they share
+  std::vector<const runtime::CollectivePlan*> collectives_;
   std::unique_ptr<runtime::ThunkExecutor> thunks_;
 };
 

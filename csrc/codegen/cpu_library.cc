@@ -2,9 +2,12 @@
 // lone ops and dots the Kernel Graph's lowering may make library calls
 // (CpuLibrary, from the planners of library_plans.cc and dot_plans.cc), and
 // what of a node a host thunk leaves to the evaluator (EvaluatorWork).
+#include <algorithm>
 #include <string>
 
+#include "codegen/collective_plans.h"
 #include "codegen/library_plans.h"
+#include "hlo/collective_groups.h"
 
 namespace uir::codegen {
 
@@ -36,6 +39,19 @@ std::string EvaluatorWork(const KernelNode& n, const buffers::BufferAssignment& 
   }
   if (n.kind == igraph::NodeKind::kFallback)
     return n.reason.empty() ? op + " on the evaluator" : n.reason;
+  if (inst != nullptr &&
+      (n.kind == igraph::NodeKind::kCollective ||
+       (n.kind == igraph::NodeKind::kAsync && inst->opcode() == HloOpcode::kAsyncStart))) {
+    const hlo::HloModule& module = *inst->parent()->parent();
+    std::string refused;
+    int64_t ids = 0;
+    if (CollectiveOf(n, hlo::RequiredParticipants(module),
+                     static_cast<int>(std::max<int64_t>(1, module.config().num_partitions)), &ids,
+                     &refused)) {
+      return "";
+    }
+    if (n.kind == igraph::NodeKind::kCollective) return op + " on the evaluator (" + refused + ")";
+  }
   if (n.kind == igraph::NodeKind::kLibrary &&
       (ArgReduceOf(n) || WindowOf(n) || SortOf(n) || TopKOf(n) || GatherOf(n) || ScatterOf(n) ||
        FftOf(n) || RngBitsOf(n) || RngOf(n))) {

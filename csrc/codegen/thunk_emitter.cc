@@ -9,10 +9,13 @@
 #include <utility>
 
 #include "analysis/liveness.h"
+#include "codegen/collective_plans.h"
 #include "codegen/dot_chain_thunk.h"
 #include "codegen/library_plans.h"
+#include "hlo/collective_groups.h"
 #include "runtime/async_thunk.h"
 #include "runtime/call_thunk.h"
+#include "runtime/collective_thunk.h"
 #include "runtime/conditional_thunk.h"
 #include "runtime/conv_thunk.h"
 #include "runtime/copy_thunk.h"
@@ -156,7 +159,10 @@ std::unique_ptr<runtime::Thunk> CopyStartWork(const igraph::KernelNode& n) {
 
 class Emitter {
  public:
-  explicit Emitter(const ThunkEmitterInputs& in) : in_(in) {}
+  Emitter(const ThunkEmitterInputs& in, const hlo::HloModule& module)
+      : in_(in),
+        participants_(hlo::RequiredParticipants(module)),
+        partitions_(static_cast<int>(std::max<int64_t>(1, module.config().num_partitions))) {}
 
   runtime::ThunkExecutor Emit(const igraph::KernelGraph& graph) {
     runtime::ThunkSequence thunks;
@@ -351,6 +357,9 @@ class Emitter {
                                                      std::move(results)));
       return;
     }
+    const bool async_start = n.kind == igraph::NodeKind::kAsync && n.instruction != nullptr &&
+                             n.instruction->opcode() == hlo::HloOpcode::kAsyncStart;
+    if ((n.kind == igraph::NodeKind::kCollective || async_start) && EmitCollective(n, out)) return;
     const igraph::KernelCode* code = in_.code;
     const std::string evaluator = EvaluatorWork(n, graph.assignment());
     std::string what = evaluator.empty() ? HostWhat(n) : "evaluator: " + evaluator;
@@ -412,6 +421,31 @@ class Emitter {
     out.push_back(std::move(host));
   }
 
+  bool EmitCollective(const igraph::KernelNode& n, runtime::ThunkSequence& out) {
+    std::string refused;
+    std::optional<NodeCollective> c =
+        CollectiveOf(n, participants_, partitions_, &next_collective_, &refused);
+    if (!c) return false;
+    // A start's operands forwarded into its result, where not in place.
+    for (const auto& [from, to] : c->forwards) {
+      out.push_back(runtime::CopyThunk::Create(n.name + ".operand", from, to));
+    }
+    auto thunk = runtime::CollectiveThunk::Create(n.name, std::move(c->parts));
+    if (in_.collectives != nullptr) {
+      for (const auto& part : thunk->parts()) in_.collectives->push_back(&part.plan);
+    }
+    thunk->set_bytes_moved(NodeBytes(n));
+    const hlo::HloInstruction* inst = n.instruction;
+    if (analysis::IsAsyncStart(inst->opcode())) {
+      auto start = runtime::AsyncStartThunk::Create(n.name, std::move(thunk));
+      async_starts_[inst] = start.get();
+      out.push_back(std::move(start));
+      return true;
+    }
+    out.push_back(std::move(thunk));
+    return true;
+  }
+
   bool EmitControlFlow(const igraph::KernelGraph& graph, const igraph::KernelNode& n,
                        runtime::ThunkSequence& out) {
     const buffers::BufferAssignment& ba = graph.assignment();
@@ -441,6 +475,8 @@ class Emitter {
   }
 
   const ThunkEmitterInputs& in_;
+  const int participants_, partitions_;
+  int64_t next_collective_ = 0;
   // Each async-start's thunk, for its done.
   std::map<const hlo::HloInstruction*, const runtime::AsyncStartThunk*> async_starts_;
 };
@@ -449,7 +485,7 @@ class Emitter {
 
 runtime::ThunkExecutor EmitThunks(const igraph::KernelGraph& graph, const ThunkEmitterInputs& in) {
   UIR_CHECK(in.kernels != nullptr && in.loops != nullptr) << "EmitThunks without its inputs";
-  return Emitter(in).Emit(graph);
+  return Emitter(in, graph.module()).Emit(graph);
 }
 
 }  // namespace uir::codegen

@@ -8,6 +8,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "igraph/kernel_graph.h"
+#include "runtime/collectives.h"
 #include "runtime/kernel_thunk.h"
 #include "runtime/thunk_executor.h"
 #include "runtime/while_thunk.h"
@@ -34,6 +35,9 @@ struct ThunkEmitterInputs {
   // reason", with the bytes its node reads and writes (optional).
   std::vector<std::string>* fallbacks = nullptr;
   std::vector<int64_t>* fallback_bytes = nullptr;
+  // Where each collective's plan is listed, in the order of their ids
+  // (optional): what a run's communicator prepares.
+  std::vector<const runtime::CollectivePlan*>* collectives = nullptr;
 };
 
 // One thunk per node of `graph`, sub-graphs as nested sequences:
@@ -43,6 +47,8 @@ struct ThunkEmitterInputs {
 //                 kernel thunk for an epilogue
 //   while, conditional, call   control flow that runs in place
 //   custom-call   a call on row-major buffers (igraph::CustomCallFrameOf)
+//   collective    a collective through the run's communicator (CollectiveOf),
+//                 in an async-start when it is one's
 //   host          anything else, run by the Kernel Graph (RunPrepared), with
 //                 what it does in the text
 runtime::ThunkExecutor EmitThunks(const igraph::KernelGraph& graph, const ThunkEmitterInputs& in);

@@ -10,8 +10,8 @@
 
 #include "eval/shape_ops.h"
 #include "eval/typed.h"
+#include "hlo/collective_groups.h"
 #include "hlo/module.h"
-#include "hlo/replica_groups.h"
 #include "support/error.h"
 
 namespace uir::eval {
@@ -25,45 +25,15 @@ using hlo::Literal;
 
 std::string Where(const HloInstruction& inst) { return "%" + inst.name(); }
 
-std::vector<std::vector<int64_t>> ExpandGroups(const HloInstruction& inst) {
-  const auto rg = inst.attributes().GetOr<hlo::ReplicaGroups>(AttrKey::kReplicaGroups);
-  if (!rg) return {};
-  return hlo::ExpandReplicaGroups(*rg);
-}
-
 // The participants `self` exchanges with at `inst`, in group order.
 std::vector<int> GroupOf(const HloInstruction& inst, const Participant& self, int n) {
-  const int p = self.partitions;
-  const bool global = inst.attributes().GetOr<bool>(AttrKey::kUseGlobalDeviceIds).value_or(false);
-  const bool channel = inst.attributes().Has(AttrKey::kChannelId);
-  auto to_participant = [&](int64_t id) -> int64_t {
-    if (global || p == 1) return id;
-    if (channel) return (self.id / p) * p + id;  // partitions of my replica
-    return id * p + self.id % p;                 // replicas of my partition
-  };
-  auto groups = ExpandGroups(inst);
-  if (groups.empty() || (groups.size() == 1 && groups[0].empty())) {
-    // Everyone in my mode's scope.
-    groups.assign(1, {});
-    const int64_t count = global || p == 1 ? n : channel ? p : n / p;
-    for (int64_t i = 0; i < count; ++i) groups[0].push_back(i);
+  std::vector<int> group =
+      hlo::CollectiveGroups(inst, n, self.partitions).at(static_cast<size_t>(self.id));
+  if (group.empty()) {
+    throw ShapeError("participant " + std::to_string(self.id) + " is in no replica group of " +
+                     Where(inst));
   }
-  for (const auto& g : groups) {
-    std::vector<int> members;
-    bool mine = false;
-    for (int64_t id : g) {
-      const int64_t q = to_participant(id);
-      if (q < 0 || q >= n) {
-        throw ShapeError(Where(inst) + " names participant " + std::to_string(q) + " of " +
-                         std::to_string(n) + " (evaluate with more replicas)");
-      }
-      members.push_back(static_cast<int>(q));
-      mine = mine || q == self.id;
-    }
-    if (mine) return members;
-  }
-  throw ShapeError("participant " + std::to_string(self.id) + " is in no replica group of " +
-                   Where(inst));
+  return group;
 }
 
 int IndexIn(const std::vector<int>& group, int id) {
@@ -310,26 +280,6 @@ hlo::Literal EvalCollective(const hlo::HloInstruction& inst,
   return out;
 }
 
-int RequiredParticipants(const hlo::HloModule& module) {
-  const int64_t partitions = std::max<int64_t>(1, module.config().num_partitions);
-  int64_t need = std::max<int64_t>(1, module.config().replica_count) * partitions;
-  for (const auto& c : module.computations()) {
-    for (const auto& inst : c->instructions()) {
-      const bool global =
-          inst->attributes().GetOr<bool>(AttrKey::kUseGlobalDeviceIds).value_or(false) ||
-          partitions == 1;
-      if (global) {
-        for (const auto& g : ExpandGroups(*inst))
-          for (int64_t id : g) need = std::max(need, id + 1);
-      }
-      if (auto pairs = inst->attributes().GetOr<std::vector<std::vector<int64_t>>>(
-              AttrKey::kSourceTargetPairs)) {
-        for (const auto& p : *pairs)
-          for (int64_t id : p) need = std::max(need, id + 1);
-      }
-    }
-  }
-  return static_cast<int>(need);
-}
+int RequiredParticipants(const hlo::HloModule& module) { return hlo::RequiredParticipants(module); }
 
 }  // namespace uir::eval

@@ -43,6 +43,8 @@ std::string_view NodeKindName(NodeKind kind) {
       return "control-flow";
     case NodeKind::kAsync:
       return "async";
+    case NodeKind::kCollective:
+      return "collective";
     case NodeKind::kFallback:
       return "fallback";
   }
@@ -160,6 +162,30 @@ std::string TensorList(const std::vector<DramTensor>& ts) {
 }  // namespace
 
 namespace {
+
+// Ops that meet other participants (or ask which participant runs them):
+// the runtime runs them through the run's communicator.
+bool IsCollectiveOp(HloOpcode op) {
+  switch (op) {
+    case HloOpcode::kAllReduce:
+    case HloOpcode::kAllReduceStart:
+    case HloOpcode::kAllReduceDone:
+    case HloOpcode::kAllGather:
+    case HloOpcode::kAllGatherStart:
+    case HloOpcode::kAllGatherDone:
+    case HloOpcode::kReduceScatter:
+    case HloOpcode::kAllToAll:
+    case HloOpcode::kCollectivePermute:
+    case HloOpcode::kCollectivePermuteStart:
+    case HloOpcode::kCollectivePermuteDone:
+    case HloOpcode::kCollectiveBroadcast:
+    case HloOpcode::kReplicaId:
+    case HloOpcode::kPartitionId:
+      return true;
+    default:
+      return false;
+  }
+}
 
 struct KernelParts {
   std::vector<IGraph> igraphs;
@@ -588,6 +614,8 @@ void KernelGraph::LowerComputation(const hlo::HloComputation& computation,
         sub.LowerComputation(*c, library);
         node.subgraphs.push_back(std::move(sub));
       }
+    } else if (IsCollectiveOp(op)) {
+      node.kind = NodeKind::kCollective;
     } else if (op == HloOpcode::kAsyncStart || op == HloOpcode::kAsyncUpdate ||
                op == HloOpcode::kAsyncDone || op == HloOpcode::kCopyStart ||
                op == HloOpcode::kCopyDone) {

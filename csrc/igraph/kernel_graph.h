@@ -39,6 +39,7 @@ enum class NodeKind : uint8_t {
   kCustomCall,
   kControlFlow,
   kAsync,
+  kCollective,  // runs through the run's communicator (runtime/collectives.h)
   kFallback
 };
 std::string_view NodeKindName(NodeKind kind);

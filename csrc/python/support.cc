@@ -33,6 +33,8 @@ const char* PythonClassName(ErrorKind kind) {
       return "OutOfMemoryError";
     case ErrorKind::kDevice:
       return "DeviceError";
+    case ErrorKind::kDistributed:
+      return "DistributedError";
   }
   return "InternalError";
 }
@@ -92,7 +94,7 @@ void BindSupport(py::module_& m) {
              {ErrorKind::kParse, ErrorKind::kVerify, ErrorKind::kTrace, ErrorKind::kShape,
               ErrorKind::kCustomCall, ErrorKind::kInternal, ErrorKind::kUnimplemented,
               ErrorKind::kMemoryLimit, ErrorKind::kSerialization, ErrorKind::kOutOfMemory,
-              ErrorKind::kDevice}) {
+              ErrorKind::kDevice, ErrorKind::kDistributed}) {
           if (ErrorKindName(k) == kind) ThrowErrorForTesting(k, message);
         }
         throw py::value_error("unknown error kind '" + kind + "'");

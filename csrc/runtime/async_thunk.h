@@ -46,6 +46,7 @@ class AsyncStartThunk final : public Thunk {
   static std::unique_ptr<AsyncStartThunk> Create(std::string name, std::unique_ptr<Thunk> work);
   // Launches the work in params.async, or without one runs it here.
   void Execute(const ExecuteParams& params) const override;
+  bool MeetsOthers() const override { return work_->MeetsOthers(); }
 
  private:
   AsyncStartThunk(std::string name, std::unique_ptr<Thunk> work);
@@ -63,6 +64,7 @@ class AsyncDoneThunk final : public Thunk {
   static std::unique_ptr<AsyncDoneThunk> Create(std::string name, const AsyncStartThunk* start,
                                                 std::unique_ptr<Thunk> then);
   void Execute(const ExecuteParams& params) const override;
+  bool MeetsOthers() const override { return then_ != nullptr && then_->MeetsOthers(); }
 
  private:
   AsyncDoneThunk(std::string name, const AsyncStartThunk* start, std::unique_ptr<Thunk> then,

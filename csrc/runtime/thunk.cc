@@ -51,8 +51,17 @@ std::string_view Thunk::KindName(Kind kind) {
       return "async-start";
     case Kind::kAsyncDone:
       return "async-done";
+    case Kind::kCollective:
+      return "collective";
   }
   return "?";
+}
+
+bool Thunk::MeetsOthers() const {
+  for (const ThunkExecutor* s : nested()) {
+    if (s->meets_others()) return true;
+  }
+  return false;
 }
 
 int64_t Thunk::BytesTouched() const {

@@ -44,6 +44,7 @@ struct BufferUse {
 
 class Profiler;
 class AsyncRuns;
+class Communicator;
 
 // One run's memory: the base of every allocation; and, when the run is
 // profiled, where thunks record their times.
@@ -54,6 +55,9 @@ struct ExecuteParams {
   // Work async-start thunks launched in this run (async_thunk.h); null:
   // they run their work in place.
   AsyncRuns* async = nullptr;
+  // How this participant meets the others at collectives (collectives.h);
+  // null in a run without collectives.
+  Communicator* communicator = nullptr;
 
   uint8_t* At(const BufferSlice& s) const { return allocations[s.allocation] + s.offset; }
   void* At(const BufferRef& r) const {
@@ -83,6 +87,7 @@ class Thunk {
     kFallback,
     kAsyncStart,
     kAsyncDone,
+    kCollective,
   };
   static std::string_view KindName(Kind kind);
 
@@ -116,6 +121,11 @@ class Thunk {
   // The sequences it runs (while: condition and body; conditional: its
   // branches; call: the callee).
   virtual std::vector<const class ThunkExecutor*> nested() const { return {}; }
+  // Whether it waits for other participants of the run (a collective, or a
+  // thunk that runs one): such a thunk runs on its sequence's own thread,
+  // never as a worker's task (which another participant's wait could
+  // hold).
+  virtual bool MeetsOthers() const;
 
   // Runs on `params`' memory. Throws on failure (a failing custom call);
   // the memory it writes then holds unspecified bytes.

@@ -102,8 +102,9 @@ ThunkExecutor ThunkExecutor::Create(ThunkSequence thunks, const ThunkExecutorOpt
       independent_bytes += thunks[j - 1]->BytesMoved() + thunks[j]->BytesMoved();
     }
   }
-  e.sequential_ =
-      NumThreads() == 1 || independent_bytes == 0 || independent_bytes < options.concurrent_bytes;
+  for (const auto& t : thunks) e.meets_others_ = e.meets_others_ || t->MeetsOthers();
+  e.sequential_ = NumThreads() == 1 || independent_bytes == 0 ||
+                  independent_bytes < options.concurrent_bytes || e.meets_others_;
   e.thunks_ = std::move(thunks);
   return e;
 }

@@ -37,6 +37,9 @@ class ThunkExecutor {
 
   const ThunkSequence& thunks() const { return thunks_; }
   bool sequential() const { return sequential_; }
+  // Whether some thunk waits for other participants (Thunk::MeetsOthers):
+  // then the sequence runs in order on its caller's thread.
+  bool meets_others() const { return meets_others_; }
   // Thunks that may start at once (depend on no other).
   int64_t num_sources() const;
   // The union of the thunks' uses (what the sequence as a whole touches),
@@ -57,6 +60,7 @@ class ThunkExecutor {
   std::vector<std::vector<int32_t>> predecessors_;
   std::vector<int32_t> in_degree_;
   bool sequential_ = true;
+  bool meets_others_ = false;
 };
 
 // The uses of a thunk that runs `sequences`, plus `extra`.

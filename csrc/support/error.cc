@@ -48,6 +48,8 @@ std::string_view ErrorKindName(ErrorKind kind) {
       return "out_of_memory";
     case ErrorKind::kDevice:
       return "device";
+    case ErrorKind::kDistributed:
+      return "distributed";
   }
   return "unknown";
 }
@@ -104,6 +106,8 @@ void ThrowErrorForTesting(ErrorKind kind, const std::string& message) {
       throw OutOfMemoryError(message);
     case ErrorKind::kDevice:
       throw DeviceError(message);
+    case ErrorKind::kDistributed:
+      throw DistributedError(message);
     case ErrorKind::kInternal:
       UIR_CHECK(false) << message;
   }

@@ -23,6 +23,7 @@ enum class ErrorKind {
   kSerialization,  // a serialized executable that cannot be loaded here
   kOutOfMemory,    // memory a program needs that cannot be allocated
   kDevice,         // a device (GPU) a program needs that this process lacks, or that failed
+  kDistributed,    // another participant of a run across processes failed, or runs another program
 };
 
 // Returns the stable lower-case name of `kind` ("parse", "verify", ...).
@@ -132,6 +133,16 @@ class SerializationError : public UserError {
 class DeviceError : public UserError {
  public:
   explicit DeviceError(const std::string& message) : UserError(ErrorKind::kDevice, message) {}
+};
+
+// A run across several participants (threads or processes) that cannot go
+// on: another participant failed (the message names it and carries its
+// error), runs another program, or the run lacks the participants its
+// collectives need.
+class DistributedError : public UserError {
+ public:
+  explicit DistributedError(const std::string& message)
+      : UserError(ErrorKind::kDistributed, message) {}
 };
 
 // A bug in uir: a broken internal invariant. Raised by UIR_CHECK.

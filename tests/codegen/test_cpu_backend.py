@@ -22,13 +22,6 @@ from uir._src.core.evaluate import random_arguments, required_replicas
 
 CORE = sorted(r["file"] for r in manifest_rows() if r["cpu_class"] == "core")
 
-# What still runs on the evaluator in the core corpus, by reason (each a
-# node listed in Executable.fallbacks; a new reason fails the walk): all-
-# reduces across several replicas.
-ALLOWED_FALLBACKS = (
-    "all-reduce",
-    "no lowering for all-reduce",
-)
 
 # Tolerances, per dtype: integers and pred exact; f32/f64 rtol 1e-4 and
 # atol 1e-5 plus 8 machine epsilons of the largest expected magnitude (a
@@ -83,9 +76,9 @@ def _close(got, want, atol_extra: float = 0.0):
 def test_core_corpus_compiles_and_runs_like_the_evaluator(name):
     module = uir.hlo.parse_module((CORPUS / name).read_text(), file=name)
     exe = uir.compile(module, backend="cpu")
-    for line in exe.fallbacks:
-        reason = line.split(": ", 1)[1]
-        assert reason.startswith(ALLOWED_FALLBACKS), line
+    # Nothing of the core corpus runs on the evaluator, collectives across
+    # several replicas included.
+    assert exe.fallbacks == []
     if exe.thunk_kinds:
         # Each thunk waits for every earlier one it conflicts with.
         for sequence in parse_thunks(exe.thunk_text):
@@ -101,9 +94,17 @@ def test_core_corpus_compiles_and_runs_like_the_evaluator(name):
     loaded = uir.deserialize(exe.serialize()) if exe.thunk_kinds and not dynamic else None
     if loaded is not None:
         assert loaded.thunk_kinds == exe.thunk_kinds
-    if name in TOO_HEAVY or required_replicas(exe.module) > 1:
-        return  # the evaluator cannot run these as one participant in test time
+    if name in TOO_HEAVY:
+        return  # the evaluator cannot run these in test time
     args = random_arguments(exe.module, 0)
+    replicas = required_replicas(exe.module)
+    if replicas > 1:
+        # Every participant in a thread of its own, each against the
+        # evaluator's run of as many.
+        want = uir.evaluate(exe.module, *args, replicas=replicas)
+        for got_one, want_one in zip(exe(*args, replicas=replicas), want, strict=True):
+            _close(got_one, want_one, MODULE_ATOL.get(name, 0.0))
+        return
     got = exe(*args)
     _close(got, uir.evaluate(exe.module, *args), MODULE_ATOL.get(name, 0.0))
     if loaded is not None:

@@ -162,7 +162,7 @@ def test_too_few_replicas_is_an_error_naming_the_instruction():
     )
     assert required_replicas(m) == 4
     with pytest.raises(
-        uir.ShapeError, match=r"%s names participant 1 of 1 \(evaluate with more replicas\)"
+        uir.ShapeError, match=r"%s names participant 1 of 1 \(run it with more replicas\)"
     ):
         uir.evaluate(m, X)
 

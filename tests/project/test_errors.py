@@ -17,6 +17,7 @@ CASES = [
     ("unimplemented", uir.UnimplementedError, NotImplementedError),
     ("memory_limit", uir.MemoryLimitError, ValueError),
     ("device", uir.DeviceError, RuntimeError),
+    ("distributed", uir.DistributedError, RuntimeError),
 ]
 
 

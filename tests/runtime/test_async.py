@@ -344,7 +344,8 @@ def test_all_reduce_start_runs_as_async_work_and_done_waits_for_it():
     m = uir.hlo.parse_module(_ALL_REDUCE)
     exe = uir.compile(m, backend="cpu")
     assert exe.thunk_kinds.get("async-start") == 1 and exe.thunk_kinds.get("async-done") == 1
-    assert "async-start s launches fallback s" in exe.thunk_text
+    assert "async-start s launches collective s" in exe.thunk_text
+    assert exe.fallbacks == []
     rng = np.random.default_rng(2)
     x, y = (rng.standard_normal(4096).astype(np.float32) for _ in range(2))
     got = exe(x, y)

@@ -88,6 +88,14 @@ class DeviceError(Error, RuntimeError):
     executable run where the CUDA driver finds no GPU."""
 
 
+class DistributedError(Error, RuntimeError):
+    """A run across several participants (threads of one process, or
+    processes under MPI) that cannot go on: another participant failed
+    (the message names it and carries its error), the participants run
+    different programs, or the run lacks the participants its collectives
+    need."""
+
+
 class FallbackWarning(UserWarning):
     """Warned once per executable when nodes run on the reference evaluator
     (UIR_FLAGS=--fallback=warn, or by default when one of them is large)."""
@@ -97,6 +105,7 @@ __all__ = [
     "ArgumentError",
     "CustomCallError",
     "DeviceError",
+    "DistributedError",
     "Error",
     "InternalError",
     "MemoryLimitError",

@@ -25,8 +25,19 @@ from uir._src.core.compile_options import (
     compile_options,
     default_backend,
 )
-from uir._src.core.errors import ArgumentError, ShapeError
-from uir._src.core.evaluate import _check_argument, checked_arguments, evaluate
+from uir._src.core.errors import (
+    ArgumentError,
+    DistributedError,
+    ShapeError,
+    UnimplementedError,
+)
+from uir._src.core.evaluate import (
+    _check_argument,
+    _participant_slice,
+    checked_arguments,
+    evaluate,
+    required_replicas,
+)
 
 
 class Executable:
@@ -268,8 +279,53 @@ class Executable:
         """The machine code of every kernel, as assembly text."""
         return self._text_exe().assembly
 
-    def __call__(self, *arrays):
-        return self._run(arrays, [])
+    def __call__(self, *arrays, replicas: int | None = None, per_replica: bool = False):
+        """Runs on `arrays`. An executable whose collectives meet several
+        participants (`participants`: replica_count x num_partitions) runs
+        them all in this process with `replicas` = that count, one thread
+        each, on the same arrays or, with `per_replica=True`, participant i
+        on index i of every array's leading axis (as uir.evaluate does); the
+        result is then a list, one per participant. Under uir.distributed,
+        with one process per participant, a plain call runs this process's
+        participant (uir.process_index()) and returns its result."""
+        if replicas is None and not per_replica:
+            return self._run(arrays, [])
+        return self._run_replicated(arrays, replicas, per_replica)
+
+    @property
+    def participants(self) -> int:
+        """How many participants its collectives meet: replica_count x
+        num_partitions, or more when a collective names more."""
+        if self._exe is not None:
+            return self._exe.participants
+        return required_replicas(self._evaluated if self._gpu is None else self.module)
+
+    def _run_replicated(self, arrays, replicas, per_replica):
+        n = self.participants if replicas is None else replicas
+        if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+            raise ValueError(f"replicas must be a positive int, got {n!r}")
+        if self._gpu is not None:
+            raise UnimplementedError("backend='gpu' runs one participant; replicas= is for 'cpu'")
+        if self._exe is None or self._dynamic is not None:
+            out = evaluate(self._evaluated, *arrays, replicas=n, per_replica=per_replica)
+            return out if isinstance(out, list) else [out]
+        if n != self.participants:
+            raise DistributedError(
+                f"{self.module.name} runs as {self.participants} participants, not replicas={n}"
+            )
+        params = self.module.entry.parameters
+        if len(arrays) != len(params):
+            raise ArgumentError(
+                f"{self.module.name} takes {len(params)} arguments, got {len(arrays)}"
+            )
+        per = [
+            [
+                _check_argument(p, _participant_slice(a, i, n, p) if per_replica else a)
+                for p, a in zip(params, arrays, strict=True)
+            ]
+            for i in range(n)
+        ]
+        return self._exe.run_participants(per)
 
     def call_donating(self, arrays, donated):
         """Runs on `arrays`, letting results that input_output_alias places
