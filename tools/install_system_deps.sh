@@ -16,6 +16,8 @@ packages=(
   libeigen3-dev       # Eigen's FFT module: the evaluator's fft
   libkissfft-dev      # KISS FFT's C++ header: the runtime's fft
   libabsl-dev         # Abseil's flat hash tables: the IR's per-instruction maps
+  libopenmpi-dev      # Open MPI: collectives across processes (uir.distributed)
+  openmpi-bin         # mpirun: uir run --np N, the tests across processes
   ccache              # optional, but makes rebuilds after a clean build cheap
   clang-format-19     # the C++ format check of the test suite
   clang-19            # builds the libFuzzer target for the HLO parser

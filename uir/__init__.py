@@ -13,6 +13,7 @@ from uir import (
     buffers,
     custom_call,
     debug,
+    distributed,
     hlo,
     igraph,
     image,
@@ -36,6 +37,7 @@ from uir._src.core.api import (
     make_hlo,
 )
 from uir._src.core.backend import Executable, compile, deserialize
+from uir._src.core.distributed import process_count, process_index
 from uir._src.core.errors import (
     ArgumentError,
     CustomCallError,
@@ -105,6 +107,7 @@ __all__ = [
     "deserialize",
     "device_put",
     "devices",
+    "distributed",
     "eval_shape",
     "evaluate",
     "get_include",
@@ -125,6 +128,8 @@ __all__ = [
     "numpy",
     "passes",
     "print_saved_residuals",
+    "process_count",
+    "process_index",
     "random",
     "remat",
     "report",

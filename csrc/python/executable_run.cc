@@ -9,6 +9,7 @@
 
 #include "runtime/buffer_pool.h"
 #include "runtime/collectives.h"
+#include "runtime/mpi_communicator.h"
 #include "support/error.h"
 
 namespace py = pybind11;
@@ -263,6 +264,10 @@ py::list RunParticipants(const PyCpuExecutable& e, const py::list& per_participa
   py::list out;
   for (PreparedRun& run : runs) out.append(FinishRun(e, run));
   return out;
+}
+
+py::object RunDistributed(const PyCpuExecutable& e, const py::list& args) {
+  return RunExecutable(e, args, {}, nullptr, &runtime::MpiWorld());
 }
 
 }  // namespace uir::python

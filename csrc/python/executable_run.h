@@ -52,6 +52,10 @@ pybind11::object RunExecutable(const PyCpuExecutable& e, const pybind11::list& a
 // (the others' DistributedErrors only echo it).
 pybind11::list RunParticipants(const PyCpuExecutable& e, const pybind11::list& per_participant);
 
+// Runs this process's participant of an executable run across processes
+// (MPI, runtime/mpi_communicator.h): participant = this process's rank.
+pybind11::object RunDistributed(const PyCpuExecutable& e, const pybind11::list& args);
+
 }  // namespace uir::python
 
 #endif  // UIR_PYTHON_EXECUTABLE_RUN_H_

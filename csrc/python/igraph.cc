@@ -496,6 +496,9 @@ void BindIGraph(py::module_& m) {
           py::arg("args"), py::arg("donated") = std::vector<int64_t>{},
           "Runs on `args`; the arrays at the positions in `donated` may be written over with "
           "results input_output_alias places in them.")
+      .def("run_distributed", &RunDistributed, py::arg("args"),
+           "Runs this process's participant of a run across processes (MPI): participant = "
+           "this process's rank.")
       .def("run_participants", &RunParticipants, py::arg("per_participant"),
            "Runs every participant of a replicated executable in this process, one thread "
            "each, participant i on the arguments per_participant[i]; returns their results.")

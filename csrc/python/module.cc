@@ -15,4 +15,5 @@ PYBIND11_MODULE(_core, m) {
   uir::python::BindIGraph(m);
   uir::python::BindRuntime(m);
   uir::python::BindCodegen(m);
+  uir::python::BindDistributed(m);
 }

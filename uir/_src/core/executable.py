@@ -300,6 +300,26 @@ class Executable:
             return self._exe.participants
         return required_replicas(self._evaluated if self._gpu is None else self.module)
 
+    def _run_distributed(self, arrays):
+        """This process's participant of a run across processes."""
+        from uir._src.core.distributed import process_count
+
+        n = self.participants
+        if process_count() != n:
+            raise DistributedError(
+                f"{self.module.name} runs as {n} participants, one per process, and this run "
+                f"has {process_count()} processes"
+            )
+        if self._dynamic is not None:
+            raise UnimplementedError("arrays of dynamic size across processes")
+        params = self.module.entry.parameters
+        if len(arrays) != len(params):
+            raise ArgumentError(
+                f"{self.module.name} takes {len(params)} arguments, got {len(arrays)}"
+            )
+        checked = [_check_argument(p, a) for p, a in zip(params, arrays, strict=True)]
+        return self._exe.run_distributed(checked)
+
     def _run_replicated(self, arrays, replicas, per_replica):
         n = self.participants if replicas is None else replicas
         if not isinstance(n, int) or isinstance(n, bool) or n < 1:
@@ -369,6 +389,11 @@ class Executable:
         return self._with_timers
 
     def _run(self, arrays, donated):
+        if self._exe is not None and self._exe.participants > 1:
+            from uir._src.core import distributed
+
+            if distributed.is_initialized():
+                return self._run_distributed(arrays)
         if self._gpu is not None:
             return self._gpu.run(checked_arguments(self.module, arrays))
         if self._exe is None:

@@ -32,6 +32,7 @@ class Device:
     kind: str
     compute_capability: tuple[int, int] | None = None
     memory_bytes: int | None = None
+    process_index: int = 0  # the process it belongs to (uir.distributed)
 
     def __repr__(self) -> str:
         cc = self.compute_capability
@@ -46,12 +47,16 @@ def cuda_driver() -> dict:
 
 
 def devices(platform: str | None = None) -> list[Device]:
-    """The devices this process can run on: the CPU, then every GPU the CUDA
-    driver reports (none where libcuda.so.1 is missing). `platform` ("cpu"
-    or "gpu") keeps only those."""
+    """The devices a run can use: the CPU of every process of the run
+    (one, outside uir.distributed; device i is process i's), then every GPU
+    the CUDA driver reports to this process (none where libcuda.so.1 is
+    missing). `platform` ("cpu" or "gpu") keeps only those."""
+    from uir._src.core.distributed import process_count, process_index
+
     if platform not in (None, "cpu", "gpu"):
         raise ValueError(f"platform must be 'cpu' or 'gpu', got {platform!r}")
-    out = [Device("cpu", 0, _core.codegen.host_info()["cpu"])]
+    cpu = _core.codegen.host_info()["cpu"]
+    out = [Device("cpu", i, cpu, process_index=i) for i in range(process_count())]
     for d in cuda_driver()["devices"]:
         out.append(
             Device(
@@ -60,6 +65,7 @@ def devices(platform: str | None = None) -> list[Device]:
                 d["name"],
                 tuple(d["compute_capability"]),
                 d["memory_bytes"],
+                process_index=process_index(),
             )
         )
     return [d for d in out if platform is None or d.platform == platform]
