@@ -68,6 +68,13 @@ def _build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also run it on the evaluator and report the largest difference per output",
     )
+    run.add_argument(
+        "--np",
+        type=_positive_int,
+        dest="np_",
+        metavar="N",
+        help="run it in N processes under mpirun, one participant each (Open MPI)",
+    )
     run.set_defaults(handler=_run_run)
 
     opt = sub.add_parser(
@@ -130,6 +137,8 @@ def _run_run(args: argparse.Namespace) -> int:
         replicas=args.replicas,
         backend=args.backend,
         compare=args.compare,
+        np_=args.np_,
+        argv=args.argv,
     )
 
 
@@ -176,7 +185,10 @@ def print_compile_flags() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
+    # What followed the command's name (`uir run --np N` starts itself again).
+    args.argv = argv[argv.index(args.command) + 1 :] if args.command in argv else []
     if args.version:
         from uir import __version__
 

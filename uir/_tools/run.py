@@ -113,22 +113,34 @@ def main(
     replicas: int | None = None,
     backend: str = "cpu",
     compare: bool = False,
+    np_: int | None = None,
+    argv: list[str] | None = None,
 ) -> int:
+    from uir._src.core import distributed
+
+    if np_ is not None and distributed.mpi_environment() is None:
+        # Start the ranks: this command again in each, under mpirun.
+        import subprocess
+        import sys
+
+        rest = list(argv or [])
+        cmd = distributed.mpirun_command(np_, [sys.executable, "-m", "uir", "run", *rest])
+        return subprocess.run(cmd, env=distributed.mpirun_environment(), check=False).returncode
     module = hlo.load(path)
     args = _load_inputs(inputs, module) if inputs else random_arguments(module, seed)
     count = replicas or required_replicas(module)
-    if backend == "cpu" and count > 1:
-        print(f"{module.name}: {count} replicas run on the evaluator (the cpu backend runs one)")
-        backend = "eval"
+    if np_ is not None:
+        return _main_rank(module, args, count, seed, output, compare, np_)
     if backend == "cpu":
         from uir._src.core.backend import Executable
 
         start = time.perf_counter()
         exe = Executable(module, "cpu")
         compile_ms = (time.perf_counter() - start) * 1e3
-        exe(*args)  # warm: the first call allocates the executable's memory
+        run = (lambda: exe(*args, replicas=count)) if count > 1 else (lambda: exe(*args))
+        run()  # warm: the first call allocates the executable's memory
         start = time.perf_counter()
-        result = exe(*args)
+        result = run()
         seconds = time.perf_counter() - start
         print(f"{module.name}: compiled for this CPU in {compile_ms:.1f} ms")
         for line in exe.fallbacks:
@@ -142,16 +154,70 @@ def main(
         where = ""
     else:
         outputs = [item for r, value in enumerate(result) for item in _flatten(value, f"r{r}.out")]
-        where = f" as {count} replicas"
+        where = f" as {count} replicas" + (" (one thread each)" if backend == "cpu" else "")
     verb = "ran" if backend == "cpu" else "evaluated"
     print(f"{module.name}: {len(args)} input(s), {verb}{where} in {seconds * 1e3:.3f} ms")
     for name, array in outputs:
         print("  " + summarize(name, array))
     if compare and backend == "cpu":
-        _compare(outputs, _flatten(evaluate(exe.module, *args, seed=seed)))
+        want = evaluate(exe.module, *args, replicas=count, seed=seed)
+        if count == 1:
+            _compare(outputs, _flatten(want))
+        else:
+            _compare(
+                outputs,
+                [item for r, value in enumerate(want) for item in _flatten(value, f"r{r}.out")],
+            )
     if not outputs:
         print("  (no outputs: the result is an empty tuple)")
     if output:
         np.savez(output, **{name: array for name, array in outputs})
         print(f"saved {len(outputs)} output(s) to {output}")
+    return 0
+
+
+def _main_rank(module, args, count, seed, output, compare, np_) -> int:
+    """One rank of `uir run --np N`: this process's participant, its
+    report printed in rank order."""
+    from uir._src.core import distributed
+    from uir._src.core.backend import Executable
+
+    distributed.initialize()
+    rank, size = distributed.process_index(), distributed.process_count()
+    if count != size:
+        raise ValueError(f"{module.name} runs as {count} participants; started with --np {size}")
+    start = time.perf_counter()
+    exe = Executable(module, "cpu")
+    compile_ms = (time.perf_counter() - start) * 1e3
+    exe(*args)  # warm
+    distributed.barrier()
+    start = time.perf_counter()
+    result = exe(*args)
+    seconds = time.perf_counter() - start
+    outputs = _flatten(result, f"r{rank}.out")
+    lines = [
+        f"{module.name}: process {rank} of {size}, compiled in {compile_ms:.1f} ms, "
+        f"ran in {seconds * 1e3:.3f} ms"
+    ]
+    lines += [f"  fallback: {line}" for line in exe.fallbacks]
+    lines += ["  " + summarize(name, array) for name, array in outputs]
+    if output:
+        path = output[:-4] if output.endswith(".npz") else output
+        path = f"{path}.r{rank}.npz"
+        np.savez(path, **{name: array for name, array in outputs})
+        lines.append(f"  saved {len(outputs)} output(s) to {path}")
+    import contextlib
+    import io
+
+    text = "\n".join(lines)
+    if compare:
+        want = evaluate(exe.module, *args, replicas=size, seed=seed)[rank]
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            _compare(outputs, _flatten(want, f"r{rank}.out"))
+        text += "\n" + buf.getvalue().rstrip()
+    for r in range(size):  # in rank order
+        distributed.barrier()
+        if r == rank:
+            print(text, flush=True)
     return 0
