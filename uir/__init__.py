@@ -24,6 +24,7 @@ from uir import (
     random,
     schedule,
     scipy,
+    sharding,
     transforms,
     tree_util,
 )
@@ -58,6 +59,7 @@ from uir._src.core.errors import (
 )
 from uir._src.core.evaluate import evaluate
 from uir._src.core.gpu import Device, devices
+from uir._src.lax.shard_map import shard_map
 from uir._src.numpy import array_methods  # noqa: F401  (Tracer's operators)
 from uir._src.tools import display as _display  # noqa: F401  (rich displays)
 from uir._src.tools.info import info
@@ -136,6 +138,8 @@ __all__ = [
     "saved_residuals",
     "schedule",
     "scipy",
+    "shard_map",
+    "sharding",
     "transforms",
     "tree_util",
     "value_and_grad",

@@ -630,6 +630,20 @@ void BindHlo(py::module_& m) {
       .def_property_readonly("is_scheduled",
                              [](const ModulePtr& mod) { return mod->config().is_scheduled; })
       .def_property(
+          "replica_count", [](const ModulePtr& mod) { return mod->config().replica_count; },
+          [](const ModulePtr& mod, int64_t n) {
+            if (n < 1) throw py::value_error("replica_count must be positive");
+            mod->mutable_config().replica_count = n;
+          },
+          "Replicas it runs as (the module's replica_count).")
+      .def_property(
+          "num_partitions", [](const ModulePtr& mod) { return mod->config().num_partitions; },
+          [](const ModulePtr& mod, int64_t n) {
+            if (n < 1) throw py::value_error("num_partitions must be positive");
+            mod->mutable_config().num_partitions = n;
+          },
+          "Partitions of each replica (the module's num_partitions).")
+      .def_property(
           "input_output_alias",
           [](const ModulePtr& mod) {
             py::list out;

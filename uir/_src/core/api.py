@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from uir._src.core import dtypes, errors, tracing, tree_util
+from uir._src.core import distributed, dtypes, errors, tracing, tree_util
 from uir._src.core.passes import flags
 from uir._src.core.tracing import Tracer
 
@@ -262,6 +262,13 @@ class Compiled:
     def call_flat(self, arrays: Sequence[np.ndarray]):
         env = flags()
         checking = bool(env and env.get("check_kernel_graph"))
+        participants = self.executable.participants
+        if participants > 1 and not distributed.is_initialized():
+            # An SPMD program (shard_map inside) outside a run across
+            # processes: every participant in a thread of this process. Its
+            # results are global, the same on each: participant 0's.
+            result = self.executable(*arrays, replicas=participants)[0]
+            return self._unflatten(result)
         if self.lowered.donated and not checking:  # the check reads the arguments after
             result = self.executable.call_donating(arrays, self.lowered.donated)
         else:
@@ -367,6 +374,10 @@ def _trace(
             root = comp.builder.op("tuple", *[r.inst for r in roots])
         entry = comp.build(root)
     built = module.builder.build(entry)
+    # A shard_map inside: one SPMD program of its mesh's participants.
+    partitions = getattr(module, "partitions", None)
+    if partitions:
+        built.num_partitions = partitions
     if donated:
         built.input_output_alias = _aliases([in_avals[i] for i in donated], donated, roots, fn_name)
     return Lowered(built, args_tree, out_tree, in_avals, fn_name, donated)

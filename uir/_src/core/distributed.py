@@ -16,6 +16,7 @@ its message; every process then exits with status 1.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import shutil
 import subprocess
@@ -153,10 +154,8 @@ def _fail(kind, value, tb, previous) -> None:
     """An exception reached the top of this process: tell the others (they
     raise it), print it, and exit with status 1 without finalizing MPI."""
     text = "".join(traceback.format_exception_only(kind, value)).strip()
-    try:
+    with contextlib.suppress(Exception):  # the failure is printed below either way
         _core.distributed.report_failure(text)
-    except Exception:  # noqa: BLE001 - the failure is reported below either way
-        pass
     previous(kind, value, tb)
     sys.stdout.flush()
     sys.stderr.flush()
