@@ -217,6 +217,15 @@ class MpiComm final : public Communicator {
     }
   }
 
+  // Withdraws the standing receive for failure notices (before finalizing).
+  void StopListening() {
+    std::lock_guard<std::mutex> lock(notice_mu_);
+    if (notice_request_ == MPI_REQUEST_NULL) return;
+    MPI_Cancel(&notice_request_);
+    MPI_Wait(&notice_request_, MPI_STATUS_IGNORE);
+    notice_request_ = MPI_REQUEST_NULL;
+  }
+
   void Barrier() {
     MPI_Request request;
     Check(MPI_Ibarrier(world_, &request), "MPI_Ibarrier");
@@ -492,6 +501,7 @@ void MpiFinalize() {
   if (g_world == nullptr || g_finalized) return;
   if (!g_world->failed()) {
     g_world->Barrier();
+    g_world->StopListening();
     MPI_Finalize();
   }
   g_finalized = true;

@@ -147,6 +147,8 @@ SCENARIOS = {
 def main(names: list[str]) -> None:
     uir.distributed.initialize()
     rank, n = uir.process_index(), uir.process_count()
+    # A CPU device per process, each knowing its process.
+    assert [d.process_index for d in uir.devices("cpu")] == list(range(n))
     for name in names:
         start = time.perf_counter()
         SCENARIOS[name](rank, n)
