@@ -19,6 +19,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import pathlib
@@ -78,7 +79,7 @@ def _training_rank(batch: int, sizes: list[int], steps: int) -> float:
     y = np.eye(sizes[-1], dtype=np.float32)[rng.integers(0, sizes[-1], batch)]
     params = [
         ((rng.standard_normal((a, b)) / np.sqrt(a)).astype(np.float32), np.zeros(b, np.float32))
-        for a, b in zip(sizes[:-1], sizes[1:], strict=True)
+        for a, b in itertools.pairwise(sizes)
     ]
 
     def loss(params, x, y):
@@ -105,7 +106,7 @@ def _training_rank(batch: int, sizes: list[int], steps: int) -> float:
         uir.distributed.barrier()
         start = time.perf_counter()
         for _ in range(steps):
-            params, value = fn(params, x, y)
+            params, _ = fn(params, x, y)
         best = min(best, (time.perf_counter() - start) / steps)
     return best
 
