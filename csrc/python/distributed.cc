@@ -51,16 +51,19 @@ void BindDistributed(py::module_& m) {
       py::arg("message"), "Tells every other process that this one failed with `message`.");
   dm.def(
       "allreduce_seconds",
-      [](py::array_t<float, py::array::c_style> data, int iterations) {
-        if (!data.writeable()) throw py::value_error("allreduce_seconds needs a writable array");
-        float* p = data.mutable_data();
-        const int64_t n = data.size();
+      [](py::array_t<float, py::array::c_style> in, py::array_t<float, py::array::c_style> out,
+         int iterations) {
+        if (!out.writeable()) throw py::value_error("allreduce_seconds writes `out`");
+        if (in.size() != out.size()) throw py::value_error("`in` and `out` differ in size");
+        const float* from = in.data();
+        float* to = out.mutable_data();
+        const int64_t n = out.size();
         py::gil_scoped_release release;
-        return runtime::MpiAllreduceSeconds(p, n, iterations);
+        return runtime::MpiAllreduceSeconds(from, to, n, iterations);
       },
-      py::arg("data"), py::arg("iterations"),
-      "Seconds per MPI_Allreduce (sum, in place) of a float32 array across the processes: the "
-      "baseline for uir's own.");
+      py::arg("in"), py::arg("out"), py::arg("iterations"),
+      "Seconds per MPI_Allreduce (sum) of a float32 array across the processes, from `in` "
+      "into `out` (in place when they are the same array): the baseline for uir's own.");
 }
 
 }  // namespace uir::python

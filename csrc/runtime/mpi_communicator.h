@@ -49,9 +49,9 @@ Communicator& MpiWorld();
 void MpiReportFailure(const std::string& message);
 
 // The baseline for benchmarks: seconds per MPI_Allreduce (MPI_SUM) of
-// `count` floats at `data`, in place, on MPI_COMM_WORLD, averaged over
-// `iterations` after a barrier.
-double MpiAllreduceSeconds(float* data, int64_t count, int iterations);
+// `count` floats from `in` into `out` (in place when they are one) on
+// MPI_COMM_WORLD, averaged over `iterations` after a barrier.
+double MpiAllreduceSeconds(const float* in, float* out, int64_t count, int iterations);
 
 }  // namespace uir::runtime
 

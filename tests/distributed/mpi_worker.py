@@ -8,7 +8,8 @@ rank with its traceback (and so, through uir.distributed, every rank).
     corpus       the core corpus modules with collectives of this many participants
     shard_map    shard_programs against NumPy
     training     50 data-parallel steps against the whole-batch step
-    raise        rank 1 raises before the run; the others wait at a collective
+    raise        rank 1 raises before the run; the others wait at its start
+    fail_in_run  rank 1's run fails in a custom call; the others wait in the all-reduce
     mismatch     rank 1 compiles another program than the others
 """
 
@@ -122,6 +123,32 @@ ENTRY e {{
         print(f"rank {rank}: waited {time.perf_counter() - start:.2f} s", flush=True)
 
 
+def fail_in_run(rank: int, n: int) -> None:
+    """Rank 1's run fails in a custom call before the all-reduce the
+    others are already blocked in."""
+
+    def picky(v):
+        if int(v) == 1:
+            time.sleep(0.5)
+            raise ValueError("rank one's custom call fails")
+        return v
+
+    uir.custom_call.register("mpi_worker_picky", picky)
+    text = f"""HloModule sum, replica_count={n}
+add {{ a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] add(a, b) }}
+ENTRY e {{
+  x = f32[16] parameter(0)
+  r = u32[] replica-id()
+  c = u32[] custom-call(r), custom_call_target="mpi_worker_picky"
+  f = f32[] convert(c)
+  b = f32[16] broadcast(f), dimensions={{}}
+  y = f32[16] add(x, b)
+  ROOT total = f32[16] all-reduce(y), replica_groups={{}}, to_apply=add
+}}
+"""
+    uir.compile(uir.hlo.parse_module(text))(np.ones(16, np.float32))
+
+
 def mismatch(rank: int, n: int) -> None:
     size = 17 if rank == 1 else 16
     text = f"""HloModule sum, replica_count={n}
@@ -140,6 +167,7 @@ SCENARIOS = {
     "shard_map": shard_map,
     "training": training,
     "raise": raise_,
+    "fail_in_run": fail_in_run,
     "mismatch": mismatch,
 }
 

@@ -76,6 +76,24 @@ def test_a_process_that_raises_fails_every_process_with_its_error_within_10_s():
     assert elapsed < 60
 
 
+def test_a_run_that_fails_in_one_process_ends_every_process_within_10_s():
+    """Rank 1's run fails inside (a custom call) while the others are in
+    MPI's blocking all-reduce, which cannot return: each says which process
+    failed and why, and exits."""
+    start = time.perf_counter()
+    p = _launch(4, "fail_in_run", timeout=120)
+    elapsed = time.perf_counter() - start
+    assert p.returncode != 0
+    assert "rank one's custom call fails" in p.stderr
+    for rank in (0, 2, 3):
+        assert re.search(
+            rf"(uir: process {rank}: process 1 failed|DistributedError: process 1 failed)"
+            r".*rank one's custom call fails",
+            p.stderr,
+        ), p.stderr
+    assert elapsed < 30
+
+
 def test_processes_running_different_programs_get_a_clear_error():
     p = _launch(2, "mismatch", timeout=120)
     assert p.returncode != 0

@@ -312,6 +312,12 @@ class Executable:
             )
         if self._dynamic is not None:
             raise UnimplementedError("arrays of dynamic size across processes")
+        if all(type(a) is np.ndarray for a in arrays):
+            # As in _run_compiled: the executable checks dtypes and dims.
+            try:
+                return self._exe.run_distributed(list(arrays))
+            except ShapeError:
+                pass
         params = self.module.entry.parameters
         if len(arrays) != len(params):
             raise ArgumentError(

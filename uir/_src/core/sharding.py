@@ -91,6 +91,24 @@ class Mesh:
         moved = np.transpose(self.device_ids, rest + order)
         return moved.reshape(-1, math.prod(self.device_ids.shape[i] for i in order)).tolist()
 
+    def axis_strides(self, names) -> list[tuple[int, int, int]] | None:
+        """When the devices are the participants in row-major order (as
+        make_mesh lays them out): per axis of `names`, (the id's stride
+        along it, its size, its weight in the combined index), so that
+        the index along `names` is sum((id // stride % size) * weight);
+        None for another order."""
+        if not np.array_equal(self.device_ids.reshape(-1), np.arange(self.size)):
+            return None
+        names = _names(names, self)
+        dims = self.device_ids.shape
+        id_strides = [int(np.prod(dims[i + 1 :])) for i in range(len(dims))]
+        out, weight = [], 1
+        for n in reversed(names):
+            i = self.axis_names.index(n)
+            out.append((id_strides[i], dims[i], weight))
+            weight *= dims[i]
+        return out[::-1]
+
     def index_table(self, names) -> np.ndarray:
         """Per participant id, its index along axes `names` (row-major over
         them): what axis_index reads."""

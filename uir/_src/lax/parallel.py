@@ -109,14 +109,26 @@ def axis_size(axis_name) -> int:
 def axis_index(axis_name):
     """This participant's index along `axis_name` (s32; row-major over a
     tuple of axes)."""
-    from uir._src.lax.slicing import dynamic_slice
-
     mesh = mesh_for(axis_name, "axis_index")
     comp = ops._comp()
     pid = comp.emit("partition-id", shape=((), np.dtype(np.uint32)), op_name="axis_index")
     pid = ops.convert(pid, np.dtype(np.int32))
+    const = lambda v: comp.constant(np.int32(v))  # noqa: E731
+    strides = mesh.axis_strides(axis_name)
+    if strides is not None:
+        # Devices in row-major order: the index is arithmetic on the id.
+        index = const(0)
+        for stride, size, weight in strides:
+            coord = ops.binary("remainder", ops.binary("divide", pid, const(stride)), const(size))
+            index = ops.binary("add", index, ops.binary("multiply", coord, const(weight)))
+        return index
+    # Any other order: the table's entry at the id, as a sum of one-hot
+    # products (elementwise work, which fuses).
     table = comp.constant(mesh.index_table(axis_name))
-    return ops.reshape(dynamic_slice(table, [pid], [1]), ())
+    ids = ops.iota(np.dtype(np.int32), (mesh.size,), 0)
+    hit = ops.compare(ids, ops.broadcast_to(pid, (mesh.size,)), "EQ", "axis_index")
+    picked = ops.select(hit, table, ops.broadcast_to(const(0), (mesh.size,)))
+    return ops.reduce(picked, "add", [0], "axis_index")
 
 
 def all_gather(x, axis_name, *, axis: int = 0, tiled: bool = False, axis_index_groups=None):
