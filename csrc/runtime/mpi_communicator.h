@@ -6,10 +6,12 @@
 // Each collective of an executable gets a communicator of its own (split
 // from the world by its group, once per executable), so collectives that
 // run at once on different threads (async starts) never meet out of order.
-// Every wait polls for a failure notice from another process: a process
-// that fails tells the others (MpiReportFailure, or Communicator::Fail
-// when a run fails), and their waits end with DistributedError carrying
-// its message instead of hanging.
+// A process that fails tells the others (MpiReportFailure, or
+// Communicator::Fail when a run fails). The check at the start of every
+// run is polled and raises DistributedError with that message; the
+// collectives are MPI's blocking calls, and a watchdog thread ends (status
+// 1, the failure printed) a process whose blocking call waits for one that
+// failed.
 #ifndef UIR_RUNTIME_MPI_COMMUNICATOR_H_
 #define UIR_RUNTIME_MPI_COMMUNICATOR_H_
 
