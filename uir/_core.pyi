@@ -95,6 +95,8 @@ class hlo:
         entry: hlo.HloComputation
         computations: list[hlo.HloComputation]
         is_scheduled: bool
+        replica_count: int
+        num_partitions: int
         def to_text(
             self,
             print_layout: bool = True,
@@ -212,3 +214,21 @@ class igraph:
     def lower(
         module: hlo.HloModule, hardware: str | igraph.HardwareModel = "cpu"
     ) -> igraph.KernelGraph: ...
+
+class distributed:
+    @staticmethod
+    def built() -> bool: ...
+    @staticmethod
+    def library_version() -> str: ...
+    @staticmethod
+    def initialize() -> tuple[int, int]: ...
+    @staticmethod
+    def initialized() -> bool: ...
+    @staticmethod
+    def finalize() -> None: ...
+    @staticmethod
+    def barrier() -> None: ...
+    @staticmethod
+    def report_failure(message: str) -> None: ...
+    @staticmethod
+    def allreduce_seconds(in_: Any, out: Any, iterations: int) -> float: ...

@@ -23,6 +23,7 @@
 #include "python/executable_run.h"
 #include "python/hlo_types.h"
 #include "runtime/buffer_pool.h"
+#include "runtime/mpi_communicator.h"
 #include "runtime/profiler.h"
 #include "runtime/thunk.h"
 #include "support/error.h"
@@ -509,8 +510,12 @@ void BindIGraph(py::module_& m) {
           "profile",
           [](const PyCpuExecutable& e, const py::list& args) {
             runtime::Profiler profiler;
+            // Across processes, this process's participant is profiled.
+            runtime::Communicator* comm = e.exe->participants() > 1 && runtime::MpiInitialized()
+                                              ? &runtime::MpiWorld()
+                                              : nullptr;
             const int64_t start = profiler.Now();
-            py::object out = RunExecutable(e, args, {}, &profiler);
+            py::object out = RunExecutable(e, args, {}, &profiler, comm);
             const int64_t end = profiler.Now();
             py::list events;
             for (const runtime::ProfileEvent& ev : profiler.Events()) {

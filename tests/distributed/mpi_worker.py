@@ -8,6 +8,7 @@ rank with its traceback (and so, through uir.distributed, every rank).
     corpus       the core corpus modules with collectives of this many participants
     shard_map    shard_programs against NumPy
     training     50 data-parallel steps against the whole-batch step
+    profile      a profile of this process's participant
     raise        rank 1 raises before the run; the others wait at its start
     fail_in_run  rank 1's run fails in a custom call; the others wait in the all-reduce
     mismatch     rank 1 compiles another program than the others
@@ -60,6 +61,19 @@ def collectives(rank: int, n: int) -> None:
         assert exe.fallbacks == [], (name, exe.fallbacks)
         args = random_arguments(exe.module, 0)
         _close(exe(*args), uir.evaluate(exe.module, *args, replicas=n)[rank], name)
+
+
+def profile(rank: int, n: int) -> None:
+    """This process's participant profiled: its collectives are rows."""
+    from collective_cases import cases
+
+    text = dict(cases(n))["async_starts"]
+    exe = uir.compile(uir.hlo.parse_module(text))
+    args = random_arguments(exe.module, 0)
+    p = exe.profile(*args)
+    kinds = {e["kind"] for e in p.events}
+    assert {"async-start", "collective", "async-done"} <= kinds, kinds
+    _close(p.result, exe(*args), "profile")
 
 
 def corpus(rank: int, n: int) -> None:
@@ -166,6 +180,7 @@ SCENARIOS = {
     "corpus": corpus,
     "shard_map": shard_map,
     "training": training,
+    "profile": profile,
     "raise": raise_,
     "fail_in_run": fail_in_run,
     "mismatch": mismatch,

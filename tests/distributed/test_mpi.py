@@ -46,8 +46,9 @@ def test_collectives_shard_map_and_training_across_processes(np_):
     collective form (sync and async, each reduction kind and dtype family,
     replica groups, channel ids), the core corpus modules of as many
     participants, the shard_map programs and 50 data-parallel training
-    steps, each equal on every rank to its reference."""
-    scenarios = ["collectives", "corpus", "shard_map", "training"]
+    steps, each equal on every rank to its reference; and a profile of a
+    rank's participant, whose collectives are rows of their own."""
+    scenarios = ["collectives", "corpus", "shard_map", "training", "profile"]
     p = _launch(np_, *scenarios)
     _assert_every_rank(p, np_, scenarios)
     if PRESENT:

@@ -361,3 +361,22 @@ def test_random_collectives_match_the_evaluator(dims, data, groups, op, dtype):
         + f"  ROOT out = {dtype}{text(result)} {op}(y), {attrs}\n}}\n"
     )
     _check(_module(body, reducers=[("add", dtype)]))
+
+
+def test_replicas_on_the_evaluator_backend_and_outside_a_run():
+    body = (
+        "ENTRY e {\n  x = f32[4] parameter(0)\n"
+        + _OWN.format(t="f32", dims="[4]")
+        + "  ROOT s = f32[4] all-reduce(y), replica_groups={}, to_apply=add\n}\n"
+    )
+    m = _module(body, reducers=[("add", "f32")])
+    x = np.arange(4, dtype=np.float32)
+    on_eval = uir.compile(m, backend="eval")
+    assert on_eval.participants == 4
+    got = on_eval(x, replicas=4)
+    assert len(got) == 4
+    np.testing.assert_array_equal(got[2], 4 * x + 6)
+    np.testing.assert_array_equal(uir.compile(m, backend="cpu")(x, replicas=4)[2], 4 * x + 6)
+    # One process, no run across processes: one CPU device, process 0 of 1.
+    assert uir.process_index() == 0 and uir.process_count() == 1
+    assert [d.process_index for d in uir.devices("cpu")] == [0]

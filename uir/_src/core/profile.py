@@ -254,8 +254,11 @@ def profile_executable(
         raise ArgumentError(f"{exe.module.name} takes {len(params)} arguments, got {len(arrays)}")
     checked = [_check_argument(p, a) for p, a in zip(params, arrays, strict=True)]
     code = exe._timed_exe() if loop_bodies else exe._exe
+    from uir._src.core.distributed import is_initialized
+
+    across = code.participants > 1 and is_initialized()  # this process's participant
     for _ in range(warmup):
-        code.run(checked, [])
+        code.run_distributed(checked) if across else code.run(checked, [])
     bodies = code.loop_body_times(reset=True) if loop_bodies else None
     result, events, call_ns = code.profile(checked)
     if loop_bodies:
