@@ -34,6 +34,7 @@ _KIND_FILL = {
     "library": "#ffd8b5",
     "copy": "#ddf4ff",
     "control": "#fbefff",
+    "collective": "#fff8c5",
     "fallback": "#ffebe9",
     "host": "#ffebe9",
 }
@@ -153,9 +154,13 @@ def kernel_graph_dot(kg, limit: int = 300) -> str | None:
     writer: dict[str, str] = {}
     for k, n in enumerate(nodes):
         ident = f"n{k}"
-        shape = {"kernel": "box", "library": "box3d", "copy": "cds", "control": "diamond"}.get(
-            n.kind, "octagon"
-        )
+        shape = {
+            "kernel": "box",
+            "library": "box3d",
+            "copy": "cds",
+            "control": "diamond",
+            "collective": "hexagon",
+        }.get(n.kind, "octagon")
         moved = bytes_text(_moved(n.inputs) + _moved(n.outputs))
         label = f"{n.kind}: {n.name}\n{n.op}\n{moved} moved"
         lines.append(
