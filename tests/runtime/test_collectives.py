@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from collective_cases import reducer
 from golden_util import filecheck_text
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -14,28 +15,18 @@ from hypothesis import strategies as st
 import uir
 from uir._src.core.evaluate import random_arguments, required_replicas
 
-REDUCERS = {
-    "add": "add",
-    "mul": "multiply",
-    "max": "maximum",
-    "min": "minimum",
-    "and": "and",
-    "or": "or",
-}
-
-
-def _reducer(name: str, dtype: str) -> str:
-    return (
-        f"{name} {{ a = {dtype}[] parameter(0)  b = {dtype}[] parameter(1)  "
-        f"ROOT r = {dtype}[] {REDUCERS[name]}(a, b) }}\n"
-    )
-
 
 def _module(body: str, *, replicas: int = 4, partitions: int = 1, reducers=()) -> uir.hlo.HloModule:
     header = f"HloModule m, replica_count={replicas}"
     if partitions > 1:
         header += f", num_partitions={partitions}"
-    text = header + "\n" + "".join(_reducer(r, t) for r, t in reducers) + body
+    # Reducers named as the bodies below call them: `add` for ("add", "f32").
+    text = (
+        header
+        + "\n"
+        + "".join(reducer(r, t).replace(f"{r}_{t} ", f"{r} ", 1) for r, t in reducers)
+        + body
+    )
     return uir.hlo.parse_module(text)
 
 

@@ -312,19 +312,7 @@ class Executable:
             )
         if self._dynamic is not None:
             raise UnimplementedError("arrays of dynamic size across processes")
-        if all(type(a) is np.ndarray for a in arrays):
-            # As in _run_compiled: the executable checks dtypes and dims.
-            try:
-                return self._exe.run_distributed(list(arrays))
-            except ShapeError:
-                pass
-        params = self.module.entry.parameters
-        if len(arrays) != len(params):
-            raise ArgumentError(
-                f"{self.module.name} takes {len(params)} arguments, got {len(arrays)}"
-            )
-        checked = [_check_argument(p, a) for p, a in zip(params, arrays, strict=True)]
-        return self._exe.run_distributed(checked)
+        return self._run_checked(arrays, self._exe.run_distributed)
 
     def _run_replicated(self, arrays, replicas, per_replica):
         n = self.participants if replicas is None else replicas
@@ -411,11 +399,15 @@ class Executable:
         return self._run_compiled(arrays, donated)
 
     def _run_compiled(self, arrays, donated):
+        return self._run_checked(arrays, lambda args: self._exe.run(args, donated))
+
+    def _run_checked(self, arrays, run):
+        """run(arrays) on the compiled executable: NumPy arrays go straight
+        in (the executable checks dtypes and dims itself); a mismatch, or
+        anything else, takes the slower path, for its precise error."""
         if all(type(a) is np.ndarray for a in arrays):
-            # The executable checks dtypes and dims itself; only a mismatch
-            # takes the slower path below, for its precise error.
             try:
-                return self._exe.run(list(arrays), donated)
+                return run(list(arrays))
             except ShapeError:
                 pass
         params = self.module.entry.parameters
@@ -423,8 +415,7 @@ class Executable:
             raise ArgumentError(
                 f"{self.module.name} takes {len(params)} arguments, got {len(arrays)}"
             )
-        checked = [_check_argument(p, a) for p, a in zip(params, arrays, strict=True)]
-        return self._exe.run(checked, donated)
+        return run([_check_argument(p, a) for p, a in zip(params, arrays, strict=True)])
 
     def __repr__(self) -> str:
         return f"Executable({self.module.name}, backend={self.backend!r})"

@@ -17,7 +17,8 @@ REDUCE_OPS = {
 }
 
 
-def _reducer(name: str, t: str) -> str:
+def reducer(name: str, t: str) -> str:
+    """A scalar computation `name_t` folding two `t`s by REDUCE_OPS[name]."""
     return (
         f"{name}_{t} {{ a = {t}[] parameter(0)  b = {t}[] parameter(1)  "
         f"ROOT r = {t}[] {REDUCE_OPS[name]}(a, b) }}\n"
@@ -43,7 +44,7 @@ def _module(name: str, n: int, body: str, reducers=(), partitions: int = 1) -> t
     head = f"HloModule {name}, replica_count={replicas}"
     if partitions > 1:
         head += f", num_partitions={partitions}"
-    return name, head + "\n" + "".join(_reducer(r, t) for r, t in reducers) + body
+    return name, head + "\n" + "".join(reducer(r, t) for r, t in reducers) + body
 
 
 def _groups(n: int) -> str:
