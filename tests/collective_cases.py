@@ -120,6 +120,17 @@ def cases(n: int) -> list[tuple[str, str]]:
             [("add", "f32")],
         )
     )
+    out.append(
+        _module(
+            "reduce_scatter_max_bf16",
+            n,
+            f"ENTRY e {{\n  x = bf16[{3 * n},2] parameter(0)\n"
+            + _own("bf16", f"[{3 * n},2]")
+            + "  ROOT r = bf16[3,2] reduce-scatter(y), dimensions={0}, replica_groups={}, "
+            "to_apply=max_bf16\n}\n",
+            [("max", "bf16")],
+        )
+    )
     for dim in (0, 1):
         out.append(
             _module(
