@@ -193,6 +193,8 @@ class Compiled:
         self._in_signature = tuple((v.shape, np.dtype(v.dtype)) for v in lowered.in_avals)
         # One array out, returned as it comes?
         self._single_out = lowered.out_tree == tree_util.tree_structure(0)
+        # Participants of an SPMD program (a shard_map inside), else 1.
+        self._participants = self.executable.participants
 
     @property
     def backend(self) -> str:
@@ -262,7 +264,7 @@ class Compiled:
     def call_flat(self, arrays: Sequence[np.ndarray]):
         env = flags()
         checking = bool(env and env.get("check_kernel_graph"))
-        participants = self.executable.participants
+        participants = self._participants
         if participants > 1 and not distributed.is_initialized():
             # An SPMD program (shard_map inside) outside a run across
             # processes: every participant in a thread of this process. Its
