@@ -3,6 +3,7 @@ summarize each output."""
 
 from __future__ import annotations
 
+import os
 import time
 
 import numpy as np
@@ -120,12 +121,25 @@ def main(
 
     if np_ is not None and distributed.mpi_environment() is None:
         # Start the ranks: this command again in each, under mpirun.
+        import pathlib
         import subprocess
         import sys
+        import tempfile
 
         rest = list(argv or [])
         cmd = distributed.mpirun_command(np_, [sys.executable, "-m", "uir", "run", *rest])
-        return subprocess.run(cmd, env=distributed.mpirun_environment(), check=False).returncode
+        with tempfile.TemporaryDirectory(prefix="uir-run-") as reports:
+            # Each rank writes its report here; they are printed in rank
+            # order once all have finished (mpirun forwards each process's
+            # output on its own, in no set order).
+            env = distributed.mpirun_environment()
+            env["UIR_RUN_REPORTS"] = reports
+            code = subprocess.run(cmd, env=env, check=False).returncode
+            for r in range(np_):
+                path = pathlib.Path(reports) / f"r{r}.txt"
+                if path.exists():
+                    print(path.read_text(), flush=True)
+        return code
     module = hlo.load(path)
     args = _load_inputs(inputs, module) if inputs else random_arguments(module, seed)
     count = replicas or required_replicas(module)
@@ -216,7 +230,12 @@ def _main_rank(module, args, count, seed, output, compare, np_) -> int:
         with contextlib.redirect_stdout(buf):
             _compare(outputs, _flatten(want, f"r{rank}.out"))
         text += "\n" + buf.getvalue().rstrip()
-    for r in range(size):  # in rank order
+    reports = os.environ.get("UIR_RUN_REPORTS")
+    if reports:
+        with open(os.path.join(reports, f"r{rank}.txt"), "w", encoding="utf-8") as f:
+            f.write(text)
+        return 0
+    for r in range(size):  # started by mpirun directly: in rank order, as far as it keeps it
         distributed.barrier()
         if r == rank:
             print(text, flush=True)
