@@ -40,6 +40,30 @@ def _groups(mesh: Mesh, axis_name) -> list[list[int]]:
     return mesh.groups(axis_name)
 
 
+def _collective(opcode: str, v, mesh: Mesh, axis_name, shape, op: str, **attrs):
+    """XLA's `opcode` on `v` over the participants along `axis_name`, as
+    JAX's shard_map lowers it: its groups, a channel id of its own and
+    (where the op has them) global device ids."""
+    if opcode in ("all-reduce", "all-gather", "reduce-scatter"):
+        attrs["use_global_device_ids"] = True
+    return ops._comp().emit(
+        opcode,
+        v,
+        replica_groups=_groups(mesh, axis_name),
+        channel_id=_channel(),
+        shape=(tuple(shape), v.dtype),
+        op_name=op,
+        **attrs,
+    )
+
+
+def _whole_axes(axis_index_groups, op: str) -> None:
+    """Groups within an axis are not supported (JAX's shard_map refuses
+    them too)."""
+    if axis_index_groups is not None:
+        raise NotImplementedError(f"{op} with axis_index_groups")
+
+
 def _all_reduce(x, axis_name, opcode: str, op: str):
     mesh = mesh_for(axis_name, op)
 
@@ -52,16 +76,7 @@ def _all_reduce(x, axis_name, opcode: str, op: str):
         reducer = ops.scalar_computation(
             f"{op}_reducer", v.dtype, lambda a, b: ops.binary(opcode, a, b)
         )
-        return ops._comp().emit(
-            "all-reduce",
-            v,
-            replica_groups=_groups(mesh, axis_name),
-            channel_id=_channel(),
-            use_global_device_ids=True,
-            to_apply=reducer,
-            shape=(v.shape, v.dtype),
-            op_name=op,
-        )
+        return _collective("all-reduce", v, mesh, axis_name, v.shape, op, to_apply=reducer)
 
     return tree_util.tree_map(one, x)
 
@@ -69,20 +84,17 @@ def _all_reduce(x, axis_name, opcode: str, op: str):
 def psum(x, axis_name, *, axis_index_groups=None):
     """The sum of x (a pytree) over the participants along `axis_name` (a
     mesh axis or a tuple of them)."""
-    if axis_index_groups is not None:
-        raise NotImplementedError("psum with axis_index_groups")
+    _whole_axes(axis_index_groups, "psum")
     return _all_reduce(x, axis_name, "add", "psum")
 
 
 def pmax(x, axis_name, *, axis_index_groups=None):
-    if axis_index_groups is not None:
-        raise NotImplementedError("pmax with axis_index_groups")
+    _whole_axes(axis_index_groups, "pmax")
     return _all_reduce(x, axis_name, "maximum", "pmax")
 
 
 def pmin(x, axis_name, *, axis_index_groups=None):
-    if axis_index_groups is not None:
-        raise NotImplementedError("pmin with axis_index_groups")
+    _whole_axes(axis_index_groups, "pmin")
     return _all_reduce(x, axis_name, "minimum", "pmin")
 
 
@@ -134,8 +146,7 @@ def axis_index(axis_name):
 def all_gather(x, axis_name, *, axis: int = 0, tiled: bool = False, axis_index_groups=None):
     """Every participant's x along `axis_name`, stacked on a new dimension
     `axis` (or, `tiled`, concatenated along `axis`)."""
-    if axis_index_groups is not None:
-        raise NotImplementedError("all_gather with axis_index_groups")
+    _whole_axes(axis_index_groups, "all_gather")
     mesh = mesh_for(axis_name, "all_gather")
     n = mesh.axis_size(axis_name)
 
@@ -147,16 +158,7 @@ def all_gather(x, axis_name, *, axis: int = 0, tiled: bool = False, axis_index_g
             v = ops.reshape(v, (*v.shape[:ax], 1, *v.shape[ax:]))
         shape = list(v.shape)
         shape[ax] *= n
-        return ops._comp().emit(
-            "all-gather",
-            v,
-            dimensions=[ax],
-            replica_groups=_groups(mesh, axis_name),
-            channel_id=_channel(),
-            use_global_device_ids=True,
-            shape=(tuple(shape), v.dtype),
-            op_name="all_gather",
-        )
+        return _collective("all-gather", v, mesh, axis_name, shape, "all_gather", dimensions=[ax])
 
     return tree_util.tree_map(one, x)
 
@@ -165,8 +167,7 @@ def psum_scatter(x, axis_name, *, scatter_dimension: int = 0, axis_index_groups=
     """psum of x, of which each participant keeps its block along
     `scatter_dimension` (its index along `axis_name`): a block of size
     dim / n when `tiled`, else the dimension (of size n) is removed."""
-    if axis_index_groups is not None:
-        raise NotImplementedError("psum_scatter with axis_index_groups")
+    _whole_axes(axis_index_groups, "psum_scatter")
     mesh = mesh_for(axis_name, "psum_scatter")
     n = mesh.axis_size(axis_name)
 
@@ -182,16 +183,15 @@ def psum_scatter(x, axis_name, *, scatter_dimension: int = 0, axis_index_groups=
         shape = list(v.shape)
         shape[d] //= n
         reducer = ops.scalar_computation("psum_scatter_reducer", v.dtype, lambda a, b: a + b)
-        out = ops._comp().emit(
+        out = _collective(
             "reduce-scatter",
             v,
+            mesh,
+            axis_name,
+            shape,
+            "psum_scatter",
             dimensions=[d],
-            replica_groups=_groups(mesh, axis_name),
-            channel_id=_channel(),
-            use_global_device_ids=True,
             to_apply=reducer,
-            shape=(tuple(shape), v.dtype),
-            op_name="psum_scatter",
         )
         return out if tiled else ops.reshape(out, tuple(s for i, s in enumerate(shape) if i != d))
 
@@ -206,8 +206,7 @@ def all_to_all(
     received along `concat_axis` in participant order (as jax.lax.all_to_all;
     not `tiled`, split_axis has the axis's size and is removed and a
     dimension of that size is inserted at concat_axis)."""
-    if axis_index_groups is not None:
-        raise NotImplementedError("all_to_all with axis_index_groups")
+    _whole_axes(axis_index_groups, "all_to_all")
     mesh = mesh_for(axis_name, "all_to_all")
     n = mesh.axis_size(axis_name)
     v = asarray(x)
@@ -230,15 +229,7 @@ def all_to_all(
         lead = split
     perm = [lead] + [i for i in range(blocks.ndim) if i != lead]
     y = ops.transpose(blocks, perm)
-    z = ops._comp().emit(
-        "all-to-all",
-        y,
-        dimensions=[0],
-        replica_groups=_groups(mesh, axis_name),
-        channel_id=_channel(),
-        shape=(y.shape, y.dtype),
-        op_name="all_to_all",
-    )
+    z = _collective("all-to-all", y, mesh, axis_name, y.shape, "all_to_all", dimensions=[0])
     rest = list(z.shape[1:])  # v's dimensions, split one shrunk (tiled) or gone
     if tiled:
         # Received blocks in member order, concatenated along concat_axis.
