@@ -8,6 +8,7 @@
 #include "llvm/ExecutionEngine/Orc/CompileUtils.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/ObjectLinkingLayer.h"
 #include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Verifier.h"
@@ -91,10 +92,24 @@ Jit::Jit(JitOptions options) : options_(options), impl_(std::make_unique<Impl>()
   }
   jtmb.setCodeGenOptLevel(options_.opt_level == 0 ? llvm::CodeGenOptLevel::None
                                                   : llvm::CodeGenOptLevel::Aggressive);
+  // JITLink places each object's sections in one block, so code reaches its
+  // constants pc-relative (the small code model; calls out of the object go
+  // through stubs it makes). A JIT's default, the large model, loads every
+  // constant's address with a 64-bit move first: a vector loop short of
+  // registers then reloads each constant through two instructions per use.
+  jtmb.setCodeModel(llvm::CodeModel::Small);
+  jtmb.setRelocationModel(llvm::Reloc::PIC_);
   impl_->target_machine = UnwrapLlvm(jtmb.createTargetMachine(), "creating the target machine");
   impl_->machine_builder = jtmb;
   impl_->lljit =
-      UnwrapLlvm(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(jtmb)).create(),
+      UnwrapLlvm(llvm::orc::LLJITBuilder()
+                     .setJITTargetMachineBuilder(std::move(jtmb))
+                     .setObjectLinkingLayerCreator(
+                         [](llvm::orc::ExecutionSession& session, const llvm::Triple&)
+                             -> llvm::Expected<std::unique_ptr<llvm::orc::ObjectLayer>> {
+                           return std::make_unique<llvm::orc::ObjectLinkingLayer>(session);
+                         })
+                     .create(),
                  "creating the JIT");
   // Generated code calls the C library (libm's sinf, fmodf, memcpy): resolve
   // those names in the process.
