@@ -17,7 +17,6 @@
 #include <cstdlib>
 #include <functional>
 #include <map>
-#include <set>
 #include <vector>
 
 #include "codegen/math.h"
@@ -239,27 +238,15 @@ class KernelEmitter {
       llvm::Value* started = StartTimer();
       llvm::Value* lo = b_.CreateMul(begin, b_.getInt64(w));
       llvm::Value* hi = b_.CreateMul(end, b_.getInt64(w));
-      const Peel peel = AlignedColumn(ops, lo, hi);
-      if (peel.mid != nullptr) {
-        // The one loop (whose stores LLVM can prove aligned, for
-        // non-temporal stores), or a head up to the first aligned column
-        // and the rest from there.
-        llvm::Value* mid = peel.mid;
-        auto* plain = llvm::BasicBlock::Create(ctx_, "aligned", fn_);
-        auto* peeled = llvm::BasicBlock::Create(ctx_, "peeled", fn_);
-        auto* join = llvm::BasicBlock::Create(ctx_, "columns.done", fn_);
-        b_.CreateCondBr(peel.peel, peeled, plain);
-        b_.SetInsertPoint(plain);
-        EmitColumnLoop(ops, 0, ops.size(), b_.getInt64(0), lo, hi);
-        b_.CreateBr(join);
-        b_.SetInsertPoint(peeled);
-        GuardedColumnLoop(ops, lo, mid);
-        GuardedColumnLoop(ops, mid, hi);
-        b_.CreateBr(join);
-        b_.SetInsertPoint(join);
-      } else {
-        EmitColumnLoop(ops, 0, ops.size(), b_.getInt64(0), lo, hi);
-      }
+      // One loop, whose stores LLVM can prove aligned (for non-temporal
+      // stores) where the output is. Its loads straddle lines where the
+      // inputs start mid-line, as NumPy's large arrays do (16 bytes in):
+      // starting the loop at the inputs' first aligned column instead
+      // (a head loop up to there) made the stores straddle and lose their
+      // non-temporal form, which cost more (tanh(a*b+c) over 16M floats
+      // of NumPy's, 256-bit vectors on a Zen 4: 1.30x of a*b+c against
+      // 1.05x, benchmarks/HISTORY.md).
+      EmitColumnLoop(ops, 0, ops.size(), b_.getInt64(0), lo, hi);
       StopTimer(started, b_.CreateSub(end, begin));
       b_.CreateBr(done);
       b_.SetInsertPoint(done);
@@ -290,75 +277,6 @@ class KernelEmitter {
     NoUnroll(b_.CreateCondBr(b_.CreateICmpSLT(next, end), ploop, exit));
     b_.SetInsertPoint(exit);
     b_.CreateRet(b_.getInt32(0));
-  }
-
-  // The column loop over [lo, hi), none when the range is empty.
-  void GuardedColumnLoop(const std::vector<IOp>& ops, llvm::Value* lo, llvm::Value* hi) {
-    auto* run = llvm::BasicBlock::Create(ctx_, "range", fn_);
-    auto* after = llvm::BasicBlock::Create(ctx_, "range.exit", fn_);
-    b_.CreateCondBr(b_.CreateICmpSLT(lo, hi), run, after);
-    b_.SetInsertPoint(run);
-    EmitColumnLoop(ops, 0, ops.size(), b_.getInt64(0), lo, hi);
-    b_.CreateBr(after);
-    b_.SetInsertPoint(after);
-  }
-
-  // In a coalesced body heavy in arithmetic (one the plan prefetches for)
-  // that reads more dram arrays than it writes, all of one element size:
-  // the first column in [lo, hi] at which the first input's elements start
-  // a 64-byte line (`mid`), and whether to start the vector loop there
-  // (`peel`: mid is past lo and every input is as far into its line), so
-  // that it reads them all with aligned vector loads. NumPy's large arrays
-  // start 16 bytes into a line, and vector loads that straddle two lines
-  // cost such a loop up to half its speed (tanh(a*b+c) over 16M floats of
-  // NumPy's, 512-bit vectors on a Zen 4: 13.5 -> 9.4 ms). The output then
-  // loses its provably aligned (non-temporal) stores, which costs more than
-  // it gains where it is half the traffic (exp(a): 2.9 -> 3.8 ms): hence
-  // more inputs than outputs. {nullptr, nullptr} where none of this holds.
-  struct Peel {
-    llvm::Value* mid = nullptr;
-    llvm::Value* peel = nullptr;
-  };
-  Peel AlignedColumn(const std::vector<IOp>& ops, llvm::Value* lo, llvm::Value* hi) {
-    bool heavy = false;
-    for (const IOp& op : ops) heavy = heavy || !op.plan.prefetch.empty();
-    if (!heavy) return {};
-    std::vector<int> inputs;  // a dram slice per pointer read
-    std::set<int> read, written;
-    for (const IOp& op : ops) {
-      if (op.kind == OpKind::kMove && !op.inputs.empty() && IsDram(op.inputs[0]) &&
-          read.insert(g_.slices()[op.inputs[0]].pointer).second) {
-        inputs.push_back(op.inputs[0]);
-      }
-      for (int o : op.outputs) {
-        if (IsDram(o)) written.insert(g_.slices()[o].pointer);
-      }
-    }
-    if (inputs.empty() || read.size() <= written.size()) return {};
-    const PrimitiveType t = TypeOf(inputs[0]);
-    const int bytes = StorageBytes(t);
-    if (bytes < 1 || 64 % bytes != 0 || IsNarrowFloat(t) || BitWidth(t) % 8 != 0) return {};
-    for (int in : inputs) {
-      if (g_.slices()[in].stride[1] != 1 || StorageBytes(TypeOf(in)) != bytes) return {};
-    }
-    auto line_offset = [&](int slice) {
-      llvm::Value* addr = b_.CreatePtrToInt(SliceBase(slice), b_.getInt64Ty());
-      return b_.CreateURem(addr, b_.getInt64(64));
-    };
-    const int64_t line = 64 / bytes;
-    // The first input's element index within its line (elements are
-    // aligned to their size, so its byte offset divides evenly).
-    llvm::Value* first = line_offset(inputs[0]);
-    llvm::Value* skew = b_.CreateUDiv(first, b_.getInt64(bytes));
-    // mid = lo + ((line - (skew + lo) mod line) mod line), at most hi.
-    llvm::Value* at = b_.CreateURem(b_.CreateAdd(skew, lo), b_.getInt64(line));
-    llvm::Value* step = b_.CreateURem(b_.CreateSub(b_.getInt64(line), at), b_.getInt64(line));
-    llvm::Value* mid = b_.CreateAdd(lo, step);
-    mid = b_.CreateSelect(b_.CreateICmpSLT(mid, hi), mid, hi);
-    llvm::Value* peel = b_.CreateICmpNE(mid, lo);
-    for (size_t k = 1; k < inputs.size(); ++k)
-      peel = b_.CreateAnd(peel, b_.CreateICmpEQ(line_offset(inputs[k]), first));
-    return {mid, peel};
   }
 
   // The index variables of one kind from their mixed-radix number `id`.
