@@ -101,16 +101,16 @@ Jit::Jit(JitOptions options) : options_(options), impl_(std::make_unique<Impl>()
   jtmb.setRelocationModel(llvm::Reloc::PIC_);
   impl_->target_machine = UnwrapLlvm(jtmb.createTargetMachine(), "creating the target machine");
   impl_->machine_builder = jtmb;
-  impl_->lljit =
-      UnwrapLlvm(llvm::orc::LLJITBuilder()
-                     .setJITTargetMachineBuilder(std::move(jtmb))
-                     .setObjectLinkingLayerCreator(
-                         [](llvm::orc::ExecutionSession& session, const llvm::Triple&)
-                             -> llvm::Expected<std::unique_ptr<llvm::orc::ObjectLayer>> {
-                           return std::make_unique<llvm::orc::ObjectLinkingLayer>(session);
-                         })
-                     .create(),
-                 "creating the JIT");
+  impl_->lljit = UnwrapLlvm(
+      llvm::orc::LLJITBuilder()
+          .setJITTargetMachineBuilder(std::move(jtmb))
+          .setObjectLinkingLayerCreator(
+              [](llvm::orc::ExecutionSession& session,
+                 const llvm::Triple&) -> llvm::Expected<std::unique_ptr<llvm::orc::ObjectLayer>> {
+                return std::make_unique<llvm::orc::ObjectLinkingLayer>(session);
+              })
+          .create(),
+      "creating the JIT");
   // Generated code calls the C library (libm's sinf, fmodf, memcpy): resolve
   // those names in the process.
   const char prefix = impl_->lljit->getDataLayout().getGlobalPrefix();

@@ -193,14 +193,13 @@ using FoldRowsFn = void (*)(T*, int64_t, const T*, int64_t, int64_t, int64_t);
 
 #if defined(__x86_64__)
 template <typename T, FoldOp Op>
-__attribute__((target("avx2"))) void FoldRowsAvx2(T* y, int64_t y_step, const T* x,
-                                                  int64_t x_step, int64_t count, int64_t row) {
+__attribute__((target("avx2"))) void FoldRowsAvx2(T* y, int64_t y_step, const T* x, int64_t x_step,
+                                                  int64_t count, int64_t row) {
   FoldRowsOf<T, Op>(y, y_step, x, x_step, count, row);
 }
 template <typename T, FoldOp Op>
 __attribute__((target("avx512f"))) void FoldRowsAvx512(T* y, int64_t y_step, const T* x,
-                                                       int64_t x_step, int64_t count,
-                                                       int64_t row) {
+                                                       int64_t x_step, int64_t count, int64_t row) {
   FoldRowsOf<T, Op>(y, y_step, x, x_step, count, row);
 }
 #endif

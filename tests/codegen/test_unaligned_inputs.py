@@ -7,6 +7,7 @@ aligned copies, and the evaluator's within the math's tolerance."""
 from __future__ import annotations
 
 import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
