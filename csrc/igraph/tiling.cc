@@ -160,8 +160,36 @@ bool Lowerer::Run(std::vector<IGraph>* parts, std::string* reason) {
       }
     }
   }
-  tile_[0] = rt;
-  tile_[1] = ct;
+  // The estimate above counts values live at once, but a tile freed by a
+  // value of one type is not reused by a value of another (f32 beside s32
+  // and pred in a sampler's loop body): where the built graphs still take
+  // more than the level holds, the tiles shrink again and the boxes are
+  // built anew.
+  for (;;) {
+    tile_[0] = rt;
+    tile_[1] = ct;
+    parts->clear();
+    if (!Boxes(parts, reason)) return false;
+    bool fits = true;
+    for (const IGraph& g : *parts) fits = fits && g.BytesAt(level_) <= capacity;
+    if (fits) return true;
+    if ((whole_ && level_ != Level::kReg) || rt * ct == 1) break;
+    if (rt > 1 && !whole(row_)) {
+      rt = (rt + 1) / 2;
+    } else if (!whole(col_)) {
+      ct = (ct + 1) / 2;
+    } else {
+      break;
+    }
+  }
+  *reason = "tiles of " + std::to_string(rt * ct) + " elements do not fit " +
+            std::string(LevelName(level_)) + " (" + std::to_string(capacity) + " bytes)";
+  return false;
+}
+
+// Every combination of main part and tail of the kept tile dims, one
+// iGraph each, at the tile extents tile_.
+bool Lowerer::Boxes(std::vector<IGraph>* parts, std::string* reason) {
   // Boxes: every combination of main part and tail of the kept tile dims.
   std::vector<std::vector<std::pair<int64_t, int64_t>>> ranges;  // per tile axis: (start, tile)
   int reduced_tails = 0;

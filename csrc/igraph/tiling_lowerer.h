@@ -45,6 +45,10 @@ class Lowerer {
   int64_t Fit(int64_t n, int64_t most, bool reduced, bool spread = true) const;
 
   IGraph Box(std::pair<int64_t, int64_t> rows, std::pair<int64_t, int64_t> cols, size_t index);
+  // Every combination of main part and tail of the tile dims at tile_, a
+  // Box each; false (with `reason`) where both tile dims are reduced and
+  // neither divides into tiles.
+  bool Boxes(std::vector<IGraph>* parts, std::string* reason);
 
   // The tile shape of a value: reduced axes collapse to 1.
   std::array<int64_t, 2> TileShape(bool reduced, bool tail) const;
