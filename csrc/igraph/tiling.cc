@@ -148,16 +148,23 @@ bool Lowerer::Run(std::vector<IGraph>* parts, std::string* reason) {
               std::string(LevelName(level_)) + " (" + std::to_string(capacity) + " bytes)";
     return false;
   }
-  if (!whole_ || level_ == Level::kReg) {
+  // Halves the row tile, else the column tile, where neither is whole;
+  // false where it cannot.
+  auto shrink = [&] {
+    if (rt * ct == 1) return false;
+    if (rt > 1 && !whole(row_)) {
+      rt = (rt + 1) / 2;
+    } else if (!whole(col_)) {
+      ct = (ct + 1) / 2;
+    } else {
+      return false;
+    }
+    return true;
+  };
+  const bool shrinkable = !whole_ || level_ == Level::kReg;
+  if (shrinkable) {
     // Every value takes its own tile: shrink tiles until they fit.
-    while (rt * ct * values * bytes > capacity && rt * ct > 1) {
-      if (rt > 1 && !whole(row_)) {
-        rt = (rt + 1) / 2;
-      } else if (!whole(col_)) {
-        ct = (ct + 1) / 2;
-      } else {
-        break;
-      }
+    while (rt * ct * values * bytes > capacity && shrink()) {
     }
   }
   // The estimate above counts values live at once, but a tile freed by a
@@ -173,14 +180,7 @@ bool Lowerer::Run(std::vector<IGraph>* parts, std::string* reason) {
     bool fits = true;
     for (const IGraph& g : *parts) fits = fits && g.BytesAt(level_) <= capacity;
     if (fits) return true;
-    if ((whole_ && level_ != Level::kReg) || rt * ct == 1) break;
-    if (rt > 1 && !whole(row_)) {
-      rt = (rt + 1) / 2;
-    } else if (!whole(col_)) {
-      ct = (ct + 1) / 2;
-    } else {
-      break;
-    }
+    if (!shrinkable || !shrink()) break;
   }
   *reason = "tiles of " + std::to_string(rt * ct) + " elements do not fit " +
             std::string(LevelName(level_)) + " (" + std::to_string(capacity) + " bytes)";

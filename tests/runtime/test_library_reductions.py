@@ -102,22 +102,30 @@ def _close(got, want, dtype, op):
 
 
 @st.composite
-def window_cases(draw):
-    rank = draw(st.integers(1, 3))
-    shape = [draw(st.integers(1, 7)) for _ in range(rank)]
+def window_cases(draw, long=False):
+    """Windows with every attribute over short dimensions or (`long`) over
+    a long innermost one (with or without a channel row after it), where
+    the loop sweeps each window position over all of a dimension's
+    interior outputs and folds the clipped ones at its edges one by one."""
+    rank = draw(st.integers(1, 4 if long else 3))
+    shape = [draw(st.integers(1, 5 if long else 7)) for _ in range(rank)]
+    if long:
+        shape[-1] = draw(st.integers(6, 40))
+        if rank >= 2 and draw(st.booleans()):  # a channel row after the swept dimension
+            shape[-1], shape[-2] = draw(st.integers(1, 9)), draw(st.integers(6, 40))
     sizes = [draw(st.integers(1, 4)) for _ in range(rank)]
     strides = [draw(st.integers(1, 3)) for _ in range(rank)]
     pads = [(draw(st.integers(-1, 3)), draw(st.integers(-1, 3))) for _ in range(rank)]
-    base = [draw(st.integers(1, 3)) for _ in range(rank)]
-    wdil = [draw(st.integers(1, 3)) for _ in range(rank)]
-    dtype = draw(st.sampled_from(list(TYPES)))
+    base = [draw(st.sampled_from([1, 1, 1, 2] if long else [1, 2, 3])) for _ in range(rank)]
+    wdil = [draw(st.sampled_from([1, 1, 2, 3] if long else [1, 2, 3])) for _ in range(rank)]
+    dtype = draw(st.sampled_from([np.float32, np.float64, np.int32] if long else list(TYPES)))
     op = draw(st.sampled_from(list(OPS)))
     layout = draw(st.sampled_from([None, "reversed"]))
     return shape, sizes, strides, pads, base, wdil, dtype, op, layout
 
 
-@settings(max_examples=60, deadline=None)
-@given(window_cases(), st.integers(0, 2**32 - 1))
+@settings(max_examples=140, deadline=None)
+@given(st.one_of(window_cases(), window_cases(long=True)), st.integers(0, 2**32 - 1))
 def test_reduce_window_with_every_attribute_matches_the_evaluator(case, seed):
     shape, sizes, strides, pads, base, wdil, dtype, op, layout = case
     lay = None if layout is None else list(range(len(shape)))  # minor-to-major reversed
@@ -136,38 +144,6 @@ def test_reduce_window_with_every_attribute_compiles_like_xla(case, seed):
     lay = None if layout is None else list(range(len(shape)))
     module, _ = _window_module(shape, dtype, op, sizes, strides, pads, base, wdil, lay)
     assert_compiled_like_xla(module, [_data(np.random.default_rng(seed), shape, dtype, op)])
-
-
-@st.composite
-def long_window_cases(draw):
-    """Windows over long innermost dimensions, where the loop sweeps each
-    window position over all of a dimension's interior outputs and folds
-    the clipped ones at its edges one by one."""
-    rank = draw(st.integers(1, 4))
-    shape = [draw(st.integers(1, 5)) for _ in range(rank - 1)] + [draw(st.integers(6, 40))]
-    if rank >= 2 and draw(st.booleans()):  # a channel row after the swept dimension
-        shape[-1], shape[-2] = draw(st.integers(1, 9)), draw(st.integers(6, 40))
-    sizes = [draw(st.integers(1, 4)) for _ in range(rank)]
-    strides = [draw(st.integers(1, 3)) for _ in range(rank)]
-    pads = [(draw(st.integers(-1, 3)), draw(st.integers(-1, 3))) for _ in range(rank)]
-    base = [draw(st.sampled_from([1, 1, 1, 2])) for _ in range(rank)]
-    wdil = [draw(st.sampled_from([1, 1, 2, 3])) for _ in range(rank)]
-    dtype = draw(st.sampled_from([np.float32, np.float64, np.int32]))
-    op = draw(st.sampled_from(list(OPS)))
-    layout = draw(st.sampled_from([None, "reversed"]))
-    return shape, sizes, strides, pads, base, wdil, dtype, op, layout
-
-
-@settings(max_examples=80, deadline=None)
-@given(long_window_cases(), st.integers(0, 2**32 - 1))
-def test_windows_swept_over_long_dimensions_match_the_evaluator(case, seed):
-    shape, sizes, strides, pads, base, wdil, dtype, op, layout = case
-    lay = None if layout is None else list(range(len(shape)))
-    module, out = _window_module(shape, dtype, op, sizes, strides, pads, base, wdil, lay)
-    x = _data(np.random.default_rng(seed), shape, dtype, op)
-    want = uir.evaluate(module, x)
-    got = _compiled(module, "window", empty=0 in out)(x)
-    _close(got, want, dtype, op)
 
 
 @pytest.mark.parametrize("layout", [None, [0, 1, 2, 3]])
