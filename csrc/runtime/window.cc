@@ -216,6 +216,14 @@ FoldRowsFn<T, Op> PickFoldRows() {
   return FoldRowsOf<T, Op>;
 }
 
+// One row of y folded with one of x: short rows inline (an indirect call
+// would cost more than the fold), longer ones through `rows`.
+template <typename T, FoldOp Op>
+void FoldRow(FoldRowsFn<T, Op> rows, T* y, const T* x, int64_t row) {
+  if (row >= 8) return rows(y, 0, x, 0, 1, row);
+  for (int64_t j = 0; j < row; ++j) y[j] = Apply<T, Op>(y[j], x[j]);
+}
+
 // The output coordinates [lo, hi) along dimension d whose whole window
 // lies inside the input (no position clipped, none between dilated input
 // elements): each reaches o * stride - pad + k * window_dilation for every k.
@@ -283,9 +291,6 @@ void Swept(const WindowPlan& p, const T* in, T init, T* out, int v, const std::v
     at.Seek(begin);
     std::vector<int64_t> pos(rest.size());
     const FoldRowsFn<T, Op> rows_fold = PickFoldRows<T, Op>();
-    auto fold = [&](T* y, const T* x) {
-      for (int64_t j = 0; j < row; ++j) y[j] = Apply<T, Op>(y[j], x[j]);
-    };
     for (int64_t r = begin; r < end; ++r, at.Next()) {
       T* y = out + at.out_offset;
       for (int64_t o = 0; o < n; ++o) std::fill_n(y + o * os, row, init);
@@ -293,7 +298,8 @@ void Swept(const WindowPlan& p, const T* in, T init, T* out, int v, const std::v
         auto clipped = [&](int64_t o) {
           const auto c = static_cast<size_t>(o);
           for (int64_t q = along.start[c]; q < along.start[c + 1]; ++q)
-            fold(y + o * os, in + off + along.offsets[static_cast<size_t>(q)]);
+            FoldRow<T, Op>(rows_fold, y + o * os, in + off + along.offsets[static_cast<size_t>(q)],
+                           row);
         };
         for (int64_t o = 0; o < lo; ++o) clipped(o);
         for (int64_t k = 0; k < p.window[w]; ++k) {
@@ -335,11 +341,8 @@ void General(const WindowPlan& p, const T* in, T init, T* out) {
     for (int64_t r = begin; r < end; ++r, at.Next()) {
       T* y = out + at.out_offset;
       std::fill_n(y, row, init);
-      ForEachPosition(reach, at.coord, pos, [&](int64_t off) {
-        const T* x = in + off;
-        if (row >= 8) return rows_fold(y, 0, x, 0, 1, row);
-        for (int64_t j = 0; j < row; ++j) y[j] = Apply<T, Op>(y[j], x[j]);
-      });
+      ForEachPosition(reach, at.coord, pos,
+                      [&](int64_t off) { FoldRow<T, Op>(rows_fold, y, in + off, row); });
     }
   });
 }
