@@ -26,8 +26,11 @@ struct Free {
 };
 using Buffer = std::unique_ptr<float, Free>;
 
+// aligned_alloc takes sizes in multiples of the alignment (8 floats of an
+// AVX2 accumulator are half a line).
 Buffer Allocate(int64_t n) {
-  auto* p = static_cast<float*>(std::aligned_alloc(64, static_cast<size_t>(n) * 4));
+  const size_t bytes = (static_cast<size_t>(n) * 4 + 63) / 64 * 64;
+  auto* p = static_cast<float*>(std::aligned_alloc(64, bytes));
   if (p == nullptr) throw std::bad_alloc();
   return Buffer(p);
 }
