@@ -155,6 +155,7 @@ asan: $(ASAN_STAMP)
 	LD_PRELOAD="$$(g++ -print-file-name=libasan.so) $$(g++ -print-file-name=libubsan.so)" \
 	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:strict_init_order=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	UIR_TEST_MAX_EXAMPLES=$${UIR_TEST_MAX_EXAMPLES:-10} \
 	    $(ASAN_VENV)/bin/python -m pytest -p no:cacheprovider $(PYTEST_ARGS)
 
 CXX_FILES = $$(find csrc -name '*.h' -o -name '*.cc')

@@ -15,6 +15,23 @@ settings.register_profile("ci", derandomize=True, database=None)
 if os.environ.get("CI"):
     settings.load_profile("ci")
 
+# UIR_TEST_MAX_EXAMPLES=N caps every property test at N examples. The
+# sanitizer run (make asan, at -O0) sets it: it is there to walk the C++
+# paths under AddressSanitizer, while `make test` runs the full counts.
+_MAX_EXAMPLES = os.environ.get("UIR_TEST_MAX_EXAMPLES")
+
+
+def pytest_collection_modifyitems(config, items):
+    if not _MAX_EXAMPLES:
+        return
+    cap = int(_MAX_EXAMPLES)
+    for item in items:
+        test = getattr(item, "obj", None)
+        # Where @given keeps the test's settings (as hypothesis.seed does).
+        current = getattr(test, "_hypothesis_internal_use_settings", None)
+        if current is not None and current.max_examples > cap:
+            test._hypothesis_internal_use_settings = settings(current, max_examples=cap)
+
 
 def _run_python(code: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """Runs `code` in a fresh interpreter (for process-wide state: environment
