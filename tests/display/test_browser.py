@@ -103,6 +103,7 @@ def test_a_display_renders_as_a_notebook_shows_it(tmp_path):
     _check_display_page(page, tmp_path)
 
 
+@pytest.mark.slow
 def test_a_notebooks_outputs_render(tmp_path, monkeypatch):
     nbformat = pytest.importorskip("nbformat", reason="the test extra's nbformat runs notebooks")
     nbclient = pytest.importorskip("nbclient", reason="the test extra's nbclient runs notebooks")

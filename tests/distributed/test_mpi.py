@@ -39,6 +39,7 @@ def _assert_every_rank(p: subprocess.CompletedProcess, np_: int, scenarios) -> N
             assert re.search(rf"rank {rank}: {s} ok", p.stdout), (rank, s, p.stdout + p.stderr)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("np_", [2, 4])
 def test_collectives_shard_map_and_training_across_processes(np_):
     """-np 2, and -np 4 oversubscribed on this machine's cores: every
@@ -54,6 +55,7 @@ def test_collectives_shard_map_and_training_across_processes(np_):
         assert f"rank 0: corpus modules of {np_} participants: 1" in p.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not PRESENT, reason="XLA's corpus is not beside the checkout")
 def test_core_corpus_modules_of_eight_participants_across_eight_processes():
     p = _launch(8, "corpus")

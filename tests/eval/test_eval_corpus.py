@@ -14,7 +14,8 @@ from corpus import CORPUS, TOO_HEAVY, XLA_REJECTS, manifest_rows, needs_corpus
 
 from uir._tools import cli
 
-pytestmark = needs_corpus
+# A corpus walk: slow (the sanitizer run leaves it to make test).
+pytestmark = [needs_corpus, pytest.mark.slow]
 
 ROWS = manifest_rows()
 MODULES = sorted(r["file"] for r in ROWS if r["cpu_class"] in ("core", "extended"))

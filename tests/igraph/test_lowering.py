@@ -259,6 +259,7 @@ def test_a_pad_read_through_a_reshape_is_computed_into_scratch_first():
     np.testing.assert_array_equal(compiled(x), np.packbits(x, axis=1))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sram", [262144, 32768])
 def test_tiles_of_several_types_shrink_until_they_fit_fast_memory(sram):
     # A binomial sampler's loop body is one elementwise fusion mixing f32,

@@ -7,6 +7,7 @@ import pathlib
 import subprocess
 import sys
 
+import pytest
 from corpus import CORPUS, needs_corpus
 
 import uir
@@ -29,6 +30,7 @@ def test_version_flag_prints_the_version():
     assert result.stdout.strip() == f"uir {uir.__version__}"
 
 
+@pytest.mark.slow
 def test_demo_runs_the_main_job_and_succeeds():
     result = _uir("demo", "--size", "100003")
     assert result.returncode == 0, result.stderr

@@ -387,6 +387,7 @@ def test_loggamma_stays_finite_for_tiny_shapes():
         ("generalized_normal", lambda: _draw(ur.generalized_normal, 2.0, (N,)), 0.0, 0.5),
     ],
 )
+@pytest.mark.slow
 def test_gamma_based_distributions_have_their_moments(name, draw, mean, var):
     x = draw()
     assert np.all(np.isfinite(x))
@@ -395,6 +396,7 @@ def test_gamma_based_distributions_have_their_moments(name, draw, mean, var):
         assert abs(x.var() - var) < 0.06 * max(1.0, var)
 
 
+@pytest.mark.slow
 def test_dirichlet_rows_sum_to_one_with_the_right_means():
     alpha = np.array([1.0, 2.0, 3.0], np.float32)
     d = _draw(ur.dirichlet, alpha, (N,))
@@ -402,6 +404,7 @@ def test_dirichlet_rows_sum_to_one_with_the_right_means():
     np.testing.assert_allclose(d.mean(0), alpha / alpha.sum(), atol=0.01)
 
 
+@pytest.mark.slow
 def test_ball_points_lie_inside_the_unit_ball_spread_as_r_cubed():
     b = _draw(ur.ball, 3, 2, (N,))
     radius = np.linalg.norm(b, axis=1)

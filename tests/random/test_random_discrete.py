@@ -71,6 +71,7 @@ def test_bad_dtypes_are_refused():
         ur.binomial(KEY, 3.0, 0.5, dtype=np.int32)
 
 
+@pytest.mark.slow
 @settings(max_examples=8, deadline=None)  # each new shape traces and compiles
 @given(seed=st.integers(0, 2**31 - 1), n=st.integers(0, 60), k=st.integers(2, 5))
 def test_multinomial_counts_add_up_to_n(seed, n, k):

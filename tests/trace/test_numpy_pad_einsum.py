@@ -65,6 +65,7 @@ def test_pad_matches_numpy(case, jitted):
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * scale)
 
 
+@pytest.mark.slow
 def test_integer_linear_ramp_floors_as_numpy_linspace():
     # NumPy takes the step first and whole multiples of it, then the floor:
     # a ramp from -25 to 0 in 5 steps is exactly -20, -15, ... (a fraction
