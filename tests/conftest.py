@@ -24,6 +24,10 @@ _MAX_EXAMPLES = os.environ.get("UIR_TEST_MAX_EXAMPLES")
 def pytest_collection_modifyitems(config, items):
     if not _MAX_EXAMPLES:
         return
+    if not _MAX_EXAMPLES.isdigit() or int(_MAX_EXAMPLES) < 1:
+        raise pytest.UsageError(
+            f"UIR_TEST_MAX_EXAMPLES must be a whole number of at least 1, not {_MAX_EXAMPLES!r}"
+        )
     cap = int(_MAX_EXAMPLES)
     for item in items:
         test = getattr(item, "obj", None)
