@@ -508,8 +508,21 @@ class KernelEmitter {
       EmitBlockTranspose(op, op.plan.block);
       return;
     }
+    // Slices whose rows follow each other in memory (as a row-major
+    // local slice's do) are walked as one loop over all their elements:
+    // a short row is no inner loop of its own, and the loop vectorizes
+    // across rows.
+    bool flat = !by_columns && os.shape[0] > 1 && os.shape[1] > 1;
+    for (size_t k = 0; flat && k <= op.inputs.size(); ++k) {
+      const ISlice& sl = g_.slices()[k < op.inputs.size() ? op.inputs[k] : out];
+      flat = sl.shape == os.shape && sl.stride[0] == os.shape[1] * sl.stride[1];
+    }
     auto nest = [&](const std::function<void(llvm::Value*, llvm::Value*)>& body) {
-      if (by_columns) {
+      if (flat) {
+        // Element (0, k) of a flat slice is its k-th; an iota reads
+        // its true row and column.
+        Loop(os.shape[0] * os.shape[1], [&](llvm::Value* k) { body(b_.getInt64(0), k); });
+      } else if (by_columns) {
         Loop(os.shape[1],
              [&](llvm::Value* j) { Loop(os.shape[0], [&](llvm::Value* i) { body(i, j); }); });
       } else {
@@ -530,7 +543,11 @@ class KernelEmitter {
         for (size_t k = 0; k < op.inputs.size(); ++k) {
           x.push_back(s_.Load(TypeOf(op.inputs[k]), Element(op.inputs[k], in_bases[k], i, j)));
         }
-        s_.Store(TypeOf(out), Compute(op, x, i, j), Element(out, out_base, i, j));
+        llvm::Value* value = flat && op.kind == OpKind::kIota
+                                 ? Compute(op, x, b_.CreateUDiv(j, b_.getInt64(os.shape[1])),
+                                           b_.CreateURem(j, b_.getInt64(os.shape[1])))
+                                 : Compute(op, x, i, j);
+        s_.Store(TypeOf(out), value, Element(out, out_base, i, j));
       }
     });
   }
