@@ -116,6 +116,36 @@ __attribute__((always_inline)) inline int64_t FirstExtremeShort(const T* x, int6
   return at;
 }
 
+// Lines too short for lanes of their own (k-means' few centres), one
+// line per lane of a vector of `Bytes`: element k of each line gathered
+// into one vector, then one compare and two selects per step for them
+// all, the rule FirstExtremeShort applies to one line (the first NaN,
+// else the first strictly better value). at[b] gets lane b's answer.
+template <typename T, int Bytes>
+constexpr int kLanes = Bytes / static_cast<int>(sizeof(T));
+template <typename T, bool Max, int Bytes>
+__attribute__((always_inline)) inline void FirstExtremesShort(const T* x, int64_t stride, int64_t n,
+                                                              int64_t* at) {
+  using V = typename Vec<T, Bytes>::V;
+  using M = typename Vec<T, Bytes>::M;
+  using Index = std::remove_reference_t<decltype(M{}[0])>;
+  constexpr int kW = kLanes<T, Bytes>;
+  V best;
+  for (int b = 0; b < kW; ++b) best[b] = x[b * stride];
+  M nan = best != best;
+  M where = {};
+  for (int64_t k = 1; k < n; ++k) {
+    V v;
+    for (int b = 0; b < kW; ++b) v[b] = x[b * stride + k];
+    const M v_nan = v != v;
+    const M take = ~nan & (v_nan | (Max ? v > best : v < best));
+    best = take ? v : best;
+    where = take ? M{} + static_cast<Index>(k) : where;
+    nan |= v_nan;
+  }
+  for (int b = 0; b < kW; ++b) at[b] = where[b];
+}
+
 template <typename T, bool Max, int Bytes>
 __attribute__((always_inline)) inline int64_t FirstExtremeOf(const T* x, int64_t n) {
   if (n < 64) return FirstExtremeShort<T, Max>(x, n);
@@ -218,6 +248,30 @@ __attribute__((target("avx512f"))) int64_t FirstExtremeAvx512(const T* x, int64_
 }
 #endif
 
+#if defined(__x86_64__)
+template <typename T, bool Max>
+__attribute__((target("avx2"))) void FirstExtremesAvx2(const T* x, int64_t stride, int64_t n,
+                                                       int64_t* at) {
+  FirstExtremesShort<T, Max, 32>(x, stride, n, at);
+}
+#endif
+
+// FirstExtremes takes kShortLanes<T> float or double lines of at most
+// kShortLine elements (FirstExtremeOf's own short path) at once.
+constexpr int64_t kShortLine = 64;
+template <typename T>
+constexpr int kShortLanes = kLanes<T, 32>;
+template <typename T, bool Max>
+void FirstExtremes(const T* x, int64_t stride, int64_t n, int64_t* at) {
+#if defined(__x86_64__)
+  static const int64_t vector = MachineModel::Host().vector_bytes;
+  if (vector >= 32) return FirstExtremesAvx2<T, Max>(x, stride, n, at);
+#endif
+  constexpr int kHalf = kLanes<T, 16>;
+  FirstExtremesShort<T, Max, 16>(x, stride, n, at);
+  FirstExtremesShort<T, Max, 16>(x + kHalf * stride, stride, n, at + kHalf);
+}
+
 template <typename T, bool Max>
 int64_t FirstExtreme(const T* x, int64_t n) {
 #if defined(__x86_64__)
@@ -266,7 +320,25 @@ void Run(const ArgReducePlan& p, const T* in, T init_v, I init_i, T* out_v, I* o
   ParallelFor(lines, grain, [&](int64_t begin, int64_t end) {
     std::unique_ptr<T[]> best(new T[static_cast<size_t>(row)]);
     std::unique_ptr<int64_t[]> where(new int64_t[static_cast<size_t>(row)]);
-    for (int64_t l = begin; l < end; ++l) {
+    int64_t l = begin;
+    if constexpr (std::is_floating_point_v<T>) {
+      if (row_dim < 0 && outer.size() == 1 && p.in_stride == 1 && n > 1 && n < kShortLine) {
+        // Short contiguous lines, side by side in vector lanes.
+        constexpr int kLines = kShortLanes<T>;
+        const auto d = static_cast<size_t>(outer[0]);
+        for (; l + kLines <= end; l += kLines) {
+          const T* x = in + l * p.kept_in[d];
+          int64_t at[kLines];
+          FirstExtremes<T, Max>(x, p.kept_in[d], n, at);
+          for (int b = 0; b < kLines; ++b) {
+            const int64_t m = l + b;
+            finish(x[b * p.kept_in[d] + at[b]], at[b], out_v + m * p.kept_value_out[d],
+                   out_i + m * p.kept_index_out[d]);
+          }
+        }
+      }
+    }
+    for (; l < end; ++l) {
       int64_t in_off = 0, ov_off = 0, oi_off = 0, r = l;
       const bool one = outer.size() == 1;  // one walked dimension: no divisions
       if (one) {

@@ -361,9 +361,10 @@ def test_long_rows_fold_in_vector_chunks_to_the_first_extreme(n, nans):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
 @pytest.mark.parametrize("nans", [0, 5])
 def test_many_short_rows_fold_in_groups_to_the_first_extreme(n, dtype, nans):
-    # Below 64 elements rows fold eight at a time, element by element;
-    # ties, NaNs anywhere (several in a row too) and a remainder of rows
-    # past the last group of eight must still give NumPy's first index.
+    # Below 64 elements float rows fold side by side, one row per vector
+    # lane (8 of f32, 4 of f64), integer rows one at a time; ties, NaNs
+    # anywhere (several in a row too) and a remainder of rows past the
+    # last group must still give NumPy's first index.
     rng = np.random.default_rng(n * 7 + nans)
     x = rng.integers(-2, 3, (4099, n)).astype(dtype)
     if nans and np.issubdtype(dtype, np.floating):
