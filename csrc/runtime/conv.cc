@@ -22,6 +22,23 @@ constexpr int64_t kBlockBytes = int64_t{256} << 10;
 
 int64_t Span(int64_t count, int64_t stride) { return count > 0 ? (count - 1) * stride : 0; }
 
+// Vectors of `Bytes` bytes of floats or doubles, as GCC's and Clang's
+// vector extensions spell them.
+template <typename T, int Bytes>
+struct Vec;
+#define UIR_CONV_VEC(T, B)                       \
+  template <>                                    \
+  struct Vec<T, B> {                             \
+    using V = T __attribute__((vector_size(B))); \
+  };
+UIR_CONV_VEC(float, 16)
+UIR_CONV_VEC(float, 32)
+UIR_CONV_VEC(float, 64)
+UIR_CONV_VEC(double, 16)
+UIR_CONV_VEC(double, 32)
+UIR_CONV_VEC(double, 64)
+#undef UIR_CONV_VEC
+
 template <typename T>
 class Conv {
  public:
@@ -135,8 +152,9 @@ class Conv {
            p_.out_feature == 1;
   }
 
-  // Output rows of up to this many features accumulate in registers or
-  // L1 of their own, stored once; wider ones accumulate in the output.
+  // Output rows of up to this many features accumulate in vector
+  // registers, four rows side by side, stored once; wider ones accumulate
+  // in the output.
   static constexpr int64_t kFewInputsRow = 256;
 
   void RunFewInputs() const {
@@ -162,25 +180,31 @@ class Conv {
       if (vector >= 64) return FewInputsRowsAvx512(begin, end);
       if (vector >= 32) return FewInputsRowsAvx2(begin, end);
 #endif
-      FewInputsRows(begin, end);
+      FewInputsRows<16>(begin, end);
     });
   }
 
 #if defined(__x86_64__)
   __attribute__((target("avx512f,avx512vl,fma"))) void FewInputsRowsAvx512(int64_t begin,
                                                                            int64_t end) const {
-    FewInputsRows(begin, end);
+    FewInputsRows<64>(begin, end);
   }
   __attribute__((target("avx2,fma"))) void FewInputsRowsAvx2(int64_t begin, int64_t end) const {
-    FewInputsRows(begin, end);
+    FewInputsRows<32>(begin, end);
   }
 #endif
 
   // Output rows [begin, end): each input element of each window position
-  // scales a row of the packed kernel into the row's accumulators.
+  // scales a row of the packed kernel into the row's accumulators, which
+  // are vectors of `Bytes` in registers, a few at a time across the
+  // output features (the features past the last whole vector one by one).
+  // Each feature sums its terms in the same order however it is held.
+  template <int Bytes>
   __attribute__((always_inline)) void FewInputsRows(int64_t begin, int64_t end) const {
+    constexpr int64_t kLanes = Bytes / static_cast<int64_t>(sizeof(T));
+    // Per pass over the window: kRows rows of kVectors accumulators.
+    constexpr int kVectors = 2, kRows = 4;
     const int64_t ig = p_.in_features, og = p_.out_features;
-    T acc[kFewInputsRow];
     // Each window position's input offset from the window's origin, for
     // output positions whose window lies wholly inside an undilated input.
     std::vector<int64_t> tap(static_cast<size_t>(window_positions_));
@@ -200,45 +224,111 @@ class Conv {
       }
       for (int d = 0; d < p_.spatial; ++d) undilated = undilated && p_.base_dilation[d] == 1;
     }
-    auto add = [&](const T* src, int64_t w) {
-      for (int64_t i = 0; i < ig; ++i) {
-        const T x = src[i];
-        const T* kw = packed_.data() + (w * ig + i) * og;
-        for (int64_t f = 0; f < og; ++f) acc[f] += x * kw[f];
-      }
-    };
-    for (int64_t r = begin; r < end; ++r) {
-      int64_t b;
-      std::array<int64_t, ConvPlan::kMaxSpatial> o{0, 0, 0}, k{0, 0, 0};
-      Position(r, b, o);
-      int64_t to = b * p_.out_batch;
-      for (int d = 0; d < p_.spatial; ++d) to += o[d] * p_.out_spatial[d];
-      for (int64_t f = 0; f < og; ++f) acc[f] = T(0);
-      const T* batch = in_ + b * p_.in_batch;
-      bool inside = undilated;
-      int64_t origin = 0;
-      for (int d = 0; d < p_.spatial && inside; ++d) {
-        const int64_t first = o[d] * p_.stride[d] - p_.pad_low[d];
-        const int64_t last = first + (p_.window[d] - 1) * p_.window_dilation[d];
-        inside = first >= 0 && last < p_.in_size[d];
-        origin += first * p_.in_spatial[d];
-      }
-      if (inside) {
-        for (int64_t w = 0; w < window_positions_; ++w) {
-          add(batch + origin + tap[static_cast<size_t>(w)], w);
+    // The input features each window position reads for each row of a
+    // group (null where it reads padding or a hole), and where each row's
+    // output goes.
+    const int64_t taps = window_positions_;
+    std::vector<const T*> src(static_cast<size_t>(kRows * taps));
+    T* dst[kRows];
+    for (int64_t r0 = begin; r0 < end; r0 += kRows) {
+      const int64_t rows = std::min<int64_t>(kRows, end - r0);
+      for (int64_t q = 0; q < rows; ++q) {
+        int64_t b;
+        std::array<int64_t, ConvPlan::kMaxSpatial> o{0, 0, 0}, k{0, 0, 0};
+        Position(r0 + q, b, o);
+        int64_t to = b * p_.out_batch;
+        for (int d = 0; d < p_.spatial; ++d) to += o[d] * p_.out_spatial[d];
+        dst[q] = out_ + to;
+        const T* batch = in_ + b * p_.in_batch;
+        bool inside = undilated;
+        int64_t origin = 0;
+        for (int d = 0; d < p_.spatial && inside; ++d) {
+          const int64_t first = o[d] * p_.stride[d] - p_.pad_low[d];
+          const int64_t last = first + (p_.window[d] - 1) * p_.window_dilation[d];
+          inside = first >= 0 && last < p_.in_size[d];
+          origin += first * p_.in_spatial[d];
         }
-      } else {
-        for (int64_t w = 0; w < window_positions_; ++w) {
+        const T** row_src = src.data() + q * taps;
+        for (int64_t w = 0; w < taps; ++w) {
           int64_t at = 0;
-          if (InputAt(o, k, &at)) add(batch + at, w);
-          for (int d = p_.spatial - 1; d >= 0; --d) {
-            if (++k[d] < p_.window[d]) break;
-            k[d] = 0;
+          if (inside) {
+            row_src[w] = batch + origin + tap[static_cast<size_t>(w)];
+          } else {
+            row_src[w] = InputAt(o, k, &at) ? batch + at : nullptr;
+            for (int d = p_.spatial - 1; d >= 0; --d) {
+              if (++k[d] < p_.window[d]) break;
+              k[d] = 0;
+            }
           }
         }
       }
-      std::copy(acc, acc + og, out_ + to);
+      int64_t f0 = 0;
+      if (rows == kRows) {
+        for (; f0 + kVectors * kLanes <= og; f0 += kVectors * kLanes) {
+          FewInputsVectors<Bytes, kVectors, kRows>(src.data(), f0, dst);
+        }
+        for (; f0 + kLanes <= og; f0 += kLanes) {
+          FewInputsVectors<Bytes, 1, kRows>(src.data(), f0, dst);
+        }
+      }
+      for (int64_t q = 0; q < rows; ++q) {
+        const T* const* row_src = src.data() + q * taps;
+        int64_t f = f0;
+        for (; f + kLanes <= og; f += kLanes) {
+          FewInputsVectors<Bytes, 1, 1>(row_src, f, dst + q);
+        }
+        for (; f < og; ++f) {
+          T acc = T(0);
+          for (int64_t w = 0; w < taps; ++w) {
+            const T* x = row_src[w];
+            if (x == nullptr) continue;
+            for (int64_t i = 0; i < ig; ++i) acc += x[i] * packed_.data()[(w * ig + i) * og + f];
+          }
+          dst[q][f] = acc;
+        }
+      }
     }
+  }
+
+  // Features [f0, f0 + N vectors) of R output rows into dst[0..R), summed
+  // in R x N vector registers (R rows share each load of the kernel and
+  // give the FMA unit chains to interleave); src: R rows of FewInputsRows'
+  // input features per window position.
+  template <int Bytes, int N, int R>
+  __attribute__((always_inline)) void FewInputsVectors(const T* const* src, int64_t f0,
+                                                       T* const* dst) const {
+    using V = typename Vec<T, Bytes>::V;
+    constexpr int64_t kLanes = Bytes / static_cast<int64_t>(sizeof(T));
+    const int64_t ig = p_.in_features, og = p_.out_features, taps = window_positions_;
+    V acc[R][N] = {};
+    for (int64_t w = 0; w < taps; ++w) {
+      const T* x[R];
+      bool all = true;
+      for (int r = 0; r < R; ++r) {
+        x[r] = src[r * taps + w];
+        all = all && x[r] != nullptr;
+      }
+      const T* kw = packed_.data() + w * ig * og + f0;
+      if (all) {
+        for (int64_t i = 0; i < ig; ++i, kw += og) {
+          V k[N];
+          for (int v = 0; v < N; ++v) std::memcpy(&k[v], kw + v * kLanes, sizeof(V));
+          for (int r = 0; r < R; ++r) {
+            for (int v = 0; v < N; ++v) acc[r][v] += x[r][i] * k[v];
+          }
+        }
+      } else {
+        for (int64_t i = 0; i < ig; ++i, kw += og) {
+          V k[N];
+          for (int v = 0; v < N; ++v) std::memcpy(&k[v], kw + v * kLanes, sizeof(V));
+          for (int r = 0; r < R; ++r) {
+            if (x[r] == nullptr) continue;
+            for (int v = 0; v < N; ++v) acc[r][v] += x[r][i] * k[v];
+          }
+        }
+      }
+    }
+    for (int r = 0; r < R; ++r) std::memcpy(dst[r] + f0, acc[r], sizeof(acc[r]));
   }
 
   // The direct loops' frame: each output position's `width` contiguous
