@@ -135,6 +135,16 @@ class KernelEmitter {
     id->replaceOperandWith(0, id);
     back->setMetadata(llvm::LLVMContext::MD_loop, id);
   }
+  // Asks LLVM's loop vectorizer to run `count` vectors of the loop ending
+  // in `back` side by side (the plan's interleave).
+  void Interleave(llvm::BranchInst* back, int64_t count) {
+    llvm::MDNode* il = llvm::MDNode::get(
+        ctx_, {llvm::MDString::get(ctx_, "llvm.loop.interleave.count"),
+               llvm::ConstantAsMetadata::get(b_.getInt32(static_cast<uint32_t>(count)))});
+    llvm::MDNode* id = llvm::MDNode::getDistinct(ctx_, {nullptr, il});
+    id->replaceOperandWith(0, id);
+    back->setMetadata(llvm::LLVMContext::MD_loop, id);
+  }
   // A loop [from, n) carrying one value: body(i, acc) returns the next acc.
   llvm::Value* FoldLoop(int64_t from, int64_t n, llvm::Value* init,
                         const std::function<llvm::Value*(llvm::Value*, llvm::Value*)>& body) {
@@ -393,7 +403,13 @@ class KernelEmitter {
       j->addIncoming(next, b_.GetInsertBlock());
       for (size_t k : reduces) acc[k]->addIncoming(next_acc[k], b_.GetInsertBlock());
       auto* exit = llvm::BasicBlock::Create(ctx_, "columns.exit", fn_);
-      b_.CreateCondBr(b_.CreateICmpULT(next, ranged ? j_end : b_.getInt64(width)), loop, exit);
+      llvm::BranchInst* back =
+          b_.CreateCondBr(b_.CreateICmpULT(next, ranged ? j_end : b_.getInt64(width)), loop, exit);
+      const igraph::KernelPlan& plan = g_.plan();
+      const auto loop_index = static_cast<size_t>(LoopOf(ops[first]));
+      if (loop_index < plan.interleave.size() && plan.interleave[loop_index] > 1) {
+        Interleave(back, plan.interleave[loop_index]);
+      }
       b_.SetInsertPoint(exit);
       ++loops_;
     }

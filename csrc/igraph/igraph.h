@@ -85,7 +85,10 @@ struct KernelPlan {
   std::string why;             // loops: why the body has no row form
   int64_t rows = 0;            // row forms: rows of the tile
   std::vector<int64_t> loops;  // row forms: each column loop's width
-  int64_t row_scratch = 0;     // row forms: bytes of row buffers, after the iPointers'
+  // Row forms: per column loop, the vectors its vector loop runs side by
+  // side (1: as many as the compiler picks); empty: 1 for every loop.
+  std::vector<int64_t> interleave;
+  int64_t row_scratch = 0;  // row forms: bytes of row buffers, after the iPointers'
   // The rows or coalesced form: a row loop and column loops, row buffers.
   bool row_form() const { return form == BodyForm::kRows || form == BodyForm::kCoalesced; }
   bool operator==(const KernelPlan&) const = default;

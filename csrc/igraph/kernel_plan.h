@@ -10,6 +10,8 @@
 //              vector, so a range of them is one column loop
 //   prefetch   which inputs a column loop heavy in arithmetic prefetches,
 //              and how far ahead
+//   interleave how many vectors a column loop heavy in arithmetic runs
+//              side by side
 //   transpose  which moves read memory down their columns, and which of
 //              those transpose in register blocks
 //

@@ -325,7 +325,7 @@ class Parser {
   }
 
   // `plan <form> (why="...")` or `plan <form> (rows=R, loops=[W, ...],
-  // scratch=B)`.
+  // interleave=[N, ...], scratch=B)`, interleave optional.
   void ParsePlan(size_t i) {
     LineParser p = At(i);
     p.ExpectWord("plan");
@@ -357,7 +357,23 @@ class Parser {
       }
       p.Expect(']');
       p.Expect(',');
-      Key(p, "scratch");
+      size_t key_at = p.pos();
+      std::string key = p.Word();
+      if (key == "interleave") {
+        p.Expect('=');
+        p.Expect('[');
+        while (!p.Peek(']')) {
+          plan.interleave.push_back(Positive(p));
+          if (!p.Consume(',')) break;
+        }
+        p.Expect(']');
+        p.Expect(',');
+        key_at = p.pos();
+        key = p.Word();
+      }
+      if (key != "scratch")
+        p.FailAt(key_at, "expected 'interleave' or 'scratch', got '" + key + "'");
+      p.Expect('=');
       const size_t scratch_at = p.pos();
       plan.row_scratch = p.Int();
       if (plan.row_scratch < 0) p.FailAt(scratch_at, "expected a byte count");

@@ -173,7 +173,15 @@ std::string ToText(const IGraph& g) {
     } else {
       os << "rows=" << plan.rows << ", loops=[";
       for (size_t i = 0; i < plan.loops.size(); ++i) os << (i > 0 ? ", " : "") << plan.loops[i];
-      os << "], scratch=" << plan.row_scratch;
+      os << "]";
+      if (!plan.interleave.empty()) {
+        os << ", interleave=[";
+        for (size_t i = 0; i < plan.interleave.size(); ++i) {
+          os << (i > 0 ? ", " : "") << plan.interleave[i];
+        }
+        os << "]";
+      }
+      os << ", scratch=" << plan.row_scratch;
     }
     os << ")\n";
   }

@@ -187,12 +187,14 @@ void BindIGraph(py::module_& m) {
             d["why"] = plan.why;
             d["rows"] = plan.rows;
             d["loops"] = plan.loops;
+            d["interleave"] = plan.interleave;
             d["row_scratch"] = plan.row_scratch;
             return d;
           },
           "The kernel-wide plan: form ('none' before the plan steps, 'loops', 'rows' or "
           "'coalesced'), why (loops: why the body has no row form), rows, loops (each column "
-          "loop's width) and row_scratch (bytes of row buffers).")
+          "loop's width), interleave (per column loop, the vectors it runs side by side; empty: "
+          "the compiler's choice for each) and row_scratch (bytes of row buffers).")
       .def("unplanned", &IGraph::Unplanned,
            "A copy with no plan: the kernel's and every iOp's plan cleared.")
       .def("__eq__", [](const IGraph& a, const IGraph& b) { return a == b; });

@@ -62,7 +62,7 @@ def test_at_least_six_golden_cases():
 
 
 def test_steps_in_order():
-    assert STEPS == ["rows", "coalesce", "prefetch", "transpose"]
+    assert STEPS == ["rows", "coalesce", "prefetch", "interleave", "transpose"]
     assert all(doc for _, doc in ig.plan_steps())
 
 
@@ -74,6 +74,7 @@ def test_a_gpu_igraph_keeps_the_loops_form_with_nothing_planned():
         "why": "the plan steps are the CPU backend's: none for a gpu yet",
         "rows": 0,
         "loops": [],
+        "interleave": [],
         "row_scratch": 0,
     }
     assert "{" not in g.to_text().split("body:")[1]
@@ -136,6 +137,7 @@ def test_hand_written_plan_parses_verifies_and_matches_the_plan_steps():
         "why": "",
         "rows": 2,
         "loops": [64, 64],
+        "interleave": [],
         "row_scratch": 64,
     }
     assert ig.parse(g.to_text()) == g
@@ -165,6 +167,8 @@ def test_hand_written_plan_parses_verifies_and_matches_the_plan_steps():
         ("ss, ts {loop=0, buffer=0}", "ss, ts {loop=0, reread}", "reread, but"),
         ("bs, ss {loop=1}", "bs, ss {loop=1, order=cols}", "belong to the loops form"),
         ("bs, ss {loop=1}", "bs, ss {loop=1, prefetch=[ts+64B]}", "not a dram slice"),
+        ("loops=[64, 64],", "loops=[64, 64], interleave=[2],", "1 counts for 2 loops"),
+        ("plan rows (rows=2, loops=[64, 64], scratch=64)", 'plan loops (why="")', "row forms"),
         ("plan rows (rows=2, loops=[64, 64], scratch=64)", 'plan loops (why="")', "row forms"),
         (
             "plan rows (rows=2, loops=[64, 64], scratch=64)",
@@ -204,6 +208,13 @@ def test_reread_after_a_store_is_rejected():
         ("{loop=1}\n  binary", "{loop=1, prefetch=[xs+4KB]}\n  binary", "'row' or 'B'", "KB"),
         ("{loop=1}\n  binary", "{loop=1, order=rows}\n  binary", "order must be cols", "rows}"),
         ("plan rows (", "plan tiles (", "form must be loops, rows or coalesced", "tiles"),
+        (
+            "64], scratch",
+            "64], interleav=[2, 2], scratch",
+            "expected 'interleave' or",
+            "interleav=",
+        ),
+        ("64], scratch", "64], interleave=[2, 0], scratch", "a positive integer", "0]"),
     ],
 )
 def test_malformed_plans_are_parse_errors_with_line_and_column(old, new, message, at):
@@ -272,6 +283,19 @@ def test_prefetches_are_emitted_only_where_the_plan_says():
     # Another distance is carried out as written.
     further = ig.parse(text.replace("+4096B]", "+8192B]"))
     assert "@uir.prefetch.4.8192" in further.llvm_ir()
+
+
+def test_interleave_is_emitted_only_where_the_plan_says():
+    # tanh makes the coalesced loop heavy: four vectors side by side, asked
+    # of LLVM's loop vectorizer by loop metadata; without the entry, none.
+    [g] = _kernel_igraphs(_ELEMENTWISE)
+    text = g.to_text()
+    assert g.plan["interleave"] == [4], text
+    assert '!"llvm.loop.interleave.count", i32 4}' in g.llvm_ir()
+    without = ig.parse(text.replace(", interleave=[4]", ""))
+    without.verify()
+    assert without.plan["interleave"] == []
+    assert "llvm.loop.interleave.count" not in without.llvm_ir()
 
 
 def test_coalesced_and_rows_forms_are_emitted_as_planned():
