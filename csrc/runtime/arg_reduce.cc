@@ -146,6 +146,12 @@ __attribute__((always_inline)) inline void FirstExtremesShort(const T* x, int64_
   for (int b = 0; b < kW; ++b) at[b] = where[b];
 }
 
+// How far ahead FirstExtremeOf's chunks prefetch a long line. Argmax over
+// the rows of 4096x4096 f32 beside a plain max (AVX2, 2 threads, one
+// process each): none 1.21-1.40x of the max's time, 4 KiB ahead
+// 1.10-1.19x, 8 KiB 0.96-1.03x, 16 KiB 1.00-1.13x.
+constexpr int64_t kPrefetchAhead = 8192;
+
 template <typename T, bool Max, int Bytes>
 __attribute__((always_inline)) inline int64_t FirstExtremeOf(const T* x, int64_t n) {
   if (n < 64) return FirstExtremeShort<T, Max>(x, n);
@@ -169,6 +175,11 @@ __attribute__((always_inline)) inline int64_t FirstExtremeOf(const T* x, int64_t
         V lane[kSets], v;
         for (int r = 0; r < kSets; ++r) std::memcpy(&lane[r], x + i + r * kWidth, sizeof(V));
         for (int64_t k = i; k < i + kChunk; k += kSets * kWidth) {
+          // A line at a time, kPrefetchAhead ahead: without, the fold
+          // keeps fewer lines in flight than a plain max does.
+          for (int64_t b = 0; b < kSets * kWidth * static_cast<int64_t>(sizeof(T)); b += 64) {
+            __builtin_prefetch(reinterpret_cast<const char*>(x + k) + kPrefetchAhead + b);
+          }
           for (int r = 0; r < kSets; ++r) {
             std::memcpy(&v, x + k + r * kWidth, sizeof(V));
             lane[r] = Max ? (v > lane[r] ? v : lane[r]) : (v < lane[r] ? v : lane[r]);
