@@ -281,6 +281,18 @@ class Parser {
     p.Expect('=');
   }
 
+  // `[N, ...]` of positive integers.
+  std::vector<int64_t> PositiveList(LineParser& p) {
+    std::vector<int64_t> list;
+    p.Expect('[');
+    while (!p.Peek(']')) {
+      list.push_back(Positive(p));
+      if (!p.Consume(',')) break;
+    }
+    p.Expect(']');
+    return list;
+  }
+
   int64_t Positive(LineParser& p) {
     size_t at = p.pos();
     int64_t v = p.Int();
@@ -350,23 +362,13 @@ class Parser {
       plan.rows = Positive(p);
       p.Expect(',');
       Key(p, "loops");
-      p.Expect('[');
-      while (!p.Peek(']')) {
-        plan.loops.push_back(Positive(p));
-        if (!p.Consume(',')) break;
-      }
-      p.Expect(']');
+      plan.loops = PositiveList(p);
       p.Expect(',');
       size_t key_at = p.pos();
       std::string key = p.Word();
       if (key == "interleave") {
         p.Expect('=');
-        p.Expect('[');
-        while (!p.Peek(']')) {
-          plan.interleave.push_back(Positive(p));
-          if (!p.Consume(',')) break;
-        }
-        p.Expect(']');
+        plan.interleave = PositiveList(p);
         p.Expect(',');
         key_at = p.pos();
         key = p.Word();
