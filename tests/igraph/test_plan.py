@@ -169,7 +169,6 @@ def test_hand_written_plan_parses_verifies_and_matches_the_plan_steps():
         ("bs, ss {loop=1}", "bs, ss {loop=1, prefetch=[ts+64B]}", "not a dram slice"),
         ("loops=[64, 64],", "loops=[64, 64], interleave=[2],", "1 counts for 2 loops"),
         ("plan rows (rows=2, loops=[64, 64], scratch=64)", 'plan loops (why="")', "row forms"),
-        ("plan rows (rows=2, loops=[64, 64], scratch=64)", 'plan loops (why="")', "row forms"),
         (
             "plan rows (rows=2, loops=[64, 64], scratch=64)",
             "plan coalesced (rows=2, loops=[64, 64], scratch=64)",
