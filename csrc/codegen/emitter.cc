@@ -129,19 +129,18 @@ class KernelEmitter {
     b_.SetInsertPoint(exit);
   }
   void NoUnroll(llvm::BranchInst* back) {
-    llvm::MDNode* disable =
-        llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.unroll.disable")});
-    llvm::MDNode* id = llvm::MDNode::getDistinct(ctx_, {nullptr, disable});
-    id->replaceOperandWith(0, id);
-    back->setMetadata(llvm::LLVMContext::MD_loop, id);
+    LoopProperty(back, {llvm::MDString::get(ctx_, "llvm.loop.unroll.disable")});
   }
   // Asks LLVM's loop vectorizer to run `count` vectors of the loop ending
   // in `back` side by side (the plan's interleave).
   void Interleave(llvm::BranchInst* back, int64_t count) {
-    llvm::MDNode* il = llvm::MDNode::get(
-        ctx_, {llvm::MDString::get(ctx_, "llvm.loop.interleave.count"),
-               llvm::ConstantAsMetadata::get(b_.getInt32(static_cast<uint32_t>(count)))});
-    llvm::MDNode* id = llvm::MDNode::getDistinct(ctx_, {nullptr, il});
+    LoopProperty(back, {llvm::MDString::get(ctx_, "llvm.loop.interleave.count"),
+                        llvm::ConstantAsMetadata::get(b_.getInt32(static_cast<uint32_t>(count)))});
+  }
+  // The loop ending in `back` gets `property` as its one loop property.
+  void LoopProperty(llvm::BranchInst* back, llvm::ArrayRef<llvm::Metadata*> property) {
+    llvm::MDNode* id =
+        llvm::MDNode::getDistinct(ctx_, {nullptr, llvm::MDNode::get(ctx_, property)});
     id->replaceOperandWith(0, id);
     back->setMetadata(llvm::LLVMContext::MD_loop, id);
   }

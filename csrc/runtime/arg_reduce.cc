@@ -146,6 +146,10 @@ __attribute__((always_inline)) inline void FirstExtremesShort(const T* x, int64_
   for (int b = 0; b < kW; ++b) at[b] = where[b];
 }
 
+// Lines shorter than this fold element by element (FirstExtremeShort,
+// FirstExtremesShort); longer ones in vector chunks (FirstExtremeOf).
+constexpr int64_t kShortLine = 64;
+
 // How far ahead FirstExtremeOf's chunks prefetch a long line. Argmax over
 // the rows of 4096x4096 f32 beside a plain max (AVX2, 2 threads, one
 // process each): none 1.21-1.40x of the max's time, 4 KiB ahead
@@ -154,7 +158,7 @@ constexpr int64_t kPrefetchAhead = 8192;
 
 template <typename T, bool Max, int Bytes>
 __attribute__((always_inline)) inline int64_t FirstExtremeOf(const T* x, int64_t n) {
-  if (n < 64) return FirstExtremeShort<T, Max>(x, n);
+  if (n < kShortLine) return FirstExtremeShort<T, Max>(x, n);
   T best = x[0];
   int64_t chunk_at = 0;  // the chunk that first holds `best`
   bool maybe_nan = false;
@@ -267,9 +271,8 @@ __attribute__((target("avx2"))) void FirstExtremesAvx2(const T* x, int64_t strid
 }
 #endif
 
-// FirstExtremes takes kShortLanes<T> float or double lines of at most
-// kShortLine elements (FirstExtremeOf's own short path) at once.
-constexpr int64_t kShortLine = 64;
+// FirstExtremes takes kShortLanes<T> float or double lines of fewer
+// than kShortLine elements at once.
 template <typename T>
 constexpr int kShortLanes = kLanes<T, 32>;
 template <typename T, bool Max>
