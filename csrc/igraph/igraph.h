@@ -72,6 +72,8 @@ enum class Section : uint8_t { kPrologue, kBody, kEpilogue };
 // How the body runs, as the plan steps (kernel_plan.h) decided:
 //  none       not planned yet (the compiler plans it before emission)
 //  loops      the seed's loops: every iOp a loop nest over its slice
+//             (the CPU emitter runs consecutive elementwise iOps of one
+//             shape in one nest)
 //  rows       row by row: each row of the tile runs through every iOp
 //             before the next, iOps of one width share a column loop
 //  coalesced  rows over one row, whose parallel ids tile one long vector:

@@ -1,8 +1,10 @@
 """Kernels in the loops form (a loop over loop ids with a prologue and an
 epilogue, as a column reduction's accumulator needs): elementwise iOps over
 slices whose rows follow each other in memory walk all their elements in
-one loop, an iota still reading its own row and column. Results against
-NumPy and the evaluator over random shapes."""
+one loop, an iota still reading its own row and column; consecutive
+elementwise iOps of one shape run as one loop, values passing in registers
+and local values no other iOp reads never stored. Results against NumPy
+and the evaluator over random shapes and types."""
 
 from __future__ import annotations
 
@@ -23,6 +25,11 @@ def _one_hot_counts(a, cols):
     onehot = (a[:, None] == unp.arange(cols)[None, :]).astype(np.float32)
     weighted = onehot * unp.arange(a.shape[0], dtype=np.float32)[:, None]
     return weighted.sum(0), onehot
+
+
+def _trip_counts(compiled):
+    ir = compiled.executable.llvm_ir_unoptimized
+    return re.findall(r"icmp ult i64 %[\w.]+, (\d+)$", ir, re.M)
 
 
 def _plan_lines(compiled):
@@ -56,13 +63,86 @@ def test_a_short_row_is_no_inner_loop_of_its_own():
     assert any("plan loops" in line for line in _plan_lines(compiled.executable)), (
         compiled.executable.kernel_graph
     )
-    ir = compiled.executable.llvm_ir_unoptimized
-    # The body's slices are 512 x 8 (a loop id each): its iota, compare,
-    # convert and store count to 4096 in one loop each; only the dram
-    # read (a broadcast along the row) counts rows to 512 around a row.
-    trips = re.findall(r"icmp ult i64 %[\w.]+, (\d+)$", ir, re.M)
-    assert trips.count("4096") >= 4, trips
+    # The body's slices are 512 x 8 (a loop id each): its iotas, compare,
+    # convert and product count to 4096 in one loop, and so does the store
+    # of the one-hot rows after the column sum; only the dram read (a
+    # broadcast along the row) counts rows to 512 around a row.
+    trips = _trip_counts(compiled)
+    assert trips.count("4096") == 2, trips
     assert trips.count("512") <= 1, trips
     sums, onehot = compiled(a)
     np.testing.assert_array_equal(onehot.sum(0), np.bincount(a, minlength=8))
     np.testing.assert_allclose(sums, np.bincount(a, np.arange(4096.0), minlength=8), rtol=1e-6)
+
+
+def _loss_and_gradient(x, y):
+    # A sum of squares beside an elementwise output: one kernel in the loops
+    # form (the scalar's accumulator), its body two runs of elementwise
+    # iOps around the row sum.
+    d = x - y
+    return unp.sum(d * d), d * 2 + y
+
+
+def test_consecutive_elementwise_iops_run_as_one_loop():
+    rng = np.random.default_rng(0)
+    x, y = (rng.standard_normal((256, 1024)).astype(np.float32) for _ in range(2))
+    compiled = uir.jit(_loss_and_gradient).lower(x, y).compile()
+    assert any("plan loops" in line for line in _plan_lines(compiled.executable))
+    # A loop id is 4096 elements: the two reads, the difference and the
+    # square in one loop, the row sum in another, the doubling, sum and
+    # store in a third (each iOp had been a loop of its own: nine).
+    assert _trip_counts(compiled).count("4096") == 3, _trip_counts(compiled)
+    ir = compiled.executable.llvm_ir_unoptimized
+    # Stores: the accumulator's start, y's copy and the difference (read
+    # again by the second run), the square (read by the row sum), the row
+    # sum and the accumulator, and the two outputs. x's copy, the fill of
+    # 2, the doubling and the sum are values only (all stored before: 13).
+    stores = re.findall(r"^\s+store ", ir, re.M)
+    assert len(stores) == 8, len(stores)
+    total, grad = compiled(x, y)
+    d = x.astype(np.float64) - y
+    np.testing.assert_allclose(total, (d * d).sum(), rtol=1e-5)
+    np.testing.assert_array_equal(grad, (x - y) * np.float32(2) + y)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(1, 300),
+    st.integers(1, 300),
+    st.sampled_from(["float32", "bfloat16", "int32"]),
+    st.booleans(),
+    st.integers(0, 2**32 - 1),
+)
+def test_runs_of_elementwise_iops_match_numpy_and_the_evaluator(rows, cols, dtype, by_rows, seed):
+    # bfloat16 rounds every iOp's result as its buffer would: the values
+    # passed in registers must round the same way.
+    import ml_dtypes
+
+    t = ml_dtypes.bfloat16 if dtype == "bfloat16" else np.dtype(dtype)
+    rng = np.random.default_rng(seed)
+    if dtype == "int32":
+        x, y = (rng.integers(-1000, 1000, (rows, cols)).astype(t) for _ in range(2))
+    else:
+        x, y = (rng.standard_normal((rows, cols)).astype(t) for _ in range(2))
+    axis = 1 if by_rows else 0
+
+    def f(a, b):
+        d = a - b
+        s = d * (a + b)
+        return s.sum(axis), d * 3 - b, s
+
+    jitted = uir.jit(f)
+    compiled = jitted.lower(x, y).compile()
+    assert compiled.fallbacks == []
+    total, lin, prod = compiled(x, y)
+    ref_total, ref_lin, ref_prod = uir.evaluate(jitted.lower(x, y).module, x, y)
+    np.testing.assert_array_equal(lin, ref_lin)
+    np.testing.assert_array_equal(prod, ref_prod)
+    if dtype == "int32":
+        np.testing.assert_array_equal(total, ref_total)
+        np.testing.assert_array_equal(prod, (x - y) * (x + y))
+    else:
+        wide = prod.astype(np.float64).sum(axis)
+        tol = 1e-5 if dtype == "float32" else 2e-2
+        scale = np.abs(prod.astype(np.float64)).sum(axis) + 1
+        assert np.all(np.abs(total.astype(np.float64) - wide) <= tol * scale)
