@@ -514,7 +514,8 @@ class KernelEmitter {
   // squares beside 2(x - y)/n over 256x1024) went through nine.
   size_t ElementwiseRunEnd(const std::vector<IOp>& ops, size_t k) {
     if (!IsElementwise(ops[k])) return k;
-    const ISlice& first = g_.slices()[ops[k].outputs[0]];
+    const std::array<int64_t, 2> shape = g_.slices()[ops[k].outputs[0]].shape;
+    const bool flat = Flat(ops[k]);
     std::vector<int> read, written;
     size_t end = k;
     for (; end < ops.size(); ++end) {
@@ -523,21 +524,14 @@ class KernelEmitter {
         // A run walked flat stays flat: an iOp that would make it a nest of
         // short rows runs on its own.
         if (!IsElementwise(op) || op.plan.by_columns != ops[k].plan.by_columns ||
-            Flat(op) != Flat(ops[k])) {
+            Flat(op) != flat) {
           break;
         }
-        bool joins = true;
-        for (size_t n = 0; joins && n <= op.inputs.size(); ++n) {
-          const bool output = n == op.inputs.size();
-          const int s = output ? op.outputs[0] : op.inputs[n];
-          joins = g_.slices()[s].shape == first.shape;
-          for (int w : written) joins = joins && (!SameStorage(s, w) || SameElements(s, w));
-          for (size_t r = 0; output && r < read.size(); ++r) {
-            joins = joins && (!SameStorage(s, read[r]) || SameElements(s, read[r]));
-          }
-          for (size_t r = 0; output && r < op.inputs.size(); ++r) {
-            joins = joins && (!SameStorage(s, op.inputs[r]) || SameElements(s, op.inputs[r]));
-          }
+        const int out = op.outputs[0];
+        bool joins = g_.slices()[out].shape == shape && Consistent(out, written) &&
+                     Consistent(out, read) && Consistent(out, op.inputs);
+        for (int in : op.inputs) {
+          joins = joins && g_.slices()[in].shape == shape && Consistent(in, written);
         }
         if (!joins) break;
       }
@@ -545,6 +539,13 @@ class KernelEmitter {
       written.push_back(op.outputs[0]);
     }
     return end;
+  }
+  // Whether slice s is the same elements as each of `others` on its storage.
+  bool Consistent(int s, const std::vector<int>& others) const {
+    for (int o : others) {
+      if (SameStorage(s, o) && !SameElements(s, o)) return false;
+    }
+    return true;
   }
 
   // --- iOps ------------------------------------------------------------------
@@ -569,7 +570,9 @@ class KernelEmitter {
         }
         return;
       default:
-        if (op.plan.block == 0) Unsupported("an elementwise iOp outside a run");
+        // Elementwise iOps run in EmitSection's runs; what reaches here is a
+        // block transpose.
+        UIR_CHECK(op.plan.block != 0) << "an elementwise iOp outside a run";
         EmitBlockTranspose(op, op.plan.block);
         return;
     }
