@@ -18,6 +18,8 @@ import numpy as np
 import pytest
 from loop_modules import constant_loop
 
+import uir
+
 _PROGRAM = textwrap.dedent(
     """
     import json, os, sys
@@ -126,3 +128,17 @@ def test_a_directory_that_cannot_be_made_only_loses_the_cache(tmp_path):
     first = _run(blocker)
     assert not first["hit"] and not _run(blocker)["hit"]
     assert blocker.read_text() == "not a directory"
+
+
+def test_another_build_of_the_core_is_another_entry(tmp_path, monkeypatch):
+    # A checkout rebuilt after a change to the compiler keeps uir's version;
+    # its executables must not be taken for the earlier build's.
+    from uir._src.core import disk_cache
+
+    module = uir.hlo.parse_module(constant_loop(64, 4)[0])
+    here = disk_cache.path_for(str(tmp_path), module)
+    assert disk_cache.path_for(str(tmp_path), module) == here
+    build = disk_cache.core_build()
+    assert build != "unknown"
+    monkeypatch.setattr(disk_cache, "core_build", lambda: build + "-rebuilt")
+    assert disk_cache.path_for(str(tmp_path), module) != here

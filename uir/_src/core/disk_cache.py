@@ -19,12 +19,26 @@ def cache_dir() -> str:
     return os.path.expanduser(cache_dir) if cache_dir else ""
 
 
+def core_build() -> str:
+    """Which build of uir's compiled core this process runs: the size and
+    modification time of its library. The version alone does not say it (a
+    source checkout rebuilt after a change to the code generator keeps its
+    version), and code from another build must not be taken for this one's."""
+    from uir import _core
+
+    try:
+        st = os.stat(_core.__file__)
+    except OSError:
+        return "unknown"
+    return f"{st.st_size}:{st.st_mtime_ns}"
+
+
 def path_for(cache_dir: str, module) -> str:
     """Where the on-disk cache keeps the executable of `module` compiled with
     this process's UIR_FLAGS on this host: a file named by the SHA-256 of
     everything that decides the executable (the module's text, the flags but
-    the cache's own, uir's version, the host CPU and its features, the
-    worker count that plans native loops)."""
+    the cache's own, uir's version and the build of its compiled core, the
+    host CPU and its features, the worker count that plans native loops)."""
     from uir import _core
     from uir._src.core.passes import flags
 
@@ -33,6 +47,7 @@ def path_for(cache_dir: str, module) -> str:
     h = hashlib.sha256()
     for part in (
         _core.__version__,
+        core_build(),
         host["llvm_version"],
         host["triple"],
         host["cpu"],
