@@ -3,7 +3,8 @@
 // epilogue. It carries out the iGraph's plan (kernel_plan.h) and decides
 // nothing of its own: in the loops form each iOp is a loop nest over its
 // slice's rows and columns (rows innermost, or block transposes, where the
-// plan says), in the rows form each row runs through the plan's column
+// plan says; runs of elementwise iOps share one, or the loops of the
+// column reduction they feed), in the rows form each row runs through the plan's column
 // loops, in the coalesced form a range of parallel ids is one column loop;
 // prefetches go where the plan puts them. The loop vectorizer turns the
 // inner loops into vector code. reg and sram iPointers live in the
@@ -21,7 +22,6 @@
 
 #include "codegen/math.h"
 #include "codegen/scalar_emitter.h"
-#include "hlo/reduction_kind.h"
 #include "igraph/kernel_plan.h"
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/IRBuilder.h"
@@ -469,7 +469,10 @@ class KernelEmitter {
     size_t k = 0;
     while (k < ops.size()) {
       const size_t end = ElementwiseRunEnd(ops, k);
-      if (end > k) {
+      if (end > k && FeedsColumnReduce(ops, k, end)) {
+        EmitRunIntoColumnReduce(ops, k, end);
+        k = end + 1;
+      } else if (end > k) {
         EmitElementwise(ops, k, end);
         k = end;
       } else {
@@ -608,7 +611,89 @@ class KernelEmitter {
   void EmitElementwise(const std::vector<IOp>& ops, size_t first, size_t end) {
     const IOp& lead = ops[first];
     const ISlice& os = g_.slices()[lead.outputs[0]];
+    const Run run = PrepareRun(ops, first, end, end);
+    // The plan's order: a move reading down its columns loops over rows
+    // innermost, so its reads are contiguous. Flat runs are one loop.
+    if (run.flat) {
+      // Element (0, k) of a flat slice is its k-th; an iota reads
+      // its true row and column.
+      Loop(os.shape[0] * os.shape[1], [&](llvm::Value* k) { RunElement(run, b_.getInt64(0), k); });
+    } else if (lead.plan.by_columns) {
+      Loop(os.shape[1], [&](llvm::Value* j) {
+        Loop(os.shape[0], [&](llvm::Value* i) { RunElement(run, i, j); });
+      });
+    } else {
+      Loop(os.shape[0], [&](llvm::Value* i) {
+        Loop(os.shape[1], [&](llvm::Value* j) { RunElement(run, i, j); });
+      });
+    }
+  }
+
+  // Whether the run [first, end) feeds a column reduction, ops[end], of its
+  // last output and nothing of the run touches the reduction's output: the
+  // reduction then takes each row from the run's registers (a move from
+  // dram and a column sum had been a copy of the whole block to a local
+  // buffer, read again by the sum). Not for runs reading down columns
+  // (the fold's rows would read across them), nor for flat runs of short
+  // rows (under 64), which vectorize across rows on their own.
+  bool FeedsColumnReduce(const std::vector<IOp>& ops, size_t first, size_t end) const {
+    if (end >= ops.size() || ops[first].plan.by_columns ||
+        (Flat(ops[first]) && g_.slices()[ops[first].outputs[0]].shape[1] < 64)) {
+      return false;
+    }
+    const IOp& r = ops[end];
+    if (r.kind != OpKind::kReduce || r.axis != Axis::kCol ||
+        (r.scope == igraph::Scope::kGroup && r.group_size > 1) ||
+        !SameElements(r.inputs[0], ops[end - 1].outputs[0])) {
+      return false;
+    }
+    for (size_t k = first; k < end; ++k) {
+      if (SameStorage(ops[k].outputs[0], r.outputs[0])) return false;
+      for (int in : ops[k].inputs) {
+        if (SameStorage(in, r.outputs[0])) return false;
+      }
+    }
+    return true;
+  }
+
+  // The run [first, end) and the column reduction ops[end] of its last
+  // output: row by row, each row's elements through the run in registers
+  // and folded into the reduction's output row (row 0 stored as it is).
+  void EmitRunIntoColumnReduce(const std::vector<IOp>& ops, size_t first, size_t end) {
+    const IOp& op = ops[end];
+    const int out = op.outputs[0];
+    const ISlice& is = g_.slices()[op.inputs[0]];
+    const PrimitiveType t = TypeOf(op.inputs[0]);
+    const HloOpcode combine = igraph::FnOpcode(op.fn);
+    Run run = PrepareRun(ops, first, end, end + 1);
+    run.flat = false;  // rows one by one, as the fold takes them
+    llvm::Value* out_base = SliceBase(out);
+    llvm::Value* zero = b_.getInt64(0);
+    Loop(is.shape[1], [&](llvm::Value* j) {
+      b_.CreateStore(RunElement(run, zero, j), Element(out, out_base, zero, j));
+    });
+    Loop(is.shape[0] - 1, [&](llvm::Value* i0) {
+      llvm::Value* i = b_.CreateAdd(i0, b_.getInt64(1));
+      Loop(is.shape[1], [&](llvm::Value* j) {
+        llvm::Value* o = Element(out, out_base, zero, j);
+        llvm::Value* x = s_.FromStorage(t, RunElement(run, i, j));
+        s_.Store(t, s_.Binary(combine, t, s_.Load(t, o), x), o);
+      });
+    });
+  }
+
+  // A run's slice bases and which of its outputs are stored: dram ones
+  // always, local ones when an iOp before `first` or from `readers_end` on
+  // (in any section) reads their storage.
+  struct Run {
+    const std::vector<IOp>* ops;
+    size_t first, end;
     std::map<int, llvm::Value*> base;  // by slice
+    std::vector<bool> stored;
+    bool flat;
+  };
+  Run PrepareRun(const std::vector<IOp>& ops, size_t first, size_t end, size_t readers_end) {
+    Run run{&ops, first, end, {}, std::vector<bool>(end - first, true), Flat(ops[first])};
     for (size_t k = first; k < end; ++k) {
       const IOp& op = ops[k];
       const ISlice& out = g_.slices()[op.outputs[0]];
@@ -620,13 +705,10 @@ class KernelEmitter {
           Unsupported("an iOp whose output overlaps its input at another place");
         }
       }
-      for (int in : op.inputs) base.emplace(in, nullptr);
-      base.emplace(op.outputs[0], nullptr);
+      for (int in : op.inputs) run.base.emplace(in, nullptr);
+      run.base.emplace(op.outputs[0], nullptr);
     }
-    for (auto& [slice, b] : base) b = SliceBase(slice);
-    // Local outputs no iOp reads but later ones of this run are values
-    // only: nothing stores them.
-    std::vector<bool> stored(end - first, true);
+    for (auto& [slice, b] : run.base) b = SliceBase(slice);
     for (size_t k = first; k < end; ++k) {
       const int out = ops[k].outputs[0];
       if (IsDram(out)) continue;
@@ -634,77 +716,66 @@ class KernelEmitter {
       for (Section s : {Section::kPrologue, Section::kBody, Section::kEpilogue}) {
         const std::vector<IOp>& all = g_.ops(s);
         for (size_t m = 0; m < all.size() && !read_elsewhere; ++m) {
-          const bool later_in_run = &all == &ops && m > k && m < end;
-          if (later_in_run) continue;
+          if (&all == &ops && m > k && m < readers_end) continue;  // reads the registers
           for (int in : all[m].inputs) read_elsewhere = read_elsewhere || SameStorage(in, out);
         }
       }
-      stored[k - first] = read_elsewhere;
+      run.stored[k - first] = read_elsewhere;
     }
-    // The plan's order: a move reading down its columns loops over rows
-    // innermost, so its reads are contiguous. Flat runs are one loop.
-    const bool by_columns = lead.plan.by_columns;
-    const bool flat = Flat(lead);
-    auto nest = [&](const std::function<void(llvm::Value*, llvm::Value*)>& body) {
-      if (flat) {
-        // Element (0, k) of a flat slice is its k-th; an iota reads
-        // its true row and column.
-        Loop(os.shape[0] * os.shape[1], [&](llvm::Value* k) { body(b_.getInt64(0), k); });
-      } else if (by_columns) {
-        Loop(os.shape[1],
-             [&](llvm::Value* j) { Loop(os.shape[0], [&](llvm::Value* i) { body(i, j); }); });
-      } else {
-        Loop(os.shape[0],
-             [&](llvm::Value* i) { Loop(os.shape[1], [&](llvm::Value* j) { body(i, j); }); });
-      }
+    return run;
+  }
+
+  // Element (i, j) through every iOp of the run, each stored output
+  // stored; the last output's bytes as stored (its storage's rounding).
+  llvm::Value* RunElement(const Run& run, llvm::Value* i, llvm::Value* j) {
+    const std::vector<IOp>& ops = *run.ops;
+    const int64_t columns = g_.slices()[ops[run.first].outputs[0]].shape[1];
+    // This element as each iOp of the run left it: its bytes as stored
+    // (raw) and, when a later iOp asks, its value in the compute type.
+    struct Held {
+      PrimitiveType t;
+      llvm::Value* raw = nullptr;
+      llvm::Value* value = nullptr;
     };
-    nest([&](llvm::Value* i, llvm::Value* j) {
-      // This element as each iOp of the run left it: its bytes as stored
-      // (raw) and, when a later iOp asks, its value in the compute type.
-      struct Held {
-        PrimitiveType t;
-        llvm::Value* raw = nullptr;
-        llvm::Value* value = nullptr;
-      };
-      std::vector<std::pair<int, Held>> held;  // by output slice, in order
-      auto find = [&](int in) -> Held* {
-        for (auto it = held.rbegin(); it != held.rend(); ++it) {
-          if (SameElements(it->first, in)) return &it->second;
-        }
-        return nullptr;
-      };
-      auto raw_of = [&](int in) {
-        if (Held* h = find(in)) return h->raw;
-        return static_cast<llvm::Value*>(
-            b_.CreateLoad(s_.StorageType(TypeOf(in)), Element(in, base[in], i, j)));
-      };
-      auto value_of = [&](int in) {
-        if (Held* h = find(in)) {
-          if (h->value == nullptr) h->value = s_.FromStorage(h->t, h->raw);
-          return h->value;
-        }
-        return s_.Load(TypeOf(in), Element(in, base[in], i, j));
-      };
-      for (size_t k = first; k < end; ++k) {
-        const IOp& op = ops[k];
-        const int out = op.outputs[0];
-        Held h{TypeOf(out)};
-        if (op.kind == OpKind::kMove) {
-          // Bytes as they are: no conversion through the compute type.
-          h.raw = raw_of(op.inputs[0]);
-        } else {
-          std::vector<llvm::Value*> x;
-          for (int in : op.inputs) x.push_back(value_of(in));
-          llvm::Value* v = flat && op.kind == OpKind::kIota
-                               ? Compute(op, x, b_.CreateUDiv(j, b_.getInt64(os.shape[1])),
-                                         b_.CreateURem(j, b_.getInt64(os.shape[1])))
-                               : Compute(op, x, i, j);
-          h.raw = s_.ToStorage(h.t, v);  // a later reader sees the stored rounding
-        }
-        if (stored[k - first]) b_.CreateStore(h.raw, Element(out, base[out], i, j));
-        held.emplace_back(out, h);
+    std::vector<std::pair<int, Held>> held;  // by output slice, in order
+    auto find = [&](int in) -> Held* {
+      for (auto it = held.rbegin(); it != held.rend(); ++it) {
+        if (SameElements(it->first, in)) return &it->second;
       }
-    });
+      return nullptr;
+    };
+    auto raw_of = [&](int in) {
+      if (Held* h = find(in)) return h->raw;
+      return static_cast<llvm::Value*>(
+          b_.CreateLoad(s_.StorageType(TypeOf(in)), Element(in, run.base.at(in), i, j)));
+    };
+    auto value_of = [&](int in) {
+      if (Held* h = find(in)) {
+        if (h->value == nullptr) h->value = s_.FromStorage(h->t, h->raw);
+        return h->value;
+      }
+      return s_.Load(TypeOf(in), Element(in, run.base.at(in), i, j));
+    };
+    for (size_t k = run.first; k < run.end; ++k) {
+      const IOp& op = ops[k];
+      const int out = op.outputs[0];
+      Held h{TypeOf(out)};
+      if (op.kind == OpKind::kMove) {
+        // Bytes as they are: no conversion through the compute type.
+        h.raw = raw_of(op.inputs[0]);
+      } else {
+        std::vector<llvm::Value*> x;
+        for (int in : op.inputs) x.push_back(value_of(in));
+        llvm::Value* v = run.flat && op.kind == OpKind::kIota
+                             ? Compute(op, x, b_.CreateUDiv(j, b_.getInt64(columns)),
+                                       b_.CreateURem(j, b_.getInt64(columns)))
+                             : Compute(op, x, i, j);
+        h.raw = s_.ToStorage(h.t, v);  // a later reader sees the stored rounding
+      }
+      if (run.stored[k - run.first]) b_.CreateStore(h.raw, Element(out, run.base.at(out), i, j));
+      held.emplace_back(out, h);
+    }
+    return held.back().second.raw;
   }
 
   // A transposing move in w x w blocks of w-element vectors: w loads down
@@ -872,82 +943,6 @@ class KernelEmitter {
 };
 
 }  // namespace
-
-llvm::Value* AffineAt(llvm::IRBuilder<>& b, const Affine& a,
-                      const std::vector<llvm::Value*>& vars) {
-  llvm::Value* v = b.getInt64(a.constant);
-  for (const auto& [var, c] : a.terms) {
-    v = b.CreateAdd(v, b.CreateMul(vars.at(static_cast<size_t>(var)), b.getInt64(c)));
-  }
-  return v;
-}
-
-void SetIndexDigits(llvm::IRBuilder<>& b, const IGraph& g, llvm::Value* id, bool parallel,
-                    std::vector<llvm::Value*>& vars) {
-  llvm::Value* rest = id;
-  for (int v = static_cast<int>(g.vars().size()) - 1; v >= 0; --v) {
-    const igraph::IndexVar& var = g.vars()[static_cast<size_t>(v)];
-    if (var.parallel != parallel) continue;
-    if (var.extent == 1) {
-      vars[static_cast<size_t>(v)] = b.getInt64(0);
-      continue;
-    }
-    vars[static_cast<size_t>(v)] = b.CreateURem(rest, b.getInt64(var.extent));
-    rest = b.CreateUDiv(rest, b.getInt64(var.extent));
-  }
-}
-
-llvm::Value* ReductionStart(ScalarEmitter& s, llvm::IRBuilder<>& b, igraph::Fn fn,
-                            PrimitiveType t) {
-  llvm::Type* ct = s.ComputeType(t);
-  // Floats compute wider than narrow storage: their identity in f64.
-  const std::optional<hlo::ReductionKind> kind = hlo::ReductionKindOf(igraph::FnOpcode(fn));
-  const std::optional<hlo::Literal> id =
-      kind ? hlo::ReductionIdentity(*kind, IsFloat(t) ? PrimitiveType::kF64 : t) : std::nullopt;
-  if (!id) {
-    Unsupported("reduce." + std::string(igraph::FnName(fn)) + " on " +
-                std::string(PrimitiveTypeName(t)));
-  }
-  if (t == PrimitiveType::kPred) return b.getInt1(id->GetInt64(0) != 0);
-  if (IsFloat(t)) return llvm::ConstantFP::get(ct, id->GetDouble(0));
-  return IsSigned(t) ? llvm::ConstantInt::getSigned(ct, id->GetInt64(0))
-                     : llvm::ConstantInt::get(ct, id->GetUint64(0));
-}
-
-llvm::Value* EmitIOpFunction(ScalarEmitter& s, llvm::IRBuilder<>& b, const IOp& op,
-                             const std::vector<llvm::Value*>& x, llvm::Value* iota_base,
-                             llvm::Value* i, llvm::Value* j) {
-  switch (op.kind) {
-    case OpKind::kUnary:
-      if (igraph::FnIs(op.fn, igraph::kScalarFn)) {
-        return s.Binary(igraph::FnOpcode(op.fn), op.dtype, x[0],
-                        s.Constant(op.params.at(0), op.dtype));
-      }
-      return s.Unary(igraph::FnOpcode(op.fn), op.dtype, x[0]);
-    case OpKind::kBinary:
-      return s.Binary(igraph::FnOpcode(op.fn), op.dtype, x[0], x[1]);
-    case OpKind::kTernary:
-      if (op.fn == igraph::Fn::kSelect) return b.CreateSelect(x[0], x[1], x[2]);
-      // clamp(lo, x, hi) = min(max(x, lo), hi)
-      return s.Binary(HloOpcode::kMinimum, op.dtype,
-                      s.Binary(HloOpcode::kMaximum, op.dtype, x[1], x[0]), x[2]);
-    case OpKind::kCompare:
-      return s.Compare(igraph::FnName(op.fn), op.dtype, x[0], x[1]);
-    case OpKind::kConvert:
-      if (op.fn == igraph::Fn::kBitcast) return s.BitcastConvert(op.dtype, op.to_dtype, x[0]);
-      return s.Convert(op.dtype, op.to_dtype, x[0]);
-    case OpKind::kFill:
-      return s.Constant(op.params.at(0), op.dtype);
-    case OpKind::kIota: {
-      llvm::Value* v = iota_base;
-      v = b.CreateAdd(v, b.CreateMul(i, b.getInt64(op.iota_step[0])));
-      v = b.CreateAdd(v, b.CreateMul(j, b.getInt64(op.iota_step[1])));
-      return s.Convert(PrimitiveType::kS64, op.dtype, v);
-    }
-    default:
-      Unsupported(std::string(OpKindName(op.kind)));
-  }
-}
 
 void EmitKernel(const IGraph& graph, const std::string& name, llvm::Module& module,
                 const DramAliasing* aliasing, const std::vector<bool>* aligned,

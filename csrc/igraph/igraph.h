@@ -73,7 +73,8 @@ enum class Section : uint8_t { kPrologue, kBody, kEpilogue };
 //  none       not planned yet (the compiler plans it before emission)
 //  loops      the seed's loops: every iOp a loop nest over its slice
 //             (the CPU emitter runs consecutive elementwise iOps of one
-//             shape in one nest)
+//             shape in one nest, and folds such a run into a column
+//             reduction of its result row by row)
 //  rows       row by row: each row of the tile runs through every iOp
 //             before the next, iOps of one width share a column loop
 //  coalesced  rows over one row, whose parallel ids tile one long vector:

@@ -3,8 +3,9 @@ epilogue, as a column reduction's accumulator needs): elementwise iOps over
 slices whose rows follow each other in memory walk all their elements in
 one loop, an iota still reading its own row and column; consecutive
 elementwise iOps of one shape run as one loop, values passing in registers
-and local values no other iOp reads never stored. Results against NumPy
-and the evaluator over random shapes and types."""
+and local values no other iOp reads never stored; a run feeding a column
+reduction is folded into it row by row. Results against NumPy and the
+evaluator over random shapes and types."""
 
 from __future__ import annotations
 
@@ -146,3 +147,62 @@ def test_runs_of_elementwise_iops_match_numpy_and_the_evaluator(rows, cols, dtyp
         tol = 1e-5 if dtype == "float32" else 2e-2
         scale = np.abs(prod.astype(np.float64)).sum(axis) + 1
         assert np.all(np.abs(total.astype(np.float64) - wide) <= tol * scale)
+
+
+def test_a_run_feeding_a_column_reduction_is_folded_row_by_row():
+    g = np.random.default_rng(1).standard_normal((256, 4096)).astype(np.float32)
+    compiled = uir.jit(lambda g: g.sum(0)).lower(g).compile()
+    assert any("plan loops" in line for line in _plan_lines(compiled.executable))
+    # A loop id reads 8 rows of 1024 columns. The block's rows go from the
+    # input straight into the sum: no loop of 8 copies them to a local
+    # buffer first (the row loop of the fold counts 7, after row 0).
+    trips = _trip_counts(compiled)
+    assert "8" not in trips and trips.count("7") == 1, trips
+    # Stores: the accumulator's start and its copy, row 0 and the fold
+    # into the block's sum, the sum added to the accumulator, the output
+    # (with the block's copy: seven).
+    stores = re.findall(r"^\s+store ", compiled.executable.llvm_ir_unoptimized, re.M)
+    assert len(stores) == 5, len(stores)
+    np.testing.assert_allclose(compiled(g), g.astype(np.float64).sum(0), rtol=1e-5, atol=1e-4)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(1, 300),
+    st.integers(1, 700),
+    st.sampled_from(["float32", "bfloat16", "int32"]),
+    st.sampled_from(["sum", "max", "min"]),
+    st.booleans(),
+    st.integers(0, 2**32 - 1),
+)
+def test_runs_feeding_column_reductions_match_the_evaluator(rows, cols, dtype, reducer, keep, seed):
+    # The fold reads each row from the run's registers; a run output that
+    # is also the kernel's (keep) is still stored.
+    import ml_dtypes
+
+    t = ml_dtypes.bfloat16 if dtype == "bfloat16" else np.dtype(dtype)
+    rng = np.random.default_rng(seed)
+    if dtype == "int32":
+        x, y = (rng.integers(-1000, 1000, (rows, cols)).astype(t) for _ in range(2))
+    else:
+        x, y = (rng.standard_normal((rows, cols)).astype(t) for _ in range(2))
+    reduce = getattr(unp, reducer)
+
+    def f(a, b):
+        s = a * b - b
+        return (reduce(s, axis=0), s) if keep else reduce(s, axis=0)
+
+    jitted = uir.jit(f)
+    compiled = jitted.lower(x, y).compile()
+    assert compiled.fallbacks == []
+    got = compiled(x, y)
+    ref = uir.evaluate(jitted.lower(x, y).module, x, y)
+    got, ref = (list(v) if keep else [v] for v in (got, ref))
+    if keep:
+        np.testing.assert_array_equal(got[1], ref[1])
+    if dtype == "int32" or reducer != "sum":
+        np.testing.assert_array_equal(got[0], ref[0])
+    else:
+        s = (x * y - y).astype(t).astype(np.float64)
+        tol = 1e-5 if dtype == "float32" else 2e-2
+        assert np.all(np.abs(got[0].astype(np.float64) - s.sum(0)) <= tol * (np.abs(s).sum(0) + 1))
