@@ -106,6 +106,18 @@ def test_consecutive_elementwise_iops_run_as_one_loop():
     np.testing.assert_array_equal(grad, (x - y) * np.float32(2) + y)
 
 
+def _two_inputs(rows, cols, dtype, seed):
+    import ml_dtypes
+
+    t = ml_dtypes.bfloat16 if dtype == "bfloat16" else np.dtype(dtype)
+    rng = np.random.default_rng(seed)
+    if dtype == "int32":
+        x, y = (rng.integers(-1000, 1000, (rows, cols)).astype(t) for _ in range(2))
+    else:
+        x, y = (rng.standard_normal((rows, cols)).astype(t) for _ in range(2))
+    return t, x, y
+
+
 @settings(max_examples=40, deadline=None)
 @given(
     st.integers(1, 300),
@@ -117,14 +129,7 @@ def test_consecutive_elementwise_iops_run_as_one_loop():
 def test_runs_of_elementwise_iops_match_numpy_and_the_evaluator(rows, cols, dtype, by_rows, seed):
     # bfloat16 rounds every iOp's result as its buffer would: the values
     # passed in registers must round the same way.
-    import ml_dtypes
-
-    t = ml_dtypes.bfloat16 if dtype == "bfloat16" else np.dtype(dtype)
-    rng = np.random.default_rng(seed)
-    if dtype == "int32":
-        x, y = (rng.integers(-1000, 1000, (rows, cols)).astype(t) for _ in range(2))
-    else:
-        x, y = (rng.standard_normal((rows, cols)).astype(t) for _ in range(2))
+    _, x, y = _two_inputs(rows, cols, dtype, seed)
     axis = 1 if by_rows else 0
 
     def f(a, b):
@@ -178,14 +183,7 @@ def test_a_run_feeding_a_column_reduction_is_folded_row_by_row():
 def test_runs_feeding_column_reductions_match_the_evaluator(rows, cols, dtype, reducer, keep, seed):
     # The fold reads each row from the run's registers; a run output that
     # is also the kernel's (keep) is still stored.
-    import ml_dtypes
-
-    t = ml_dtypes.bfloat16 if dtype == "bfloat16" else np.dtype(dtype)
-    rng = np.random.default_rng(seed)
-    if dtype == "int32":
-        x, y = (rng.integers(-1000, 1000, (rows, cols)).astype(t) for _ in range(2))
-    else:
-        x, y = (rng.standard_normal((rows, cols)).astype(t) for _ in range(2))
+    t, x, y = _two_inputs(rows, cols, dtype, seed)
     reduce = getattr(unp, reducer)
 
     def f(a, b):
