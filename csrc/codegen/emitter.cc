@@ -4,11 +4,11 @@
 // nothing of its own: in the loops form each iOp is a loop nest over its
 // slice's rows and columns (rows innermost, or block transposes, where the
 // plan says; runs of elementwise iOps share one, or the loops of the
-// column reduction they feed), in the rows form each row runs through the plan's column
-// loops, in the coalesced form a range of parallel ids is one column loop;
-// prefetches go where the plan puts them. The loop vectorizer turns the
-// inner loops into vector code. reg and sram iPointers live in the
-// caller's scratch, dram ones in the buffers.
+// column reduction they feed), in the rows form each row runs through the
+// plan's column loops, in the coalesced form a range of parallel ids is one
+// column loop; prefetches go where the plan puts them. The loop vectorizer
+// turns the inner loops into vector code. reg and sram iPointers live in
+// the caller's scratch, dram ones in the buffers.
 //
 // Loops, slices and plans are this file's; the arithmetic on one element
 // (types, conversions, each function's meaning) is ScalarEmitter's
