@@ -657,26 +657,33 @@ class KernelEmitter {
   }
 
   // The run [first, end) and the column reduction ops[end] of its last
-  // output: row by row, each row's elements through the run in registers
-  // and folded into the reduction's output row (row 0 stored as it is).
+  // output: each row's elements through the run in registers, folded into
+  // the reduction's output row.
   void EmitRunIntoColumnReduce(const std::vector<IOp>& ops, size_t first, size_t end) {
-    const IOp& op = ops[end];
+    Run run = PrepareRun(ops, first, end, end + 1);
+    run.flat = false;  // rows one by one, as the fold takes them
+    FoldColumns(ops[end], [&](llvm::Value* i, llvm::Value* j) { return RunElement(run, i, j); });
+  }
+
+  // Column reduction `op`, (r, c) -> (1, c), accumulated in the output row:
+  // row 0 stored as its bytes are, each later row combined into it.
+  // `element(i, j)` gives element (i, j) of the input as stored.
+  void FoldColumns(const IOp& op,
+                   const std::function<llvm::Value*(llvm::Value*, llvm::Value*)>& element) {
     const int out = op.outputs[0];
     const ISlice& is = g_.slices()[op.inputs[0]];
     const PrimitiveType t = TypeOf(op.inputs[0]);
     const HloOpcode combine = igraph::FnOpcode(op.fn);
-    Run run = PrepareRun(ops, first, end, end + 1);
-    run.flat = false;  // rows one by one, as the fold takes them
     llvm::Value* out_base = SliceBase(out);
     llvm::Value* zero = b_.getInt64(0);
     Loop(is.shape[1], [&](llvm::Value* j) {
-      b_.CreateStore(RunElement(run, zero, j), Element(out, out_base, zero, j));
+      b_.CreateStore(element(zero, j), Element(out, out_base, zero, j));
     });
     Loop(is.shape[0] - 1, [&](llvm::Value* i0) {
       llvm::Value* i = b_.CreateAdd(i0, b_.getInt64(1));
       Loop(is.shape[1], [&](llvm::Value* j) {
         llvm::Value* o = Element(out, out_base, zero, j);
-        llvm::Value* x = s_.FromStorage(t, RunElement(run, i, j));
+        llvm::Value* x = s_.FromStorage(t, element(i, j));
         s_.Store(t, s_.Binary(combine, t, s_.Load(t, o), x), o);
       });
     });
@@ -867,12 +874,12 @@ class KernelEmitter {
   void EmitReduce(const IOp& op) {
     const int out = op.outputs[0], in = op.inputs[0];
     const ISlice& is = g_.slices()[in];
-    llvm::Value* out_base = SliceBase(out);
     llvm::Value* in_base = SliceBase(in);
     const PrimitiveType t = TypeOf(in);
-    const HloOpcode combine = igraph::FnOpcode(op.fn);
-    llvm::Value* zero = b_.getInt64(0);
     if (op.axis == Axis::kRow) {  // (r, c) -> (r, 1)
+      const HloOpcode combine = igraph::FnOpcode(op.fn);
+      llvm::Value* out_base = SliceBase(out);
+      llvm::Value* zero = b_.getInt64(0);
       Loop(is.shape[0], [&](llvm::Value* i) {
         llvm::Value* first = s_.Load(t, Element(in, in_base, i, zero));
         llvm::Value* acc = FoldLoop(1, is.shape[1], first, [&](llvm::Value* j, llvm::Value* a) {
@@ -884,17 +891,9 @@ class KernelEmitter {
         });
         s_.Store(t, acc, Element(out, out_base, i, zero));
       });
-    } else {  // (r, c) -> (1, c), accumulated in the output row
-      Loop(is.shape[1], [&](llvm::Value* j) {
-        s_.Store(t, s_.Load(t, Element(in, in_base, zero, j)), Element(out, out_base, zero, j));
-      });
-      Loop(is.shape[0] - 1, [&](llvm::Value* i0) {
-        llvm::Value* i = b_.CreateAdd(i0, b_.getInt64(1));
-        Loop(is.shape[1], [&](llvm::Value* j) {
-          llvm::Value* o = Element(out, out_base, zero, j);
-          s_.Store(t, s_.Binary(combine, t, s_.Load(t, o), s_.Load(t, Element(in, in_base, i, j))),
-                   o);
-        });
+    } else {
+      FoldColumns(op, [&](llvm::Value* i, llvm::Value* j) -> llvm::Value* {
+        return b_.CreateLoad(s_.StorageType(t), Element(in, in_base, i, j));
       });
     }
   }
